@@ -1,0 +1,58 @@
+# udccp -- top-level convenience targets.  The build itself is CMake.
+#   make demo    build, then show a transfer (simulated until io/ exists)
+#   make check   install what is missing, build with ASan+UBSan (gcc and
+#                clang), run every test, build and briefly run the fuzzers
+#   make fuzz    run the fuzz targets for FUZZ_SECONDS each (default 300)
+#   make bench   (later) benchmark tables
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 300
+CHECK_FUZZ_SECONDS ?= 20
+DEPS = cmake gcc clang make pkg-config libcmocka-dev tshark
+CTEST_ARGS ?= --output-on-failure
+
+.PHONY: all deps build demo check check-gcc check-clang fuzz-build fuzz fuzz-check clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEPS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "error: need root to apt-get install$$missing" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
+	cmake --build build -j $(JOBS)
+
+demo: build
+	@sh tools/demo.sh build
+
+check: deps check-gcc check-clang fuzz-check
+	@echo "make check: all passed"
+
+check-gcc:
+	CC=gcc cmake -S . -B build-asan-gcc -DCMAKE_BUILD_TYPE=Debug -DUDCCP_SANITIZE=ON >/dev/null
+	cmake --build build-asan-gcc -j $(JOBS)
+	cd build-asan-gcc && ctest -j $(JOBS) $(CTEST_ARGS)
+
+check-clang:
+	CC=clang cmake -S . -B build-asan-clang -DCMAKE_BUILD_TYPE=Debug -DUDCCP_SANITIZE=ON >/dev/null
+	cmake --build build-asan-clang -j $(JOBS)
+	cd build-asan-clang && ctest -j $(JOBS) $(CTEST_ARGS) -LE slow
+
+fuzz-build: deps
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUDCCP_FUZZ=ON -DUDCCP_TESTS=OFF >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+
+fuzz-check: fuzz-build
+	@sh fuzz/run.sh build-fuzz $(CHECK_FUZZ_SECONDS)
+
+fuzz: fuzz-build
+	@sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-asan-gcc build-asan-clang build-fuzz

@@ -1,0 +1,411 @@
+/*
+ * udccp -- a userspace implementation of DCCP (RFC 4340 and friends).
+ *
+ * This header is the whole public API and its manual.
+ *
+ * The core is sans-I/O: it never reads a clock, opens a socket, allocates per
+ * packet or prints.  The caller passes packets and a nanosecond timestamp in,
+ * and pulls packets and the next timer out:
+ *
+ *   udccp_conn_read_pkt()      -- a packet arrived from the network
+ *   udccp_conn_write_pkt()     -- call until it returns 0: packets to send
+ *   udccp_conn_get_expiry()    -- when to call udccp_conn_handle_expiry()
+ *   udccp_conn_queue_datagram()/udccp_conn_read_datagram() -- application data
+ *
+ * Conventions
+ *   - Functions return 0 (or a length) on success and a negative UDCCP_ERR_*
+ *     code on failure.  udccp_strerror() names every code.
+ *   - Codes <= UDCCP_ERR_FATAL (-500) mean the connection is dead (it is in
+ *     state CLOSED; udccp_conn_get_reset_code() tells why).  Other negative
+ *     codes concern one call or one packet only.
+ *   - Times are udccp_tstamp: nanoseconds on a monotonic clock chosen by the
+ *     caller; UDCCP_TSTAMP_NEVER means "never".
+ *   - Sequence numbers are 48-bit, carried in uint64_t.
+ *   - Rates are in bytes per second unless a name ends in _bps (bits/s).
+ *   - Nothing here clashes with <linux/dccp.h>: every name starts with udccp_
+ *     or UDCCP_.
+ */
+#ifndef UDCCP_H
+#define UDCCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UDCCP_VERSION "0.1.0"
+
+typedef uint64_t udccp_tstamp;
+typedef ptrdiff_t udccp_ssize;
+
+#define UDCCP_TSTAMP_NEVER UINT64_MAX
+#define UDCCP_NS_PER_MS 1000000ULL
+#define UDCCP_NS_PER_S 1000000000ULL
+
+/* ---------------------------------------------------------------- errors */
+
+enum udccp_error {
+  UDCCP_ERR_INVALID_ARGUMENT = -201, /* a parameter is out of range or NULL */
+  UDCCP_ERR_NOBUF = -202,            /* the destination buffer is too small */
+  UDCCP_ERR_PROTO = -203,            /* malformed packet (header) */
+  UDCCP_ERR_OPTION = -204,           /* malformed option (RFC 4340 §5.8) */
+  UDCCP_ERR_MANDATORY = -205,        /* Mandatory option not understood */
+  UDCCP_ERR_CHECKSUM = -206,         /* header or data checksum mismatch */
+  UDCCP_ERR_SEQ = -207,              /* sequence-invalid packet (§7.5.3) */
+  UDCCP_ERR_INVALID_STATE = -208,    /* call not allowed in this state */
+  UDCCP_ERR_AGAIN = -209,            /* nothing to read / queue full: retry */
+  UDCCP_ERR_MSGSIZE = -210,          /* datagram larger than the MPS */
+  UDCCP_ERR_DROPPED = -211,          /* packet ignored by the rules (counted) */
+  UDCCP_ERR_SERVICE = -212,          /* no listener for this Service Code */
+  UDCCP_ERR_COOKIE = -213,           /* Init Cookie invalid or expired */
+  UDCCP_ERR_FATAL = -500,            /* below this: the connection is dead */
+  UDCCP_ERR_NOMEM = -501,            /* allocation failed */
+  UDCCP_ERR_RESET = -502,            /* connection reset (see reset code) */
+  UDCCP_ERR_REFUSED = -503,          /* peer refused (Bad Service Code, etc.) */
+  UDCCP_ERR_TIMEOUT = -504,          /* peer gave no answer in time */
+  UDCCP_ERR_CLOSED = -505            /* connection closed normally */
+};
+
+/* Returns a static, human-readable description of an UDCCP_ERR_* code. */
+const char *udccp_strerror(int err);
+
+/* ----------------------------------------------------- protocol numbers */
+
+/* Packet types, RFC 4340 §5.1, plus DCCP-Listen of RFC 5596 §2. */
+enum udccp_pkt_type {
+  UDCCP_PKT_REQUEST = 0,
+  UDCCP_PKT_RESPONSE = 1,
+  UDCCP_PKT_DATA = 2,
+  UDCCP_PKT_ACK = 3,
+  UDCCP_PKT_DATAACK = 4,
+  UDCCP_PKT_CLOSEREQ = 5,
+  UDCCP_PKT_CLOSE = 6,
+  UDCCP_PKT_RESET = 7,
+  UDCCP_PKT_SYNC = 8,
+  UDCCP_PKT_SYNCACK = 9,
+  UDCCP_PKT_LISTEN = 10
+};
+
+/* Reset codes, RFC 4340 §5.6. */
+enum udccp_reset_code {
+  UDCCP_RESET_UNSPECIFIED = 0,
+  UDCCP_RESET_CLOSED = 1,
+  UDCCP_RESET_ABORTED = 2,
+  UDCCP_RESET_NO_CONNECTION = 3,
+  UDCCP_RESET_PACKET_ERROR = 4,
+  UDCCP_RESET_OPTION_ERROR = 5,
+  UDCCP_RESET_MANDATORY_ERROR = 6,
+  UDCCP_RESET_CONNECTION_REFUSED = 7,
+  UDCCP_RESET_BAD_SERVICE_CODE = 8,
+  UDCCP_RESET_TOO_BUSY = 9,
+  UDCCP_RESET_BAD_INIT_COOKIE = 10,
+  UDCCP_RESET_AGGRESSION_PENALTY = 11,
+  UDCCP_RESET_NONE = 255 /* no Reset was sent or received */
+};
+
+/* Returns a static name for a reset code ("Bad Service Code", ...). */
+const char *udccp_reset_code_str(int code);
+
+/* Connection states, RFC 4340 §4.3 (LISTEN also covers RFC 5596). */
+enum udccp_state {
+  UDCCP_STATE_CLOSED = 0,
+  UDCCP_STATE_LISTEN,
+  UDCCP_STATE_REQUEST,
+  UDCCP_STATE_RESPOND,
+  UDCCP_STATE_PARTOPEN,
+  UDCCP_STATE_OPEN,
+  UDCCP_STATE_CLOSEREQ,
+  UDCCP_STATE_CLOSING,
+  UDCCP_STATE_TIMEWAIT
+};
+
+/* Returns a static name for a state ("OPEN", ...). */
+const char *udccp_state_str(int state);
+
+/* Service Code meaning "no service" (RFC 5595 §2.2). */
+#define UDCCP_SERVICE_CODE_NONE 0u
+/* Service Code that is never valid (RFC 4340 §8.1.2). */
+#define UDCCP_SERVICE_CODE_INVALID 4294967295u
+
+/* ----------------------------------------------------------- settings */
+
+/* Allocator hooks; every object allocates through the ones it was given. */
+typedef struct udccp_mem {
+  void *user_data;
+  void *(*malloc)(size_t size, void *user_data);
+  void (*free)(void *ptr, void *user_data);
+  void *(*calloc)(size_t nmemb, size_t size, void *user_data);
+  void *(*realloc)(void *ptr, size_t size, void *user_data);
+} udccp_mem;
+
+/* Returns allocator hooks that call the C library's malloc family. */
+const udccp_mem *udccp_mem_default(void);
+
+/* Fills dest with destlen random bytes (initial sequence numbers, cookies).
+ * The library has no randomness of its own: the caller supplies it. */
+typedef void (*udccp_rand_cb)(uint8_t *dest, size_t destlen, void *user_data);
+
+/* How the DCCP checksum is handled (RFC 4340 §9, RFC 6773 §3.3). */
+enum udccp_cksum_mode {
+  UDCCP_CKSUM_FULL = 0, /* native DCCP: pseudo-header checksum with CsCov */
+  UDCCP_CKSUM_NONE = 1  /* DCCP-UDP: sent as zero, not checked on receipt */
+};
+
+/* Send queue policies, as Linux's DCCP_SOCKOPT_QPOLICY_ID. */
+enum udccp_qpolicy {
+  UDCCP_QPOLICY_SIMPLE = 0, /* bounded FIFO: refuse (UDCCP_ERR_AGAIN) when full */
+  UDCCP_QPOLICY_PRIO = 1    /* highest priority first; drop the lowest when full */
+};
+
+typedef struct udccp_settings {
+  const udccp_mem *mem;       /* NULL: udccp_mem_default() */
+  udccp_rand_cb rand;         /* required */
+  void *rand_user_data;
+  uint8_t ccid;               /* CCID for the half-connection we send on: 2 */
+  uint8_t rx_ccid;            /* CCID we ask the peer to send with; 0 = same */
+  uint8_t cksum_mode;         /* enum udccp_cksum_mode: FULL */
+  uint8_t send_cscov;         /* CsCov on packets we send, 0..15: 0 = all */
+  uint8_t min_cscov;          /* Minimum Checksum Coverage we require, 0..15 */
+  uint8_t ecn_capable;        /* 1: offer ECN (feature ECN Incapable = 0) */
+  uint8_t send_ndp_count;     /* 1: ask the peer to send NDP Count */
+  uint8_t allow_short_seqnos; /* 1: accept X=0 packets from the peer */
+  uint8_t check_data_checksum;/* 1: require Data Checksum from the peer */
+  uint8_t server_timewait;    /* server: hold TIMEWAIT (send CloseReq-less Close) */
+  uint8_t qpolicy;            /* enum udccp_qpolicy: SIMPLE */
+  uint32_t tx_qlen;           /* send queue length in datagrams: 32 */
+  uint32_t rx_qlen;           /* receive queue length in datagrams: 256 */
+  uint64_t seq_window;        /* local Sequence Window feature: 100 */
+  uint16_t ack_ratio;         /* Ack Ratio we ask for (CCID 2): 2 */
+  uint32_t pmtu;              /* path MTU in bytes incl. IP header: 1500 */
+  uint32_t hdr_overhead;      /* bytes below DCCP (IP, UDP): 20 */
+  udccp_tstamp request_rto;   /* first Request retransmission: 1 s (§8.1.1) */
+  udccp_tstamp request_timeout; /* give up on a Request after: 64 s */
+  udccp_tstamp close_timeout; /* give up on Close/CloseReq after: 64 s */
+  udccp_tstamp timewait;      /* TIMEWAIT length, 2 MSL: 2 x 30 s = 60 s */
+  udccp_tstamp partopen_timeout; /* PARTOPEN gives up after: 8 minutes (§8.1.5) */
+  udccp_tstamp idle_timeout;  /* reset after this long with no packet; 0 = off */
+} udccp_settings;
+
+/* Fills *s with the defaults named above (rand must still be set). */
+void udccp_settings_default(udccp_settings *s);
+
+/* Addresses and DCCP ports of a connection, as seen from this endpoint. */
+enum udccp_family { UDCCP_AF_INET = 4, UDCCP_AF_INET6 = 6 };
+
+typedef struct udccp_path {
+  uint8_t family;            /* enum udccp_family */
+  uint8_t local_addr[16];    /* IPv4 in the first 4 bytes, network order */
+  uint8_t remote_addr[16];
+  uint16_t local_port;       /* DCCP ports, host byte order */
+  uint16_t remote_port;
+} udccp_path;
+
+/* ------------------------------------------------------------ packets */
+
+/* A packet's basic facts, read without any state: for demultiplexing. */
+typedef struct udccp_pkt_peek {
+  uint16_t sport, dport; /* host byte order */
+  uint8_t type;          /* enum udccp_pkt_type */
+  uint8_t x;             /* 1: 48-bit sequence numbers */
+  uint64_t seq;          /* 48 bits if x, else the low 24 bits */
+  uint32_t service_code; /* Request, Response and Listen only */
+} udccp_pkt_peek;
+
+/* Reads the generic header of pkt.  Returns 0, or UDCCP_ERR_PROTO if the
+ * packet is too short or its header is malformed. */
+int udccp_pkt_peek_hdr(udccp_pkt_peek *out, const uint8_t *pkt, size_t len);
+
+/* Verifies the DCCP checksum of a native packet received on path (the
+ * path's remote address is the packet's source).  Returns 0 or
+ * UDCCP_ERR_CHECKSUM / UDCCP_ERR_PROTO. */
+int udccp_pkt_verify_cksum(const uint8_t *pkt, size_t len, const udccp_path *path);
+
+/* Writes into dst the Reset that answers pkt when no connection exists for
+ * it (RFC 4340 §8.5 step 1: Reset code No Connection, unless pkt is itself a
+ * Reset).  path is the path as seen from this endpoint.  Returns the Reset's
+ * length, 0 if no Reset must be sent, or UDCCP_ERR_NOBUF / UDCCP_ERR_PROTO. */
+udccp_ssize udccp_pkt_write_reset_reply(uint8_t *dst, size_t cap,
+                                        const uint8_t *pkt, size_t len,
+                                        const udccp_path *path,
+                                        uint8_t cksum_mode, uint8_t code);
+
+/* ------------------------------------------------------- connections */
+
+typedef struct udccp_conn udccp_conn;
+
+/* Creates a client connection in state REQUEST towards path's remote end,
+ * asking for service_code.  Its first write_pkt call returns the Request.
+ * Returns 0 and sets *pconn, or UDCCP_ERR_INVALID_ARGUMENT (bad settings,
+ * service_code UDCCP_SERVICE_CODE_INVALID) or UDCCP_ERR_NOMEM.
+ * The caller owns *pconn and frees it with udccp_conn_del(). */
+int udccp_conn_client_new(udccp_conn **pconn, const udccp_settings *settings,
+                          const udccp_path *path, uint32_t service_code,
+                          udccp_tstamp ts);
+
+/* Creates a server connection in state LISTEN for one expected client at
+ * path's remote address (RFC 5596): it sends DCCP-Listen packets so that a
+ * NAT or firewall in front of the server lets the client's Request in, and
+ * then accepts that Request.  Returns as udccp_conn_client_new(). */
+int udccp_conn_listen_new(udccp_conn **pconn, const udccp_settings *settings,
+                          const udccp_path *path, uint32_t service_code,
+                          udccp_tstamp ts);
+
+/* Frees the connection and everything it holds.  NULL is ignored. */
+void udccp_conn_del(udccp_conn *conn);
+
+/* Processes one received DCCP packet (without IP/UDP header) through the
+ * RFC 4340 §8.5 steps.  ecn is the packet's IP ECN codepoint (0..3).
+ * Returns 0 if processed; a non-fatal negative code if the packet was
+ * dropped (counted in udccp_conn_info); or a fatal code (<= UDCCP_ERR_FATAL)
+ * if the connection is now dead. */
+int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
+                        uint8_t ecn, udccp_tstamp ts);
+
+/* Writes the next packet to send into dst.  Returns its length, 0 if nothing
+ * may be sent now (see udccp_conn_get_expiry), UDCCP_ERR_NOBUF if cap is
+ * smaller than the MPS, or a fatal code.  If pecn is not NULL, it receives
+ * the ECN codepoint to set on the packet. */
+udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
+                                 uint8_t *pecn, udccp_tstamp ts);
+
+/* Returns when udccp_conn_handle_expiry() must be called next (a timer, or
+ * the time the CCID allows the next packet), or UDCCP_TSTAMP_NEVER. */
+udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn);
+
+/* Runs the timers that expired at ts.  Returns 0, or a fatal code if the
+ * connection gave up (UDCCP_ERR_TIMEOUT) or finished closing. */
+int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts);
+
+/* Queues one datagram for sending, with priority prio (higher is more
+ * important; used by UDCCP_QPOLICY_PRIO).  The data is copied.
+ * Returns 0, UDCCP_ERR_MSGSIZE (len > current MPS payload),
+ * UDCCP_ERR_AGAIN (queue full under the simple policy),
+ * UDCCP_ERR_INVALID_STATE (not open, or closing), or a fatal code. */
+int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
+                              uint32_t prio, udccp_tstamp ts);
+
+/* Returns the number of datagrams the send queue can still take. */
+size_t udccp_conn_get_send_space(const udccp_conn *conn);
+
+/* Copies the oldest received datagram into buf and removes it.  Returns its
+ * length; UDCCP_ERR_NOBUF if cap is too small (the datagram stays queued;
+ * udccp_conn_peek_datagram_len() tells its size); UDCCP_ERR_AGAIN if none
+ * is waiting; or a fatal code once the peer closed and the queue is empty. */
+udccp_ssize udccp_conn_read_datagram(udccp_conn *conn, void *buf, size_t cap);
+
+/* Returns the length of the oldest received datagram, or UDCCP_ERR_AGAIN. */
+udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn);
+
+/* Starts a graceful close (RFC 4340 §8.3): data already queued is sent
+ * first, then Close (or CloseReq from a server unless server_timewait).
+ * Returns 0 or UDCCP_ERR_INVALID_STATE. */
+int udccp_conn_close(udccp_conn *conn, udccp_tstamp ts);
+
+/* Aborts: the next write_pkt returns a Reset with the given code, after
+ * which the connection is CLOSED.  Returns 0 or UDCCP_ERR_INVALID_STATE. */
+int udccp_conn_abort(udccp_conn *conn, uint8_t reset_code, udccp_tstamp ts);
+
+/* Returns the current state (enum udccp_state). */
+int udccp_conn_get_state(const udccp_conn *conn);
+
+/* Returns 1 once the connection is fully closed (CLOSED with nothing left to
+ * send, or TIMEWAIT over) and may be freed; 0 otherwise. */
+int udccp_conn_is_done(const udccp_conn *conn);
+
+/* Returns the reason a dead connection died: 0 while alive, else a fatal
+ * UDCCP_ERR_* code (UDCCP_ERR_CLOSED for a normal close). */
+int udccp_conn_get_error(const udccp_conn *conn);
+
+/* Returns the Reset code received from or sent to the peer, or
+ * UDCCP_RESET_NONE. */
+int udccp_conn_get_reset_code(const udccp_conn *conn);
+
+/* Sets the path MTU (bytes, IP header included); the MPS follows (§14). */
+int udccp_conn_set_pmtu(udccp_conn *conn, uint32_t pmtu);
+
+/* Returns the largest datagram payload a single packet can carry now. */
+size_t udccp_conn_get_mps(const udccp_conn *conn);
+
+/* Returns the connection's path. */
+const udccp_path *udccp_conn_get_path(const udccp_conn *conn);
+
+/* Statistics and congestion state. */
+typedef struct udccp_conn_info {
+  int state;
+  uint8_t tx_ccid, rx_ccid;
+  uint32_t mps;              /* payload bytes per packet */
+  uint64_t gss, gsr, gar;    /* §7.1 */
+  uint64_t swl, swh, awl, awh;
+  udccp_tstamp srtt, rttvar, rto, min_rtt; /* ns; 0 if unknown */
+  /* CCID 2 (RFC 4341) */
+  uint32_t cwnd, ssthresh, pipe; /* packets */
+  uint32_t ack_ratio;
+  /* CCID 3/4 (RFC 4342, 5622): filled in when those exist */
+  uint64_t x, x_recv, x_calc; /* bytes/s */
+  double p;                   /* loss event rate */
+  udccp_tstamp t_ipi;         /* ns */
+  /* counters */
+  uint64_t pkts_sent, pkts_recv, bytes_sent, bytes_recv;
+  uint64_t data_pkts_sent, data_pkts_recv;     /* datagrams */
+  uint64_t data_bytes_sent, data_bytes_recv;   /* payload bytes */
+  uint64_t pkts_lost;         /* data packets the CCID declared lost */
+  uint64_t pkts_dropped;      /* received packets dropped by the rules */
+  uint64_t pkts_malformed;    /* received packets that failed to parse */
+  uint64_t pkts_bad_cksum;
+  uint64_t tx_qdrops;         /* datagrams dropped by the send queue policy */
+  uint64_t rx_qdrops;         /* datagrams dropped: receive queue full */
+  uint64_t syncs_sent, syncs_recv;
+  uint64_t retransmits;       /* Requests, Closes, CloseReqs resent */
+} udccp_conn_info;
+
+void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
+
+/* --------------------------------------------------------- listeners */
+
+/* A listener answers Requests for one DCCP port, with one or more Service
+ * Codes (RFC 5595 §4), and creates server connections.  With Init Cookies
+ * (RFC 4340 §8.1.4) it keeps no state until the client's Ack returns the
+ * cookie, authenticated with a keyed MAC under a secret that rotates. */
+typedef struct udccp_listener udccp_listener;
+
+typedef struct udccp_listener_settings {
+  const uint32_t *service_codes; /* copied; at least one */
+  size_t n_service_codes;
+  uint8_t init_cookie;           /* 1: stay stateless until the Ack */
+  udccp_tstamp cookie_lifetime;  /* secret rotation period: 8 s */
+  uint32_t max_conns;            /* refuse (Too Busy) above this; 0: no limit */
+} udccp_listener_settings;
+
+/* Creates a listener.  settings are the ones new connections get.
+ * Returns 0, UDCCP_ERR_INVALID_ARGUMENT or UDCCP_ERR_NOMEM. */
+int udccp_listener_new(udccp_listener **plis, const udccp_settings *settings,
+                       const udccp_listener_settings *lsettings,
+                       udccp_tstamp ts);
+
+void udccp_listener_del(udccp_listener *lis);
+
+/* Processes a packet addressed to the listener's port for which no
+ * connection exists.  Exactly one of three outcomes:
+ *   - returns 0 and sets *pconn: a new server connection (state RESPOND, or
+ *     OPEN when it came from a valid Init Cookie); the caller owns it and
+ *     pulls its packets with udccp_conn_write_pkt();
+ *   - returns n > 0 with *pconn NULL: a stateless reply of n bytes was
+ *     written to out (a Reset: Bad Service Code, No Connection, Too Busy,
+ *     Bad Init Cookie; or a Response carrying an Init Cookie);
+ *   - returns a negative code with *pconn NULL: the packet was ignored
+ *     (UDCCP_ERR_PROTO, UDCCP_ERR_CHECKSUM, UDCCP_ERR_DROPPED, ...). */
+udccp_ssize udccp_listener_read_pkt(udccp_listener *lis, const udccp_path *path,
+                                    const uint8_t *pkt, size_t len,
+                                    udccp_tstamp ts, udccp_conn **pconn,
+                                    uint8_t *out, size_t outcap);
+
+/* Tells the listener that one of its connections was freed (for max_conns). */
+void udccp_listener_conn_gone(udccp_listener *lis);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UDCCP_H */

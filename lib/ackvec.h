@@ -1,0 +1,83 @@
+/*
+ * Ack Vectors (RFC 4340 §11.4, Appendix A).
+ *
+ * Receiver side: udccp_ackvec records which packets arrived, writes the Ack
+ * Vector options of outgoing acks, and forgets what the peer has
+ * acknowledged receiving (acks of acks, Appendix A.3).
+ * Sender side: udccp_ackvec_parse() walks the Ack Vectors of a received
+ * packet run by run.
+ */
+#ifndef UDCCP_ACKVEC_H
+#define UDCCP_ACKVEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+#include "opt.h"
+
+/* Ack Vector states, §11.4. */
+enum udccp_ackvec_state {
+  UDCCP_AV_RECEIVED = 0,
+  UDCCP_AV_ECN_MARKED = 1,
+  UDCCP_AV_RESERVED = 2,
+  UDCCP_AV_NOT_RECEIVED = 3
+};
+
+/* One Ack Vector record (Appendix A.1): packet seq carried an Ack Vector
+ * whose newest acknowledged packet was ackno. */
+typedef struct udccp_ackvec_rec {
+  uint64_t seq;    /* our packet that carried the vector */
+  uint64_t ackno;  /* the Acknowledgement Number it carried */
+} udccp_ackvec_rec;
+
+typedef struct udccp_ackvec {
+  const udccp_mem *mem;
+  uint8_t *states;       /* ring: one state per sequence number */
+  size_t cap;            /* ring size (power of two) */
+  uint64_t head;         /* newest recorded sequence number (GSR) */
+  uint64_t tail;         /* oldest sequence number still reported */
+  int empty;
+  udccp_ackvec_rec *recs;/* ring of records */
+  size_t rec_cap, rec_head, rec_n;
+  uint8_t nonce_sum;     /* ECN nonce sum of the reported packets (§12.2) */
+} udccp_ackvec;
+
+/* Allocates the buffers (cap sequence numbers, grown when needed up to
+ * UDCCP_ACKVEC_MAX).  Returns 0 or UDCCP_ERR_NOMEM. */
+#define UDCCP_ACKVEC_MAX (1u << 20)
+int udccp_ackvec_init(udccp_ackvec *av, const udccp_mem *mem, size_t cap);
+void udccp_ackvec_free(udccp_ackvec *av);
+
+/* Records that packet seq arrived with the given state (RECEIVED or
+ * ECN_MARKED); packets between the previous head and seq that did not
+ * arrive become NOT_RECEIVED; a late packet fills its hole.  Returns 0,
+ * UDCCP_ERR_NOMEM, or UDCCP_ERR_DROPPED (duplicate, or older than the tail). */
+int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state);
+
+/* Appends to ob the Ack Vector option(s) describing head down to tail, and
+ * remembers that our packet pkt_seq (which will carry them, with
+ * Acknowledgement Number = head) acknowledges them.  Returns 0 (nothing
+ * written if empty), or UDCCP_ERR_NOBUF. */
+int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq);
+
+/* The peer acknowledged our packet ackno (its Acknowledgement Number):
+ * the newest record at or below ackno tells what the peer has seen of our
+ * vectors; everything at or below that record's ackno is dropped from the
+ * buffer (Appendix A.3). */
+void udccp_ackvec_on_ack(udccp_ackvec *av, uint64_t ackno);
+
+/* Sender side.  Called for each run of an Ack Vector, newest first:
+ * sequence numbers hi down to lo (inclusive) all have state. Return nonzero
+ * to stop. */
+typedef int (*udccp_ackvec_run_cb)(uint64_t hi, uint64_t lo, uint8_t state,
+                                   void *user_data);
+
+/* Walks every Ack Vector option in opts, which were received on a packet
+ * with Acknowledgement Number ackno (§11.4: the first byte describes
+ * ackno).  Returns 0, or UDCCP_ERR_OPTION if a state is the reserved 2. */
+int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
+                       udccp_ackvec_run_cb cb, void *user_data);
+
+#endif /* UDCCP_ACKVEC_H */

@@ -1,0 +1,121 @@
+/*
+ * DCCP options (RFC 4340 §5.8): parsing with the §5.8 rules, and a writer.
+ * Options 128..255 are CCID-specific (§10.3) and are handed to the CCIDs
+ * uninterpreted.
+ */
+#ifndef UDCCP_OPT_H
+#define UDCCP_OPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+enum udccp_opt_type {
+  UDCCP_OPT_PADDING = 0,
+  UDCCP_OPT_MANDATORY = 1,
+  UDCCP_OPT_SLOW_RECEIVER = 2,
+  UDCCP_OPT_CHANGE_L = 32,
+  UDCCP_OPT_CONFIRM_L = 33,
+  UDCCP_OPT_CHANGE_R = 34,
+  UDCCP_OPT_CONFIRM_R = 35,
+  UDCCP_OPT_INIT_COOKIE = 36,
+  UDCCP_OPT_NDP_COUNT = 37,
+  UDCCP_OPT_ACK_VECTOR_0 = 38,
+  UDCCP_OPT_ACK_VECTOR_1 = 39,
+  UDCCP_OPT_DATA_DROPPED = 40,
+  UDCCP_OPT_TIMESTAMP = 41,
+  UDCCP_OPT_TIMESTAMP_ECHO = 42,
+  UDCCP_OPT_ELAPSED_TIME = 43,
+  UDCCP_OPT_DATA_CHECKSUM = 44,
+  UDCCP_OPT_CCID_MIN = 128
+};
+
+#define UDCCP_OPTS_MAX_FEAT 32   /* Change/Confirm options kept per packet */
+#define UDCCP_OPTS_MAX_AV 8      /* Ack Vector options kept per packet */
+#define UDCCP_OPTS_MAX_CCID 16   /* CCID-specific options kept per packet */
+#define UDCCP_OPTS_MAX_LEN 1008  /* options space: 1020 - 12 header bytes */
+
+/* One option as found in a packet. */
+typedef struct udccp_opt {
+  uint8_t type;
+  uint8_t mandatory;   /* preceded by Mandatory (§5.8.2) */
+  uint8_t len;         /* value length (the option's length minus 2) */
+  const uint8_t *val;  /* points into the packet */
+} udccp_opt;
+
+/* The options of one packet, parsed.  Pointers point into the packet. */
+typedef struct udccp_opts {
+  uint32_t present;    /* bit (1u << k) per field below, UDCCP_OPTS_HAS_* */
+  uint8_t slow_receiver;
+  size_t n_feat;       /* Change L/R, Confirm L/R, in packet order */
+  udccp_opt feat[UDCCP_OPTS_MAX_FEAT];
+  const uint8_t *init_cookie;
+  uint8_t init_cookie_len;
+  uint64_t ndp_count;
+  size_t n_ackvec;     /* Ack Vector options, in packet order */
+  udccp_opt ackvec[UDCCP_OPTS_MAX_AV];
+  const uint8_t *data_dropped;
+  uint8_t data_dropped_len;
+  uint32_t timestamp;
+  uint32_t ts_echo;
+  uint32_t ts_echo_elapsed;    /* 10 us units (0 if absent, §13.3) */
+  uint32_t elapsed_time;       /* 10 us units (§13.2) */
+  uint32_t data_checksum;
+  size_t n_ccid;       /* options 128..255, in packet order */
+  udccp_opt ccid[UDCCP_OPTS_MAX_CCID];
+  /* When parsing fails, the Reset's Data fields (§5.6: option type, length
+   * and first value byte for Option Error / Mandatory Error). */
+  uint8_t err_data[3];
+} udccp_opts;
+
+enum {
+  UDCCP_OPTS_HAS_SLOW_RECEIVER = 1u << 0,
+  UDCCP_OPTS_HAS_INIT_COOKIE = 1u << 1,
+  UDCCP_OPTS_HAS_NDP_COUNT = 1u << 2,
+  UDCCP_OPTS_HAS_DATA_DROPPED = 1u << 3,
+  UDCCP_OPTS_HAS_TIMESTAMP = 1u << 4,
+  UDCCP_OPTS_HAS_TS_ECHO = 1u << 5,
+  UDCCP_OPTS_HAS_ELAPSED = 1u << 6,
+  UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7
+};
+
+/* 1 if an option of this type may appear on a packet of this type (the
+ * "DCCP-Data?" column of the §5.8 table: some options are not allowed on
+ * DCCP-Data; Init Cookie only on Response, Ack, DataAck).  Options not
+ * allowed are ignored by udccp_opts_parse(), as §5.8 says. */
+int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type);
+
+/* Parses an options area (§5.8).  Returns 0, or:
+ *   UDCCP_ERR_OPTION    -- an option's length is invalid or runs past the
+ *                          end (Reset code Option Error, §5.8);
+ *   UDCCP_ERR_MANDATORY -- Mandatory at the end, before another Mandatory,
+ *                          or before an option this parser does not know
+ *                          (below 128) (Reset code Mandatory Error, §5.8.2).
+ * On error out->err_data holds the Reset data.  Unknown options without
+ * Mandatory are skipped (§15).  Options 128..255 are recorded in out->ccid
+ * with their Mandatory flag: the CCID decides. */
+int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
+                     size_t len);
+
+/* Builds the options area of an outgoing packet. */
+typedef struct udccp_optbuf {
+  size_t len;
+  uint8_t buf[UDCCP_OPTS_MAX_LEN];
+} udccp_optbuf;
+
+static inline void udccp_optbuf_init(udccp_optbuf *ob) { ob->len = 0; }
+
+/* Appends option type with value val (vlen bytes; for types 0..31 vlen must
+ * be 0 and a single byte is written).  mandatory != 0 writes Mandatory
+ * first.  Returns 0 or UDCCP_ERR_NOBUF (no room) / UDCCP_ERR_INVALID_ARGUMENT
+ * (vlen > 253). */
+int udccp_optbuf_put(udccp_optbuf *ob, uint8_t type, int mandatory,
+                     const uint8_t *val, size_t vlen);
+
+/* Appends an option whose value is an unsigned integer of vlen bytes
+ * (network order), e.g. Timestamp (4), NDP Count (1..6). */
+int udccp_optbuf_put_uint(udccp_optbuf *ob, uint8_t type, uint64_t v,
+                          size_t vlen);
+
+#endif /* UDCCP_OPT_H */
