@@ -68,6 +68,16 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq);
  * buffer (Appendix A.3). */
 void udccp_ackvec_on_ack(udccp_ackvec *av, uint64_t ackno);
 
+/* The exact form of udccp_ackvec_on_ack() (added by the ackvec helper):
+ * DCCP acknowledges single packets (§7.4), so "at or below ackno" guesses
+ * when a vector-carrying packet was lost.  This uses only what the peer's
+ * packet proves: the packet ackno itself, and every packet of ours its Ack
+ * Vector options (opts, may be NULL) report as received.  The newest such
+ * record clears the state.  Use it instead of udccp_ackvec_on_ack() when
+ * the peer's packet options are at hand. */
+void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
+                               uint64_t ackno);
+
 /* Sender side.  Called for each run of an Ack Vector, newest first:
  * sequence numbers hi down to lo (inclusive) all have state. Return nonzero
  * to stop. */

@@ -18,8 +18,10 @@
 udccp_ssize udccp_cksum_coverage(const uint8_t *pkt, size_t len);
 
 /* Computes the checksum of pkt as sent from src to dst (addresses of the
- * given family, 4 or 16 bytes), with the checksum field taken as zero.  The
- * result is in host order, ready to store in network order. */
+ * given family, 4 or 16 bytes), with the checksum field taken as zero, over
+ * the bytes CsCov names (the whole packet if CsCov is invalid: check with
+ * udccp_cksum_coverage() first).  The result is in host order, ready to
+ * store in network order. */
 uint16_t udccp_cksum_compute(const uint8_t *pkt, size_t len, uint8_t family,
                              const uint8_t *src, const uint8_t *dst);
 
@@ -28,7 +30,9 @@ uint16_t udccp_cksum_compute(const uint8_t *pkt, size_t len, uint8_t family,
 int udccp_cksum_set(uint8_t *pkt, size_t len, const udccp_path *path);
 
 /* Checks an incoming packet on path (source is path->remote_addr).
- * Returns 0, UDCCP_ERR_CHECKSUM or UDCCP_ERR_PROTO. */
+ * Returns 0, UDCCP_ERR_CHECKSUM or UDCCP_ERR_PROTO (CsCov too large).
+ * A stored 0xFFFF is accepted where 0x0000 is computed (both are one's
+ * complement zero). */
 int udccp_cksum_check(const uint8_t *pkt, size_t len, const udccp_path *path);
 
 /* CRC-32c (Castagnoli), as used by the Data Checksum option (§9.3). */

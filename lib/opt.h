@@ -50,8 +50,9 @@ typedef struct udccp_opts {
   uint8_t slow_receiver;
   size_t n_feat;       /* Change L/R, Confirm L/R, in packet order */
   udccp_opt feat[UDCCP_OPTS_MAX_FEAT];
-  const uint8_t *init_cookie;
+  const uint8_t *init_cookie;  /* the first Init Cookie option */
   uint8_t init_cookie_len;
+  uint8_t n_init_cookie;       /* how many Init Cookie options there were */
   uint64_t ndp_count;
   size_t n_ackvec;     /* Ack Vector options, in packet order */
   udccp_opt ackvec[UDCCP_OPTS_MAX_AV];
@@ -64,8 +65,8 @@ typedef struct udccp_opts {
   uint32_t data_checksum;
   size_t n_ccid;       /* options 128..255, in packet order */
   udccp_opt ccid[UDCCP_OPTS_MAX_CCID];
-  /* When parsing fails, the Reset's Data fields (§5.6: option type, length
-   * and first value byte for Option Error / Mandatory Error). */
+  /* When parsing fails, the Reset's Data 1..3 (§5.6: the offending option
+   * type and the first two bytes of its data, zero where it has fewer). */
   uint8_t err_data[3];
 } udccp_opts;
 
@@ -80,21 +81,32 @@ enum {
   UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7
 };
 
-/* 1 if an option of this type may appear on a packet of this type (the
- * "DCCP-Data?" column of the §5.8 table: some options are not allowed on
- * DCCP-Data; Init Cookie only on Response, Ack, DataAck).  Options not
- * allowed are ignored by udccp_opts_parse(), as §5.8 says. */
+/* 1 if an option of this type may appear on a packet of this type: the
+ * "DCCP-Data?" column of the §5.8 table (N options ignored on DCCP-Data);
+ * Init Cookie, Ack Vector, Data Dropped and Elapsed Time are ignored on
+ * DCCP-Request and DCCP-Data (§8.1.4, §11, §11.7, §13.2); every option is
+ * ignored on DCCP-Listen (RFC 5596 §2.2.1).  Options not allowed are
+ * ignored by udccp_opts_parse(), as §5.8 says.  (Init Cookie after the
+ * connection is OPEN is for the connection to ignore.) */
 int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type);
 
 /* Parses an options area (§5.8).  Returns 0, or:
- *   UDCCP_ERR_OPTION    -- an option's length is invalid or runs past the
- *                          end (Reset code Option Error, §5.8);
- *   UDCCP_ERR_MANDATORY -- Mandatory at the end, before another Mandatory,
- *                          or before an option this parser does not know
- *                          (below 128) (Reset code Mandatory Error, §5.8.2).
- * On error out->err_data holds the Reset data.  Unknown options without
- * Mandatory are skipped (§15).  Options 128..255 are recorded in out->ccid
- * with their Mandatory flag: the CCID decides. */
+ *   UDCCP_ERR_OPTION    -- Mandatory as the last byte, or Mandatory before
+ *                          Mandatory (Reset code Option Error, §5.8.2);
+ *   UDCCP_ERR_MANDATORY -- Mandatory before an option this parser cannot
+ *                          process: unknown (below 128), not allowed on
+ *                          this packet type, invalid length, or no room
+ *                          left to record it (Reset code Mandatory Error,
+ *                          §5.8.2).
+ * On error out->err_data holds the Reset data.  Without Mandatory, unknown
+ * options, options with invalid lengths and options not allowed on the
+ * packet type are skipped (§5.8, §15); an option whose length byte is
+ * below 2 or runs past the end stops parsing, the rest being ignored
+ * (§5.8).  On DCCP-Data, Mandatory itself is ignored (§5.8.2).
+ * Change/Confirm (with at least a feature number) and options 128..255 are
+ * recorded with their Mandatory flag: the feature module and the CCID
+ * decide.  Fixed-format options (Timestamp, Timestamp Echo, Elapsed Time,
+ * NDP Count, Data Checksum): the last valid occurrence wins. */
 int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                      size_t len);
 

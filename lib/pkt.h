@@ -47,7 +47,9 @@ size_t udccp_hdr_fixed_len(uint8_t type, uint8_t x);
 /* Decodes the header of pkt (len bytes, no IP/UDP header).  Rejects, with
  * UDCCP_ERR_PROTO: len < 12 or smaller than the Data Offset or the fixed
  * header; Data Offset too small for the header; reserved types (>= 11);
- * X=0 on types other than Data, Ack, DataAck (§5.1). */
+ * X=0 on types other than Data, Ack, DataAck (§5.1); CsCov covering more
+ * than the packet (§9.2).  These are all the header checks of §8.5 step 1
+ * except the checksum itself (udccp_cksum_check()). */
 int udccp_hdr_decode(udccp_hdr *h, const uint8_t *pkt, size_t len);
 
 /* Writes a packet: header from h (doff, hdr_len, opts*, payload* ignored),

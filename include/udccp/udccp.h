@@ -404,6 +404,236 @@ udccp_ssize udccp_listener_read_pkt(udccp_listener *lis, const udccp_path *path,
 /* Tells the listener that one of its connections was freed (for max_conns). */
 void udccp_listener_conn_gone(udccp_listener *lis);
 
+/* =====================================================================
+ * Socket runtime (io/)
+ *
+ * Everything from here to the end of this section lives in io/, outside
+ * the sans-I/O core: it owns sockets, reads CLOCK_MONOTONIC and runs an
+ * epoll loop.  One udccp_endpoint is one transport socket set (DCCP-UDP of
+ * RFC 6773, or native DCCP over raw IP sockets) that drives any number of
+ * connections (udccp_sock).  The API is socket-like:
+ *
+ *   client:  udccp_endpoint_new() -> udccp_connect() -> udccp_send()/
+ *            udccp_recv() -> udccp_close() -> udccp_endpoint_del()
+ *   server:  udccp_endpoint_new() -> udccp_listen() -> udccp_accept() -> ...
+ *
+ * Blocking: every call that may wait takes timeout_ms: -1 waits without
+ * limit, 0 never waits (non-blocking), > 0 waits at most that long.  While
+ * a call waits it runs the endpoint's event loop, so every connection of
+ * the endpoint makes progress.
+ *
+ * Embedding in an application's own event loop: poll udccp_endpoint_fd()
+ * for readability with the timeout udccp_endpoint_timeout_ms(), then call
+ * udccp_endpoint_process(), then use the calls above with timeout_ms = 0.
+ *
+ * Threads: an endpoint and its connections are not thread-safe; use them
+ * from one thread at a time.
+ * ===================================================================== */
+
+/* Errors of the runtime (non-fatal range).  udccp_io_strerror() names them
+ * and every UDCCP_ERR_* code. */
+enum udccp_io_error {
+  UDCCP_ERR_ADDRINUSE = -220,  /* the local address/port is already bound */
+  UDCCP_ERR_RESOLVE = -221,    /* unknown host, or unparsable address */
+  UDCCP_ERR_SOCKET = -222,     /* a system call failed; errno tells which */
+  UDCCP_ERR_PERM = -223,       /* raw sockets need root or CAP_NET_RAW */
+  UDCCP_ERR_AFNOSUPPORT = -224 /* no socket of the host's address family */
+};
+
+/* Returns a static description of any UDCCP_ERR_* code, including the
+ * runtime's own. */
+const char *udccp_io_strerror(int err);
+
+/* Transports (DESIGN.md §3). */
+enum udccp_transport {
+  UDCCP_TRANSPORT_UDP = 0, /* DCCP-UDP, RFC 6773: no root needed (default) */
+  UDCCP_TRANSPORT_RAW = 1  /* native DCCP, IP protocol 33: needs root */
+};
+
+/* The IANA UDP port of DCCP-UDP (RFC 6773 §3.8). */
+#define UDCCP_UDP_PORT_DEFAULT 6511
+
+typedef struct udccp_endpoint udccp_endpoint;
+typedef struct udccp_sock udccp_sock;
+
+typedef struct udccp_endpoint_config {
+  uint8_t transport;       /* enum udccp_transport: UDCCP_TRANSPORT_UDP */
+  const char *local_host;  /* numeric address to bind; NULL: every local
+                              address, IPv4 and IPv6 (two sockets) */
+  uint16_t local_port;     /* DCCP-UDP: the UDP port to bind, 0 = ephemeral
+                              (a client); raw: unused */
+  uint16_t remote_udp_port;/* DCCP-UDP: UDP port udccp_connect() sends to;
+                              0: the DCCP port given to udccp_connect() */
+  const udccp_settings *settings; /* template for every connection, copied;
+                              NULL: udccp_settings_default().  The runtime
+                              sets rand, cksum_mode and hdr_overhead. */
+  uint32_t max_conns;      /* per listener (Reset Too Busy above); 0: none */
+  uint32_t batch;          /* packets per recvmmsg/sendmmsg, 1..64: 32 */
+  int sockbuf;             /* SO_RCVBUF/SO_SNDBUF bytes: 4 MiB; 0: system
+                              default */
+} udccp_endpoint_config;
+
+/* Fills *cfg with the defaults named above. */
+void udccp_endpoint_config_default(udccp_endpoint_config *cfg);
+
+/* Creates an endpoint: opens and binds its sockets, its epoll set and its
+ * preallocated packet buffers.  For DCCP-UDP, local_port is the UDP port
+ * (0: ephemeral); for raw, it is ignored (DCCP ports are per connection).
+ * Returns 0 and sets *pep, or UDCCP_ERR_INVALID_ARGUMENT (bad transport),
+ * UDCCP_ERR_RESOLVE (local_host not a numeric address), UDCCP_ERR_ADDRINUSE,
+ * UDCCP_ERR_PERM (raw without privilege), UDCCP_ERR_SOCKET, UDCCP_ERR_NOMEM.
+ */
+int udccp_endpoint_new(udccp_endpoint **pep, int transport,
+                       const char *local_host, uint16_t local_port);
+
+/* As udccp_endpoint_new(), with every knob of udccp_endpoint_config. */
+int udccp_endpoint_new_config(udccp_endpoint **pep,
+                              const udccp_endpoint_config *cfg);
+
+/* Closes the sockets and frees the endpoint and every connection it still
+ * holds, including handles the application did not close (they become
+ * invalid).  No packet is sent.  NULL is ignored. */
+void udccp_endpoint_del(udccp_endpoint *ep);
+
+/* Returns the bound UDP port (DCCP-UDP; useful after port 0), 0 for raw. */
+uint16_t udccp_endpoint_local_port(const udccp_endpoint *ep);
+
+/* Returns a file descriptor (an epoll set) that becomes readable when the
+ * endpoint has packets to process.  Do not read from it or close it. */
+int udccp_endpoint_fd(const udccp_endpoint *ep);
+
+/* Returns the milliseconds (rounded up) until the endpoint's next timer,
+ * 0 if one is due, or -1 if none is armed: the poll() timeout to use. */
+int udccp_endpoint_timeout_ms(const udccp_endpoint *ep);
+
+/* Without waiting: receives every packet waiting on the sockets (recvmmsg),
+ * runs the connections through them and through their expired timers, and
+ * sends what they have to send (sendmmsg).  Frees connections that closed
+ * after their handle was closed.  Returns 0, or UDCCP_ERR_SOCKET if a
+ * socket failed (errno tells). */
+int udccp_endpoint_process(udccp_endpoint *ep);
+
+/* Waits up to timeout_ms (-1: until something happens) for packets or the
+ * next timer, then runs udccp_endpoint_process().  Returns as it. */
+int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms);
+
+/* Opens a connection to host (a name or numeric IPv4/IPv6 address) at DCCP
+ * port port, asking for service_code (RFC 5595) and for CCID ccid on both
+ * half-connections (0: the endpoint's settings).  Over DCCP-UDP the
+ * packets go to UDP port remote_udp_port (config) or, if that is 0, to
+ * the UDP port equal to port.  The local DCCP port is chosen at random
+ * among 49152..65535.
+ * timeout_ms -1 or > 0 waits for the handshake: returns 0 and sets *psock
+ * once the connection is OPEN or PARTOPEN (data may be sent).  timeout_ms
+ * 0 returns 0 and sets *psock at once: the handshake runs in the
+ * background (udccp_sock_state(); udccp_send() returns UDCCP_ERR_AGAIN
+ * until it is done).
+ * Errors (*psock untouched): UDCCP_ERR_RESOLVE (unknown host),
+ * UDCCP_ERR_AFNOSUPPORT (no socket of its family), UDCCP_ERR_REFUSED (the
+ * peer answered with a Reset: Bad Service Code, Connection Refused, No
+ * Connection, Too Busy), UDCCP_ERR_RESET (any other Reset),
+ * UDCCP_ERR_TIMEOUT (no answer within timeout_ms or the core's Request
+ * timeout), UDCCP_ERR_INVALID_ARGUMENT (e.g. a CCID the library lacks),
+ * UDCCP_ERR_NOMEM, UDCCP_ERR_SOCKET. */
+int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
+                  uint16_t port, uint32_t service_code, uint8_t ccid,
+                  int timeout_ms);
+
+/* Accepts connections on DCCP port port for the n service codes (RFC 5595
+ * §4: several codes may share a port), over both address families the
+ * endpoint has.  Returns 0, UDCCP_ERR_ADDRINUSE (this endpoint already
+ * listens on port), UDCCP_ERR_INVALID_ARGUMENT (n == 0, an invalid code)
+ * or UDCCP_ERR_NOMEM.  Requests with another service code are answered
+ * with Reset "Bad Service Code" by the core. */
+int udccp_listen(udccp_endpoint *ep, uint16_t port,
+                 const uint32_t *service_codes, size_t n);
+
+/* Returns, in *psock, the oldest connection that completed its handshake
+ * on any of the endpoint's listening ports.  Returns 0, UDCCP_ERR_AGAIN
+ * (none within timeout_ms), UDCCP_ERR_INVALID_STATE (not listening). */
+int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms);
+
+/* Sends one datagram of len bytes (copied).  Waits up to timeout_ms for
+ * the handshake to finish and for room in the send queue.  Returns len,
+ * UDCCP_ERR_MSGSIZE (len larger than udccp_sock_get_mps()), UDCCP_ERR_AGAIN
+ * (no room within timeout_ms), UDCCP_ERR_INVALID_STATE (after
+ * udccp_shutdown()), or the fatal code the connection died with
+ * (UDCCP_ERR_CLOSED, UDCCP_ERR_RESET, UDCCP_ERR_TIMEOUT, ...). */
+udccp_ssize udccp_send(udccp_sock *sock, const void *buf, size_t len,
+                       int timeout_ms);
+
+/* Receives one whole datagram into buf.  Returns its length (0 is a valid
+ * empty datagram), UDCCP_ERR_NOBUF (cap too small; the datagram stays
+ * queued, udccp_sock_peek_len() tells its size), UDCCP_ERR_AGAIN (none
+ * within timeout_ms), UDCCP_ERR_CLOSED once the peer closed and every
+ * datagram was read, or another fatal code (UDCCP_ERR_RESET, ...). */
+udccp_ssize udccp_recv(udccp_sock *sock, void *buf, size_t cap,
+                       int timeout_ms);
+
+/* Returns the length of the next datagram udccp_recv() would return, or
+ * UDCCP_ERR_AGAIN. */
+udccp_ssize udccp_sock_peek_len(udccp_sock *sock);
+
+/* Starts the graceful close (RFC 4340 §8.3) without waiting: queued
+ * datagrams are sent first, then Close (client) or CloseReq (server).
+ * udccp_recv() still returns datagrams that arrive meanwhile.  Returns 0,
+ * or UDCCP_ERR_INVALID_STATE if the connection is already closing/closed. */
+int udccp_shutdown(udccp_sock *sock);
+
+/* Closes gracefully, as udccp_shutdown(), waits up to timeout_ms for the
+ * send queue to drain and the close to complete (the peer acknowledged it:
+ * TIMEWAIT or CLOSED), and frees the handle in every case.  A connection
+ * still closing when this returns is finished by the endpoint in later
+ * udccp_endpoint_process() calls (and dropped by udccp_endpoint_del()).
+ * Returns 0 (closed cleanly, or the peer had closed already),
+ * UDCCP_ERR_TIMEOUT (not done within timeout_ms), or the fatal code the
+ * connection died with (UDCCP_ERR_RESET, ...).  NULL is ignored (0). */
+int udccp_close(udccp_sock *sock, int timeout_ms);
+
+/* Aborts: sends Reset "Aborted" (RFC 4340 §5.6) and frees the handle. */
+void udccp_abort(udccp_sock *sock);
+
+/* Returns the connection's state (enum udccp_state). */
+int udccp_sock_state(const udccp_sock *sock);
+
+/* Returns 0 while the connection lives, else the fatal code it died with
+ * (UDCCP_ERR_CLOSED after a normal close). */
+int udccp_sock_error(const udccp_sock *sock);
+
+/* Returns the Reset code sent or received, or UDCCP_RESET_NONE. */
+int udccp_sock_reset_code(const udccp_sock *sock);
+
+/* Returns the largest datagram udccp_send() accepts now (the MPS payload;
+ * it shrinks when the path MTU does, RFC 4340 §14). */
+size_t udccp_sock_get_mps(const udccp_sock *sock);
+
+/* Returns the connection's addresses and DCCP ports. */
+const udccp_path *udccp_sock_get_path(const udccp_sock *sock);
+
+/* Fills *info with the connection's statistics (udccp_conn_get_info()). */
+void udccp_sock_get_info(const udccp_sock *sock, udccp_conn_info *info);
+
+/* Returns the underlying core connection (for calls this section does not
+ * wrap, e.g. udccp_conn_queue_datagram() with a priority).  The endpoint
+ * still owns it. */
+udccp_conn *udccp_sock_get_conn(udccp_sock *sock);
+
+/* Counters of one endpoint. */
+typedef struct udccp_endpoint_stats {
+  uint64_t rx_pkts, tx_pkts;       /* datagrams through the sockets */
+  uint64_t rx_batches, tx_batches; /* recvmmsg/sendmmsg calls that moved any */
+  uint64_t rx_ignored;   /* not ours: raw packets for other ports/hosts */
+  uint64_t rx_bad;       /* too short, bad checksum, truncated */
+  uint64_t resets_sent;  /* Reset No Connection for unknown connections */
+  uint64_t tx_errors;    /* sendmmsg failures other than EMSGSIZE */
+  uint64_t pmtu_updates; /* EMSGSIZE or ICMP Too Big applied to a conn */
+} udccp_endpoint_stats;
+
+void udccp_endpoint_get_stats(const udccp_endpoint *ep,
+                              udccp_endpoint_stats *stats);
+
+/* ===================================================== end of io/ section */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,1071 @@
+/*
+ * The socket runtime's endpoint: its sockets, the preallocated receive and
+ * transmit batches (recvmmsg/sendmmsg), demultiplexing of incoming packets
+ * to connections and listeners, the timers, and the event loop.
+ *
+ * Transports (DESIGN.md §3):
+ *   DCCP-UDP (RFC 6773): the UDP socket's own checksum protects the packet;
+ *     the DCCP checksum is sent as zero and ignored (§3.3).  Connections
+ *     are found by the 6-tuple (§3.8, second method: several DCCP
+ *     connections may share one UDP 4-tuple).
+ *   raw DCCP (IP protocol 33): the pseudo-header checksum (RFC 4340 §9).  A
+ *     raw socket sees every DCCP packet of the host, so packets for DCCP
+ *     ports this endpoint does not own are dropped, by a BPF filter in the
+ *     kernel and again here; we never answer for someone else's port.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <time.h>
+
+#include <linux/errqueue.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "endpoint.h"
+#include "wire.h"
+
+udccp_tstamp udccp_io_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (udccp_tstamp)ts.tv_sec * UDCCP_NS_PER_S + (udccp_tstamp)ts.tv_nsec;
+}
+
+void udccp_io_rand(uint8_t *dest, size_t len, void *user_data) {
+  (void)user_data;
+  while (len > 0) {
+    ssize_t n = getrandom(dest, len, 0);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      /* getrandom(2) without GRND_NONBLOCK cannot fail for small lengths
+       * once the pool is ready; never leave the buffer predictable. */
+      abort();
+    }
+    dest += n;
+    len -= (size_t)n;
+  }
+}
+
+udccp_tstamp udccp_io_deadline(int timeout_ms) {
+  if (timeout_ms < 0) {
+    return UDCCP_TSTAMP_NEVER;
+  }
+  return udccp_io_now() + (udccp_tstamp)timeout_ms * UDCCP_NS_PER_MS;
+}
+
+const char *udccp_io_strerror(int err) {
+  switch (err) {
+  case UDCCP_ERR_ADDRINUSE: return "address already in use";
+  case UDCCP_ERR_RESOLVE: return "unknown host or unparsable address";
+  case UDCCP_ERR_SOCKET: return "socket system call failed";
+  case UDCCP_ERR_PERM:
+    return "permission denied: raw DCCP sockets need root or CAP_NET_RAW";
+  case UDCCP_ERR_AFNOSUPPORT: return "address family not available";
+  default: return udccp_strerror(err);
+  }
+}
+
+void udccp_endpoint_config_default(udccp_endpoint_config *cfg) {
+  memset(cfg, 0, sizeof(*cfg));
+  cfg->transport = UDCCP_TRANSPORT_UDP;
+  cfg->batch = 32;
+  cfg->sockbuf = 4 * 1024 * 1024;
+}
+
+void udccp_io_conn_settings(const udccp_endpoint *ep, int fidx, uint8_t ccid,
+                            udccp_settings *out) {
+  *out = ep->settings;
+  uint32_t ip = fidx == UDCCP_IO_V4 ? 20 : 40;
+  out->hdr_overhead =
+      ip + (ep->cfg.transport == UDCCP_TRANSPORT_UDP ? 8u : 0u);
+  if (ccid != 0) {
+    out->ccid = ccid;
+  }
+}
+
+/* ------------------------------------------------------------ sockets */
+
+static int sys_error(void) {
+  switch (errno) {
+  case EADDRINUSE: return UDCCP_ERR_ADDRINUSE;
+  case EPERM:
+  case EACCES: return UDCCP_ERR_PERM;
+  case EAFNOSUPPORT: return UDCCP_ERR_AFNOSUPPORT;
+  case ENOMEM:
+  case ENOBUFS: return UDCCP_ERR_NOMEM;
+  default: return UDCCP_ERR_SOCKET;
+  }
+}
+
+static void set_int(int fd, int level, int name, int val) {
+  (void)setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+static int open_socket(udccp_endpoint *ep, int fidx, uint16_t port) {
+  int af = fidx == UDCCP_IO_V4 ? AF_INET : AF_INET6;
+  int raw = ep->cfg.transport == UDCCP_TRANSPORT_RAW;
+  int fd = socket(af, (raw ? SOCK_RAW : SOCK_DGRAM) | SOCK_NONBLOCK |
+                          SOCK_CLOEXEC,
+                  raw ? UDCCP_IPPROTO_DCCP : 0);
+  if (fd < 0) {
+    return sys_error();
+  }
+  if (ep->cfg.sockbuf > 0) {
+    /* FORCE variants pass rmem_max as root; fall back quietly. */
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &ep->cfg.sockbuf,
+                   sizeof(int)) != 0) {
+      set_int(fd, SOL_SOCKET, SO_RCVBUF, ep->cfg.sockbuf);
+    }
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &ep->cfg.sockbuf,
+                   sizeof(int)) != 0) {
+      set_int(fd, SOL_SOCKET, SO_SNDBUF, ep->cfg.sockbuf);
+    }
+  }
+  if (fidx == UDCCP_IO_V4) {
+    /* RFC 4340 §14: DCCP packets carry DF; EMSGSIZE tells us the MTU. */
+    set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+    set_int(fd, IPPROTO_IP, IP_PKTINFO, 1);
+    set_int(fd, IPPROTO_IP, IP_RECVTOS, 1);
+    set_int(fd, IPPROTO_IP, IP_RECVERR, 1);
+  } else {
+    set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+    set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO);
+    set_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1);
+    set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
+    set_int(fd, IPPROTO_IPV6, IPV6_RECVERR, 1);
+  }
+  if (raw) {
+    /* Until the first port is owned, accept nothing. */
+    struct sock_filter prog[8];
+    size_t n = udccp_io_bpf_build(prog, 8, fidx == UDCCP_IO_V4, NULL, 0);
+    struct sock_fprog fp = {(unsigned short)n, prog};
+    (void)setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp));
+  }
+  if (!raw || ep->local_family != 0) {
+    struct sockaddr_storage ss;
+    uint8_t any[16] = {0};
+    uint8_t fam = fidx == UDCCP_IO_V4 ? UDCCP_AF_INET : UDCCP_AF_INET6;
+    const uint8_t *a = ep->local_family != 0 ? ep->local_addr : any;
+    socklen_t sl = udccp_io_addr_to_sockaddr(&ss, fam, a, raw ? 0 : port);
+    if (bind(fd, (struct sockaddr *)&ss, sl) != 0) {
+      int rv = sys_error();
+      close(fd);
+      return rv;
+    }
+  }
+  ep->fd[fidx] = fd;
+  return 0;
+}
+
+static int open_sockets(udccp_endpoint *ep) {
+  int want[2];
+  want[UDCCP_IO_V4] = ep->local_family == 0 ||
+                      ep->local_family == UDCCP_AF_INET;
+  want[UDCCP_IO_V6] = ep->local_family == 0 ||
+                      ep->local_family == UDCCP_AF_INET6;
+  uint16_t port = ep->cfg.local_port;
+  /* With two sockets and an ephemeral port, the second bind may find the
+   * port taken in its family: pick again a few times. */
+  for (int attempt = 0; attempt < 8; attempt++) {
+    int rv = 0;
+    uint16_t p = port;
+    for (int f = 0; f < 2 && rv == 0; f++) {
+      if (!want[f]) {
+        continue;
+      }
+      rv = open_socket(ep, f, p);
+      if (rv == UDCCP_ERR_AFNOSUPPORT && ep->local_family == 0 &&
+          f == UDCCP_IO_V6) {
+        rv = 0; /* a host without IPv6: carry on with IPv4 */
+        continue;
+      }
+      if (rv == 0 && p == 0 && ep->cfg.transport == UDCCP_TRANSPORT_UDP) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        uint8_t fam, addr[16];
+        if (getsockname(ep->fd[f], (struct sockaddr *)&ss, &sl) == 0) {
+          (void)udccp_io_addr_from_sockaddr((struct sockaddr *)&ss, &fam,
+                                            addr, &p);
+        }
+      }
+    }
+    if (rv == 0) {
+      ep->udp_port = ep->cfg.transport == UDCCP_TRANSPORT_UDP ? p : 0;
+      return 0;
+    }
+    for (int f = 0; f < 2; f++) {
+      if (ep->fd[f] >= 0) {
+        close(ep->fd[f]);
+        ep->fd[f] = -1;
+      }
+    }
+    if (!(rv == UDCCP_ERR_ADDRINUSE && port == 0)) {
+      return rv;
+    }
+  }
+  return UDCCP_ERR_ADDRINUSE;
+}
+
+int udccp_endpoint_new(udccp_endpoint **pep, int transport,
+                       const char *local_host, uint16_t local_port) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  if (transport != UDCCP_TRANSPORT_UDP && transport != UDCCP_TRANSPORT_RAW) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  cfg.transport = (uint8_t)transport;
+  cfg.local_host = local_host;
+  cfg.local_port = local_port;
+  return udccp_endpoint_new_config(pep, &cfg);
+}
+
+int udccp_endpoint_new_config(udccp_endpoint **pep,
+                              const udccp_endpoint_config *cfg) {
+  if (pep == NULL || cfg == NULL ||
+      (cfg->transport != UDCCP_TRANSPORT_UDP &&
+       cfg->transport != UDCCP_TRANSPORT_RAW)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  udccp_endpoint *ep = calloc(1, sizeof(*ep));
+  if (ep == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  ep->cfg = *cfg;
+  ep->cfg.local_host = NULL; /* not kept: the caller owns the string */
+  ep->fd[0] = ep->fd[1] = ep->epfd = -1;
+  ep->batch = cfg->batch == 0 ? 32 : cfg->batch;
+  if (ep->batch > UDCCP_IO_BATCH_MAX) {
+    ep->batch = UDCCP_IO_BATCH_MAX;
+  }
+  if (cfg->settings != NULL) {
+    ep->settings = *cfg->settings;
+  } else {
+    udccp_settings_default(&ep->settings);
+  }
+  ep->settings.rand = udccp_io_rand;
+  ep->settings.rand_user_data = NULL;
+  /* RFC 6773 §3.3: the DCCP checksum is zero on DCCP-UDP. */
+  ep->settings.cksum_mode = cfg->transport == UDCCP_TRANSPORT_UDP
+                                ? UDCCP_CKSUM_NONE
+                                : UDCCP_CKSUM_FULL;
+  int rv = 0;
+  if (cfg->local_host != NULL &&
+      udccp_io_parse_numeric(cfg->local_host, &ep->local_family,
+                             ep->local_addr) != 0) {
+    rv = UDCCP_ERR_RESOLVE;
+    goto fail;
+  }
+  uint64_t seed;
+  udccp_io_rand((uint8_t *)&seed, sizeof(seed), NULL);
+  ep->rbuf = malloc((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_RXBUF);
+  ep->tbuf = malloc((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_TXBUF);
+  ep->portref = calloc(65536, sizeof(uint16_t));
+  if (ep->rbuf == NULL || ep->tbuf == NULL || ep->portref == NULL ||
+      udccp_demux_init(&ep->demux, 64, seed) != 0) {
+    rv = UDCCP_ERR_NOMEM;
+    goto fail;
+  }
+  rv = open_sockets(ep);
+  if (rv != 0) {
+    goto fail;
+  }
+  ep->epfd = epoll_create1(EPOLL_CLOEXEC);
+  if (ep->epfd < 0) {
+    rv = sys_error();
+    goto fail;
+  }
+  for (int f = 0; f < 2; f++) {
+    if (ep->fd[f] < 0) {
+      continue;
+    }
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.events = EPOLLIN;
+    ev.data.u32 = (uint32_t)f;
+    if (epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->fd[f], &ev) != 0) {
+      rv = sys_error();
+      goto fail;
+    }
+  }
+  *pep = ep;
+  return 0;
+fail:
+  udccp_endpoint_del(ep);
+  return rv;
+}
+
+void udccp_endpoint_del(udccp_endpoint *ep) {
+  if (ep == NULL) {
+    return;
+  }
+  while (ep->nsocks > 0) {
+    udccp_io_sock_free(ep->socks[ep->nsocks - 1]);
+  }
+  free(ep->socks);
+  for (size_t i = 0; i < ep->nlis; i++) {
+    udccp_listener_del(ep->lis[i].lis[0]);
+    udccp_listener_del(ep->lis[i].lis[1]);
+  }
+  free(ep->lis);
+  for (int f = 0; f < 2; f++) {
+    if (ep->fd[f] >= 0) {
+      close(ep->fd[f]);
+    }
+  }
+  if (ep->epfd >= 0) {
+    close(ep->epfd);
+  }
+  udccp_demux_free(&ep->demux);
+  free(ep->rbuf);
+  free(ep->tbuf);
+  free(ep->portref);
+  free(ep);
+}
+
+uint16_t udccp_endpoint_local_port(const udccp_endpoint *ep) {
+  return ep->udp_port;
+}
+
+int udccp_endpoint_fd(const udccp_endpoint *ep) { return ep->epfd; }
+
+void udccp_endpoint_get_stats(const udccp_endpoint *ep,
+                              udccp_endpoint_stats *stats) {
+  *stats = ep->stats;
+}
+
+/* ---------------------------------------------------- ports and filter */
+
+void udccp_io_port_ref(udccp_endpoint *ep, uint16_t port, int delta) {
+  uint16_t old = ep->portref[port];
+  if (delta > 0 && old < UINT16_MAX) {
+    ep->portref[port]++;
+  } else if (delta < 0 && old > 0) {
+    ep->portref[port]--;
+  }
+  if ((old == 0) != (ep->portref[port] == 0)) {
+    ep->filter_dirty = 1;
+  }
+}
+
+uint16_t udccp_io_pick_port(udccp_endpoint *ep) {
+  for (int i = 0; i < 256; i++) {
+    uint16_t r;
+    udccp_io_rand((uint8_t *)&r, sizeof(r), NULL);
+    uint16_t p = (uint16_t)(UDCCP_IO_EPHEMERAL_LO +
+                            r % (65536u - UDCCP_IO_EPHEMERAL_LO));
+    if (ep->portref[p] == 0) {
+      return p;
+    }
+  }
+  return 0;
+}
+
+#define IO_FILTER_MAX_PORTS 200
+
+static void filter_update(udccp_endpoint *ep) {
+  ep->filter_dirty = 0;
+  if (ep->cfg.transport != UDCCP_TRANSPORT_RAW) {
+    return;
+  }
+  uint16_t ports[IO_FILTER_MAX_PORTS];
+  size_t n = 0, total = 0;
+  for (uint32_t p = 0; p < 65536; p++) {
+    if (ep->portref[p] != 0) {
+      if (n < IO_FILTER_MAX_PORTS) {
+        ports[n++] = (uint16_t)p;
+      }
+      total++;
+    }
+  }
+  for (int f = 0; f < 2; f++) {
+    if (ep->fd[f] < 0) {
+      continue;
+    }
+    struct sock_filter prog[IO_FILTER_MAX_PORTS + 8];
+    size_t len = total <= IO_FILTER_MAX_PORTS
+                     ? udccp_io_bpf_build(prog, IO_FILTER_MAX_PORTS + 8,
+                                          f == UDCCP_IO_V4, ports, n)
+                     : 0;
+    if (len > 0) {
+      struct sock_fprog fp = {(unsigned short)len, prog};
+      (void)setsockopt(ep->fd[f], SOL_SOCKET, SO_ATTACH_FILTER, &fp,
+                       sizeof(fp));
+    } else {
+      /* Too many ports for one program: filter in userspace only. */
+      int dummy = 0;
+      (void)setsockopt(ep->fd[f], SOL_SOCKET, SO_DETACH_FILTER, &dummy,
+                       sizeof(dummy));
+    }
+  }
+}
+
+/* ------------------------------------------------------------- connections */
+
+udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
+                              const udccp_path *path, uint16_t remote_udp_port,
+                              udccp_listener *lis) {
+  if (ep->nsocks == ep->capsocks) {
+    size_t nc = ep->capsocks ? ep->capsocks * 2 : 16;
+    udccp_sock **ns = realloc(ep->socks, nc * sizeof(*ns));
+    if (ns == NULL) {
+      return NULL;
+    }
+    ep->socks = ns;
+    ep->capsocks = nc;
+  }
+  udccp_sock *s = calloc(1, sizeof(*s));
+  if (s == NULL) {
+    return NULL;
+  }
+  s->ep = ep;
+  s->conn = conn;
+  s->path = *path;
+  s->remote_udp_port =
+      ep->cfg.transport == UDCCP_TRANSPORT_UDP ? remote_udp_port : 0;
+  s->fidx = path->family == UDCCP_AF_INET ? UDCCP_IO_V4 : UDCCP_IO_V6;
+  s->peerlen = udccp_io_addr_to_sockaddr(&s->peer, path->family,
+                                         path->remote_addr,
+                                         s->remote_udp_port);
+  s->lis = lis;
+  udccp_demux_key k;
+  udccp_demux_key_make(&k, path, s->remote_udp_port);
+  if (udccp_demux_insert(&ep->demux, &k, s) != 0) {
+    free(s);
+    return NULL;
+  }
+  s->in_demux = 1;
+  udccp_io_port_ref(ep, path->local_port, +1);
+  s->idx = ep->nsocks;
+  ep->socks[ep->nsocks++] = s;
+  return s;
+}
+
+static void sock_unlink(udccp_sock *s) {
+  if (!s->in_demux) {
+    return;
+  }
+  udccp_demux_key k;
+  udccp_demux_key_make(&k, &s->path, s->remote_udp_port);
+  (void)udccp_demux_remove(&s->ep->demux, &k);
+  udccp_io_port_ref(s->ep, s->path.local_port, -1);
+  s->in_demux = 0;
+}
+
+static void acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
+  if (!s->in_acceptq) {
+    return;
+  }
+  udccp_sock **pp = &ep->acc_head;
+  udccp_sock *prev = NULL;
+  while (*pp != NULL && *pp != s) {
+    prev = *pp;
+    pp = &(*pp)->acc_next;
+  }
+  if (*pp == s) {
+    *pp = s->acc_next;
+    if (ep->acc_tail == s) {
+      ep->acc_tail = prev;
+    }
+  }
+  s->acc_next = NULL;
+  s->in_acceptq = 0;
+}
+
+void udccp_io_sock_free(udccp_sock *s) {
+  udccp_endpoint *ep = s->ep;
+  sock_unlink(s);
+  acceptq_remove(ep, s);
+  for (size_t i = 0; i < ep->ntx; i++) {
+    if (ep->towner[i] == s) {
+      ep->towner[i] = NULL;
+    }
+  }
+  udccp_conn_del(s->conn);
+  if (s->lis != NULL) {
+    udccp_listener_conn_gone(s->lis);
+  }
+  size_t i = s->idx;
+  ep->socks[i] = ep->socks[--ep->nsocks];
+  ep->socks[i]->idx = i;
+  free(s);
+}
+
+/* ------------------------------------------------------------ transmit */
+
+static void route_pmtu(udccp_endpoint *ep, int fidx,
+                       const struct sockaddr_storage *dst, socklen_t dlen,
+                       uint32_t mtu_hint);
+
+static void tx_flush(udccp_endpoint *ep) {
+  size_t i = 0;
+  while (i < ep->ntx) {
+    int f = ep->tfidx[i];
+    size_t j = i;
+    while (j < ep->ntx && ep->tfidx[j] == f) {
+      j++;
+    }
+    while (i < j) {
+      int r = sendmmsg(ep->fd[f], &ep->tmsg[i], (unsigned)(j - i),
+                       MSG_DONTWAIT);
+      if (r > 0) {
+        ep->stats.tx_pkts += (uint64_t)r;
+        ep->stats.tx_batches++;
+        i += (size_t)r;
+        continue;
+      }
+      if (r < 0 && errno == EINTR) {
+        continue;
+      }
+      /* Message i failed.  A full socket buffer loses it like a full
+       * router queue would: the CCID sees the loss. */
+      if (r < 0 && errno == EMSGSIZE) {
+        route_pmtu(ep, f, &ep->tname[i], ep->tmsg[i].msg_hdr.msg_namelen, 0);
+      } else {
+        ep->stats.tx_errors++;
+      }
+      i++;
+    }
+  }
+  ep->ntx = 0;
+}
+
+static uint8_t *tx_slot(udccp_endpoint *ep) {
+  if (ep->ntx >= ep->batch) {
+    tx_flush(ep);
+  }
+  return ep->tbuf + ep->ntx * UDCCP_IO_TXBUF;
+}
+
+static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
+                      const udccp_path *path, uint16_t udp_port, size_t len,
+                      uint8_t ecn) {
+  size_t i = ep->ntx++;
+  struct msghdr *m = &ep->tmsg[i].msg_hdr;
+  memset(m, 0, sizeof(*m));
+  ep->tiov[i].iov_base = ep->tbuf + i * UDCCP_IO_TXBUF;
+  ep->tiov[i].iov_len = len;
+  m->msg_iov = &ep->tiov[i];
+  m->msg_iovlen = 1;
+  m->msg_name = &ep->tname[i];
+  m->msg_namelen = udccp_io_addr_to_sockaddr(&ep->tname[i], path->family,
+                                             path->remote_addr, udp_port);
+  ep->towner[i] = owner;
+  ep->tfidx[i] = fidx;
+  /* Ancillary data: the source address (the pseudo-header checksum of a
+   * raw packet was computed over it) and the ECN codepoint. */
+  uint8_t *ctl = ep->tctl[i];
+  memset(ctl, 0, UDCCP_IO_CTLBUF);
+  m->msg_control = ctl;
+  m->msg_controllen = UDCCP_IO_CTLBUF;
+  struct cmsghdr *c = CMSG_FIRSTHDR(m);
+  size_t used = 0;
+  if (!udccp_io_addr_is_any(path->family, path->local_addr)) {
+    if (fidx == UDCCP_IO_V4) {
+      struct in_pktinfo pi;
+      memset(&pi, 0, sizeof(pi));
+      memcpy(&pi.ipi_spec_dst, path->local_addr, 4);
+      c->cmsg_level = IPPROTO_IP;
+      c->cmsg_type = IP_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof(pi));
+      memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+      used += CMSG_SPACE(sizeof(pi));
+    } else {
+      struct in6_pktinfo pi;
+      memset(&pi, 0, sizeof(pi));
+      memcpy(&pi.ipi6_addr, path->local_addr, 16);
+      c->cmsg_level = IPPROTO_IPV6;
+      c->cmsg_type = IPV6_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof(pi));
+      memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+      used += CMSG_SPACE(sizeof(pi));
+    }
+    c = (struct cmsghdr *)(void *)(ctl + used);
+  }
+  if (ecn != 0) {
+    int tos = ecn & 3;
+    c->cmsg_level = fidx == UDCCP_IO_V4 ? IPPROTO_IP : IPPROTO_IPV6;
+    c->cmsg_type = fidx == UDCCP_IO_V4 ? IP_TOS : IPV6_TCLASS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &tos, sizeof(int));
+    used += CMSG_SPACE(sizeof(int));
+  }
+  m->msg_controllen = used;
+  if (used == 0) {
+    m->msg_control = NULL;
+  }
+}
+
+static void sock_gen(udccp_sock *s, udccp_tstamp now) {
+  udccp_endpoint *ep = s->ep;
+  /* Bounded: a CCID that never says "stop" cannot hang the loop. */
+  for (int k = 0; k < 4096; k++) {
+    uint8_t *buf = tx_slot(ep);
+    uint8_t ecn = 0;
+    udccp_ssize n = udccp_conn_write_pkt(s->conn, buf, UDCCP_IO_TXBUF, &ecn,
+                                         now);
+    if (n <= 0) {
+      break;
+    }
+    tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, ecn);
+  }
+}
+
+void udccp_io_sock_flush(udccp_sock *s) {
+  if (s->ep->filter_dirty) {
+    filter_update(s->ep);
+  }
+  sock_gen(s, udccp_io_now());
+  tx_flush(s->ep);
+}
+
+/* ------------------------------------------------------------- PMTU */
+
+static void apply_pmtu(udccp_endpoint *ep, uint8_t fam, const uint8_t *addr,
+                       uint16_t udp_port, uint32_t mtu) {
+  for (size_t i = 0; i < ep->nsocks; i++) {
+    udccp_sock *s = ep->socks[i];
+    if (s->path.family == fam &&
+        memcmp(s->path.remote_addr, addr, fam == UDCCP_AF_INET ? 4 : 16) ==
+            0 &&
+        s->remote_udp_port == udp_port) {
+      /* RFC 4340 §14: the MPS follows the path MTU. */
+      (void)udccp_conn_set_pmtu(s->conn, mtu);
+      ep->stats.pmtu_updates++;
+    }
+  }
+}
+
+/* The route's MTU towards dst, as the kernel learnt it (a connected probe
+ * socket reads it); mtu_hint wins when known (ICMP Too Big). */
+static void route_pmtu(udccp_endpoint *ep, int fidx,
+                       const struct sockaddr_storage *dst, socklen_t dlen,
+                       uint32_t mtu_hint) {
+  uint8_t fam, addr[16];
+  uint16_t port;
+  if (udccp_io_addr_from_sockaddr((const struct sockaddr *)dst, &fam, addr,
+                                  &port) != 0) {
+    return;
+  }
+  uint32_t mtu = mtu_hint;
+  if (mtu == 0) {
+    int af = fidx == UDCCP_IO_V4 ? AF_INET : AF_INET6;
+    int fd = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0) {
+      struct sockaddr_storage ss = *dst;
+      if (port == 0) {
+        /* raw transport: any port routes the same */
+        ((struct sockaddr_in *)(void *)&ss)->sin_port = htons(9);
+      }
+      int v = 0;
+      socklen_t vl = sizeof(v);
+      if (connect(fd, (struct sockaddr *)&ss, dlen) == 0 &&
+          getsockopt(fd, fidx == UDCCP_IO_V4 ? IPPROTO_IP : IPPROTO_IPV6,
+                     fidx == UDCCP_IO_V4 ? IP_MTU : IPV6_MTU, &v, &vl) == 0 &&
+          v > 0) {
+        mtu = (uint32_t)v;
+      }
+      close(fd);
+    }
+  }
+  if (mtu == 0) {
+    return;
+  }
+  apply_pmtu(ep, fam, addr, ep->cfg.transport == UDCCP_TRANSPORT_UDP ? port : 0,
+             mtu);
+}
+
+/* IP_RECVERR queue: locally detected EMSGSIZE, ICMP Too Big (RFC 6773
+ * §3.6-3.7), and ICMP unreachable while a Request is outstanding. */
+static void drain_errqueue(udccp_endpoint *ep, int fidx) {
+  for (int k = 0; k < 64; k++) {
+    uint8_t data[64];
+    uint8_t ctl[512];
+    struct sockaddr_storage name;
+    struct iovec iov = {data, sizeof(data)};
+    struct msghdr m;
+    memset(&m, 0, sizeof(m));
+    m.msg_name = &name;
+    m.msg_namelen = sizeof(name);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof(ctl);
+    if (recvmsg(ep->fd[fidx], &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+      return;
+    }
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL;
+         c = CMSG_NXTHDR(&m, c)) {
+      if (!((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
+            (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR))) {
+        continue;
+      }
+      struct sock_extended_err ee;
+      memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+      if (ee.ee_errno == EMSGSIZE) {
+        route_pmtu(ep, fidx, &name, m.msg_namelen, ee.ee_info);
+      } else if (ee.ee_errno == ECONNREFUSED || ee.ee_errno == ENOPROTOOPT) {
+        uint8_t fam, addr[16];
+        uint16_t port;
+        if (udccp_io_addr_from_sockaddr((struct sockaddr *)&name, &fam, addr,
+                                        &port) != 0) {
+          continue;
+        }
+        if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
+          port = 0;
+        }
+        /* Port/protocol unreachable: nobody speaks DCCP(-UDP) there.  Only
+         * a connection still in REQUEST takes it as a refusal, as TCP does
+         * for SYN; later ones are left to the protocol's own timers. */
+        for (size_t i = 0; i < ep->nsocks; i++) {
+          udccp_sock *s = ep->socks[i];
+          if (s->path.family == fam && s->remote_udp_port == port &&
+              memcmp(s->path.remote_addr, addr,
+                     fam == UDCCP_AF_INET ? 4 : 16) == 0 &&
+              udccp_conn_get_state(s->conn) == UDCCP_STATE_REQUEST) {
+            s->io_error = UDCCP_ERR_REFUSED;
+          }
+        }
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------- receive */
+
+static udccp_listener *find_listener(udccp_endpoint *ep, uint16_t port,
+                                     int fidx) {
+  for (size_t i = 0; i < ep->nlis; i++) {
+    if (ep->lis[i].port == port) {
+      return ep->lis[i].lis[fidx];
+    }
+  }
+  return NULL;
+}
+
+static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
+                  uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                  uint8_t ecn, udccp_tstamp now) {
+  udccp_pkt_peek pk;
+  if (udccp_pkt_peek_hdr(&pk, pkt, len) != 0) {
+    ep->stats.rx_bad++;
+    return;
+  }
+  path->local_port = pk.dport;
+  path->remote_port = pk.sport;
+  if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
+    /* Not our port: someone else's DCCP, or our own outgoing packet seen
+     * on loopback.  Stay silent (DESIGN.md §3). */
+    if (ep->portref[pk.dport] == 0) {
+      ep->stats.rx_ignored++;
+      return;
+    }
+  }
+  udccp_demux_key k;
+  udccp_demux_key_make(&k, path, udp_rport);
+  udccp_sock *s = udccp_demux_find(&ep->demux, &k);
+  if (s != NULL) {
+    (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
+    int st = udccp_conn_get_state(s->conn);
+    if (st >= UDCCP_STATE_PARTOPEN && st != UDCCP_STATE_TIMEWAIT) {
+      s->seen_open = 1;
+    }
+    return;
+  }
+  udccp_listener *lis = find_listener(ep, pk.dport, fidx);
+  uint8_t *out = tx_slot(ep);
+  if (lis != NULL) {
+    udccp_conn *conn = NULL;
+    udccp_ssize n = udccp_listener_read_pkt(lis, path, pkt, len, now, &conn,
+                                            out, UDCCP_IO_TXBUF);
+    if (conn != NULL) {
+      udccp_sock *ns = udccp_io_sock_add(ep, conn, path, udp_rport, lis);
+      if (ns == NULL) {
+        udccp_conn_del(conn);
+        udccp_listener_conn_gone(lis);
+        return;
+      }
+      ns->in_acceptq = 1;
+      if (ep->acc_tail != NULL) {
+        ep->acc_tail->acc_next = ns;
+      } else {
+        ep->acc_head = ns;
+      }
+      ep->acc_tail = ns;
+    } else if (n > 0) {
+      tx_commit(ep, fidx, NULL, path, udp_rport, (size_t)n, 0);
+    }
+    return;
+  }
+  /* RFC 4340 §9: a packet with a bad checksum MUST be ignored (the core
+   * checks those it is given; this one it is not). */
+  if (ep->settings.cksum_mode == UDCCP_CKSUM_FULL &&
+      udccp_pkt_verify_cksum(pkt, len, path) != 0) {
+    ep->stats.rx_bad++;
+    return;
+  }
+  /* RFC 4340 §8.5 step 1: no connection, no listener: Reset No
+   * Connection (unless the packet is itself a Reset). */
+  udccp_ssize n = udccp_pkt_write_reset_reply(
+      out, UDCCP_IO_TXBUF, pkt, len, path, ep->settings.cksum_mode,
+      UDCCP_RESET_NO_CONNECTION);
+  if (n > 0) {
+    tx_commit(ep, fidx, NULL, path, udp_rport, (size_t)n, 0);
+    ep->stats.resets_sent++;
+  }
+}
+
+static void input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
+                      udccp_tstamp now) {
+  struct msghdr *m = &mm->msg_hdr;
+  size_t len = mm->msg_len;
+  const uint8_t *buf = m->msg_iov[0].iov_base;
+  if (m->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+    ep->stats.rx_bad++;
+    return;
+  }
+  udccp_path path;
+  memset(&path, 0, sizeof(path));
+  uint16_t sport = 0;
+  uint8_t ecn = 0;
+  if (udccp_io_addr_from_sockaddr(m->msg_name, &path.family,
+                                  path.remote_addr, &sport) != 0) {
+    ep->stats.rx_bad++;
+    return;
+  }
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c != NULL;
+       c = CMSG_NXTHDR(m, c)) {
+    if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+      struct in_pktinfo pi;
+      memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+      memcpy(path.local_addr, &pi.ipi_addr, 4);
+    } else if (c->cmsg_level == IPPROTO_IPV6 &&
+               c->cmsg_type == IPV6_PKTINFO) {
+      struct in6_pktinfo pi;
+      memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+      memcpy(path.local_addr, &pi.ipi6_addr, 16);
+    } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
+      ecn = *(const uint8_t *)CMSG_DATA(c) & 3;
+    } else if (c->cmsg_level == IPPROTO_IPV6 &&
+               c->cmsg_type == IPV6_TCLASS) {
+      int tc;
+      memcpy(&tc, CMSG_DATA(c), sizeof(tc));
+      ecn = (uint8_t)(tc & 3);
+    }
+  }
+  const uint8_t *pkt = buf;
+  uint16_t udp_rport = 0;
+  if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
+    if (fidx == UDCCP_IO_V4) {
+      size_t off, dlen;
+      uint8_t src[4], dst[4];
+      if (udccp_io_ipv4_strip(buf, len, &off, &dlen, src, dst, &ecn) != 0) {
+        ep->stats.rx_bad++;
+        return;
+      }
+      memcpy(path.remote_addr, src, 4);
+      memcpy(path.local_addr, dst, 4);
+      pkt = buf + off;
+      len = dlen;
+    }
+  } else {
+    /* RFC 6773 §3.3: drop when the UDP length is below 20, i.e. less than
+     * 12 bytes of DCCP.  The kernel has already dropped packets with a bad
+     * UDP checksum (zero checksums cannot be told apart on IPv4 sockets). */
+    if (len < 12) {
+      ep->stats.rx_bad++;
+      return;
+    }
+    udp_rport = sport;
+  }
+  if (udccp_io_addr_is_any(path.family, path.local_addr) &&
+      ep->local_family == path.family) {
+    memcpy(path.local_addr, ep->local_addr, 16);
+  }
+  input(ep, fidx, &path, udp_rport, pkt, len, ecn, now);
+}
+
+static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now) {
+  int fd = ep->fd[fidx];
+  /* Bounded, so that acks and timers get their turn under a flood. */
+  for (int round = 0; round < 8; round++) {
+    for (uint32_t i = 0; i < ep->batch; i++) {
+      struct msghdr *m = &ep->rmsg[i].msg_hdr;
+      ep->riov[i].iov_base = ep->rbuf + (size_t)i * UDCCP_IO_RXBUF;
+      ep->riov[i].iov_len = UDCCP_IO_RXBUF;
+      m->msg_name = &ep->rname[i];
+      m->msg_namelen = sizeof(ep->rname[i]);
+      m->msg_iov = &ep->riov[i];
+      m->msg_iovlen = 1;
+      m->msg_control = ep->rctl[i];
+      m->msg_controllen = UDCCP_IO_CTLBUF;
+      m->msg_flags = 0;
+    }
+    int n = recvmmsg(fd, ep->rmsg, ep->batch, MSG_DONTWAIT, NULL);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return 0;
+      }
+      if (errno == EINTR) {
+        continue;
+      }
+      /* An ICMP error was reported through sk_err (IP_RECVERR): read it
+       * from the error queue and carry on. */
+      if (errno == ECONNREFUSED || errno == EHOSTUNREACH ||
+          errno == ENETUNREACH || errno == EMSGSIZE || errno == ENOPROTOOPT ||
+          errno == EPROTO || errno == EHOSTDOWN) {
+        drain_errqueue(ep, fidx);
+        continue;
+      }
+      return UDCCP_ERR_SOCKET;
+    }
+    if (n == 0) {
+      return 0;
+    }
+    ep->stats.rx_pkts += (uint64_t)n;
+    ep->stats.rx_batches++;
+    for (int i = 0; i < n; i++) {
+      input_msg(ep, fidx, &ep->rmsg[i], now);
+    }
+    if ((uint32_t)n < ep->batch) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ the loop */
+
+static udccp_tstamp next_expiry(const udccp_endpoint *ep) {
+  udccp_tstamp min = UDCCP_TSTAMP_NEVER;
+  for (size_t i = 0; i < ep->nsocks; i++) {
+    udccp_tstamp e = udccp_conn_get_expiry(ep->socks[i]->conn);
+    if (e < min) {
+      min = e;
+    }
+  }
+  return min;
+}
+
+int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
+  udccp_tstamp e = next_expiry(ep);
+  if (e == UDCCP_TSTAMP_NEVER) {
+    return -1;
+  }
+  udccp_tstamp now = udccp_io_now();
+  if (e <= now) {
+    return 0;
+  }
+  udccp_tstamp ms = (e - now + UDCCP_NS_PER_MS - 1) / UDCCP_NS_PER_MS;
+  return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+static void reap(udccp_endpoint *ep) {
+  for (size_t i = ep->nsocks; i-- > 0;) {
+    udccp_sock *s = ep->socks[i];
+    if (!udccp_conn_is_done(s->conn)) {
+      continue;
+    }
+    /* RFC 4340 §8.5 step 1: a fully closed connection no longer owns its
+     * packets; the peer's stragglers get Reset No Connection. */
+    sock_unlink(s);
+    if (s->orphan || (!s->app_owned && s->in_acceptq)) {
+      udccp_io_sock_free(s);
+    }
+  }
+}
+
+int udccp_endpoint_process(udccp_endpoint *ep) {
+  int rv = 0;
+  struct epoll_event ev[2];
+  int n = epoll_wait(ep->epfd, ev, 2, 0);
+  udccp_tstamp now = udccp_io_now();
+  for (int i = 0; i < n; i++) {
+    int f = (int)ev[i].data.u32;
+    if (ev[i].events & EPOLLERR) {
+      drain_errqueue(ep, f);
+    }
+    if (ev[i].events & EPOLLIN) {
+      int r = recv_fd(ep, f, now);
+      if (r != 0) {
+        rv = r;
+      }
+    }
+  }
+  now = udccp_io_now();
+  for (size_t i = 0; i < ep->nsocks; i++) {
+    udccp_sock *s = ep->socks[i];
+    if (udccp_conn_get_expiry(s->conn) <= now) {
+      (void)udccp_conn_handle_expiry(s->conn, now);
+    }
+  }
+  if (ep->filter_dirty) {
+    filter_update(ep);
+  }
+  for (size_t i = 0; i < ep->nsocks; i++) {
+    sock_gen(ep->socks[i], now);
+  }
+  tx_flush(ep);
+  reap(ep);
+  if (ep->filter_dirty) {
+    filter_update(ep);
+  }
+  return rv;
+}
+
+int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms) {
+  int t = udccp_endpoint_timeout_ms(ep);
+  if (timeout_ms >= 0 && (t < 0 || timeout_ms < t)) {
+    t = timeout_ms;
+  }
+  struct epoll_event ev[2];
+  if (epoll_wait(ep->epfd, ev, 2, t) < 0 && errno != EINTR) {
+    return UDCCP_ERR_SOCKET;
+  }
+  return udccp_endpoint_process(ep);
+}
+
+int udccp_io_wait(udccp_endpoint *ep, udccp_tstamp deadline,
+                  int (*ready)(void *arg), void *arg) {
+  int zero_waits = 0;
+  for (;;) {
+    int rv = udccp_endpoint_process(ep);
+    if (rv != 0) {
+      return rv;
+    }
+    if (ready(arg)) {
+      return 0;
+    }
+    udccp_tstamp now = udccp_io_now();
+    if (deadline != UDCCP_TSTAMP_NEVER && now >= deadline) {
+      return UDCCP_ERR_AGAIN;
+    }
+    int t = udccp_endpoint_timeout_ms(ep);
+    if (deadline != UDCCP_TSTAMP_NEVER) {
+      udccp_tstamp ms = (deadline - now + UDCCP_NS_PER_MS - 1) /
+                        UDCCP_NS_PER_MS;
+      if (ms > INT_MAX) {
+        ms = INT_MAX;
+      }
+      if (t < 0 || (int)ms < t) {
+        t = (int)ms;
+      }
+    }
+    /* A timer that stays due after being run would spin; give it a
+     * millisecond after a few rounds. */
+    zero_waits = t == 0 ? zero_waits + 1 : 0;
+    if (zero_waits > 3) {
+      t = 1;
+    }
+    struct epoll_event ev[2];
+    if (epoll_wait(ep->epfd, ev, 2, t) < 0 && errno != EINTR) {
+      return UDCCP_ERR_SOCKET;
+    }
+  }
+}

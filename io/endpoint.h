@@ -1,0 +1,124 @@
+/*
+ * Internals of the socket runtime shared by endpoint.c (sockets, batches,
+ * the event loop) and sock.c (the socket-like calls).
+ */
+#ifndef UDCCP_IO_ENDPOINT_H
+#define UDCCP_IO_ENDPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <udccp/udccp.h>
+
+#include "demux.h"
+
+#define UDCCP_IO_BATCH_MAX 64
+/* Receive buffers hold a 60-byte IPv4 header plus any packet a peer may
+ * send on a 1500-byte-MTU path, with room to spare; larger ones are
+ * dropped as truncated. */
+#define UDCCP_IO_RXBUF 4096
+#define UDCCP_IO_TXBUF 2048
+#define UDCCP_IO_CTLBUF 128
+#define UDCCP_IO_EPHEMERAL_LO 49152u
+
+enum { UDCCP_IO_V4 = 0, UDCCP_IO_V6 = 1 };
+
+struct udccp_sock {
+  udccp_endpoint *ep;
+  udccp_conn *conn;
+  udccp_path path;              /* local/remote addresses and DCCP ports */
+  uint16_t remote_udp_port;     /* DCCP-UDP; 0 on raw */
+  int fidx;                     /* UDCCP_IO_V4 / UDCCP_IO_V6: which socket */
+  struct sockaddr_storage peer; /* where packets go (UDP port, or port 0) */
+  socklen_t peerlen;
+  udccp_listener *lis;          /* the listener that made it; NULL: client */
+  size_t idx;                   /* position in ep->socks */
+  udccp_sock *acc_next;         /* accept queue link */
+  uint8_t in_demux;             /* reachable by incoming packets */
+  uint8_t in_acceptq;
+  uint8_t app_owned;            /* the application holds this handle */
+  uint8_t orphan;               /* closed by the application: free when done */
+  uint8_t shut;                 /* udccp_shutdown() was called */
+  uint8_t seen_open;            /* reached PARTOPEN/OPEN at some point */
+  int io_error;                 /* error learnt from ICMP (e.g. REFUSED) */
+};
+
+typedef struct udccp_io_listen {
+  uint16_t port;
+  udccp_listener *lis[2]; /* per address family (their header overhead) */
+} udccp_io_listen;
+
+struct udccp_endpoint {
+  udccp_endpoint_config cfg;
+  udccp_settings settings; /* template: cksum_mode and rand filled in */
+  int fd[2];               /* UDCCP_IO_V4, UDCCP_IO_V6; -1 if absent */
+  int epfd;
+  uint16_t udp_port;
+  uint8_t local_family;    /* family of cfg.local_host, 0 if NULL */
+  uint8_t local_addr[16];
+  udccp_demux demux;
+  udccp_sock **socks;
+  size_t nsocks, capsocks;
+  udccp_io_listen *lis;
+  size_t nlis, caplis;
+  uint16_t *portref;       /* 65536 counters: DCCP ports this endpoint owns */
+  int filter_dirty;        /* raw: the BPF port filter needs rebuilding */
+  udccp_sock *acc_head, *acc_tail;
+  uint32_t batch;
+  /* receive batch, preallocated */
+  struct mmsghdr rmsg[UDCCP_IO_BATCH_MAX];
+  struct iovec riov[UDCCP_IO_BATCH_MAX];
+  struct sockaddr_storage rname[UDCCP_IO_BATCH_MAX];
+  uint8_t rctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
+  uint8_t *rbuf;
+  /* transmit batch, preallocated */
+  struct mmsghdr tmsg[UDCCP_IO_BATCH_MAX];
+  struct iovec tiov[UDCCP_IO_BATCH_MAX];
+  struct sockaddr_storage tname[UDCCP_IO_BATCH_MAX];
+  uint8_t tctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
+  udccp_sock *towner[UDCCP_IO_BATCH_MAX];
+  int tfidx[UDCCP_IO_BATCH_MAX];
+  uint8_t *tbuf;
+  size_t ntx;
+  udccp_endpoint_stats stats;
+};
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+udccp_tstamp udccp_io_now(void);
+
+/* Fills dest with random bytes (getrandom); the core's udccp_rand_cb. */
+void udccp_io_rand(uint8_t *dest, size_t len, void *user_data);
+
+/* Creates a connection slot for conn and makes it reachable by incoming
+ * packets.  Returns it, or NULL (out of memory; conn is not freed). */
+udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
+                              const udccp_path *path, uint16_t remote_udp_port,
+                              udccp_listener *lis);
+
+/* Removes s from the endpoint and frees it and its connection. */
+void udccp_io_sock_free(udccp_sock *s);
+
+/* Generates s's packets now and sends every batched packet. */
+void udccp_io_sock_flush(udccp_sock *s);
+
+/* Picks an unused local DCCP port in 49152..65535, or returns 0. */
+uint16_t udccp_io_pick_port(udccp_endpoint *ep);
+
+/* Marks a DCCP port owned (delta +1) or released (-1) by this endpoint. */
+void udccp_io_port_ref(udccp_endpoint *ep, uint16_t port, int delta);
+
+/* Settings for a new connection on socket fidx with the given CCID. */
+void udccp_io_conn_settings(const udccp_endpoint *ep, int fidx, uint8_t ccid,
+                            udccp_settings *out);
+
+/* Runs the event loop until ready(arg) returns non-zero or deadline (ns,
+ * UDCCP_TSTAMP_NEVER) passes.  Returns 0, UDCCP_ERR_AGAIN (deadline) or
+ * UDCCP_ERR_SOCKET. */
+int udccp_io_wait(udccp_endpoint *ep, udccp_tstamp deadline,
+                  int (*ready)(void *arg), void *arg);
+
+/* The deadline timeout_ms from now (-1: never). */
+udccp_tstamp udccp_io_deadline(int timeout_ms);
+
+#endif /* UDCCP_IO_ENDPOINT_H */

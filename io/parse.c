@@ -1,0 +1,141 @@
+/*
+ * Command-line value parsers (see parse.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <udccp/udccp.h>
+
+#include "parse.h"
+
+/* Splits s into a finite non-negative number and its unit suffix. */
+static int split_number(const char *s, double *v, const char **unit) {
+  if (s == NULL || *s == '\0' || isspace((unsigned char)*s) || *s == '-') {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  char *end = NULL;
+  errno = 0;
+  double d = strtod(s, &end);
+  if (end == s || errno != 0 || !isfinite(d) || d < 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  *v = d;
+  *unit = end;
+  return 0;
+}
+
+static int to_u64(double d, uint64_t *out) {
+  if (!(d < 18446744073709551616.0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  *out = (uint64_t)(d + 0.5);
+  return 0;
+}
+
+int udccp_io_parse_rate(const char *s, uint64_t *bps) {
+  double v;
+  const char *u;
+  if (split_number(s, &v, &u) != 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  double mult = 1;
+  switch (*u) {
+  case 'k': case 'K': mult = 1e3; u++; break;
+  case 'm': case 'M': mult = 1e6; u++; break;
+  case 'g': case 'G': mult = 1e9; u++; break;
+  default: break;
+  }
+  double unit = 1; /* bits */
+  if (*u == '\0' || strcmp(u, "bit") == 0 || strcmp(u, "bps") == 0 ||
+      strcmp(u, "b") == 0 || strcmp(u, "bit/s") == 0) {
+    unit = 1;
+  } else if (strcmp(u, "Bps") == 0 || strcmp(u, "B/s") == 0 ||
+             strcmp(u, "B") == 0) {
+    unit = 8;
+  } else {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return to_u64(v * mult * unit, bps);
+}
+
+int udccp_io_parse_size(const char *s, uint64_t *bytes) {
+  double v;
+  const char *u;
+  if (split_number(s, &v, &u) != 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  double mult = 1;
+  switch (*u) {
+  case 'k': case 'K': mult = 1024.0; u++; break;
+  case 'm': case 'M': mult = 1024.0 * 1024; u++; break;
+  case 'g': case 'G': mult = 1024.0 * 1024 * 1024; u++; break;
+  default: break;
+  }
+  if (*u == 'B' || *u == 'b') {
+    u++;
+  }
+  if (*u != '\0') {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return to_u64(v * mult, bytes);
+}
+
+int udccp_io_parse_time(const char *s, uint64_t *ns) {
+  double v;
+  const char *u;
+  if (split_number(s, &v, &u) != 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  double mult;
+  if (*u == '\0' || strcmp(u, "s") == 0) {
+    mult = 1e9;
+  } else if (strcmp(u, "ms") == 0) {
+    mult = 1e6;
+  } else if (strcmp(u, "us") == 0) {
+    mult = 1e3;
+  } else if (strcmp(u, "ns") == 0) {
+    mult = 1;
+  } else if (strcmp(u, "m") == 0 || strcmp(u, "min") == 0) {
+    mult = 60e9;
+  } else {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return to_u64(v * mult, ns);
+}
+
+int udccp_io_parse_service(const char *s, uint32_t *code) {
+  if (s == NULL || *s == '\0') {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (isdigit((unsigned char)s[0])) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno == 0 && end != s && *end == '\0') {
+      /* RFC 4340 §8.1.2: 4294967295 is never a valid Service Code. */
+      if (v >= UDCCP_SERVICE_CODE_INVALID) {
+        return UDCCP_ERR_INVALID_ARGUMENT;
+      }
+      *code = (uint32_t)v;
+      return 0;
+    }
+  }
+  size_t n = strlen(s);
+  if (n > 4) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  uint32_t c = 0;
+  for (size_t i = 0; i < 4; i++) {
+    uint8_t ch = i < n ? (uint8_t)s[i] : 0;
+    /* RFC 5595 §2.1: ASCII characters 32..126. */
+    if (i < n && (ch < 32 || ch > 126)) {
+      return UDCCP_ERR_INVALID_ARGUMENT;
+    }
+    c = (c << 8) | ch;
+  }
+  *code = c;
+  return 0;
+}

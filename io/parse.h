@@ -1,0 +1,30 @@
+/*
+ * Parsers for the command-line values the tools share (DESIGN.md §4):
+ * rates like "50mbit", sizes like "64k", times like "20ms", Service Codes
+ * as numbers or up to four ASCII characters (RFC 5595 §2.1).
+ */
+#ifndef UDCCP_IO_PARSE_H
+#define UDCCP_IO_PARSE_H
+
+#include <stdint.h>
+
+/* Rate in bits/s: "<number>[k|m|g][bit|bps|b]" (decimal multipliers, bits);
+ * "<number>[K|M|G]Bps"/"B/s" means bytes/s.  A bare number is bits/s.
+ * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_rate(const char *s, uint64_t *bps);
+
+/* Size in bytes: "<number>[k|K|m|M|g|G]" (binary multipliers).
+ * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_size(const char *s, uint64_t *bytes);
+
+/* Time: "<number>[ns|us|ms|s|m]" (bare number: seconds) into nanoseconds.
+ * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_time(const char *s, uint64_t *ns);
+
+/* Service Code: a decimal or 0x-hex number below 2^32 - 1, or 1..4
+ * printable ASCII characters, big-endian as RFC 5595 §2.1 reads them
+ * ("PERF" = 0x50455246; shorter strings are padded with zero bytes).
+ * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (also for 4294967295). */
+int udccp_io_parse_service(const char *s, uint32_t *code);
+
+#endif /* UDCCP_IO_PARSE_H */

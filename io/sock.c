@@ -1,0 +1,443 @@
+/*
+ * The socket-like calls of the runtime: connect, listen, accept, send,
+ * recv, shutdown, close (see the io/ section of udccp.h).  Each call that
+ * may wait runs the endpoint's loop (udccp_io_wait) until its condition
+ * holds or its deadline passes.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "endpoint.h"
+
+static int is_dead(const udccp_sock *s) {
+  return s->io_error != 0 || udccp_conn_get_error(s->conn) != 0 ||
+         udccp_conn_get_state(s->conn) == UDCCP_STATE_CLOSED ||
+         udccp_conn_is_done(s->conn);
+}
+
+/* Why a dead connection failed, in the terms the application asked about
+ * (0 while it lives). */
+static int dead_error(const udccp_sock *s) {
+  if (s->io_error != 0) {
+    return s->io_error;
+  }
+  int err = udccp_conn_get_error(s->conn);
+  int rc = udccp_conn_get_reset_code(s->conn);
+  /* A Reset "No Connection" (RFC 4340 §8.5 step 1) or "Encapsulated Port
+   * Reuse" (12, RFC 6773 §3.8) answering our Request means nobody takes
+   * the connection: a refusal, as a TCP RST answering a SYN.  The core
+   * itself maps Bad Service Code, Connection Refused and Too Busy. */
+  if (err == UDCCP_ERR_RESET && !s->seen_open &&
+      (rc == UDCCP_RESET_NO_CONNECTION || rc == 12)) {
+    return UDCCP_ERR_REFUSED;
+  }
+  if (err != 0) {
+    return err;
+  }
+  return udccp_conn_get_state(s->conn) == UDCCP_STATE_CLOSED ||
+                 udccp_conn_is_done(s->conn)
+             ? UDCCP_ERR_CLOSED
+             : 0;
+}
+
+/* The source address the kernel will use towards addr (a connected UDP
+ * probe socket asks the routing table); the raw pseudo-header needs it. */
+static int route_source(uint8_t family, const uint8_t *addr,
+                        uint8_t local[16]) {
+  int af = family == UDCCP_AF_INET ? AF_INET : AF_INET6;
+  int fd = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return UDCCP_ERR_SOCKET;
+  }
+  struct sockaddr_storage ss;
+  socklen_t sl = udccp_io_addr_to_sockaddr(&ss, family, addr, 9);
+  int rv = UDCCP_ERR_SOCKET;
+  if (connect(fd, (struct sockaddr *)&ss, sl) == 0) {
+    struct sockaddr_storage me;
+    socklen_t ml = sizeof(me);
+    uint8_t fam;
+    uint16_t port;
+    if (getsockname(fd, (struct sockaddr *)&me, &ml) == 0 &&
+        udccp_io_addr_from_sockaddr((struct sockaddr *)&me, &fam, local,
+                                    &port) == 0) {
+      rv = 0;
+    }
+  }
+  close(fd);
+  return rv;
+}
+
+static int connect_ready(void *arg) {
+  udccp_sock *s = arg;
+  return is_dead(s) || udccp_conn_get_state(s->conn) >= UDCCP_STATE_PARTOPEN;
+}
+
+int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
+                  uint16_t port, uint32_t service_code, uint8_t ccid,
+                  int timeout_ms) {
+  if (ep == NULL || psock == NULL || host == NULL || port == 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  udccp_path path;
+  memset(&path, 0, sizeof(path));
+  int rv = udccp_io_resolve(host, ep->fd[UDCCP_IO_V4] >= 0,
+                            ep->fd[UDCCP_IO_V6] >= 0, &path.family,
+                            path.remote_addr);
+  if (rv != 0) {
+    return rv;
+  }
+  int fidx = path.family == UDCCP_AF_INET ? UDCCP_IO_V4 : UDCCP_IO_V6;
+  if (ep->local_family == path.family) {
+    memcpy(path.local_addr, ep->local_addr, 16);
+  } else if (route_source(path.family, path.remote_addr, path.local_addr) !=
+                 0 &&
+             ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
+    return UDCCP_ERR_SOCKET; /* no route: errno tells */
+  }
+  path.remote_port = port;
+  path.local_port = udccp_io_pick_port(ep);
+  if (path.local_port == 0) {
+    return UDCCP_ERR_ADDRINUSE;
+  }
+  udccp_settings st;
+  udccp_io_conn_settings(ep, fidx, ccid, &st);
+  udccp_conn *conn = NULL;
+  rv = udccp_conn_client_new(&conn, &st, &path, service_code, udccp_io_now());
+  if (rv != 0) {
+    return rv;
+  }
+  uint16_t udp_port = ep->cfg.remote_udp_port ? ep->cfg.remote_udp_port : port;
+  udccp_sock *s = udccp_io_sock_add(ep, conn, &path, udp_port, NULL);
+  if (s == NULL) {
+    udccp_conn_del(conn);
+    return UDCCP_ERR_NOMEM;
+  }
+  s->app_owned = 1;
+  udccp_io_sock_flush(s); /* the Request goes out now */
+  if (timeout_ms == 0) {
+    *psock = s;
+    return 0;
+  }
+  rv = udccp_io_wait(ep, udccp_io_deadline(timeout_ms), connect_ready, s);
+  if (rv == 0 && !is_dead(s)) {
+    *psock = s;
+    return 0;
+  }
+  int err = rv == UDCCP_ERR_AGAIN ? UDCCP_ERR_TIMEOUT : dead_error(s);
+  if (err == 0 || err == UDCCP_ERR_CLOSED) {
+    err = rv != 0 ? rv : UDCCP_ERR_TIMEOUT;
+  }
+  if (!is_dead(s)) {
+    /* Our deadline, not the protocol's: tell the peer we gave up. */
+    (void)udccp_conn_abort(s->conn, UDCCP_RESET_ABORTED, udccp_io_now());
+    udccp_io_sock_flush(s);
+  }
+  udccp_io_sock_free(s);
+  return err;
+}
+
+int udccp_listen(udccp_endpoint *ep, uint16_t port,
+                 const uint32_t *service_codes, size_t n) {
+  if (ep == NULL || service_codes == NULL || n == 0 || port == 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  for (size_t i = 0; i < ep->nlis; i++) {
+    if (ep->lis[i].port == port) {
+      return UDCCP_ERR_ADDRINUSE;
+    }
+  }
+  if (ep->nlis == ep->caplis) {
+    size_t nc = ep->caplis ? ep->caplis * 2 : 4;
+    udccp_io_listen *nl = realloc(ep->lis, nc * sizeof(*nl));
+    if (nl == NULL) {
+      return UDCCP_ERR_NOMEM;
+    }
+    ep->lis = nl;
+    ep->caplis = nc;
+  }
+  udccp_io_listen *l = &ep->lis[ep->nlis];
+  memset(l, 0, sizeof(*l));
+  l->port = port;
+  udccp_listener_settings ls;
+  memset(&ls, 0, sizeof(ls));
+  ls.service_codes = service_codes;
+  ls.n_service_codes = n;
+  ls.init_cookie = 0;
+  ls.cookie_lifetime = 8 * UDCCP_NS_PER_S;
+  ls.max_conns = ep->cfg.max_conns;
+  for (int f = 0; f < 2; f++) {
+    if (ep->fd[f] < 0) {
+      continue;
+    }
+    udccp_settings st;
+    udccp_io_conn_settings(ep, f, 0, &st);
+    int rv = udccp_listener_new(&l->lis[f], &st, &ls, udccp_io_now());
+    if (rv != 0) {
+      udccp_listener_del(l->lis[0]);
+      udccp_listener_del(l->lis[1]);
+      return rv;
+    }
+  }
+  ep->nlis++;
+  udccp_io_port_ref(ep, port, +1);
+  (void)udccp_endpoint_process(ep); /* installs the raw port filter */
+  return 0;
+}
+
+static int acceptable(const udccp_sock *s) {
+  int st = udccp_conn_get_state(s->conn);
+  if (st >= UDCCP_STATE_OPEN) {
+    return 1;
+  }
+  /* Opened and already closed by the peer: its data is still readable. */
+  return st == UDCCP_STATE_CLOSED &&
+         udccp_conn_get_error(s->conn) == UDCCP_ERR_CLOSED;
+}
+
+static udccp_sock *accept_find(udccp_endpoint *ep) {
+  for (udccp_sock *s = ep->acc_head; s != NULL; s = s->acc_next) {
+    if (acceptable(s)) {
+      return s;
+    }
+  }
+  return NULL;
+}
+
+static int accept_ready(void *arg) { return accept_find(arg) != NULL; }
+
+int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms) {
+  if (ep == NULL || psock == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (ep->nlis == 0) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  int rv = udccp_io_wait(ep, udccp_io_deadline(timeout_ms), accept_ready, ep);
+  if (rv != 0) {
+    return rv;
+  }
+  udccp_sock *s = accept_find(ep);
+  /* unlink from the accept queue */
+  udccp_sock **pp = &ep->acc_head;
+  udccp_sock *prev = NULL;
+  while (*pp != s) {
+    prev = *pp;
+    pp = &(*pp)->acc_next;
+  }
+  *pp = s->acc_next;
+  if (ep->acc_tail == s) {
+    ep->acc_tail = prev;
+  }
+  s->acc_next = NULL;
+  s->in_acceptq = 0;
+  s->app_owned = 1;
+  *psock = s;
+  return 0;
+}
+
+static int can_send_or_dead(void *arg) {
+  udccp_sock *s = arg;
+  if (is_dead(s)) {
+    return 1;
+  }
+  int st = udccp_conn_get_state(s->conn);
+  if (st < UDCCP_STATE_PARTOPEN) {
+    return 0;
+  }
+  return udccp_conn_get_send_space(s->conn) > 0;
+}
+
+static int is_open_or_dead(void *arg) {
+  udccp_sock *s = arg;
+  return is_dead(s) || udccp_conn_get_state(s->conn) >= UDCCP_STATE_OPEN;
+}
+
+udccp_ssize udccp_send(udccp_sock *s, const void *buf, size_t len,
+                       int timeout_ms) {
+  if (s == NULL || (buf == NULL && len > 0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (s->shut) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
+  for (int round = 0;; round++) {
+    if (is_dead(s)) {
+      int e = dead_error(s);
+      return e != 0 ? e : UDCCP_ERR_CLOSED;
+    }
+    int st = udccp_conn_get_state(s->conn);
+    if (st >= UDCCP_STATE_PARTOPEN) {
+      if (len > udccp_conn_get_mps(s->conn)) {
+        return UDCCP_ERR_MSGSIZE;
+      }
+      int r = udccp_conn_queue_datagram(s->conn, buf, len, 0, udccp_io_now());
+      if (r == 0) {
+        udccp_io_sock_flush(s);
+        return (udccp_ssize)len;
+      }
+      if (r == UDCCP_ERR_INVALID_STATE && st == UDCCP_STATE_PARTOPEN) {
+        /* this core sends data only once OPEN: wait for it */
+        int rv = udccp_io_wait(s->ep, deadline, is_open_or_dead, s);
+        if (rv != 0) {
+          return rv;
+        }
+        continue;
+      }
+      if (r != UDCCP_ERR_AGAIN) {
+        if (r == UDCCP_ERR_INVALID_STATE && is_dead(s)) {
+          continue;
+        }
+        return r;
+      }
+    }
+    /* Handshake pending or queue full: run the loop until that changes.
+     * The first round of a non-blocking call still runs it once. */
+    if (round > 0 && timeout_ms == 0) {
+      return UDCCP_ERR_AGAIN;
+    }
+    int rv = udccp_io_wait(s->ep, deadline, can_send_or_dead, s);
+    if (rv != 0) {
+      return rv;
+    }
+  }
+}
+
+static int readable_or_dead(void *arg) {
+  udccp_sock *s = arg;
+  if (udccp_conn_peek_datagram_len(s->conn) >= 0) {
+    return 1;
+  }
+  int st = udccp_conn_get_state(s->conn);
+  return is_dead(s) || st == UDCCP_STATE_TIMEWAIT;
+}
+
+udccp_ssize udccp_recv(udccp_sock *s, void *buf, size_t cap, int timeout_ms) {
+  if (s == NULL || (buf == NULL && cap > 0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
+  for (int round = 0;; round++) {
+    udccp_ssize r = udccp_conn_read_datagram(s->conn, buf, cap);
+    if (r >= 0 || r == UDCCP_ERR_NOBUF) {
+      return r;
+    }
+    if (r != UDCCP_ERR_AGAIN) {
+      int e = dead_error(s);
+      return e != 0 ? e : r;
+    }
+    int st = udccp_conn_get_state(s->conn);
+    if (is_dead(s) || st == UDCCP_STATE_TIMEWAIT) {
+      int e = dead_error(s);
+      return e != 0 ? e : UDCCP_ERR_CLOSED;
+    }
+    if (round > 0 && timeout_ms == 0) {
+      return UDCCP_ERR_AGAIN;
+    }
+    int rv = udccp_io_wait(s->ep, deadline, readable_or_dead, s);
+    if (rv != 0) {
+      return rv;
+    }
+  }
+}
+
+udccp_ssize udccp_sock_peek_len(udccp_sock *s) {
+  return udccp_conn_peek_datagram_len(s->conn);
+}
+
+int udccp_shutdown(udccp_sock *s) {
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (s->shut) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  int rv = udccp_conn_close(s->conn, udccp_io_now());
+  s->shut = 1;
+  udccp_io_sock_flush(s);
+  return rv;
+}
+
+static int close_done(void *arg) {
+  udccp_sock *s = arg;
+  int st = udccp_conn_get_state(s->conn);
+  return is_dead(s) || st == UDCCP_STATE_TIMEWAIT;
+}
+
+int udccp_close(udccp_sock *s, int timeout_ms) {
+  if (s == NULL) {
+    return 0;
+  }
+  udccp_endpoint *ep = s->ep;
+  if (!s->shut) {
+    (void)udccp_conn_close(s->conn, udccp_io_now());
+    s->shut = 1;
+    udccp_io_sock_flush(s);
+  }
+  int rv = udccp_io_wait(ep, udccp_io_deadline(timeout_ms), close_done, s);
+  int result;
+  if (rv == UDCCP_ERR_AGAIN) {
+    result = UDCCP_ERR_TIMEOUT;
+  } else if (rv != 0) {
+    result = rv;
+  } else {
+    int e = dead_error(s);
+    result = (e == 0 || e == UDCCP_ERR_CLOSED) ? 0 : e;
+  }
+  s->app_owned = 0;
+  s->orphan = 1;
+  if (udccp_conn_is_done(s->conn)) {
+    udccp_io_sock_free(s);
+  }
+  return result;
+}
+
+void udccp_abort(udccp_sock *s) {
+  if (s == NULL) {
+    return;
+  }
+  if (!is_dead(s)) {
+    (void)udccp_conn_abort(s->conn, UDCCP_RESET_ABORTED, udccp_io_now());
+    udccp_io_sock_flush(s);
+  }
+  s->app_owned = 0;
+  s->orphan = 1;
+  s->shut = 1;
+  if (udccp_conn_is_done(s->conn)) {
+    udccp_io_sock_free(s);
+  }
+}
+
+int udccp_sock_state(const udccp_sock *s) {
+  return udccp_conn_get_state(s->conn);
+}
+
+int udccp_sock_error(const udccp_sock *s) {
+  if (!is_dead(s)) {
+    return 0;
+  }
+  return dead_error(s);
+}
+
+int udccp_sock_reset_code(const udccp_sock *s) {
+  return udccp_conn_get_reset_code(s->conn);
+}
+
+size_t udccp_sock_get_mps(const udccp_sock *s) {
+  return udccp_conn_get_mps(s->conn);
+}
+
+const udccp_path *udccp_sock_get_path(const udccp_sock *s) {
+  return &s->path;
+}
+
+void udccp_sock_get_info(const udccp_sock *s, udccp_conn_info *info) {
+  udccp_conn_get_info(s->conn, info);
+}
+
+udccp_conn *udccp_sock_get_conn(udccp_sock *s) { return s->conn; }

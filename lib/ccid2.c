@@ -1,0 +1,998 @@
+/*
+ * CCID 2: TCP-like Congestion Control.  Rules implemented, by section:
+ *
+ * RFC 4341 §4    Send Ack Vector = 1 at the HC-Receiver is a mandatory
+ *                dependency (deps table below).
+ * RFC 4341 §5    cwnd, ssthresh and pipe count packets.  A data packet may
+ *                go only while pipe < cwnd; each one sent adds 1 to pipe.
+ * §5 (1)         pipe -1 for each data packet newly acked in state 0 or 1,
+ *                never twice, never for non-data packets or for packets
+ *                already declared lost.
+ * §5 (2)         P is lost once NUMDUPACK (3) packets sent after P, data or
+ *                not, are acked; pipe -1.
+ * §5 (3)         Timeout per RFC 6298 (RFC 2988), one RTT sample per window,
+ *                exponential back-off; on timeout pipe = 0, ssthresh =
+ *                cwnd/2 (>= 2), cwnd = 1; outstanding packets count as lost.
+ * §5             One congestion event per window (losses or marks of packets
+ *                sent before the first was detected): cwnd /= 2 (>= 1),
+ *                ssthresh = cwnd (>= 2).
+ * §5             Slow start: +1 per two newly acked unmarked data packets,
+ *                at most Ack Ratio/2 per ack; congestion avoidance: +1 per
+ *                window acked without loss or mark.
+ * §5             Initial cwnd per RFC 3390; ssthresh starts "arbitrarily
+ *                high".
+ * §5.1           Idle and application-limited periods: RFC 2861 cwnd
+ *                validation (halve per idle RTO, down to the RFC 5681 §4.1
+ *                restart window; no growth and decay towards the used
+ *                window while application-limited).
+ * §5.2           Data Dropped: Drop Code 2 costs one packet of cwnd per
+ *                packet; codes 3..7 count as ECN marks, codes 0 and 1 as
+ *                received (RFC 4340 §11.7.2); a relevant Data Dropped or
+ *                Slow Receiver ends slow start; Slow Receiver also stops
+ *                growth for an RTT (RFC 4340 §11.6).
+ * §6.1.1         Lost acks (NUMDUPACK later peer packets seen) and CE-marked
+ *                non-data packets are ack-path congestion.
+ * §6.1.2         Ack Ratio: integer, <= ceil(cwnd/2), >= 2 once cwnd >= 4;
+ *                doubled per window with ack-path congestion, decreased by 1
+ *                after cwnd/(R^2 - R) clean windows, at most one change per
+ *                RTT except when a constraint forces it.
+ * §7             Ack Vector state 1 (ECN marked) is a congestion event.
+ * RFC 4340 §11.3 Receiver half: lib/ccid2_rx.c.
+ *
+ * Not done: ECN Nonce Echo verification (RFC 4341 §7 SHOULD), pacing (MAY).
+ */
+#include <string.h>
+
+#include "ackvec.h"
+#include "ccid2.h"
+#include "feat.h"
+#include "seq.h"
+
+/* History entry flags. */
+#define ENT_SENT 0x01u /* seen by tx_on_sent: `sent` is valid */
+#define ENT_DATA 0x02u
+#define ENT_ACKED 0x04u /* reported in state 0 or 1 */
+#define ENT_LOST 0x08u
+#define ENT_DROP 0x10u /* its Data Dropped report was processed */
+
+typedef struct ccid2_ent {
+  uint64_t seq;
+  udccp_tstamp sent;
+  uint8_t flags;
+} ccid2_ent;
+
+typedef struct ccid2_tx {
+  udccp_ccid_env *env;
+  const udccp_mem *mem;
+  /* Ring indexed by seq & (cap - 1): our packets tail .. tail + n - 1.
+   * Everything before tail is resolved (acked, lost, or non-data). */
+  ccid2_ent *ring;
+  size_t cap;
+  uint64_t tail;
+  size_t n;
+  int started;
+  uint64_t gss;       /* newest sequence number sent */
+  uint64_t loss_scan; /* data packets before this were judged */
+  uint64_t top[3];    /* the three newest seqs acked, newest first */
+  unsigned n_top;
+
+  uint32_t cwnd, ssthresh, pipe, iw; /* packets */
+  uint32_t ss_acked, ca_acked;       /* growth credit, packets */
+  int in_recovery;
+  uint64_t recovery_seq; /* gss when the last congestion event began */
+  unsigned events;       /* congestion events so far */
+
+  /* RFC 6298 estimator, ns */
+  int have_rtt;
+  udccp_tstamp srtt, rttvar, rto, min_rtt;
+  unsigned backoff;
+  int have_rtt_next;
+  uint64_t rtt_next; /* next sample only from an ack at or after this */
+  udccp_tstamp rto_deadline;
+
+  /* RFC 2861 */
+  int sent_any;
+  udccp_tstamp last_data_sent;
+  udccp_tstamp cwv_start;
+  uint32_t w_used;
+  int full_cur, full_prev;
+  udccp_tstamp slow_rcv_until;
+
+  /* Ack Ratio, RFC 4341 §6.1.2 */
+  uint32_t ar;
+  int ar_changed_valid;
+  udccp_tstamp ar_changed, ar_clean_start;
+
+  /* The peer's sequence numbers, RFC 4341 §6.1.1: bit i of rp_seen is
+   * rp_high - i; every number up to rp_judged has been judged. */
+  int rp_started;
+  uint64_t rp_high, rp_judged, rp_seen;
+
+  uint64_t pkts_lost;
+} ccid2_tx;
+
+_Static_assert(sizeof(ccid2_tx) <= UDCCP_CCID_STATE_SIZE, "tx state size");
+
+static ccid2_tx *tx_of(udccp_ccid_state *st) {
+  return (ccid2_tx *)(void *)st->bytes;
+}
+static const ccid2_tx *ctx_of(const udccp_ccid_state *st) {
+  return (const ccid2_tx *)(const void *)st->bytes;
+}
+static udccp_tstamp since(udccp_tstamp now, udccp_tstamp then) {
+  return now > then ? now - then : 0;
+}
+
+static udccp_tstamp add_ts(udccp_tstamp a, udccp_tstamp b) {
+  return a > UDCCP_TSTAMP_NEVER - b ? UDCCP_TSTAMP_NEVER : a + b;
+}
+
+uint32_t udccp_ccid2_initial_cwnd(size_t mps) {
+  size_t m = mps ? mps : 1460;
+  size_t w = 4380 / m;
+  if (w < 2) {
+    w = 2;
+  }
+  if (w > 4) {
+    w = 4;
+  }
+  return (uint32_t)w;
+}
+
+/* ------------------------------------------------------------ history */
+
+static ccid2_ent *ent_at(ccid2_tx *tx, uint64_t seq) {
+  return &tx->ring[seq & (tx->cap - 1)];
+}
+
+static uint64_t hist_head(const ccid2_tx *tx) {
+  return udccp_seq_add(tx->tail, (int64_t)tx->n - 1);
+}
+
+static int hist_has(const ccid2_tx *tx, uint64_t seq) {
+  return tx->n > 0 && udccp_seq_between(seq, tx->tail, hist_head(tx));
+}
+
+static int hist_grow(ccid2_tx *tx, size_t need) {
+  size_t ncap = tx->cap;
+  ccid2_ent *nr;
+  size_t i;
+  while (ncap < need) {
+    ncap *= 2;
+  }
+  if (ncap > UDCCP_CCID2_HIST_MAX) {
+    return UDCCP_ERR_NOMEM;
+  }
+  nr = tx->mem->calloc(ncap, sizeof(*nr), tx->mem->user_data);
+  if (!nr) {
+    return UDCCP_ERR_NOMEM;
+  }
+  for (i = 0; i < tx->n; i++) {
+    uint64_t s = udccp_seq_add(tx->tail, (int64_t)i);
+    nr[s & (ncap - 1)] = *ent_at(tx, s);
+  }
+  tx->mem->free(tx->ring, tx->mem->user_data);
+  tx->ring = nr;
+  tx->cap = ncap;
+  return 0;
+}
+
+static void ack_ratio_clamp(ccid2_tx *tx);
+
+/* RFC 4341 §5: halve once per congestion event.  A loss or mark of a
+ * packet sent before the current event was detected belongs to it. */
+static void congestion(ccid2_tx *tx, uint64_t seq) {
+  if (tx->in_recovery && udccp_seq_le(seq, tx->recovery_seq)) {
+    return;
+  }
+  tx->cwnd /= 2;
+  if (tx->cwnd < 1) {
+    tx->cwnd = 1;
+  }
+  tx->ssthresh = tx->cwnd < 2 ? 2 : tx->cwnd;
+  tx->in_recovery = 1;
+  tx->recovery_seq = tx->gss;
+  tx->ss_acked = 0;
+  tx->ca_acked = 0;
+  tx->events++;
+  ack_ratio_clamp(tx);
+}
+
+static void lose(ccid2_tx *tx, ccid2_ent *e) {
+  e->flags |= ENT_LOST;
+  if (tx->pipe > 0) {
+    tx->pipe--;
+  }
+  tx->pkts_lost++;
+  congestion(tx, e->seq);
+}
+
+static int unresolved(const ccid2_ent *e) {
+  return (e->flags & ENT_DATA) && !(e->flags & (ENT_ACKED | ENT_LOST));
+}
+
+static void hist_advance(ccid2_tx *tx) {
+  while (tx->n > 0 && !unresolved(ent_at(tx, tx->tail))) {
+    tx->tail = udccp_seq_add(tx->tail, 1);
+    tx->n--;
+  }
+  if (udccp_seq_lt(tx->loss_scan, tx->tail)) {
+    tx->loss_scan = tx->tail;
+  }
+  if (tx->in_recovery && udccp_seq_gt(tx->tail, tx->recovery_seq)) {
+    tx->in_recovery = 0;
+  }
+}
+
+/* The history cannot hold this much: the oldest packets are given up. */
+static void hist_drop_oldest(ccid2_tx *tx) {
+  ccid2_ent *e = ent_at(tx, tx->tail);
+  if (unresolved(e)) {
+    lose(tx, e);
+  }
+  tx->tail = udccp_seq_add(tx->tail, 1);
+  tx->n--;
+  hist_advance(tx);
+}
+
+static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
+                      uint8_t flags) {
+  uint64_t d;
+  ccid2_ent *e;
+  if (!tx->started || tx->n == 0) {
+    tx->started = 1;
+    tx->tail = seq;
+    tx->n = 0;
+    tx->loss_scan = seq;
+    d = 1;
+  } else {
+    int64_t sd = udccp_seq_sub(seq, hist_head(tx));
+    if (sd <= 0) {
+      return; /* not newer than what we have: ignore */
+    }
+    d = (uint64_t)sd;
+    if (d >= UDCCP_CCID2_HIST_MAX) {
+      while (tx->n > 0) {
+        hist_drop_oldest(tx);
+      }
+      tx->tail = seq;
+      tx->n = 0;
+      tx->loss_scan = seq;
+      d = 1;
+    }
+  }
+  while (tx->n + d > tx->cap) {
+    if (hist_grow(tx, tx->n + (size_t)d) == 0) {
+      continue;
+    }
+    if (tx->n == 0) {
+      /* Nothing outstanding: the unreported numbers need no slots. */
+      tx->tail = seq;
+      tx->loss_scan = seq;
+      d = 1;
+      continue;
+    }
+    hist_drop_oldest(tx);
+  }
+  /* Sequence numbers the caller did not report: non-data, send time
+   * unknown. */
+  while (d > 1) {
+    uint64_t s = udccp_seq_add(tx->tail, (int64_t)tx->n);
+    e = ent_at(tx, s);
+    e->seq = s;
+    e->sent = 0;
+    e->flags = 0;
+    tx->n++;
+    d--;
+  }
+  e = ent_at(tx, seq);
+  e->seq = seq;
+  e->sent = ts;
+  e->flags = flags;
+  tx->n++;
+}
+
+/* ------------------------------------------------------------ RTT, RTO */
+
+static udccp_tstamp rtt_or_default(const ccid2_tx *tx) {
+  return tx->have_rtt && tx->srtt > 0 ? tx->srtt : UDCCP_CCID2_DEFAULT_RTT;
+}
+
+static void rto_compute(ccid2_tx *tx) {
+  udccp_tstamp var4 = 4 * tx->rttvar;
+  udccp_tstamp r =
+      tx->srtt + (var4 > UDCCP_CCID2_CLOCK_G ? var4 : UDCCP_CCID2_CLOCK_G);
+  if (r < UDCCP_CCID2_RTO_MIN) {
+    r = UDCCP_CCID2_RTO_MIN;
+  }
+  if (r > UDCCP_CCID2_RTO_MAX) {
+    r = UDCCP_CCID2_RTO_MAX;
+  }
+  tx->rto = r;
+}
+
+/* RFC 6298 §2.2, §2.3 (alpha = 1/8, beta = 1/4). */
+static void rtt_sample(ccid2_tx *tx, udccp_tstamp r) {
+  if (!tx->have_rtt) {
+    tx->srtt = r;
+    tx->rttvar = r / 2;
+    tx->min_rtt = r;
+    tx->have_rtt = 1;
+  } else {
+    udccp_tstamp diff = tx->srtt > r ? tx->srtt - r : r - tx->srtt;
+    tx->rttvar = (3 * tx->rttvar + diff) / 4;
+    tx->srtt = (7 * tx->srtt + r) / 8;
+    if (r < tx->min_rtt) {
+      tx->min_rtt = r;
+    }
+  }
+  /* RFC 6298 §5.7: a new sample ends the back-off. */
+  tx->backoff = 0;
+  rto_compute(tx);
+}
+
+/* ------------------------------------------------------------ Ack Ratio */
+
+/* RFC 4341 §6.1.2 constraints (2) and (3).  We take (2) without its
+ * "2 is always acceptable" exception: with cwnd 1 or 2 an Ack Ratio of 2
+ * would leave the receiver waiting for a packet that may never come (§6.1.2
+ * allows Ack Ratio 1 for such windows). */
+static uint32_t ar_max(uint32_t cwnd) {
+  uint32_t m = (cwnd + 1) / 2;
+  return m < 1 ? 1 : m;
+}
+static uint32_t ar_min(uint32_t cwnd) { return cwnd >= 4 ? 2 : 1; }
+
+static void ack_ratio_clamp(ccid2_tx *tx) {
+  if (tx->ar > ar_max(tx->cwnd)) {
+    tx->ar = ar_max(tx->cwnd);
+  }
+  if (tx->ar < ar_min(tx->cwnd)) {
+    tx->ar = ar_min(tx->cwnd);
+  }
+}
+
+/* RFC 4341 §6.1.2: double per window with lost or marked acks; the SHOULD
+ * NOT of more than one renegotiation per RTT paces it. */
+static void ack_congestion(ccid2_tx *tx, udccp_tstamp ts) {
+  tx->ar_clean_start = ts;
+  if (tx->ar_changed_valid && since(ts, tx->ar_changed) < rtt_or_default(tx)) {
+    return;
+  }
+  if (tx->ar < UINT16_MAX / 2) { /* the feature is 2 bytes, §11.3 */
+    uint32_t old = tx->ar;
+    tx->ar *= 2;
+    ack_ratio_clamp(tx);
+    if (tx->ar != old) {
+      tx->ar_changed = ts;
+      tx->ar_changed_valid = 1;
+    }
+  }
+}
+
+/* RFC 4341 §6.1.2 and Appendix A: -1 after K = cwnd/(R^2 - R) clean
+ * windows; a window of data takes about one RTT. */
+static void ack_ratio_decay(ccid2_tx *tx, udccp_tstamp ts) {
+  uint64_t r = tx->ar, k;
+  udccp_tstamp rtt = rtt_or_default(tx);
+  if (r < 2 || tx->ar <= ar_min(tx->cwnd)) {
+    return;
+  }
+  k = (tx->cwnd + (r * r - r) - 1) / (r * r - r);
+  if (k < 1) {
+    k = 1;
+  }
+  if (since(ts, tx->ar_clean_start) >= k * rtt &&
+      (!tx->ar_changed_valid || since(ts, tx->ar_changed) >= rtt)) {
+    tx->ar--;
+    tx->ar_changed = ts;
+    tx->ar_changed_valid = 1;
+    tx->ar_clean_start = ts;
+  }
+}
+
+static int is_nondata_type(uint8_t type) {
+  switch (type) {
+  case UDCCP_PKT_ACK:
+  case UDCCP_PKT_CLOSEREQ:
+  case UDCCP_PKT_CLOSE:
+  case UDCCP_PKT_RESET:
+  case UDCCP_PKT_SYNC:
+  case UDCCP_PKT_SYNCACK:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* RFC 4341 §6.1.1: the peer's packet is lost once NUMDUPACK packets with
+ * greater sequence numbers arrived.  §6.1.1 also says to assume, lacking
+ * NDP Count, that every lost packet was a non-data packet.  Returns the
+ * number of packets newly judged lost. */
+static unsigned rp_track(ccid2_tx *tx, uint64_t s) {
+  unsigned lost = 0, cnt = 0, i;
+  int64_t d;
+  uint64_t t3 = 0;
+  if (!tx->rp_started) {
+    tx->rp_started = 1;
+    tx->rp_high = s;
+    tx->rp_seen = 1;
+    tx->rp_judged = s;
+    return 0;
+  }
+  d = udccp_seq_sub(s, tx->rp_high);
+  if (d > 0) {
+    if (d >= 64) {
+      /* Everything between is unseen and now far behind. */
+      for (i = 0; i < 64; i++) {
+        uint64_t q = udccp_seq_add(tx->rp_high, -(int64_t)i);
+        if (udccp_seq_gt(q, tx->rp_judged) && !((tx->rp_seen >> i) & 1u)) {
+          lost++;
+        }
+      }
+      lost += (unsigned)(d - 1 > 64 ? 64 : d - 1);
+      tx->rp_seen = 1;
+      tx->rp_judged = udccp_seq_add(s, -1);
+    } else {
+      /* Numbers leaving the 64-wide window are judged now. */
+      for (i = (unsigned)(64 - d); i < 64; i++) {
+        uint64_t q = udccp_seq_add(tx->rp_high, -(int64_t)i);
+        if (udccp_seq_gt(q, tx->rp_judged) && !((tx->rp_seen >> i) & 1u)) {
+          lost++;
+        }
+      }
+      tx->rp_judged = udccp_seq_max(tx->rp_judged, udccp_seq_add(s, -64));
+      tx->rp_seen = (tx->rp_seen << d) | 1u;
+    }
+    tx->rp_high = s;
+  } else if (d < 0 && d > -64) {
+    if (udccp_seq_gt(s, tx->rp_judged)) {
+      tx->rp_seen |= (uint64_t)1 << (unsigned)(-d);
+    }
+  }
+  for (i = 0; i < 64; i++) {
+    if ((tx->rp_seen >> i) & 1u) {
+      if (++cnt == UDCCP_CCID2_NUMDUPACK) {
+        t3 = udccp_seq_add(tx->rp_high, -(int64_t)i);
+        break;
+      }
+    }
+  }
+  if (cnt == UDCCP_CCID2_NUMDUPACK) {
+    uint64_t q = udccp_seq_add(tx->rp_judged, 1);
+    for (; udccp_seq_lt(q, t3); q = udccp_seq_add(q, 1)) {
+      uint64_t bit = (uint64_t)udccp_seq_sub(tx->rp_high, q);
+      if (bit < 64 && !((tx->rp_seen >> bit) & 1u)) {
+        lost++;
+      }
+    }
+    tx->rp_judged = udccp_seq_max(tx->rp_judged, udccp_seq_add(t3, -1));
+  }
+  return lost;
+}
+
+/* ------------------------------------------------------------ RFC 2861 */
+
+static void cwv_restart(ccid2_tx *tx, udccp_tstamp ts) {
+  tx->cwv_start = ts;
+  tx->w_used = tx->pipe;
+  tx->full_prev = tx->full_cur;
+  tx->full_cur = tx->pipe >= tx->cwnd;
+}
+
+/* RFC 2861 §3: after an RTT in which the window was never full, the
+ * sender was application-limited: ssthresh = max(ssthresh, 3/4 cwnd),
+ * cwnd = (cwnd + W_used) / 2. */
+static void cwv_tick(ccid2_tx *tx, udccp_tstamp ts) {
+  if (since(ts, tx->cwv_start) < rtt_or_default(tx)) {
+    return;
+  }
+  if (!tx->full_cur && tx->w_used > 0 && tx->w_used < tx->cwnd) {
+    uint32_t t = tx->cwnd - tx->cwnd / 4;
+    if (tx->ssthresh < t) {
+      tx->ssthresh = t;
+    }
+    tx->cwnd = (tx->cwnd + tx->w_used) / 2;
+    if (tx->cwnd < 1) {
+      tx->cwnd = 1;
+    }
+    tx->ss_acked = 0;
+    tx->ca_acked = 0;
+    ack_ratio_clamp(tx);
+  }
+  cwv_restart(tx, ts);
+}
+
+/* RFC 2861 §3 idle rule: halve cwnd for every RTO without sending, down
+ * to the restart window min(IW, cwnd) of RFC 5681 §4.1. */
+static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
+  udccp_tstamp idle;
+  uint32_t rw;
+  if (!tx->sent_any) {
+    return;
+  }
+  idle = since(ts, tx->last_data_sent);
+  if (idle < tx->rto) {
+    return;
+  }
+  rw = tx->iw < tx->cwnd ? tx->iw : tx->cwnd;
+  {
+    uint32_t t = tx->cwnd - tx->cwnd / 4;
+    if (tx->ssthresh < t) {
+      tx->ssthresh = t;
+    }
+  }
+  while (idle >= tx->rto && tx->cwnd > rw) {
+    tx->cwnd /= 2;
+    if (tx->cwnd < rw) {
+      tx->cwnd = rw;
+    }
+    idle -= tx->rto;
+  }
+  tx->ss_acked = 0;
+  tx->ca_acked = 0;
+  tx->full_cur = tx->full_prev = 0;
+  tx->w_used = 0;
+  tx->cwv_start = ts;
+  ack_ratio_clamp(tx);
+}
+
+/* ------------------------------------------------------------ sender */
+
+static void tx_env_update(ccid2_tx *tx) {
+  udccp_ccid_env *env = tx->env;
+  env->srtt = tx->have_rtt ? tx->srtt : 0;
+  env->rttvar = tx->have_rtt ? tx->rttvar : 0;
+  env->min_rtt = tx->have_rtt ? tx->min_rtt : 0;
+  env->rto = tx->rto;
+  env->pkts_lost = tx->pkts_lost;
+  env->want_ack_ratio = tx->ar != env->ack_ratio ? tx->ar : 0;
+}
+
+static int ccid2_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                         udccp_tstamp ts) {
+  ccid2_tx *tx = tx_of(st);
+  size_t cap = UDCCP_CCID2_HIST_MIN;
+  memset(tx, 0, sizeof(*tx));
+  tx->env = env;
+  tx->mem = env->mem ? env->mem : udccp_mem_default();
+  /* Room for two Sequence Windows of packets before the first growth. */
+  while (cap < 2 * env->seq_window_out && cap < UDCCP_CCID2_HIST_MAX) {
+    cap *= 2;
+  }
+  tx->ring = tx->mem->calloc(cap, sizeof(*tx->ring), tx->mem->user_data);
+  if (!tx->ring) {
+    return UDCCP_ERR_NOMEM;
+  }
+  tx->cap = cap;
+  tx->iw = udccp_ccid2_initial_cwnd(env->mps); /* RFC 4341 §5, RFC 3390 */
+  tx->cwnd = tx->iw;
+  tx->ssthresh = UINT32_MAX; /* §5: "arbitrarily high" */
+  tx->rto = UDCCP_CCID2_RTO_INIT;
+  tx->rto_deadline = UDCCP_TSTAMP_NEVER;
+  tx->cwv_start = ts;
+  tx->ar_clean_start = ts;
+  tx->ar = env->ack_ratio ? env->ack_ratio : 2; /* RFC 4340 §11.3 default */
+  ack_ratio_clamp(tx);
+  tx_env_update(tx);
+  return 0;
+}
+
+static void ccid2_tx_exit(udccp_ccid_state *st) {
+  ccid2_tx *tx = tx_of(st);
+  if (tx->ring) {
+    tx->mem->free(tx->ring, tx->mem->user_data);
+    tx->ring = NULL;
+  }
+}
+
+static udccp_tstamp ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
+  ccid2_tx *tx = tx_of(st);
+  if (tx->pipe < tx->cwnd) { /* RFC 4341 §5 */
+    return ts;
+  }
+  if (tx->backoff > 0 && tx->rto_deadline != UDCCP_TSTAMP_NEVER) {
+    return tx->rto_deadline; /* the timeout will reopen the window */
+  }
+  return UDCCP_TSTAMP_NEVER;
+}
+
+static void ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
+                             size_t len, udccp_tstamp ts) {
+  ccid2_tx *tx = tx_of(st);
+  (void)len; /* §5.3: the window counts packets, whatever their size */
+  int first = !tx->started;
+  seq &= UDCCP_SEQ_MASK;
+  if (is_data) {
+    cwv_idle(tx, ts);
+  }
+  cwv_tick(tx, ts);
+  hist_push(tx, seq, ts, (uint8_t)(ENT_SENT | (is_data ? ENT_DATA : 0)));
+  if (first || udccp_seq_gt(seq, tx->gss)) {
+    tx->gss = seq;
+  }
+  if (is_data) {
+    tx->pipe++;
+    tx->sent_any = 1;
+    tx->last_data_sent = ts;
+    if (tx->rto_deadline == UDCCP_TSTAMP_NEVER) { /* RFC 6298 §5.1 */
+      tx->rto_deadline = add_ts(ts, tx->rto);
+    }
+    if (tx->pipe >= tx->cwnd) {
+      tx->full_cur = 1;
+    }
+    if (tx->pipe > tx->w_used) {
+      tx->w_used = tx->pipe;
+    }
+  }
+  tx_env_update(tx);
+}
+
+/* Per-ack scratch for the Ack Vector walk. */
+typedef struct ccid2_ackctx {
+  ccid2_tx *tx;
+  uint32_t newly_data; /* data packets newly acked, states 0 and 1 */
+  uint32_t grow;       /* ... of which unmarked and after recovery */
+} ccid2_ackctx;
+
+static void top_add(ccid2_tx *tx, uint64_t s) {
+  unsigned i, j;
+  for (i = 0; i < tx->n_top; i++) {
+    if (tx->top[i] == s) {
+      return;
+    }
+    if (udccp_seq_gt(s, tx->top[i])) {
+      break;
+    }
+  }
+  if (i >= 3) {
+    return;
+  }
+  for (j = (tx->n_top < 3 ? tx->n_top : 2); j > i; j--) {
+    tx->top[j] = tx->top[j - 1];
+  }
+  tx->top[i] = s;
+  if (tx->n_top < 3) {
+    tx->n_top++;
+  }
+}
+
+static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
+  ccid2_ackctx *c = user_data;
+  ccid2_tx *tx = c->tx;
+  uint64_t head, a, b, q;
+  int64_t span = udccp_seq_sub(hi, lo);
+  if (state != UDCCP_AV_RECEIVED && state != UDCCP_AV_ECN_MARKED) {
+    return 0;
+  }
+  /* RFC 4341 §5 (2): any acknowledged packet counts, data or not. */
+  top_add(tx, hi);
+  if (span >= 1) {
+    top_add(tx, udccp_seq_add(hi, -1));
+  }
+  if (span >= 2) {
+    top_add(tx, udccp_seq_add(hi, -2));
+  }
+  if (tx->n == 0) {
+    return tx->n_top == 3;
+  }
+  if (udccp_seq_lt(hi, tx->tail)) {
+    return tx->n_top == 3; /* older runs change nothing any more */
+  }
+  head = hist_head(tx);
+  a = udccp_seq_max(lo, tx->tail);
+  b = udccp_seq_min(hi, head);
+  if (udccp_seq_gt(a, b)) {
+    return 0;
+  }
+  for (q = a;; q = udccp_seq_add(q, 1)) {
+    ccid2_ent *e = ent_at(tx, q);
+    if (!(e->flags & ENT_ACKED)) {
+      e->flags |= ENT_ACKED;
+      /* §5 (1): once per data packet, and not after it was lost. */
+      if ((e->flags & ENT_DATA) && !(e->flags & ENT_LOST)) {
+        if (tx->pipe > 0) {
+          tx->pipe--;
+        }
+        c->newly_data++;
+        if (state == UDCCP_AV_ECN_MARKED) {
+          congestion(tx, q); /* RFC 4341 §5, §7 */
+        } else if (!tx->in_recovery || udccp_seq_gt(q, tx->recovery_seq)) {
+          c->grow++;
+        }
+      }
+    }
+    if (q == b) {
+      break;
+    }
+  }
+  return 0;
+}
+
+/* RFC 4341 §5 (2): everything before the third-newest acked packet that is
+ * still unacknowledged is lost. */
+static void detect_losses(ccid2_tx *tx) {
+  uint64_t t3, q, head;
+  if (tx->n_top < UDCCP_CCID2_NUMDUPACK || tx->n == 0) {
+    return;
+  }
+  t3 = tx->top[UDCCP_CCID2_NUMDUPACK - 1];
+  head = hist_head(tx);
+  q = udccp_seq_max(tx->loss_scan, tx->tail);
+  while (udccp_seq_lt(q, t3) && udccp_seq_le(q, head)) {
+    ccid2_ent *e = ent_at(tx, q);
+    if (unresolved(e)) {
+      lose(tx, e);
+    }
+    q = udccp_seq_add(q, 1);
+  }
+  if (udccp_seq_gt(q, tx->loss_scan)) {
+    tx->loss_scan = q;
+  }
+}
+
+static void exit_slow_start(ccid2_tx *tx) {
+  if (tx->cwnd < tx->ssthresh) {
+    tx->ssthresh = tx->cwnd < 2 ? 2 : tx->cwnd;
+  }
+}
+
+/* RFC 4340 §11.7 Data Dropped, with the RFC 4341 §5.2 responses.  Returns
+ * 1 if the report was relevant (it signals congestion). */
+static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
+  uint64_t q = ackno;
+  uint32_t n2 = 0;
+  int relevant = 0;
+  size_t i;
+  for (i = 0; i < o->data_dropped_len; i++) {
+    uint8_t blk = o->data_dropped[i];
+    unsigned run, code, k;
+    if (!(blk & 0x80)) {
+      run = (unsigned)(blk & 0x7F) + 1; /* Normal Block */
+      q = udccp_seq_add(q, -(int64_t)run);
+      continue;
+    }
+    code = (unsigned)(blk >> 4) & 7u;
+    run = (unsigned)(blk & 0x0F) + 1;
+    for (k = 0; k < run; k++) {
+      uint64_t s = udccp_seq_add(q, -(int64_t)k);
+      ccid2_ent *e;
+      if (!hist_has(tx, s)) {
+        continue; /* forgotten: the report has no effect (§11.7.2) */
+      }
+      e = ent_at(tx, s);
+      /* Only packets reported received can be Data Dropped (§11.7). */
+      if (!(e->flags & ENT_DATA) || !(e->flags & ENT_ACKED) ||
+          (e->flags & ENT_DROP)) {
+        continue;
+      }
+      e->flags |= ENT_DROP;
+      switch (code) {
+      case 0: /* Protocol Constraints: as received (§11.7.2) */
+      case 1: /* Application Not Listening: no congestion meaning */
+        break;
+      case 2: /* Receive Buffer: RFC 4341 §5.2 */
+        n2++;
+        relevant = 1;
+        break;
+      default: /* 3..7: as if ECN marked (§11.7.2) */
+        relevant = 1;
+        congestion(tx, s);
+        break;
+      }
+    }
+    q = udccp_seq_add(q, -(int64_t)run);
+  }
+  /* §11.7.1: the Data Dropped reduction adds to the loss response. */
+  if (n2 > 0) {
+    tx->cwnd = tx->cwnd > n2 ? tx->cwnd - n2 : 1;
+    ack_ratio_clamp(tx);
+  }
+  if (relevant) {
+    exit_slow_start(tx); /* RFC 4341 §5.2 MUST */
+  }
+  return relevant;
+}
+
+/* RFC 4341 §5 increase rules; RFC 2861: no growth unless the window was
+ * used in this or the previous RTT; RFC 4340 §11.6: none for an RTT after
+ * Slow Receiver. */
+static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
+  if (acked == 0 || ts < tx->slow_rcv_until) {
+    return;
+  }
+  if (!tx->full_cur && !tx->full_prev) {
+    return;
+  }
+  if (tx->cwnd < tx->ssthresh) {
+    uint32_t maxinc = (tx->ar + 1) / 2, inc;
+    if (maxinc < 1) {
+      maxinc = 1;
+    }
+    tx->ss_acked += acked;
+    inc = tx->ss_acked / 2;
+    tx->ss_acked %= 2;
+    if (inc > maxinc) {
+      inc = maxinc; /* the rest is not carried over (ABC limit) */
+    }
+    tx->cwnd += inc;
+    if (tx->cwnd > tx->ssthresh) {
+      tx->cwnd = tx->ssthresh;
+    }
+  } else {
+    tx->ca_acked += acked;
+    while (tx->ca_acked >= tx->cwnd) {
+      tx->ca_acked -= tx->cwnd;
+      tx->cwnd++;
+    }
+  }
+  if (tx->cwnd > UDCCP_CCID2_CWND_MAX) {
+    tx->cwnd = UDCCP_CCID2_CWND_MAX;
+  }
+  ack_ratio_clamp(tx);
+}
+
+static void take_rtt_sample(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
+                            udccp_tstamp ts) {
+  uint64_t ackno = pkt->ack & UDCCP_SEQ_MASK;
+  ccid2_ent *e = ent_at(tx, ackno);
+  udccp_tstamp r;
+  if (!tx->started || e->seq != ackno || !(e->flags & ENT_SENT) ||
+      udccp_seq_gt(ackno, tx->gss) ||
+      (tx->have_rtt_next && udccp_seq_lt(ackno, tx->rtt_next)) ||
+      ts < e->sent) {
+    return;
+  }
+  r = ts - e->sent;
+  /* RFC 4340 §13.2: the receiver held the ack this long. */
+  if (pkt->opts && (pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED)) {
+    udccp_tstamp el = (udccp_tstamp)pkt->opts->elapsed_time * 10000u;
+    if (el < r) {
+      r -= el;
+    }
+  }
+  rtt_sample(tx, r);
+  /* RFC 4341 §5 (3): at most one sample per window of data. */
+  tx->rtt_next = udccp_seq_add(tx->gss, 1);
+  tx->have_rtt_next = 1;
+}
+
+static int ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                           udccp_tstamp ts) {
+  ccid2_tx *tx = tx_of(st);
+  const udccp_opts *o = pkt->opts;
+  ccid2_ackctx c;
+  unsigned ev0 = tx->events;
+  unsigned ack_lost;
+  int rc = 0, dropped = 0;
+
+  /* RFC 4341 §6.1.1: lost or marked packets from the receiver. */
+  ack_lost = rp_track(tx, pkt->seq & UDCCP_SEQ_MASK);
+  if (ack_lost > 0 || (pkt->ecn == 3 && is_nondata_type(pkt->type))) {
+    ack_congestion(tx, ts);
+  }
+  if (o && (o->slow_receiver || (o->present & UDCCP_OPTS_HAS_SLOW_RECEIVER))) {
+    /* RFC 4341 §5.2; RFC 4340 §11.6: no increase for an RTT. */
+    exit_slow_start(tx);
+    tx->slow_rcv_until = add_ts(ts, rtt_or_default(tx));
+  }
+  if (!pkt->has_ack) { /* §11.4: Ack Vectors only with an Ack Number */
+    tx_env_update(tx);
+    return 0;
+  }
+  cwv_tick(tx, ts);
+
+  c.tx = tx;
+  c.newly_data = 0;
+  c.grow = 0;
+  if (o && o->n_ackvec > 0) {
+    rc = udccp_ackvec_parse(o, pkt->ack & UDCCP_SEQ_MASK, av_run, &c);
+  }
+  if (rc == 0) {
+    detect_losses(tx);
+    if (o && (o->present & UDCCP_OPTS_HAS_DATA_DROPPED)) {
+      dropped = data_dropped(tx, o, pkt->ack & UDCCP_SEQ_MASK);
+    }
+    /* An ack reporting congestion (loss, mark, receiver drop) does not
+     * also open the window. */
+    if (tx->events == ev0 && !dropped) {
+      grow(tx, c.grow, ts);
+    }
+    take_rtt_sample(tx, pkt, ts);
+  }
+  /* RFC 6298 §5.2, §5.3 */
+  if (tx->pipe == 0) {
+    tx->rto_deadline = UDCCP_TSTAMP_NEVER;
+  } else if (c.newly_data > 0) {
+    tx->rto_deadline = add_ts(ts, tx->rto);
+  }
+  hist_advance(tx);
+  ack_ratio_decay(tx, ts);
+  tx_env_update(tx);
+  return rc;
+}
+
+static udccp_tstamp ccid2_tx_get_expiry(const udccp_ccid_state *st) {
+  const ccid2_tx *tx = ctx_of(st);
+  return tx->pipe > 0 ? tx->rto_deadline : UDCCP_TSTAMP_NEVER;
+}
+
+/* RFC 4341 §5 (3) and RFC 6298 §5.4-5.6. */
+static void ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
+  ccid2_tx *tx = tx_of(st);
+  size_t i;
+  if (tx->pipe == 0 || tx->rto_deadline == UDCCP_TSTAMP_NEVER ||
+      ts < tx->rto_deadline) {
+    return;
+  }
+  tx->ssthresh = tx->cwnd / 2 < 2 ? 2 : tx->cwnd / 2;
+  tx->cwnd = 1;
+  for (i = 0; i < tx->n; i++) {
+    ccid2_ent *e = ent_at(tx, udccp_seq_add(tx->tail, (int64_t)i));
+    if (unresolved(e)) {
+      e->flags |= ENT_LOST;
+      tx->pkts_lost++;
+    }
+  }
+  tx->pipe = 0;
+  tx->in_recovery = 1;
+  tx->recovery_seq = tx->gss;
+  tx->ss_acked = 0;
+  tx->ca_acked = 0;
+  tx->events++;
+  tx->rto *= 2;
+  if (tx->rto > UDCCP_CCID2_RTO_MAX) {
+    tx->rto = UDCCP_CCID2_RTO_MAX;
+  }
+  tx->backoff++;
+  tx->rto_deadline = UDCCP_TSTAMP_NEVER; /* rearmed by the next packet */
+  tx->full_cur = tx->full_prev = 0;
+  hist_advance(tx);
+  ack_ratio_clamp(tx);
+  tx_env_update(tx);
+}
+
+static void ccid2_tx_get_info(const udccp_ccid_state *st,
+                              udccp_conn_info *info) {
+  const ccid2_tx *tx = ctx_of(st);
+  info->cwnd = tx->cwnd;
+  info->ssthresh = tx->ssthresh;
+  info->pipe = tx->pipe;
+  info->srtt = tx->have_rtt ? tx->srtt : 0;
+  info->rttvar = tx->have_rtt ? tx->rttvar : 0;
+  info->min_rtt = tx->have_rtt ? tx->min_rtt : 0;
+  info->rto = tx->rto;
+  info->ack_ratio = tx->ar;
+  info->pkts_lost = tx->pkts_lost;
+}
+
+/* RFC 4341 §4: Ack Vectors are mandatory.  Ack Ratio 2 is the RFC 4340
+ * §11.3 default, named here for completeness; the sender changes it. */
+static const udccp_ccid_dep ccid2_deps[] = {
+    {UDCCP_FEAT_SEND_ACK_VECTOR, 1, 1, 1},
+    {UDCCP_FEAT_ACK_RATIO, 0, 0, 2},
+};
+
+const udccp_ccid_ops udccp_ccid2_ops = {
+    .id = 2,
+    .name = "TCP-like (CCID 2)",
+    .deps = ccid2_deps,
+    .n_deps = sizeof(ccid2_deps) / sizeof(ccid2_deps[0]),
+    .tx_init = ccid2_tx_init,
+    .tx_exit = ccid2_tx_exit,
+    .tx_next_send = ccid2_tx_next_send,
+    .tx_ccval = NULL, /* RFC 4341 §3.2: CCVal is zero */
+    .tx_on_sent = ccid2_tx_on_sent,
+    .tx_on_pkt = ccid2_tx_on_pkt,
+    .tx_write_opts = NULL,
+    .tx_get_expiry = ccid2_tx_get_expiry,
+    .tx_on_expiry = ccid2_tx_on_expiry,
+    .tx_get_info = ccid2_tx_get_info,
+    .rx_init = udccp_ccid2_rx_init,
+    .rx_exit = udccp_ccid2_rx_exit,
+    .rx_on_pkt = udccp_ccid2_rx_on_pkt,
+    .rx_write_opts = udccp_ccid2_rx_write_opts,
+    .rx_get_expiry = udccp_ccid2_rx_get_expiry,
+    .rx_on_expiry = udccp_ccid2_rx_on_expiry,
+    .rx_get_info = udccp_ccid2_rx_get_info,
+};

@@ -1,0 +1,82 @@
+/*
+ * CCID 2: TCP-like Congestion Control (RFC 4341).
+ *
+ * The sender half keeps cwnd, ssthresh and pipe in packets, learns from the
+ * receiver's Ack Vectors which packets arrived, were ECN marked or are lost,
+ * runs the RFC 6298 retransmission timer (DCCP never retransmits: the timer
+ * only reopens the window) and steers the receiver's Ack Ratio.  The
+ * receiver half decides when an acknowledgement is due.
+ *
+ * How the connection drives it (see lib/ccid.h for the general contract):
+ *   - tx_on_sent() for EVERY packet sent on the connection, data or not:
+ *     non-data packets count towards the three-dupack rule (RFC 4341 §5)
+ *     and their acknowledgement gives RTT samples.
+ *   - tx_on_pkt() for every sequence-valid packet from the peer.  Packets
+ *     without an Acknowledgement Number are used only for the peer's
+ *     sequence numbers (lost acknowledgements, RFC 4341 §6.1.1); if the
+ *     connection withholds them, their sequence numbers look like lost
+ *     acks and Ack Ratio grows more than it should.
+ *   - env->want_ack_ratio: after any call, nonzero means "please negotiate
+ *     Ack Ratio = this value" (Change L(Ack Ratio), RFC 4340 §11.3); it
+ *     reads 0 once env->ack_ratio equals the wanted value.
+ *   - rx_write_opts() writes nothing; the receiver half uses the call to
+ *     learn that an acknowledgement (DCCP-Ack or DCCP-DataAck) went out.
+ */
+#ifndef UDCCP_CCID2_H
+#define UDCCP_CCID2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ccid.h"
+
+/* RFC 4341 §5: losses are inferred after NUMDUPACK later packets arrived. */
+#define UDCCP_CCID2_NUMDUPACK 3
+
+/* RFC 4341 §5 lets DCCP go below TCP's one-second minimum RTO because
+ * nothing is retransmitted; 200 ms (as Linux TCP) still stays clear of
+ * the receiver's delayed-ack timer (UDCCP_CCID2_ACK_DELAY) and of timer
+ * granularity, so a lone packet of an application-limited sender is acked
+ * before its timer fires. */
+#define UDCCP_CCID2_RTO_MIN (200 * UDCCP_NS_PER_MS)
+/* RFC 6298 §2.4: an upper bound of at least 60 s is allowed. */
+#define UDCCP_CCID2_RTO_MAX (64 * UDCCP_NS_PER_S)
+/* RFC 6298 §2.1: RTO before the first RTT sample. */
+#define UDCCP_CCID2_RTO_INIT (1 * UDCCP_NS_PER_S)
+/* RFC 6298 §2 clock granularity G of the caller's timers. */
+#define UDCCP_CCID2_CLOCK_G (1 * UDCCP_NS_PER_MS)
+/* RFC 4340 §3.4: RTT to assume before one is measured. */
+#define UDCCP_CCID2_DEFAULT_RTT (200 * UDCCP_NS_PER_MS)
+
+/* Receiver: RFC 4340 §11.3 delays an acknowledgement by at most T (0.2 s by
+ * default).  We use less so that a sender whose window holds fewer packets
+ * than Ack Ratio hears back before a 200 ms minimum RTO. */
+#define UDCCP_CCID2_ACK_DELAY (50 * UDCCP_NS_PER_MS)
+
+/* Sequence-number history: initial and largest size (entries). */
+#define UDCCP_CCID2_HIST_MIN 256u
+#define UDCCP_CCID2_HIST_MAX (1u << 20)
+/* cwnd never grows past this (half the history, so losses stay visible). */
+#define UDCCP_CCID2_CWND_MAX (UDCCP_CCID2_HIST_MAX / 2)
+
+/* The CCID 2 operations table (registered in lib/ccid.c). */
+extern const udccp_ccid_ops udccp_ccid2_ops;
+
+/* The receiver half (lib/ccid2_rx.c); the connection reaches these
+ * through udccp_ccid2_ops, as lib/ccid.h describes. */
+int udccp_ccid2_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                        udccp_tstamp ts);
+void udccp_ccid2_rx_exit(udccp_ccid_state *st);
+int udccp_ccid2_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                          udccp_tstamp ts);
+int udccp_ccid2_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
+                              uint8_t type, udccp_tstamp ts);
+udccp_tstamp udccp_ccid2_rx_get_expiry(const udccp_ccid_state *st);
+int udccp_ccid2_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts);
+void udccp_ccid2_rx_get_info(const udccp_ccid_state *st, udccp_conn_info *info);
+
+/* RFC 4341 §5 / RFC 3390: initial window in packets for payloads of mps
+ * bytes, min(4, max(2, 4380 / mps)); mps 0 counts as 1460. */
+uint32_t udccp_ccid2_initial_cwnd(size_t mps);
+
+#endif /* UDCCP_CCID2_H */

@@ -1,0 +1,891 @@
+/*
+ * CCID 3 (RFC 4342 + RFC 5348), and the halves CCID 4 (RFC 5622) reuses.
+ * Rules implemented, by section:
+ *
+ * Sender half
+ * RFC 4342 §8.1  CCVal window counter: +min(quarter RTTs, 5) mod 16 since
+ *                the first packet of the current value; after an ack of a
+ *                packet sent with counter WC, later packets carry at least
+ *                WC + 4 (never more than 5 above the previous packet).
+ * RFC 4342 §5    Rate X from the TFRC sender (tfrc_tx): initial rate
+ *                RFC 3390-style, slow start doubling per RTT, X from the
+ *                equation once p > 0, at most 2 X_recv, nofeedback timer.
+ * RFC 4342 §6    A feedback packet is an Ack/DataAck with Receive Rate and
+ *                Loss Intervals (or, for Linux peers, Loss Event Rate).
+ * RFC 4342 §8.2  RTT sample = now - send time of the acknowledged packet -
+ *                Elapsed Time (RFC 5348 §4.3 step 1).
+ * RFC 4342 §8.6  p computed by the sender from Loss Intervals' data lengths
+ *                (§3.2 step 3); the receiver's Loss Event Rate is the
+ *                fallback.  RFC 5622 §8.7: Dropped Packets for CCID 4.
+ * RFC 4342 §5.2  Slow Receiver: X_recv = min(X_inrecv, X_drop / 2) with
+ *                X_drop = X_inrecv.
+ * RFC 5348 §8.2.1 Data-limited intervals: a packet sent within one t_ipi of
+ *                the time pacing allowed it counts as rate-limited.
+ * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).
+ *
+ * Receiver half
+ * RFC 5348 §5    Loss history with NDUPACK = 3, loss events by CCVal (RFC
+ *                4342 §10.2), weights of §5.4, ECN CE as loss (tfrc_lh).
+ * RFC 5348 §6.3  Feedback on the first data packet, X_recv = 0 in it.
+ * RFC 4342 §10.3 Feedback when a data packet's counter is >= last_counter
+ *                + 4; RFC 5348 §6.1 at once on a new loss event or a rise
+ *                of p; §6.2 feedback timer of one RTT while data arrives.
+ * RFC 5348 §6.2  X_recv over the last RTT (the RFC 4342 erratum): over
+ *                t = max(R, time since the last feedback), RFC 4342 §8.3.
+ * RFC 4342 §8.1  The receiver's R from first arrivals of counters K and
+ *                K + D, D = 4 preferred, then 3, 2.
+ * RFC 4342 §8.2-8.6 Elapsed Time, Loss Event Rate, Loss Intervals (9
+ *                intervals), Receive Rate on every Ack/DataAck after data.
+ *
+ * Not done: ECN Nonce verification (RFC 4342 §9), Data Dropped Drop Code 2
+ * (§5.2), the Sender RTT Estimate option (RFC 6323), oscillation reduction.
+ */
+#include "ccid3.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "feat.h"
+#include "seq.h"
+#include "tfrc_eq.h"
+
+#define ECN_CE 3
+#define CCVAL_NONE 0xFFu
+
+typedef struct tx_hist {
+  uint64_t seq;
+  udccp_tstamp ts;
+  uint8_t ccval; /* CCVAL_NONE for non-data packets */
+  uint8_t used;
+} tx_hist;
+
+typedef struct ccid3_tx {
+  udccp_ccid_env *env;
+  const udccp_mem *mem;
+  udccp_tfrc_ccid_params prm;
+  udccp_tfrc_tx tfrc;
+  tx_hist *hist; /* ring indexed by seq & (cap - 1) */
+  size_t cap;
+  int sent_any;
+  uint64_t gss;
+  /* RFC 4342 §8.1 */
+  int wc_started;
+  uint8_t wc;
+  udccp_tstamp wc_time;
+  int wc_floor_valid;
+  uint8_t wc_floor; /* CCVal of the latest acknowledged data packet */
+  /* feedback */
+  int have_loss_start;
+  uint64_t loss_start; /* first seq of the newest reported loss interval */
+  double s_mean;       /* CCID 4: mean data segment size */
+  udccp_tstamp min_rtt;
+  uint64_t n_fb;
+} ccid3_tx;
+
+typedef struct rate_snap {
+  udccp_tstamp ts;
+  uint64_t bytes, pkts; /* received before the packet that arrived at ts */
+} rate_snap;
+
+typedef struct ccid3_rx {
+  udccp_ccid_env *env;
+  udccp_tfrc_ccid_params prm;
+  udccp_tfrc_lh lh;
+  int started, data_seen;
+  uint64_t gsr;
+  udccp_tstamp gsr_ts;
+  /* CCVal RTT estimate, RFC 4342 §8.1: first arrival of each counter value
+   * and its absolute counter position (+1; 0 = none). */
+  int cc_started;
+  uint8_t cc_last;
+  uint64_t cc_abs;
+  udccp_tstamp cc_t[16];
+  uint64_t cc_at[16];
+  udccp_tstamp rtt;
+  /* feedback */
+  int fb_sent;
+  int data_since_fb;
+  uint8_t last_counter, max_cc;
+  udccp_tstamp fb_time, fb_timer;
+  double p_fb;
+  /* receive rate */
+  uint64_t bytes, pkts, bytes_fb, pkts_fb;
+  udccp_tstamp first_data_ts;
+  rate_snap snap[UDCCP_CCID3_RATE_SNAPS];
+  unsigned n_snap, snap_head; /* snap_head: index of the newest */
+  double x_recv, x_recv_max_pkts;
+  double p;
+} ccid3_rx;
+
+_Static_assert(sizeof(ccid3_tx) <= UDCCP_CCID_STATE_SIZE, "tx state size");
+_Static_assert(sizeof(ccid3_rx) <= UDCCP_CCID_STATE_SIZE, "rx state size");
+
+static ccid3_tx *tx_of(udccp_ccid_state *st) {
+  return (ccid3_tx *)(void *)st->bytes;
+}
+static const ccid3_tx *ctx_of(const udccp_ccid_state *st) {
+  return (const ccid3_tx *)(const void *)st->bytes;
+}
+static ccid3_rx *rx_of(udccp_ccid_state *st) {
+  return (ccid3_rx *)(void *)st->bytes;
+}
+static const ccid3_rx *crx_of(const udccp_ccid_state *st) {
+  return (const ccid3_rx *)(const void *)st->bytes;
+}
+
+static udccp_tstamp add_sat(udccp_tstamp a, udccp_tstamp b) {
+  return a > UDCCP_TSTAMP_NEVER - b ? UDCCP_TSTAMP_NEVER : a + b;
+}
+
+static unsigned wc_dist(uint8_t from, uint8_t to) {
+  return (unsigned)(to - from) & 15u;
+}
+
+static uint64_t get_be(const uint8_t *p, size_t n) {
+  uint64_t v = 0;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    v = (v << 8) | p[i];
+  }
+  return v;
+}
+
+const udccp_tfrc_ccid_params udccp_ccid3_params = {3, 0};
+
+/* RFC 4342 §8.4 (feature 192, at the HC-Receiver), RFC 4340 §7.7.2 (Send
+ * NDP Count, at the HC-Sender: the receiver tells lost data from lost
+ * non-data packets, §6.1), §6 (Ack Vector not needed).  Linux's CCID 3
+ * asks for the same three. */
+const udccp_ccid_dep udccp_tfrc_ccid_deps[UDCCP_TFRC_CCID_N_DEPS] = {
+    {UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE, 1, 0, 1},
+    {UDCCP_FEAT_SEND_NDP_COUNT, 0, 0, 1},
+    {UDCCP_FEAT_SEND_ACK_VECTOR, 1, 0, 0},
+};
+
+uint8_t udccp_ccid3_wc_next(uint8_t last, udccp_tstamp elapsed,
+                            udccp_tstamp rtt, int *advanced) {
+  udccp_tstamp quarter = (rtt ? rtt : UDCCP_CCID3_DEFAULT_RTT) / 4;
+  udccp_tstamp q;
+  if (quarter == 0) {
+    quarter = 1;
+  }
+  q = elapsed / quarter;
+  *advanced = q > 0;
+  if (q > 5) {
+    q = 5; /* §8.1: adjacent packets never differ by more than 5 */
+  }
+  return (uint8_t)((last + q) & 15u);
+}
+
+uint32_t udccp_ccid3_p_to_opt(double p) {
+  double inv;
+  if (!(p > 0.0)) {
+    return UINT32_MAX;
+  }
+  inv = ceil(1.0 / p); /* §8.5: the inverse, rounded up */
+  if (inv >= (double)UINT32_MAX) {
+    return UINT32_MAX - 1; /* a tiny p, but not "no loss" */
+  }
+  return inv < 1.0 ? 1u : (uint32_t)inv;
+}
+
+double udccp_ccid3_opt_to_p(uint32_t v) {
+  if (v == UINT32_MAX || v == 0) {
+    return 0.0;
+  }
+  return 1.0 / (double)v;
+}
+
+/* An unknown option in our range preceded by Mandatory (RFC 4340 §5.8.2):
+ * the HC-Receiver handles 128..191, the HC-Sender 192..255 (§10.3). */
+static int mandatory_unknown(const udccp_opts *o, int sender, int sp) {
+  size_t i;
+  if (!o) {
+    return 0;
+  }
+  for (i = 0; i < o->n_ccid; i++) {
+    uint8_t t = o->ccid[i].type;
+    if (!o->ccid[i].mandatory || (sender ? t < 192 : t >= 192)) {
+      continue;
+    }
+    if (sender && (t == UDCCP_CCID3_OPT_LOSS_EVENT_RATE ||
+                   t == UDCCP_CCID3_OPT_LOSS_INTERVALS ||
+                   t == UDCCP_CCID3_OPT_RECEIVE_RATE ||
+                   (sp && t == UDCCP_CCID4_OPT_DROPPED_PACKETS))) {
+      continue;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ sender */
+
+static tx_hist *hist_at(ccid3_tx *tx, uint64_t seq) {
+  return &tx->hist[seq & (tx->cap - 1)];
+}
+
+static const tx_hist *hist_find(ccid3_tx *tx, uint64_t seq) {
+  const tx_hist *h = hist_at(tx, seq);
+  return h->used && h->seq == seq ? h : NULL;
+}
+
+/* Doubles the ring after an acknowledged packet had been overwritten. */
+static void hist_grow(ccid3_tx *tx) {
+  size_t ncap = tx->cap * 2, i;
+  tx_hist *nh;
+  if (ncap > UDCCP_CCID3_HIST_MAX) {
+    return;
+  }
+  nh = tx->mem->calloc(ncap, sizeof(*nh), tx->mem->user_data);
+  if (!nh) {
+    return; /* keep the small ring: fewer RTT samples, nothing worse */
+  }
+  for (i = 0; i < tx->cap; i++) {
+    if (tx->hist[i].used) {
+      nh[tx->hist[i].seq & (ncap - 1)] = tx->hist[i];
+    }
+  }
+  tx->mem->free(tx->hist, tx->mem->user_data);
+  tx->hist = nh;
+  tx->cap = ncap;
+}
+
+static void tx_export(ccid3_tx *tx) {
+  if (tx->tfrc.has_rtt) {
+    tx->env->srtt = tx->tfrc.r;
+    tx->env->min_rtt = tx->min_rtt;
+  }
+  tx->env->rto = tx->tfrc.rto;
+}
+
+static uint32_t nominal_s(size_t mps) {
+  /* RFC 4828 §3: 1460, or the MSS if smaller */
+  return mps && mps < UDCCP_TFRC_SP_S_NOMINAL ? (uint32_t)mps
+                                              : UDCCP_TFRC_SP_S_NOMINAL;
+}
+
+int udccp_tfrc_ccid_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                            udccp_tstamp ts,
+                            const udccp_tfrc_ccid_params *params) {
+  ccid3_tx *tx = tx_of(st);
+  udccp_tfrc_tx_cfg cfg;
+  memset(tx, 0, sizeof(*tx));
+  tx->env = env;
+  tx->mem = env->mem ? env->mem : udccp_mem_default();
+  tx->prm = *params;
+  tx->cap = UDCCP_CCID3_HIST_MIN;
+  tx->hist = tx->mem->calloc(tx->cap, sizeof(*tx->hist), tx->mem->user_data);
+  if (!tx->hist) {
+    return UDCCP_ERR_NOMEM;
+  }
+  memset(&cfg, 0, sizeof(cfg));
+  /* RFC 4342 §5.3: s may be the MPS; each packet then counts as one MPS.
+   * RFC 4828 §3: CCID 4 uses its mean segment size (s_true) instead. */
+  cfg.s = env->mps ? (uint32_t)env->mps : 1460u;
+  cfg.sp = params->sp;
+  if (params->sp) {
+    cfg.s_nominal = nominal_s(env->mps);
+    cfg.hdr = UDCCP_TFRC_SP_HDR; /* RFC 5622 §5: 36 bytes */
+  }
+  udccp_tfrc_tx_init(&tx->tfrc, &cfg, ts);
+  tx->s_mean = (double)cfg.s;
+  if (env->srtt > 0) {
+    /* RFC 5348 §4.2: a handshake RTT allows the initial rate at once */
+    udccp_tfrc_tx_set_rtt(&tx->tfrc, env->srtt, ts);
+    tx->min_rtt = env->srtt;
+  }
+  tx_export(tx);
+  return 0;
+}
+
+static int ccid3_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                         udccp_tstamp ts) {
+  return udccp_tfrc_ccid_tx_init(st, env, ts, &udccp_ccid3_params);
+}
+
+void udccp_tfrc_ccid_tx_exit(udccp_ccid_state *st) {
+  ccid3_tx *tx = tx_of(st);
+  if (tx->hist) {
+    tx->mem->free(tx->hist, tx->mem->user_data);
+    tx->hist = NULL;
+  }
+}
+
+udccp_tstamp udccp_tfrc_ccid_tx_next_send(udccp_ccid_state *st,
+                                          udccp_tstamp ts) {
+  return udccp_tfrc_tx_next_send(&tx_of(st)->tfrc, ts);
+}
+
+uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts) {
+  ccid3_tx *tx = tx_of(st);
+  int adv;
+  uint8_t prev;
+  if (!tx->wc_started) {
+    /* §8.1: last_WC = 0, last_WC_time = time of the first packet */
+    tx->wc_started = 1;
+    tx->wc = 0;
+    tx->wc_time = ts;
+  } else {
+    udccp_tstamp el = ts > tx->wc_time ? ts - tx->wc_time : 0;
+    prev = tx->wc;
+    tx->wc = udccp_ccid3_wc_next(prev, el, tx->tfrc.has_rtt ? tx->tfrc.r : 0,
+                                 &adv);
+    if (adv) {
+      tx->wc_time = ts;
+    }
+  }
+  if (tx->wc_floor_valid) {
+    /* §8.1, §10.2: at least WC + 4 after an ack of a packet with WC.  The
+     * acked packet was sent at or before the previous one, so the step
+     * from the previous counter stays <= 4. */
+    if (wc_dist(tx->wc_floor, tx->wc) < 4) {
+      tx->wc = (uint8_t)((tx->wc_floor + 4) & 15u);
+      tx->wc_time = ts;
+    }
+    tx->wc_floor_valid = 0;
+  }
+  return tx->wc;
+}
+
+void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
+                                int is_data, size_t len, udccp_tstamp ts) {
+  ccid3_tx *tx = tx_of(st);
+  tx_hist *h = hist_at(tx, seq);
+  h->seq = seq & UDCCP_SEQ_MASK;
+  h->ts = ts;
+  h->ccval = is_data && tx->wc_started ? tx->wc : (uint8_t)CCVAL_NONE;
+  h->used = 1;
+  tx->gss = h->seq;
+  tx->sent_any = 1;
+  if (is_data) {
+    udccp_tstamp allowed = udccp_tfrc_tx_next_send(&tx->tfrc, ts);
+    /* §8.2.1: sent (almost) as soon as allowed: the sender is using all of
+     * its rate, so the interval is not data-limited */
+    int limited = ts < add_sat(allowed, tx->tfrc.t_ipi);
+    if (tx->prm.sp) {
+      /* RFC 4828 §3: s_true, the mean data segment size */
+      tx->s_mean += ((double)len - tx->s_mean) /
+                    (double)(1u << UDCCP_CCID3_S_EWMA_SHIFT);
+      tx->tfrc.cfg.s = tx->s_mean < 1.0 ? 1u : (uint32_t)(tx->s_mean + 0.5);
+      tx->tfrc.cfg.s_nominal = nominal_s(tx->env->mps);
+    } else if (tx->env->mps && tx->env->mps != tx->tfrc.cfg.s) {
+      tx->tfrc.cfg.s = (uint32_t)tx->env->mps; /* the MPS changed (§14) */
+    }
+    udccp_tfrc_tx_on_sent(&tx->tfrc, ts, limited);
+  }
+}
+
+/* The CCVal-independent parts of a feedback packet. */
+typedef struct fb_opts {
+  int has_ler, has_li, has_rr, has_dp;
+  uint32_t ler, rr;
+  const uint8_t *li, *dp;
+  size_t li_len, dp_len;
+} fb_opts;
+
+static void collect(const udccp_opts *o, fb_opts *f) {
+  size_t i;
+  memset(f, 0, sizeof(*f));
+  for (i = 0; i < o->n_ccid; i++) {
+    const udccp_opt *op = &o->ccid[i];
+    switch (op->type) {
+    case UDCCP_CCID3_OPT_LOSS_EVENT_RATE:
+      if (op->len == 4) { /* §8.5: Len = 6 */
+        f->has_ler = 1;
+        f->ler = (uint32_t)get_be(op->val, 4);
+      }
+      break;
+    case UDCCP_CCID3_OPT_RECEIVE_RATE:
+      if (op->len == 4) { /* §8.3 */
+        f->has_rr = 1;
+        f->rr = (uint32_t)get_be(op->val, 4);
+      }
+      break;
+    case UDCCP_CCID3_OPT_LOSS_INTERVALS:
+      if (!f->has_li) { /* §8.6.1: a second option continues the first;
+                           the newest 9 intervals fit in the first */
+        f->has_li = 1;
+        f->li = op->val;
+        f->li_len = op->len;
+      }
+      break;
+    case UDCCP_CCID4_OPT_DROPPED_PACKETS:
+      if (!f->has_dp) {
+        f->has_dp = 1;
+        f->dp = op->val;
+        f->dp_len = op->len;
+      }
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+/* RFC 4828 §3 / RFC 5622 §6.1: was interval li (newest-first index i) at
+ * most two RTTs long?  Judged from our send times of its first and last
+ * packets; unknown counts as long. */
+static uint8_t interval_short(ccid3_tx *tx, const udccp_tfrc_li_info *li) {
+  uint64_t len = (uint64_t)li->lossless + li->loss_len;
+  uint64_t first;
+  const tx_hist *a, *b;
+  if (len == 0 || !tx->tfrc.has_rtt) {
+    return 0;
+  }
+  first = udccp_seq_add(li->seq_end, -(int64_t)(len - 1));
+  a = hist_find(tx, first);
+  b = hist_find(tx, li->seq_end);
+  if (!a || !b || b->ts < a->ts) {
+    return 0;
+  }
+  return b->ts - a->ts <= 2 * tx->tfrc.r;
+}
+
+/* p from a Loss Intervals option (and Dropped Packets for CCID 4);
+ * returns -1 if the option is malformed.  *new_loss: its newest interval
+ * starts later than any loss interval reported before. */
+static double p_from_li(ccid3_tx *tx, const fb_opts *f, uint64_t ack,
+                        int *new_loss) {
+  udccp_tfrc_li_info li[UDCCP_TFRC_LI_MAX];
+  uint8_t is_short[UDCCP_TFRC_LI_MAX];
+  size_t n = 0, i;
+  uint8_t skip;
+  if (udccp_tfrc_li_parse(f->li, f->li_len, ack, li, UDCCP_TFRC_LI_MAX, &n,
+                          &skip) != 0 ||
+      skip > UDCCP_TFRC_NDUPACK + 1 || n == 0) {
+    return -1.0;
+  }
+  if (tx->prm.sp) {
+    if (f->has_dp) {
+      (void)udccp_tfrc_dp_apply(f->dp, f->dp_len, li, n);
+    }
+    for (i = 0; i < n; i++) {
+      is_short[i] = interval_short(tx, &li[i]);
+    }
+  }
+  if (n >= 2 && li[0].loss_len > 0) {
+    uint64_t len = (uint64_t)li[0].lossless + li[0].loss_len;
+    uint64_t start = udccp_seq_add(li[0].seq_end, -(int64_t)(len - 1));
+    if (!tx->have_loss_start || udccp_seq_gt(start, tx->loss_start)) {
+      *new_loss = 1;
+      tx->have_loss_start = 1;
+      tx->loss_start = start;
+    }
+  }
+  return udccp_tfrc_li_calc_p(li, n, tx->prm.sp ? is_short : NULL,
+                              tx->prm.sp);
+}
+
+int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
+                              const udccp_ccid_pkt *pkt, udccp_tstamp ts) {
+  ccid3_tx *tx = tx_of(st);
+  const tx_hist *h = NULL;
+  udccp_tfrc_fb fb;
+  fb_opts f;
+  double p;
+  int new_loss = 0;
+  if (!pkt->has_ack ||
+      (pkt->type != UDCCP_PKT_ACK && pkt->type != UDCCP_PKT_DATAACK)) {
+    return 0; /* §8: our options are ignored on DCCP-Data */
+  }
+  if (mandatory_unknown(pkt->opts, 1, tx->prm.sp)) {
+    return UDCCP_ERR_MANDATORY;
+  }
+  if (tx->sent_any) {
+    h = hist_find(tx, pkt->ack & UDCCP_SEQ_MASK);
+    if (!h && udccp_seq_le(pkt->ack, tx->gss) &&
+        (uint64_t)udccp_seq_sub(tx->gss, pkt->ack) >= tx->cap) {
+      hist_grow(tx); /* the ring held less than one RTT of packets */
+    }
+  }
+  if (h && h->ccval != CCVAL_NONE) {
+    tx->wc_floor = h->ccval;
+    tx->wc_floor_valid = 1;
+  }
+  if (!pkt->opts) {
+    return 0;
+  }
+  collect(pkt->opts, &f);
+  /* §6: Receive Rate and loss information make a feedback packet */
+  if (!f.has_rr || !(f.has_li || f.has_ler)) {
+    return 0;
+  }
+  memset(&fb, 0, sizeof(fb));
+  p = f.has_li ? p_from_li(tx, &f, pkt->ack, &new_loss) : -1.0;
+  if (p < 0.0) {
+    if (!f.has_ler) {
+      return 0;
+    }
+    p = udccp_ccid3_opt_to_p(f.ler);
+  }
+  fb.p = p;
+  fb.new_loss = (uint8_t)new_loss;
+  fb.x_recv = (double)f.rr;
+  if (pkt->opts->slow_receiver) {
+    fb.x_recv /= 2.0; /* RFC 4342 §5.2: X_drop = X_inrecv */
+  }
+  fb.t_new = h ? h->ts : ts;
+  if (h && ts > h->ts) {
+    udccp_tstamp d = ts - h->ts, el = 0;
+    if (pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED) {
+      el = (udccp_tstamp)pkt->opts->elapsed_time * 10000u; /* 10 us */
+    }
+    /* RFC 5348 §4.3 step 1: R_sample = (t_now - t_recvdata) - t_delay; an
+     * Elapsed Time longer than the round trip is bogus: no sample */
+    if (el < d) {
+      fb.r_sample = d - el;
+      if (tx->min_rtt == 0 || fb.r_sample < tx->min_rtt) {
+        tx->min_rtt = fb.r_sample;
+      }
+    }
+  }
+  udccp_tfrc_tx_on_feedback(&tx->tfrc, &fb, ts);
+  tx->n_fb++;
+  tx_export(tx);
+  return 0;
+}
+
+udccp_tstamp udccp_tfrc_ccid_tx_get_expiry(const udccp_ccid_state *st) {
+  return udccp_tfrc_tx_get_expiry(&ctx_of(st)->tfrc);
+}
+
+void udccp_tfrc_ccid_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
+  ccid3_tx *tx = tx_of(st);
+  if (ts >= udccp_tfrc_tx_get_expiry(&tx->tfrc)) {
+    udccp_tfrc_tx_on_nofeedback(&tx->tfrc, ts); /* RFC 5348 §4.4 */
+    tx_export(tx);
+  }
+}
+
+void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,
+                                 udccp_conn_info *info) {
+  const ccid3_tx *tx = ctx_of(st);
+  info->x = udccp_tfrc_x_to_u64(udccp_tfrc_tx_rate(&tx->tfrc));
+  info->x_recv = udccp_tfrc_x_to_u64(tx->tfrc.x_recv);
+  info->x_calc = udccp_tfrc_x_to_u64(tx->tfrc.x_bps);
+  info->p = tx->tfrc.p;
+  info->t_ipi = tx->tfrc.t_ipi;
+  if (tx->tfrc.has_rtt) {
+    info->srtt = tx->tfrc.r;
+    info->min_rtt = tx->min_rtt;
+  }
+  info->rto = tx->tfrc.rto;
+}
+
+/* ------------------------------------------------------------ receiver */
+
+int udccp_tfrc_ccid_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                            udccp_tstamp ts,
+                            const udccp_tfrc_ccid_params *params) {
+  ccid3_rx *rx = rx_of(st);
+  (void)ts;
+  memset(rx, 0, sizeof(*rx));
+  rx->env = env;
+  rx->prm = *params;
+  /* RFC 4342 §10.2: loss events by window counter; RFC 4828 via sp; no
+   * history discounting, so the sender can recompute p from the option */
+  udccp_tfrc_lh_init(&rx->lh, UDCCP_TFRC_LH_CCVAL, params->sp, 0);
+  rx->fb_timer = UDCCP_TSTAMP_NEVER;
+  return 0;
+}
+
+static int ccid3_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                         udccp_tstamp ts) {
+  return udccp_tfrc_ccid_rx_init(st, env, ts, &udccp_ccid3_params);
+}
+
+void udccp_tfrc_ccid_rx_exit(udccp_ccid_state *st) { (void)st; }
+
+static udccp_tstamp rx_rtt(const ccid3_rx *rx) {
+  if (rx->rtt) {
+    return rx->rtt;
+  }
+  return rx->env ? rx->env->srtt : 0;
+}
+
+/* RFC 4342 §8.1: R from T(K+D) - T(K), the first arrivals of counters K and
+ * K + D, times 4/D; D = 4 preferred. */
+static void cc_rtt(ccid3_rx *rx, uint8_t c, udccp_tstamp ts) {
+  unsigned d, i;
+  if (!rx->cc_started) {
+    rx->cc_started = 1;
+    rx->cc_last = c;
+    rx->cc_abs = 16; /* positions below 16 mean "never" after a restart */
+    rx->cc_t[c] = ts;
+    rx->cc_at[c] = rx->cc_abs;
+    return;
+  }
+  d = wc_dist(rx->cc_last, c);
+  if (d == 0 || d >= 11) {
+    return; /* same counter, or a late packet */
+  }
+  if (d > 5) {
+    /* more than a wrap may have passed: forget old first arrivals */
+    rx->cc_abs += 32;
+    memset(rx->cc_at, 0, sizeof(rx->cc_at));
+  } else {
+    rx->cc_abs += d;
+  }
+  rx->cc_last = c;
+  rx->cc_t[c] = ts;
+  rx->cc_at[c] = rx->cc_abs;
+  for (i = 4; i >= 2; i--) {
+    uint8_t k = (uint8_t)((c - i) & 15u);
+    if (rx->cc_at[k] != 0 && rx->cc_at[k] == rx->cc_abs - i &&
+        ts > rx->cc_t[k]) {
+      udccp_tstamp sample = (ts - rx->cc_t[k]) * 4 / i;
+      /* a smoothed estimate: counters step in quarter RTTs */
+      rx->rtt = rx->rtt ? (3 * rx->rtt + sample) / 4 : sample;
+      break;
+    }
+  }
+}
+
+static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts) {
+  udccp_tstamp r = rx_rtt(rx), gap = r ? r / 8 : UDCCP_NS_PER_MS;
+  const rate_snap *last = rx->n_snap ? &rx->snap[rx->snap_head] : NULL;
+  if (last && ts < add_sat(last->ts, gap)) {
+    return;
+  }
+  rx->snap_head = rx->n_snap ? (rx->snap_head + 1) % UDCCP_CCID3_RATE_SNAPS
+                             : 0;
+  if (rx->n_snap < UDCCP_CCID3_RATE_SNAPS) {
+    rx->n_snap++;
+  }
+  rx->snap[rx->snap_head].ts = ts;
+  rx->snap[rx->snap_head].bytes = rx->bytes;
+  rx->snap[rx->snap_head].pkts = rx->pkts;
+}
+
+/* RFC 4342 §8.3 with the erratum / RFC 5348 §6.2 step 2: data received in
+ * the last t = max(R, time since the last feedback), over t.  pkts != 0:
+ * in packets per second instead of bytes. */
+static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
+  udccp_tstamp r = rx_rtt(rx), since, t;
+  const rate_snap *best = NULL;
+  unsigned i;
+  if (!rx->data_seen) {
+    return 0.0;
+  }
+  since = rx->fb_sent ? (ts > rx->fb_time ? ts - rx->fb_time : 0)
+                      : (ts > rx->first_data_ts ? ts - rx->first_data_ts : 0);
+  if (rx->fb_sent && since >= r && since > 0) {
+    /* exact: everything since the last feedback */
+    uint64_t n = pkts ? rx->pkts - rx->pkts_fb : rx->bytes - rx->bytes_fb;
+    return (double)n / ((double)since * 1e-9);
+  }
+  t = r > since ? r : since;
+  if (t == 0) {
+    return 0.0;
+  }
+  /* the newest snapshot at least t old; else the flow is younger than t */
+  for (i = 0; i < rx->n_snap; i++) {
+    const rate_snap *s =
+        &rx->snap[(rx->snap_head + UDCCP_CCID3_RATE_SNAPS - i) %
+                  UDCCP_CCID3_RATE_SNAPS];
+    best = s;
+    if (ts >= s->ts && ts - s->ts >= t) {
+      t = ts - s->ts;
+      break;
+    }
+  }
+  if (!best) {
+    return 0.0;
+  }
+  return (double)(pkts ? rx->pkts - best->pkts : rx->bytes - best->bytes) /
+         ((double)t * 1e-9);
+}
+
+int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                              udccp_tstamp ts) {
+  ccid3_rx *rx = rx_of(st);
+  udccp_tfrc_rx_pkt rp;
+  udccp_tfrc_rx_ctx cx;
+  unsigned flags;
+  int is_data = pkt->type == UDCCP_PKT_DATA || pkt->type == UDCCP_PKT_DATAACK;
+  int due = 0;
+  uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
+  if (mandatory_unknown(pkt->opts, 0, rx->prm.sp)) {
+    return UDCCP_ERR_MANDATORY;
+  }
+  if (!rx->started || udccp_seq_gt(seq, rx->gsr)) {
+    rx->gsr = seq; /* the Acknowledgement Number of our next ack */
+    rx->gsr_ts = ts;
+  }
+  rx->started = 1;
+  if (is_data) {
+    uint8_t c = (uint8_t)(pkt->ccval & 15u);
+    cc_rtt(rx, c, ts);
+    if (!rx->data_seen) {
+      rx->data_seen = 1;
+      rx->first_data_ts = ts;
+      rx->max_cc = c;
+      due = 1; /* RFC 5348 §6.3: feedback on the first data packet */
+    } else if (!rx->data_since_fb || wc_dist(rx->max_cc, c) - 1u < 7u) {
+      rx->max_cc = c; /* circular maximum since the last feedback */
+    }
+    rate_snapshot(rx, ts);
+    rx->bytes += pkt->payload_len;
+    rx->pkts++;
+    rx->data_since_fb = 1;
+    /* RFC 4342 §10.3: a counter >= last_counter + 4 asks for feedback */
+    if (rx->fb_sent && wc_dist(rx->last_counter, c) - 4u < 8u) {
+      due = 1;
+    }
+  }
+  memset(&rp, 0, sizeof(rp));
+  rp.seq = seq;
+  rp.ts = ts;
+  rp.ccval = (uint8_t)(pkt->ccval & 15u);
+  rp.ecn = pkt->ecn; /* CE on data is a loss, RFC 5348 §5.1 */
+  rp.is_data = (uint8_t)is_data;
+  if (pkt->opts && (pkt->opts->present & UDCCP_OPTS_HAS_NDP_COUNT)) {
+    rp.ndp = pkt->opts->ndp_count > UINT32_MAX ? UINT32_MAX
+                                               : (uint32_t)pkt->opts->ndp_count;
+  }
+  memset(&cx, 0, sizeof(cx));
+  cx.rtt = rx_rtt(rx) ? rx_rtt(rx) : UDCCP_CCID3_DEFAULT_RTT;
+  cx.s = 0; /* packets: X_recv_max below is in packets per second */
+  cx.x_recv_max = rx->x_recv_max_pkts;
+  if (!rx->lh.have_loss) {
+    double now = recv_rate(rx, ts, 1);
+    if (now > cx.x_recv_max) {
+      cx.x_recv_max = now;
+    }
+  }
+  flags = udccp_tfrc_lh_add(&rx->lh, &rp, &cx);
+  if (flags & UDCCP_TFRC_LH_LOSS) {
+    rx->p = udccp_tfrc_lh_p(&rx->lh);
+    /* RFC 5348 §6.1 steps 2-4 */
+    if ((flags & UDCCP_TFRC_LH_NEW_EVENT) || rx->p > rx->p_fb) {
+      due = 1;
+    }
+  }
+  return due;
+}
+
+int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
+                                  uint8_t type, udccp_tstamp ts) {
+  ccid3_rx *rx = rx_of(st);
+  uint8_t buf[1 + 9 * UDCCP_TFRC_LI_MAX];
+  udccp_ssize n;
+  uint64_t el;
+  double x;
+  int rv = 0;
+  if ((type != UDCCP_PKT_ACK && type != UDCCP_PKT_DATAACK) || !rx->data_seen) {
+    return 0; /* §8.3-8.6: never on DCCP-Data; nothing to report yet */
+  }
+  rx->p = udccp_tfrc_lh_p(&rx->lh);
+  /* RFC 5348 §6.3: the first feedback reports X_recv = 0 */
+  x = rx->fb_sent ? recv_rate(rx, ts, 0) : 0.0;
+  /* §8.2: Elapsed Time since the acknowledged packet (RFC 4340 §13.2) */
+  el = ts > rx->gsr_ts ? (ts - rx->gsr_ts) / 10000u : 0;
+  if (el > UINT32_MAX) {
+    el = UINT32_MAX;
+  }
+  rv |= udccp_optbuf_put_uint(ob, UDCCP_OPT_ELAPSED_TIME, el,
+                              el <= 0xFFFFu ? 2 : 4);
+  n = udccp_tfrc_lh_write_li(&rx->lh, rx->gsr, buf, sizeof(buf), 0);
+  if (n > 0) {
+    rv |= udccp_optbuf_put(ob, UDCCP_CCID3_OPT_LOSS_INTERVALS, 0, buf,
+                           (size_t)n);
+    if (rx->prm.sp) {
+      /* RFC 5622 §8.7: Dropped Packets covering the same intervals */
+      udccp_ssize m = udccp_tfrc_lh_write_dp(&rx->lh, buf, sizeof(buf), 0);
+      if (m > 0) {
+        rv |= udccp_optbuf_put(ob, UDCCP_CCID4_OPT_DROPPED_PACKETS, 0, buf,
+                               (size_t)m);
+      }
+    }
+  }
+  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_RECEIVE_RATE,
+                              x >= (double)UINT32_MAX ? UINT32_MAX
+                                                      : (uint64_t)(x + 0.5),
+                              4);
+  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
+                              udccp_ccid3_p_to_opt(rx->p), 4);
+  /* this ack is the feedback packet: restart the rules of §10.3 / §6.2 */
+  if (rx->fb_sent) {
+    double xp = recv_rate(rx, ts, 1);
+    if (xp > rx->x_recv_max_pkts) {
+      rx->x_recv_max_pkts = xp;
+    }
+  }
+  rx->x_recv = x;
+  rx->p_fb = rx->p;
+  if (rx->data_since_fb) {
+    rx->last_counter = rx->max_cc;
+  }
+  rx->data_since_fb = 0;
+  rx->fb_sent = 1;
+  rx->fb_time = ts;
+  rx->bytes_fb = rx->bytes;
+  rx->pkts_fb = rx->pkts;
+  rx->fb_timer = rx_rtt(rx) ? add_sat(ts, rx_rtt(rx)) : UDCCP_TSTAMP_NEVER;
+  return rv ? UDCCP_ERR_NOBUF : 0;
+}
+
+udccp_tstamp udccp_tfrc_ccid_rx_get_expiry(const udccp_ccid_state *st) {
+  const ccid3_rx *rx = crx_of(st);
+  /* RFC 5348 §6.2: no data since the last feedback, no feedback */
+  return rx->data_since_fb ? rx->fb_timer : UDCCP_TSTAMP_NEVER;
+}
+
+int udccp_tfrc_ccid_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
+  ccid3_rx *rx = rx_of(st);
+  udccp_tstamp r;
+  if (!rx->data_since_fb || ts < rx->fb_timer) {
+    return 0;
+  }
+  /* §6.2 step 4: restart after R_m even if the ack is not sent now */
+  r = rx_rtt(rx);
+  rx->fb_timer = r ? add_sat(ts, r) : UDCCP_TSTAMP_NEVER;
+  return 1;
+}
+
+void udccp_tfrc_ccid_rx_get_info(const udccp_ccid_state *st,
+                                 udccp_conn_info *info) {
+  const ccid3_rx *rx = crx_of(st);
+  if (info->x != 0) {
+    return; /* the sender half is TFRC too and reported its own view */
+  }
+  info->x_recv = udccp_tfrc_x_to_u64(rx->x_recv);
+  info->p = udccp_tfrc_lh_p(&rx->lh);
+}
+
+const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st) {
+  return &ctx_of(st)->tfrc;
+}
+
+const udccp_tfrc_lh *udccp_tfrc_ccid_rx_lh(const udccp_ccid_state *st) {
+  return &crx_of(st)->lh;
+}
+
+udccp_tstamp udccp_tfrc_ccid_rx_rtt(const udccp_ccid_state *st) {
+  return crx_of(st)->rtt;
+}
+
+const udccp_ccid_ops udccp_ccid3_ops = {
+    .id = 3,
+    .name = "TFRC (CCID 3)",
+    .deps = udccp_tfrc_ccid_deps,
+    .n_deps = UDCCP_TFRC_CCID_N_DEPS,
+    .tx_init = ccid3_tx_init,
+    .tx_exit = udccp_tfrc_ccid_tx_exit,
+    .tx_next_send = udccp_tfrc_ccid_tx_next_send,
+    .tx_ccval = udccp_tfrc_ccid_tx_ccval,
+    .tx_on_sent = udccp_tfrc_ccid_tx_on_sent,
+    .tx_on_pkt = udccp_tfrc_ccid_tx_on_pkt,
+    .tx_write_opts = NULL,
+    .tx_get_expiry = udccp_tfrc_ccid_tx_get_expiry,
+    .tx_on_expiry = udccp_tfrc_ccid_tx_on_expiry,
+    .tx_get_info = udccp_tfrc_ccid_tx_get_info,
+    .rx_init = ccid3_rx_init,
+    .rx_exit = udccp_tfrc_ccid_rx_exit,
+    .rx_on_pkt = udccp_tfrc_ccid_rx_on_pkt,
+    .rx_write_opts = udccp_tfrc_ccid_rx_write_opts,
+    .rx_get_expiry = udccp_tfrc_ccid_rx_get_expiry,
+    .rx_on_expiry = udccp_tfrc_ccid_rx_on_expiry,
+    .rx_get_info = udccp_tfrc_ccid_rx_get_info,
+};

@@ -1,0 +1,131 @@
+/*
+ * CCID 3: TCP-Friendly Rate Control (RFC 4342, with RFC 5348 as its TFRC),
+ * and the code CCID 4 (RFC 5622, TFRC-SP of RFC 4828) shares with it.
+ *
+ * The TFRC mechanics live in tfrc_eq / tfrc_lh / tfrc_tx; this module maps
+ * them onto DCCP: the CCVal window counter, the feedback options (Loss
+ * Event Rate 192, Loss Intervals 193, Receive Rate 194, Dropped Packets
+ * 195 for CCID 4), Elapsed Time, when feedback is due, and the feature
+ * dependencies.  One implementation serves both CCIDs; a small parameter
+ * struct (udccp_tfrc_ccid_params) selects the TFRC-SP behaviour.
+ *
+ * How the connection drives it (see lib/ccid.h for the general contract):
+ *   - tx_on_sent() for every packet sent (data or not): the sender keeps
+ *     the send time and CCVal of each sequence number to take RTT samples
+ *     from the receiver's Acknowledgement Number and Elapsed Time.
+ *   - tx_ccval() right before each data packet is built.
+ *   - tx_on_pkt() for every valid packet from the peer; Acks and DataAcks
+ *     with Receive Rate plus Loss Intervals or Loss Event Rate are
+ *     feedback (RFC 4342 §6; Loss Event Rate alone is accepted because
+ *     Linux never sends Loss Intervals).
+ *   - rx_on_pkt() for every valid packet from the peer; 1 means "send an
+ *     Ack now".  rx_write_opts() on every Ack / DataAck writes Elapsed
+ *     Time, Loss Event Rate, Loss Intervals, Receive Rate (and Dropped
+ *     Packets for CCID 4) and counts as "feedback sent".  The Loss
+ *     Intervals option is encoded against the greatest sequence number
+ *     rx_on_pkt() saw, which is the connection's GSR, i.e. the
+ *     Acknowledgement Number of the Ack.
+ *   - env->srtt, if set before tx_init() (e.g. the handshake RTT), is
+ *     taken as the first RTT (RFC 5348 §4.2); afterwards the sender half
+ *     writes its RTT estimate R there, and env->rto gets the nofeedback
+ *     interval.
+ */
+#ifndef UDCCP_CCID3_H
+#define UDCCP_CCID3_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ccid.h"
+#include "tfrc_lh.h"
+#include "tfrc_tx.h"
+
+/* RFC 4340 §3.4: the RTT assumed for the window counter before a sample. */
+#define UDCCP_CCID3_DEFAULT_RTT (200 * UDCCP_NS_PER_MS)
+/* Sent-packet history (send time, CCVal) for RTT samples: initial and
+ * largest number of entries.  It doubles when an acknowledged packet was
+ * already overwritten (growing rarely, never per packet). */
+#define UDCCP_CCID3_HIST_MIN 1024u
+#define UDCCP_CCID3_HIST_MAX (1u << 20)
+/* Receiver: snapshots of the received byte count for X_recv over the last
+ * RTT (RFC 5348 §6.2 step 2), one at most every R/8. */
+#define UDCCP_CCID3_RATE_SNAPS 16u
+/* Sender: weight of a new packet in the mean segment size (CCID 4's
+ * s_true, RFC 4828 §3), as a shift: 1/16. */
+#define UDCCP_CCID3_S_EWMA_SHIFT 4
+
+/* CCID-specific option numbers (RFC 4342 §8, RFC 5622 §8). */
+#define UDCCP_CCID3_OPT_LOSS_EVENT_RATE UDCCP_TFRC_OPT_LOSS_EVENT_RATE
+#define UDCCP_CCID3_OPT_LOSS_INTERVALS UDCCP_TFRC_OPT_LOSS_INTERVALS
+#define UDCCP_CCID3_OPT_RECEIVE_RATE UDCCP_TFRC_OPT_RECEIVE_RATE
+#define UDCCP_CCID4_OPT_DROPPED_PACKETS UDCCP_TFRC_OPT_DROPPED_PACKETS
+
+/* What distinguishes CCID 4 from CCID 3. */
+typedef struct udccp_tfrc_ccid_params {
+  uint8_t id; /* 3 or 4 */
+  uint8_t sp; /* 1: TFRC-SP (RFC 4828): nominal 1460-byte segments, header
+                 overhead, 10 ms minimum interval, short loss intervals
+                 counted by their drops, Dropped Packets option */
+} udccp_tfrc_ccid_params;
+
+extern const udccp_tfrc_ccid_params udccp_ccid3_params;
+
+/* The CCID 3 operations table (registered in lib/ccid.c). */
+extern const udccp_ccid_ops udccp_ccid3_ops;
+
+/* RFC 4342 §5/§8, RFC 5622 §4: the features CCID 3 and CCID 4 depend on
+ * (Send Loss Event Rate = 1, Send NDP Count = 1 at the HC-Sender, Send Ack
+ * Vector = 0); all non-mandatory, as Linux accepts and sends them. */
+#define UDCCP_TFRC_CCID_N_DEPS 3
+extern const udccp_ccid_dep udccp_tfrc_ccid_deps[UDCCP_TFRC_CCID_N_DEPS];
+
+/* RFC 4342 §8.1 window counter step: the counter after `last` when
+ * `elapsed` ns have passed since last_WC_time at round-trip time rtt:
+ * last + min(floor(elapsed / (rtt/4)), 5) mod 16.  *advanced is set to 1
+ * if it moved.  rtt 0 counts as UDCCP_CCID3_DEFAULT_RTT. */
+uint8_t udccp_ccid3_wc_next(uint8_t last, udccp_tstamp elapsed,
+                            udccp_tstamp rtt, int *advanced);
+
+/* RFC 4342 §8.5: the Loss Event Rate option value for p: ceil(1/p), or
+ * 2^32 - 1 for p = 0 (no loss yet).  And back: p for a value (0 for
+ * 2^32 - 1 and for 0). */
+uint32_t udccp_ccid3_p_to_opt(double p);
+double udccp_ccid3_opt_to_p(uint32_t v);
+
+/* The halves, shared by CCID 3 and CCID 4; the *_init functions take the
+ * parameters.  The others have the signatures of udccp_ccid_ops. */
+int udccp_tfrc_ccid_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                            udccp_tstamp ts,
+                            const udccp_tfrc_ccid_params *params);
+int udccp_tfrc_ccid_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                            udccp_tstamp ts,
+                            const udccp_tfrc_ccid_params *params);
+void udccp_tfrc_ccid_tx_exit(udccp_ccid_state *st);
+udccp_tstamp udccp_tfrc_ccid_tx_next_send(udccp_ccid_state *st,
+                                          udccp_tstamp ts);
+uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts);
+void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
+                                int is_data, size_t len, udccp_tstamp ts);
+int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
+                              const udccp_ccid_pkt *pkt, udccp_tstamp ts);
+udccp_tstamp udccp_tfrc_ccid_tx_get_expiry(const udccp_ccid_state *st);
+void udccp_tfrc_ccid_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts);
+void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,
+                                 udccp_conn_info *info);
+void udccp_tfrc_ccid_rx_exit(udccp_ccid_state *st);
+int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                              udccp_tstamp ts);
+int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
+                                  uint8_t type, udccp_tstamp ts);
+udccp_tstamp udccp_tfrc_ccid_rx_get_expiry(const udccp_ccid_state *st);
+int udccp_tfrc_ccid_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts);
+void udccp_tfrc_ccid_rx_get_info(const udccp_ccid_state *st,
+                                 udccp_conn_info *info);
+
+/* Read-only views for tests and tools. */
+const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st);
+const udccp_tfrc_lh *udccp_tfrc_ccid_rx_lh(const udccp_ccid_state *st);
+/* The receiver's RTT estimate (ns, 0 = none) from CCVal (RFC 4342 §8.1). */
+udccp_tstamp udccp_tfrc_ccid_rx_rtt(const udccp_ccid_state *st);
+
+#endif /* UDCCP_CCID3_H */

@@ -1,0 +1,460 @@
+/*
+ * Connection life cycle and accessors: creation, settings validation,
+ * state changes, MPS (RFC 4340 §14), windows (§7.5.1), close and abort
+ * (§8.3), info.
+ */
+#include <string.h>
+
+#include "conn.h"
+
+static int settings_valid(const udccp_settings *s) {
+  if (s == NULL || s->rand == NULL) {
+    return 0;
+  }
+  if (s->cksum_mode > UDCCP_CKSUM_NONE || s->send_cscov > 15 ||
+      s->min_cscov > 15 || s->qpolicy > UDCCP_QPOLICY_PRIO) {
+    return 0;
+  }
+  if (s->tx_qlen == 0 || s->rx_qlen == 0 || s->ack_ratio == 0) {
+    return 0;
+  }
+  /* RFC 4340 §7.5.2: Wmin = 32, Wmax = 2^46 - 1. */
+  if (s->seq_window < 32 || s->seq_window > 70368744177663ULL) {
+    return 0;
+  }
+  /* Room for the largest header, some options and one payload byte. */
+  if (s->pmtu < s->hdr_overhead || s->pmtu - s->hdr_overhead < 128) {
+    return 0;
+  }
+  if (s->request_rto == 0 || s->request_timeout == 0 ||
+      s->close_timeout == 0 || s->timewait == 0 || s->partopen_timeout == 0) {
+    return 0;
+  }
+  return 1;
+}
+
+static uint64_t rand48(udccp_conn *conn) {
+  uint8_t b[6];
+  uint64_t v = 0;
+  size_t i;
+  conn->settings.rand(b, sizeof(b), conn->settings.rand_user_data);
+  for (i = 0; i < sizeof(b); ++i) {
+    v = (v << 8) | b[i];
+  }
+  return v & UDCCP_SEQ_MASK;
+}
+
+int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
+                          const udccp_path *path, uint32_t service_code,
+                          int is_server, udccp_tstamp ts) {
+  const udccp_mem *mem;
+  udccp_conn *conn;
+  uint8_t rx_ccid;
+  int rv;
+
+  if (pconn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  *pconn = NULL;
+  if (!settings_valid(settings) || path == NULL ||
+      (path->family != UDCCP_AF_INET && path->family != UDCCP_AF_INET6) ||
+      service_code == UDCCP_SERVICE_CODE_INVALID) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  rx_ccid = settings->rx_ccid ? settings->rx_ccid : settings->ccid;
+  if (udccp_ccid_find(settings->ccid) == NULL ||
+      udccp_ccid_find(rx_ccid) == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  mem = settings->mem ? settings->mem : udccp_mem_default();
+  conn = mem->calloc(1, sizeof(*conn), mem->user_data);
+  if (conn == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  conn->mem = mem;
+  conn->settings = *settings;
+  conn->settings.mem = mem;
+  conn->path = *path;
+  conn->is_server = (uint8_t)(is_server != 0);
+  conn->service_code = service_code;
+  conn->reset_code = UDCCP_RESET_NONE;
+  conn->tx_ccid_id = settings->ccid;
+  conn->rx_ccid_id = rx_ccid;
+  conn->seqwin_local = UDCCP_CONN_SEQWIN_INIT;
+  conn->seqwin_remote = UDCCP_CONN_SEQWIN_INIT;
+  conn->sw_initial = 1;
+  conn->ack_ratio_cur = 2; /* RFC 4341 §6.1.2: initial Ack Ratio 2 */
+  conn->env.mem = mem;
+  conn->env.ack_ratio = conn->ack_ratio_cur;
+  conn->env.seq_window_out = conn->seqwin_local;
+  conn->env_rx = conn->env;
+  conn->ts_origin = ts;
+  conn->t_retx = UDCCP_TSTAMP_NEVER;
+  conn->t_timewait = UDCCP_TSTAMP_NEVER;
+  conn->t_listen = UDCCP_TSTAMP_NEVER;
+  conn->t_last_sync = UDCCP_TSTAMP_NEVER;
+  conn->t_delack = UDCCP_TSTAMP_NEVER;
+  conn->t_ackack = UDCCP_TSTAMP_NEVER;
+  conn->now = ts;
+  conn->t_last_rx = ts;
+  conn->t_last_ack_tx = ts;
+  conn->slow_until = 0;
+
+  /* RFC 4340 §7.2: the initial sequence number is random. */
+  conn->iss = rand48(conn);
+  conn->gss = udccp_seq_add(conn->iss, -1);
+  conn->gar = conn->iss;
+
+  rv = udccp_feat_init(&conn->feat, settings, is_server, conn->iss,
+                       udccp_ccid_find);
+  if (rv != 0) {
+    mem->free(conn, mem->user_data);
+    return rv;
+  }
+  udccp_conn_update_mps(conn);
+  rv = udccp_sendq_init(&conn->sendq, mem, settings->qpolicy,
+                        settings->tx_qlen, conn->info.mps);
+  if (rv == 0) {
+    /* One MPS per slot is the worst case; bound the arena by it. */
+    rv = udccp_rxq_init(&conn->rxq, mem, settings->rx_qlen,
+                        (size_t)settings->rx_qlen *
+                            (settings->pmtu - settings->hdr_overhead));
+  }
+  if (rv == 0) {
+    rv = udccp_ackvec_init(&conn->av, mem, 256);
+    conn->av_up = rv == 0;
+  }
+  if (rv != 0) {
+    udccp_conn_del(conn);
+    return rv == UDCCP_ERR_NOMEM ? UDCCP_ERR_NOMEM : rv;
+  }
+  *pconn = conn;
+  return 0;
+}
+
+int udccp_conn_client_new(udccp_conn **pconn, const udccp_settings *settings,
+                          const udccp_path *path, uint32_t service_code,
+                          udccp_tstamp ts) {
+  udccp_conn *conn;
+  int rv = udccp_conn_new_common(pconn, settings, path, service_code, 0, ts);
+  if (rv != 0) {
+    return rv;
+  }
+  conn = *pconn;
+  /* RFC 4340 §8.1.1: the client sends the Request and retransmits it with
+   * exponential back-off. */
+  conn->state = UDCCP_STATE_REQUEST;
+  conn->pending |= UDCCP_PEND_REQUEST;
+  conn->t_start = ts;
+  udccp_conn_timer_start(conn, conn->settings.request_rto, ts);
+  udccp_conn_update_windows(conn);
+  return 0;
+}
+
+int udccp_conn_listen_new(udccp_conn **pconn, const udccp_settings *settings,
+                          const udccp_path *path, uint32_t service_code,
+                          udccp_tstamp ts) {
+  udccp_conn *conn;
+  int rv = udccp_conn_new_common(pconn, settings, path, service_code, 1, ts);
+  if (rv != 0) {
+    return rv;
+  }
+  conn = *pconn;
+  /* RFC 5596 §2.2: a server in LISTEN for a known client sends Listen
+   * packets so that middleboxes let the client's Request through. */
+  conn->state = UDCCP_STATE_LISTEN;
+  conn->pending |= UDCCP_PEND_LISTEN;
+  conn->t_listen = ts;
+  conn->t_start = ts;
+  return 0;
+}
+
+void udccp_conn_del(udccp_conn *conn) {
+  const udccp_mem *mem;
+  if (conn == NULL) {
+    return;
+  }
+  mem = conn->mem;
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_exit) {
+    conn->tx_ccid->tx_exit(&conn->tx_st);
+  }
+  if (conn->rx_ccid_up && conn->rx_ccid->rx_exit) {
+    conn->rx_ccid->rx_exit(&conn->rx_st);
+  }
+  udccp_sendq_free(&conn->sendq);
+  udccp_rxq_free(&conn->rxq);
+  if (conn->av_up) {
+    udccp_ackvec_free(&conn->av);
+  }
+  mem->free(conn, mem->user_data);
+}
+
+int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts) {
+  int rv;
+  if (!conn->tx_ccid_up) {
+    conn->tx_ccid = udccp_ccid_find(conn->tx_ccid_id);
+    if (conn->tx_ccid == NULL) {
+      return UDCCP_ERR_INVALID_ARGUMENT;
+    }
+    memset(&conn->tx_st, 0, sizeof(conn->tx_st));
+    rv = conn->tx_ccid->tx_init(&conn->tx_st, &conn->env, ts);
+    if (rv != 0) {
+      return rv;
+    }
+    conn->tx_ccid_up = 1;
+  }
+  if (!conn->rx_ccid_up) {
+    conn->rx_ccid = udccp_ccid_find(conn->rx_ccid_id);
+    if (conn->rx_ccid == NULL) {
+      return UDCCP_ERR_INVALID_ARGUMENT;
+    }
+    memset(&conn->rx_st, 0, sizeof(conn->rx_st));
+    udccp_conn_sync_env(conn);
+    rv = conn->rx_ccid->rx_init(&conn->rx_st, &conn->env_rx, ts);
+    if (rv != 0) {
+      return rv;
+    }
+    conn->rx_ccid_up = 1;
+  }
+  return 0;
+}
+
+void udccp_conn_sync_env(udccp_conn *conn) {
+  conn->env_rx.mps = conn->env.mps;
+  conn->env_rx.seq_window_out = conn->env.seq_window_out;
+  conn->env_rx.ecn = conn->env.ecn;
+  conn->env_rx.srtt = conn->env.srtt;
+  conn->env_rx.rttvar = conn->env.rttvar;
+  conn->env_rx.rto = conn->env.rto;
+  conn->env_rx.min_rtt = conn->env.min_rtt;
+}
+
+void udccp_conn_set_state(udccp_conn *conn, uint8_t state, udccp_tstamp ts) {
+  (void)ts;
+  conn->state = state;
+}
+
+void udccp_conn_kill(udccp_conn *conn, int err, int reset_code) {
+  conn->state = UDCCP_STATE_CLOSED;
+  if (conn->error == 0) {
+    conn->error = err;
+  }
+  if (reset_code != UDCCP_RESET_NONE || conn->reset_code == UDCCP_RESET_NONE) {
+    if (reset_code != UDCCP_RESET_NONE) {
+      conn->reset_code = reset_code;
+    }
+  }
+  /* Only a Reset may still leave a dead connection. */
+  conn->pending &= UDCCP_PEND_RESET;
+  udccp_conn_timer_stop(conn);
+  conn->t_timewait = UDCCP_TSTAMP_NEVER;
+  conn->t_listen = UDCCP_TSTAMP_NEVER;
+}
+
+void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts) {
+  /* RFC 4340 §8.3: TIMEWAIT lasts 2 MSL (settings.timewait). */
+  conn->state = UDCCP_STATE_TIMEWAIT;
+  conn->pending &= UDCCP_PEND_RESET;
+  udccp_conn_timer_stop(conn);
+  conn->t_timewait = ts + conn->settings.timewait;
+  if (conn->error == 0) {
+    conn->error = UDCCP_ERR_CLOSED;
+  }
+  conn->peer_closed = 1;
+}
+
+void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
+                           int fatal_err) {
+  conn->pend_reset_code = code;
+  if (data != NULL) {
+    memcpy(conn->pend_reset_data, data, 3);
+  } else {
+    memset(conn->pend_reset_data, 0, 3);
+  }
+  conn->reset_has_ack = conn->have_isr;
+  conn->reset_ackno = conn->gsr;
+  udccp_conn_kill(conn, fatal_err, code);
+  conn->pending |= UDCCP_PEND_RESET;
+}
+
+void udccp_conn_update_windows(udccp_conn *conn) {
+  uint64_t w = conn->seqwin_remote, wl = conn->seqwin_local;
+  /* RFC 4340 §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the
+   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours. */
+  if (conn->have_isr) {
+    conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));
+    conn->swh = udccp_seq_add(conn->gsr, (int64_t)((3 * w + 3) / 4));
+    /* The start-of-connection adjustment applies while GSR is within the
+     * first window; after wrapping it must not (§7.5.1). */
+    if (udccp_seq_sub(conn->gsr, conn->isr) < (int64_t)w &&
+        udccp_seq_lt(conn->swl, conn->isr)) {
+      conn->swl = conn->isr;
+    }
+  }
+  conn->awh = conn->gss;
+  conn->awl = udccp_seq_add(conn->gss, 1 - (int64_t)wl);
+  if (udccp_seq_sub(conn->gss, conn->iss) < (int64_t)wl &&
+      udccp_seq_lt(conn->awl, conn->iss)) {
+    conn->awl = conn->iss;
+  }
+}
+
+size_t udccp_conn_opts_reserve(const udccp_conn *conn) {
+  /* Options a data packet normally carries: Timestamp (6), Timestamp Echo
+   * with Elapsed Time (10), NDP Count (up to 8 with Mandatory-free 6-byte
+   * value), Data Checksum (6), a few bytes of CCID options; rounded to 4.
+   * Ack Vectors that do not fit next to a full datagram travel on a
+   * separate Ack (conn_out.c). */
+  (void)conn;
+  return 40;
+}
+
+void udccp_conn_update_mps(udccp_conn *conn) {
+  size_t pkt_max = conn->settings.pmtu - conn->settings.hdr_overhead;
+  /* RFC 4340 §14: MPS = PMTU - lower headers - DCCP header - options.
+   * The DCCP header is the DataAck one with 48-bit numbers (24 bytes). */
+  size_t hdr = 24 + udccp_conn_opts_reserve(conn);
+  conn->info.mps = pkt_max > hdr ? (uint32_t)(pkt_max - hdr) : 0;
+  conn->env.mps = conn->info.mps;
+  conn->env_rx.mps = conn->info.mps;
+}
+
+int udccp_conn_set_pmtu(udccp_conn *conn, uint32_t pmtu) {
+  if (conn == NULL || pmtu < conn->settings.hdr_overhead ||
+      pmtu - conn->settings.hdr_overhead < 128) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  conn->settings.pmtu = pmtu;
+  udccp_conn_update_mps(conn);
+  if (conn->info.mps > conn->sendq.max_dgram) {
+    int rv = udccp_sendq_resize(&conn->sendq, conn->info.mps);
+    if (rv != 0) {
+      return rv;
+    }
+  } else {
+    (void)udccp_sendq_resize(&conn->sendq, conn->info.mps);
+  }
+  return 0;
+}
+
+size_t udccp_conn_get_mps(const udccp_conn *conn) { return conn->info.mps; }
+
+const udccp_path *udccp_conn_get_path(const udccp_conn *conn) {
+  return &conn->path;
+}
+
+int udccp_conn_get_state(const udccp_conn *conn) { return conn->state; }
+
+int udccp_conn_get_error(const udccp_conn *conn) { return conn->error; }
+
+int udccp_conn_get_reset_code(const udccp_conn *conn) {
+  return conn->reset_code;
+}
+
+int udccp_conn_is_done(const udccp_conn *conn) {
+  if (conn->state == UDCCP_STATE_CLOSED) {
+    return (conn->pending & UDCCP_PEND_RESET) == 0;
+  }
+  return 0;
+}
+
+int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
+                              uint32_t prio, udccp_tstamp ts) {
+  int rv;
+  (void)ts;
+  if (conn->error <= UDCCP_ERR_FATAL && conn->state == UDCCP_STATE_CLOSED) {
+    return conn->error;
+  }
+  if (conn->closing_after_q ||
+      (conn->state != UDCCP_STATE_OPEN && conn->state != UDCCP_STATE_PARTOPEN &&
+       conn->state != UDCCP_STATE_REQUEST &&
+       conn->state != UDCCP_STATE_RESPOND)) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  if (len > conn->info.mps) {
+    return UDCCP_ERR_MSGSIZE;
+  }
+  rv = udccp_sendq_push(&conn->sendq, data, len, prio);
+  conn->info.tx_qdrops = udccp_sendq_drops(&conn->sendq);
+  return rv;
+}
+
+size_t udccp_conn_get_send_space(const udccp_conn *conn) {
+  return udccp_sendq_space(&conn->sendq);
+}
+
+udccp_ssize udccp_conn_read_datagram(udccp_conn *conn, void *buf, size_t cap) {
+  udccp_ssize n = udccp_rxq_pop(&conn->rxq, buf, cap);
+  if (n == UDCCP_ERR_AGAIN && conn->error <= UDCCP_ERR_FATAL &&
+      (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
+       conn->state == UDCCP_STATE_TIMEWAIT)) {
+    return conn->error;
+  }
+  return n;
+}
+
+udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn) {
+  return udccp_rxq_peek_len(&conn->rxq);
+}
+
+int udccp_conn_close(udccp_conn *conn, udccp_tstamp ts) {
+  switch (conn->state) {
+  case UDCCP_STATE_OPEN:
+  case UDCCP_STATE_PARTOPEN:
+  case UDCCP_STATE_RESPOND:
+    /* RFC 4340 §8.3: queued data goes first; conn_out.c sends Close or
+     * CloseReq once the send queue is empty. */
+    conn->closing_after_q = 1;
+    return 0;
+  case UDCCP_STATE_REQUEST:
+  case UDCCP_STATE_LISTEN:
+    /* Nothing to close gracefully yet: the peer holds no state we know of
+     * (REQUEST: a Reset would need an ackno we lack). */
+    udccp_conn_kill(conn, UDCCP_ERR_CLOSED, UDCCP_RESET_NONE);
+    (void)ts;
+    return 0;
+  default:
+    return UDCCP_ERR_INVALID_STATE;
+  }
+}
+
+int udccp_conn_abort(udccp_conn *conn, uint8_t reset_code, udccp_tstamp ts) {
+  (void)ts;
+  if (conn->state == UDCCP_STATE_CLOSED ||
+      conn->state == UDCCP_STATE_TIMEWAIT) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  if (conn->state == UDCCP_STATE_LISTEN) {
+    udccp_conn_kill(conn, UDCCP_ERR_RESET, reset_code);
+    return 0;
+  }
+  udccp_conn_send_reset(conn, reset_code, NULL, UDCCP_ERR_RESET);
+  return 0;
+}
+
+void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
+  *info = conn->info;
+  info->state = conn->state;
+  info->tx_ccid = conn->tx_ccid_id;
+  info->rx_ccid = conn->rx_ccid_id;
+  info->gss = conn->gss;
+  info->gsr = conn->gsr;
+  info->gar = conn->gar;
+  info->swl = conn->swl;
+  info->swh = conn->swh;
+  info->awl = conn->awl;
+  info->awh = conn->awh;
+  info->ack_ratio = conn->ack_ratio_cur;
+  info->srtt = conn->env.srtt;
+  info->rttvar = conn->env.rttvar;
+  info->rto = conn->env.rto;
+  info->min_rtt = conn->env.min_rtt;
+  info->pkts_lost = conn->env.pkts_lost;
+  info->tx_qdrops = udccp_sendq_drops(&conn->sendq);
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info) {
+    conn->tx_ccid->tx_get_info(&conn->tx_st, info);
+  }
+  if (conn->rx_ccid_up && conn->rx_ccid->rx_get_info) {
+    conn->rx_ccid->rx_get_info(&conn->rx_st, info);
+  }
+}

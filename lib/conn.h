@@ -1,0 +1,222 @@
+/*
+ * The connection: internal structure shared by conn.c (life cycle, API
+ * accessors), conn_in.c (RFC 4340 §8.5 input steps), conn_out.c (packet
+ * generation) and conn_timer.c (timers).  Not part of the public API.
+ */
+#ifndef UDCCP_CONN_H
+#define UDCCP_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+#include "ackvec.h"
+#include "ccid.h"
+#include "feat.h"
+#include "opt.h"
+#include "pkt.h"
+#include "qpolicy.h"
+#include "rxq.h"
+#include "seq.h"
+
+/* Largest Init Cookie we echo (option value, §8.1.4: at most 253 bytes). */
+#define UDCCP_CONN_COOKIE_MAX 253
+
+/* PARTOPEN Ack retransmission: first interval (§8.1.5 "e.g. 200 ms"). */
+#define UDCCP_CONN_PARTOPEN_RTO (200 * UDCCP_NS_PER_MS)
+/* Close/CloseReq first retransmission when no RTT is known (§8.3). */
+#define UDCCP_CONN_CLOSE_RTO_MIN (200 * UDCCP_NS_PER_MS)
+/* Syncs sent in answer to sequence-invalid packets: at most 8 per second
+ * (§7.5.4 "not more than eight DCCP-Syncs per second"). */
+#define UDCCP_CONN_SYNC_INTERVAL (UDCCP_NS_PER_S / 8)
+/* DCCP-Listen retransmission (RFC 5596 §2.2.1): every 200 ms... */
+#define UDCCP_CONN_LISTEN_INTERVAL (200 * UDCCP_NS_PER_MS)
+/* ...and at most this many after the first. */
+#define UDCCP_CONN_LISTEN_MAX_RETX 2
+/* Receive queue fill level (datagrams left) below which Slow Receiver is
+ * sent (§11.6). */
+#define UDCCP_CONN_SLOW_RX_FREE 4
+/* Initial Sequence Window before negotiation (§7.5.2). */
+#define UDCCP_CONN_SEQWIN_INIT 100
+/* When we only send data, ack the peer's acks at least this often in
+ * packets received (RFC 4341 §6.1.4), in addition to once per RTT. */
+
+/* A received packet whose data did not reach the application (§11.7). */
+#define UDCCP_CONN_MAX_DROPS 16
+typedef struct udccp_conn_drop {
+  uint64_t seq;
+  uint8_t code;  /* Drop Code, Table 7 */
+  uint8_t sent;  /* acks that carried it */
+} udccp_conn_drop;
+
+/* Pending control packets, highest priority first (conn_out.c). */
+enum {
+  UDCCP_PEND_RESET = 1u << 0,
+  UDCCP_PEND_SYNCACK = 1u << 1,
+  UDCCP_PEND_SYNC = 1u << 2,
+  UDCCP_PEND_RESPONSE = 1u << 3,
+  UDCCP_PEND_REQUEST = 1u << 4,
+  UDCCP_PEND_CLOSE = 1u << 5,
+  UDCCP_PEND_CLOSEREQ = 1u << 6,
+  UDCCP_PEND_ACK = 1u << 7,
+  UDCCP_PEND_LISTEN = 1u << 8
+};
+
+/* The conn's shorter-lived facts about the packet being processed. */
+typedef struct udccp_conn_rxpkt {
+  udccp_hdr h;
+  udccp_opts opts;
+  uint64_t seq, ack; /* 48-bit, extended */
+  uint8_t ecn;
+} udccp_conn_rxpkt;
+
+struct udccp_conn {
+  const udccp_mem *mem;
+  udccp_settings settings;
+  udccp_path path;
+  uint8_t is_server;
+  uint8_t state;           /* enum udccp_state */
+  uint8_t closing_after_q; /* close requested; Close/CloseReq once queue empty */
+  uint8_t active_closer;   /* we sent Close (or CloseReq we'll hold TIMEWAIT) */
+  uint32_t service_code;
+  int error;               /* fatal code once dead, else 0 */
+  int reset_code;          /* UDCCP_RESET_NONE while none */
+
+  /* Sequence state, RFC 4340 §7.1, §8.5 (48-bit values). */
+  uint64_t iss, isr, osr, gss, gsr, gar;
+  uint64_t swl, swh, awl, awh;
+  uint8_t have_isr;
+  uint8_t sw_initial;      /* §7.5.1 start-of-connection adjustment applies */
+  uint64_t seqwin_local;   /* Sequence Window/A (ours): width of AW */
+  uint64_t seqwin_remote;  /* Sequence Window/B (peer's): width of SW */
+
+  /* Feature negotiation (§6) and negotiated values. */
+  udccp_feat_set feat;
+  uint8_t tx_ccid_id, rx_ccid_id;
+  uint8_t short_seqnos_ok; /* peer may send X=0 (our Allow Short Seqnos) */
+  uint8_t send_ackvec;     /* our receiving half writes Ack Vectors */
+  uint8_t send_ndp;        /* we send NDP Count */
+  uint8_t peer_min_cscov;  /* peer requires CsCov >= this on our packets */
+  uint8_t send_data_cksum; /* peer asked for Data Checksum */
+  uint8_t feat_applied;    /* negotiated values were applied once */
+  uint32_t ack_ratio_cur;  /* Ack Ratio in force */
+  uint32_t ack_ratio_asked;/* Ack Ratio we last started a Change for */
+
+  /* CCIDs (§10). */
+  udccp_ccid_env env;      /* the sender half's (Ack Ratio/us) */
+  udccp_ccid_env env_rx;   /* the receiver half's (Ack Ratio/peer; RTT
+                              copied from env) */
+  const udccp_ccid_ops *tx_ccid;
+  const udccp_ccid_ops *rx_ccid;
+  udccp_ccid_state tx_st, rx_st;
+  uint8_t tx_ccid_up, rx_ccid_up;
+
+  /* Ack Vector (§11.4), receive buffer for the peer's packets. */
+  udccp_ackvec av;
+  uint8_t av_up;
+
+  /* Queues. */
+  udccp_sendq sendq;
+  udccp_rxq rxq;
+
+  /* What to send next (UDCCP_PEND_* bits) and its parameters. */
+  uint32_t pending;
+  uint64_t sync_ackno;     /* ackno of the pending Sync */
+  uint64_t syncack_ackno;  /* ackno of the pending SyncAck */
+  uint8_t pend_reset_code;
+  uint8_t pend_reset_data[3];
+  uint64_t reset_ackno;    /* Reset's ackno (GSR unless said otherwise) */
+  uint8_t reset_has_ack;
+  uint8_t reset_use_seq;   /* Reset numbered from the input (§8.3.1) */
+  uint64_t reset_seq;
+  uint8_t ack_needed;      /* something new to acknowledge */
+  uint8_t ack_any_sent;    /* for "ack the acks" pacing */
+  uint64_t pkts_since_ack; /* peer acks (with Ack Vector) not yet acked */
+  uint8_t data_since_ackack; /* we sent data since our last ack */
+  uint8_t peer_partopen;   /* server: the client may still be in PARTOPEN */
+  uint64_t open_seq;       /* server: our first packet after the Response */
+
+  /* Packet-borne signals. */
+  uint8_t init_cookie[UDCCP_CONN_COOKIE_MAX];
+  uint8_t init_cookie_len; /* client: echo on Acks in PARTOPEN (§8.1.4) */
+  uint8_t slow_rx_pending; /* send Slow Receiver (§11.6) */
+  udccp_conn_drop drops[UDCCP_CONN_MAX_DROPS]; /* Data Dropped (§11.7) */
+  uint8_t n_drops;
+  uint64_t ndp_count;      /* our non-data packets since last data (§7.7) */
+  uint8_t peer_ts_valid;   /* echo the peer's Timestamp (§13.3) */
+  uint32_t peer_ts;
+  udccp_tstamp peer_ts_rx; /* when it arrived */
+  udccp_tstamp slow_until; /* peer sent Slow Receiver: hold rate until */
+
+  /* Timers (ns; UDCCP_TSTAMP_NEVER when off). */
+  udccp_tstamp t_start;       /* Request/Close/PARTOPEN phase start */
+  udccp_tstamp t_retx;        /* next Request/Close/CloseReq/Ack retransmit */
+  udccp_tstamp retx_rto;      /* current back-off interval */
+  udccp_tstamp t_timewait;    /* TIMEWAIT end */
+  udccp_tstamp t_last_sync;   /* last Sync sent for an invalid packet */
+  udccp_tstamp t_last_rx;     /* last valid packet received (idle) */
+  udccp_tstamp t_last_ack_tx; /* last Ack/DataAck sent */
+  udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */
+  uint32_t listen_sent;
+  udccp_tstamp ts_origin;     /* Timestamp option origin (§13.1) */
+  udccp_tstamp t_delack;      /* ack unacknowledged data by then */
+  udccp_tstamp t_ackack;      /* ack the peer's acks by then (RFC 4341) */
+  udccp_tstamp now;           /* latest ts the caller gave us */
+  uint8_t listen_triggered;   /* RFC 5596 §2.2.3.1: one triggered Request */
+
+  udccp_conn_info info;       /* counters */
+  uint8_t peer_closed;        /* read_datagram reports CLOSED once drained */
+  uint8_t done;
+};
+
+/* --- conn.c --- */
+/* Common constructor (both roles), state given. */
+int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
+                          const udccp_path *path, uint32_t service_code,
+                          int is_server, udccp_tstamp ts);
+/* Moves to state, with the side effects each state entry has. */
+void udccp_conn_set_state(udccp_conn *conn, uint8_t state, udccp_tstamp ts);
+/* The connection is dead with error err (fatal code) and reset code. */
+void udccp_conn_kill(udccp_conn *conn, int err, int reset_code);
+/* Enter TIMEWAIT (§8.3). */
+void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts);
+/* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */
+void udccp_conn_update_windows(udccp_conn *conn);
+/* Recomputes the MPS from the PMTU (§14) and keeps the env current. */
+void udccp_conn_update_mps(udccp_conn *conn);
+/* Applies negotiated feature values (called when they change). */
+int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts);
+/* Queues a Reset with code and data (RFC 4340 §5.6), then CLOSED. */
+void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
+                           int fatal_err);
+/* Server connection set up from a Request (§8.5 step 3), used by the
+ * listener and by a LISTEN-state conn. */
+int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
+                              udccp_tstamp ts);
+/* Copies the sender half's RTT estimate to the receiver half's env. */
+void udccp_conn_sync_env(udccp_conn *conn);
+/* Starts both CCID halves (once the CCIDs are known). */
+int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts);
+
+/* --- conn_in.c --- */
+/* Decodes pkt into p: header, 48-bit numbers extended; options parsed
+ * into p->opts.  Returns 0 or a negative code (also used by listener.c). */
+int udccp_conn_decode(udccp_conn_rxpkt *p, const uint8_t *pkt, size_t len);
+
+/* --- conn_out.c --- */
+/* Writes a complete packet of type into dst with options for that type. */
+udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
+                             uint8_t type, const uint8_t *payload,
+                             size_t payload_len, udccp_tstamp ts);
+/* Largest payload one packet can carry after the header and the options
+ * we typically add (§14). */
+size_t udccp_conn_opts_reserve(const udccp_conn *conn);
+
+/* --- conn_timer.c --- */
+/* Starts the retransmission timer of the current handshake/close phase. */
+void udccp_conn_timer_start(udccp_conn *conn, udccp_tstamp first_rto,
+                            udccp_tstamp ts);
+void udccp_conn_timer_stop(udccp_conn *conn);
+
+#endif /* UDCCP_CONN_H */

@@ -1,0 +1,606 @@
+/*
+ * Input: the packet-processing steps of RFC 4340 §8.5, in order, with the
+ * sequence-validity rules of §7.5, option processing (§5.8, §6, §11, §13),
+ * RFC 5596 (DCCP-Listen) and RFC 5595 (Service Codes).
+ */
+#include <string.h>
+
+#include "cksum.h"
+#include "conn.h"
+
+int udccp_conn_decode(udccp_conn_rxpkt *p, const uint8_t *pkt, size_t len) {
+  int rv;
+  memset(p, 0, sizeof(*p));
+  rv = udccp_hdr_decode(&p->h, pkt, len);
+  if (rv != 0) {
+    return rv;
+  }
+  p->seq = p->h.seq;
+  p->ack = p->h.ack;
+  return 0;
+}
+
+/* A Reset numbered from the input packet without tearing anything down
+ * (§8.3.1, §8.5 steps 2 and 4). */
+static void reset_reply(udccp_conn *conn, const udccp_conn_rxpkt *p,
+                        uint8_t code) {
+  if (p->h.type == UDCCP_PKT_RESET) {
+    return;
+  }
+  conn->pend_reset_code = code;
+  memset(conn->pend_reset_data, 0, 3);
+  if (code == UDCCP_RESET_PACKET_ERROR) {
+    conn->pend_reset_data[0] = p->h.type; /* §5.6 */
+  }
+  conn->reset_use_seq = 1;
+  conn->reset_seq = p->h.has_ack ? udccp_seq_add(p->ack, 1) : 0;
+  conn->reset_ackno = p->seq;
+  conn->pending |= UDCCP_PEND_RESET;
+}
+
+/* §7.5.4: Sync in answer to a sequence-invalid packet, at most 8/s. */
+static void send_sync(udccp_conn *conn, uint64_t ackno, udccp_tstamp ts) {
+  if (conn->t_last_sync != UDCCP_TSTAMP_NEVER &&
+      ts - conn->t_last_sync < UDCCP_CONN_SYNC_INTERVAL) {
+    return;
+  }
+  conn->t_last_sync = ts;
+  conn->sync_ackno = ackno;
+  conn->pending |= UDCCP_PEND_SYNC;
+}
+
+static void set_gsr(udccp_conn *conn, uint64_t seq) {
+  if (!conn->have_isr || udccp_seq_gt(seq, conn->gsr)) {
+    conn->gsr = seq;
+  }
+  udccp_conn_update_windows(conn);
+}
+
+int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
+  const udccp_feat_set *fs = &conn->feat;
+  uint64_t v;
+  (void)ts;
+  conn->seqwin_local = udccp_feat_get_local(fs, UDCCP_FEAT_SEQ_WINDOW);
+  conn->seqwin_remote = udccp_feat_get_remote(fs, UDCCP_FEAT_SEQ_WINDOW);
+  conn->env.seq_window_out = conn->seqwin_local;
+  udccp_conn_update_windows(conn);
+  /* Ack Ratio/A is located at the HC-Sender A and governs how B acks A's
+   * data (§11.3); the receiving half follows the peer's. */
+  v = udccp_feat_get_local(fs, UDCCP_FEAT_ACK_RATIO);
+  conn->ack_ratio_cur = (uint32_t)v;
+  conn->env.ack_ratio = (uint32_t)v;
+  conn->env_rx.ack_ratio =
+      (uint32_t)udccp_feat_get_remote(fs, UDCCP_FEAT_ACK_RATIO);
+  conn->send_ackvec =
+      (uint8_t)(udccp_feat_get_local(fs, UDCCP_FEAT_SEND_ACK_VECTOR) != 0);
+  conn->send_ndp =
+      (uint8_t)(udccp_feat_get_local(fs, UDCCP_FEAT_SEND_NDP_COUNT) != 0);
+  conn->short_seqnos_ok =
+      (uint8_t)(udccp_feat_get_remote(fs, UDCCP_FEAT_ALLOW_SHORT_SEQNOS) == 1);
+  conn->peer_min_cscov =
+      (uint8_t)udccp_feat_get_remote(fs, UDCCP_FEAT_MIN_CSCOV);
+  conn->send_data_cksum =
+      (uint8_t)(udccp_feat_get_remote(fs, UDCCP_FEAT_CHECK_DATA_CKSUM) != 0);
+  conn->env.ecn = (uint8_t)(conn->settings.ecn_capable &&
+                            udccp_feat_get_remote(
+                                fs, UDCCP_FEAT_ECN_INCAPABLE) == 0);
+  if (!conn->tx_ccid_up) {
+    conn->tx_ccid_id = (uint8_t)udccp_feat_get_local(fs, UDCCP_FEAT_CCID);
+  }
+  if (!conn->rx_ccid_up) {
+    conn->rx_ccid_id = (uint8_t)udccp_feat_get_remote(fs, UDCCP_FEAT_CCID);
+  }
+  conn->feat_applied = 1;
+  udccp_conn_sync_env(conn);
+  return 0;
+}
+
+/* Handshake end: like Linux (net/dccp/feat.c, activation), a connection
+ * whose Changes were not all Confirmed is not used; then the negotiated
+ * CCIDs start (§6.6, §10). */
+static int finish_negotiation(udccp_conn *conn, udccp_tstamp ts) {
+  int rv;
+  if (!udccp_feat_all_confirmed(&conn->feat)) {
+    return UDCCP_ERR_OPTION;
+  }
+  udccp_conn_apply_features(conn, ts);
+  rv = udccp_conn_start_ccids(conn, ts);
+  return rv;
+}
+
+/* CCID 2's wish for a new Ack Ratio becomes an NN Change (RFC 4341
+ * §6.1.2, RFC 4340 §11.3). */
+static void check_ack_ratio(udccp_conn *conn) {
+  uint32_t want = conn->env.want_ack_ratio;
+  if (want != 0 && want != conn->ack_ratio_asked && want <= 0xFFFF) {
+    if (udccp_feat_change_nn(&conn->feat, UDCCP_FEAT_ACK_RATIO, want) == 0) {
+      conn->ack_ratio_asked = want;
+    }
+  }
+}
+
+int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
+                              udccp_tstamp ts) {
+  /* §8.5 step 3: ISR, GSR, windows from the Request; GAR := ISS. */
+  conn->state = UDCCP_STATE_RESPOND;
+  conn->isr = p->seq;
+  conn->gsr = p->seq;
+  conn->have_isr = 1;
+  conn->gar = conn->iss;
+  conn->t_listen = UDCCP_TSTAMP_NEVER;
+  conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
+  udccp_conn_update_windows(conn);
+  /* A client that never completes must not keep us in RESPOND forever:
+   * give up after the time a client would retry its Request. */
+  udccp_conn_timer_start(conn, conn->settings.request_timeout, ts);
+  return 0;
+}
+
+/* Records a dropped datagram for Data Dropped (§11.7). */
+static void note_drop(udccp_conn *conn, uint64_t seq, uint8_t code) {
+  if (conn->n_drops == UDCCP_CONN_MAX_DROPS) {
+    memmove(&conn->drops[0], &conn->drops[1],
+            sizeof(conn->drops[0]) * (UDCCP_CONN_MAX_DROPS - 1));
+    conn->n_drops--;
+  }
+  conn->drops[conn->n_drops].seq = seq;
+  conn->drops[conn->n_drops].code = code;
+  conn->drops[conn->n_drops].sent = 0;
+  conn->n_drops++;
+  conn->ack_needed = 1;
+}
+
+/* §8.5 step 16, §9.3, §11.6, §11.7. */
+static void deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
+                    udccp_tstamp ts) {
+  const uint8_t *data = p->h.payload;
+  size_t len = p->h.payload_len;
+  conn->info.data_pkts_recv++;
+  conn->info.data_bytes_recv += len;
+  conn->ack_needed = 1;
+  if (p->opts.present & UDCCP_OPTS_HAS_DATA_CHECKSUM) {
+    if (udccp_crc32c(data, len) != p->opts.data_checksum) {
+      /* §9.3: data corrupt, reported as Drop Code 3. */
+      conn->info.pkts_bad_cksum++;
+      note_drop(conn, p->seq, 3);
+      return;
+    }
+  } else if (udccp_feat_get_local(&conn->feat,
+                                  UDCCP_FEAT_CHECK_DATA_CKSUM) == 1) {
+    /* §9.3: without the option the data cannot be checked: Drop Code 0. */
+    note_drop(conn, p->seq, 0);
+    return;
+  }
+  if (udccp_rxq_push(&conn->rxq, data, len) != 0) {
+    /* §11.7.2: dropped in the receive buffer, Drop Code 2. */
+    conn->info.rx_qdrops++;
+    note_drop(conn, p->seq, 2);
+    conn->slow_rx_pending = 1;
+    conn->pending |= UDCCP_PEND_ACK;
+    return;
+  }
+  if (conn->rxq.qlen - conn->rxq.count <= UDCCP_CONN_SLOW_RX_FREE) {
+    /* §11.6: keep the sender from speeding up while we lag behind. */
+    conn->slow_rx_pending = 1;
+  }
+}
+
+static int drop(udccp_conn *conn, int err) {
+  conn->info.pkts_dropped++;
+  return err;
+}
+
+/* Option processing of step 8; returns 0 or a fatal code after queuing the
+ * Reset. */
+static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
+                           udccp_tstamp ts) {
+  uint8_t code = 0, data[3] = {0, 0, 0};
+  int rv = udccp_opts_parse(&p->opts, p->h.type, p->h.opts, p->h.opts_len);
+  if (rv != 0) {
+    /* §5.8, §5.8.2: Option Error or Mandatory Error, with the option in
+     * the Reset's data. */
+    conn->info.pkts_malformed++;
+    udccp_conn_send_reset(conn,
+                          rv == UDCCP_ERR_MANDATORY
+                              ? UDCCP_RESET_MANDATORY_ERROR
+                              : UDCCP_RESET_OPTION_ERROR,
+                          p->opts.err_data, UDCCP_ERR_RESET);
+    return UDCCP_ERR_RESET;
+  }
+  if (p->h.type != UDCCP_PKT_DATA) {
+    udccp_feat_pkt fp;
+    uint32_t gen = conn->feat.generation;
+    fp.type = p->h.type;
+    fp.has_ack = p->h.has_ack;
+    fp.seq = p->seq;
+    fp.ack = p->ack;
+    fp.gsr = conn->gsr;
+    rv = udccp_feat_read(&conn->feat, &p->opts, &fp, &code, data);
+    if (rv != 0) {
+      udccp_conn_send_reset(conn, code, data, UDCCP_ERR_RESET);
+      return UDCCP_ERR_RESET;
+    }
+    if (gen != conn->feat.generation &&
+        (conn->state == UDCCP_STATE_OPEN ||
+         conn->state == UDCCP_STATE_PARTOPEN ||
+         conn->state == UDCCP_STATE_CLOSEREQ ||
+         conn->state == UDCCP_STATE_CLOSING)) {
+      udccp_conn_apply_features(conn, ts);
+    }
+    if (udccp_feat_want_packet(&conn->feat) && p->h.type != UDCCP_PKT_RESET) {
+      /* §6.6.1: Confirms are owed; an Ack carries them. */
+      conn->ack_needed = 1;
+      conn->pending |= UDCCP_PEND_ACK;
+    }
+  }
+  if (p->opts.present & UDCCP_OPTS_HAS_TIMESTAMP) {
+    /* §13.3: echo it on our next packet. */
+    conn->peer_ts_valid = 1;
+    conn->peer_ts = p->opts.timestamp;
+    conn->peer_ts_rx = ts;
+  }
+  if (p->opts.present & UDCCP_OPTS_HAS_SLOW_RECEIVER) {
+    /* §11.6: no rate increase for about one RTT; the CCID sees the option
+     * in tx_on_pkt, and info shows it. */
+    conn->slow_until =
+        ts + (conn->env.srtt ? conn->env.srtt : 100 * UDCCP_NS_PER_MS);
+  }
+  /* Mark acknowledgeable (§11.4). */
+  if (conn->send_ackvec && conn->av_up) {
+    rv = udccp_ackvec_record(&conn->av, p->seq,
+                             p->ecn == 3 ? UDCCP_AV_ECN_MARKED
+                                         : UDCCP_AV_RECEIVED);
+    if (rv == UDCCP_ERR_NOMEM) {
+      udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_NOMEM);
+      return UDCCP_ERR_NOMEM;
+    }
+  }
+  if (p->h.has_ack && conn->send_ackvec && conn->av_up &&
+      p->h.type != UDCCP_PKT_SYNC && p->h.type != UDCCP_PKT_SYNCACK) {
+    /* Appendix A.3: the peer saw our vector up to this ackno. */
+    udccp_ackvec_on_ack(&conn->av, p->ack);
+  }
+  return 0;
+}
+
+static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
+                       udccp_tstamp ts) {
+  udccp_ccid_pkt cp;
+  int rv;
+  cp.type = p->h.type;
+  cp.ccval = p->h.ccval;
+  cp.ecn = p->ecn;
+  cp.seq = p->seq;
+  cp.has_ack = p->h.has_ack;
+  cp.ack = p->ack;
+  cp.payload_len = p->h.payload_len;
+  cp.opts = &p->opts;
+  if (conn->tx_ccid_up) {
+    /* Every valid packet: CCID 2 also learns the peer's sequence numbers
+     * from packets without an ackno (lost acks, RFC 4341 §6.1.1). */
+    (void)conn->tx_ccid->tx_on_pkt(&conn->tx_st, &cp, ts);
+    check_ack_ratio(conn);
+    udccp_conn_sync_env(conn);
+  }
+  if (conn->rx_ccid_up) {
+    rv = conn->rx_ccid->rx_on_pkt(&conn->rx_st, &cp, ts);
+    if (rv > 0) {
+      conn->pending |= UDCCP_PEND_ACK;
+    }
+  }
+  if (p->h.has_ack && conn->state == UDCCP_STATE_OPEN &&
+      p->opts.n_ackvec > 0 && conn->data_since_ackack) {
+    /* RFC 4341 §6.1.4: the peer's acks need acks too, at least once per
+     * RTT (conn_timer.c), so that its Ack Vector buffer stays bounded. */
+    if (conn->pkts_since_ack == 0) {
+      udccp_tstamp i = conn->env.srtt ? conn->env.srtt : 200 * UDCCP_NS_PER_MS;
+      conn->t_ackack = ts + (i < 10 * UDCCP_NS_PER_MS ? 10 * UDCCP_NS_PER_MS : i);
+    }
+    conn->pkts_since_ack++;
+  }
+}
+
+static int state_before(uint8_t state, uint8_t ref) {
+  /* Numeric order of enum udccp_state follows §8.5's "S.state >= OPEN". */
+  return state < ref;
+}
+
+int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
+                        uint8_t ecn, udccp_tstamp ts) {
+  udccp_conn_rxpkt p;
+  uint8_t type;
+  uint64_t lswl, lawl;
+  int seq_ok, rv, req_checked;
+
+  conn->now = ts;
+  if (pkt == NULL) {
+    return drop(conn, UDCCP_ERR_PROTO);
+  }
+  if (conn->state == UDCCP_STATE_CLOSED) {
+    return drop(conn, UDCCP_ERR_DROPPED);
+  }
+  /* Step 1: header basics.  Malformed packets get no Reset. */
+  if (udccp_conn_decode(&p, pkt, len) != 0) {
+    conn->info.pkts_malformed++;
+    return drop(conn, UDCCP_ERR_PROTO);
+  }
+  p.ecn = (uint8_t)(ecn & 3);
+  type = p.h.type;
+  if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
+    rv = udccp_cksum_check(pkt, len, &conn->path);
+    if (rv == UDCCP_ERR_CHECKSUM) {
+      conn->info.pkts_bad_cksum++;
+      return drop(conn, UDCCP_ERR_CHECKSUM);
+    }
+    if (rv != 0) { /* CsCov larger than the packet (§9.2) */
+      conn->info.pkts_malformed++;
+      return drop(conn, UDCCP_ERR_PROTO);
+    }
+  }
+  /* §9.2.1: CsCov values we find unacceptable (MinCsCov/us). */
+  if (p.h.cscov != 0) {
+    uint64_t mincov = udccp_feat_get_local(&conn->feat, UDCCP_FEAT_MIN_CSCOV);
+    if (mincov == 0 || p.h.cscov < mincov) {
+      return drop(conn, UDCCP_ERR_DROPPED);
+    }
+  }
+  if (p.h.sport != conn->path.remote_port ||
+      p.h.dport != conn->path.local_port) {
+    return drop(conn, UDCCP_ERR_DROPPED);
+  }
+  conn->info.pkts_recv++;
+  conn->info.bytes_recv += len;
+
+  /* RFC 5596 §2.2.2, §2.2.3: servers ignore Listen; a client in REQUEST
+   * may retransmit its Request once, at once; everyone else discards it. */
+  if (type == UDCCP_PKT_LISTEN) {
+    if (conn->state == UDCCP_STATE_REQUEST && !conn->listen_triggered &&
+        p.h.service_code == conn->service_code) {
+      conn->listen_triggered = 1;
+      conn->pending |= UDCCP_PEND_REQUEST;
+      conn->info.retransmits++;
+      conn->retx_rto *= 2; /* §2.2.3.1: the back-off increases */
+      conn->t_retx = ts + conn->retx_rto;
+      return 0;
+    }
+    return drop(conn, UDCCP_ERR_DROPPED);
+  }
+
+  /* Step 2: TIMEWAIT answers everything but a Reset with Reset(No
+   * Connection), numbered from the packet (§8.3.1). */
+  if (conn->state == UDCCP_STATE_TIMEWAIT) {
+    reset_reply(conn, &p, UDCCP_RESET_NO_CONNECTION);
+    return drop(conn, UDCCP_ERR_DROPPED);
+  }
+
+  /* Step 3: LISTEN (the RFC 5596 server waiting for its one client). */
+  if (conn->state == UDCCP_STATE_LISTEN) {
+    if (type != UDCCP_PKT_REQUEST) {
+      reset_reply(conn, &p, UDCCP_RESET_NO_CONNECTION);
+      return drop(conn, UDCCP_ERR_DROPPED);
+    }
+    if (p.h.service_code != conn->service_code) {
+      /* RFC 5595 §4.2 */
+      reset_reply(conn, &p, UDCCP_RESET_BAD_SERVICE_CODE);
+      return drop(conn, UDCCP_ERR_SERVICE);
+    }
+    udccp_conn_accept_request(conn, &p, ts);
+  }
+
+  /* Step 4: REQUEST accepts only a Response or Reset acking a Request. */
+  req_checked = conn->state == UDCCP_STATE_REQUEST;
+  if (req_checked) {
+    if ((type == UDCCP_PKT_RESPONSE || type == UDCCP_PKT_RESET) &&
+        udccp_seq_between(p.ack, conn->awl, conn->awh)) {
+      conn->isr = p.seq;
+      conn->gsr = p.seq;
+      conn->have_isr = 1;
+      udccp_conn_update_windows(conn);
+    } else {
+      reset_reply(conn, &p, UDCCP_RESET_PACKET_ERROR);
+      return drop(conn, UDCCP_ERR_DROPPED);
+    }
+  }
+
+  /* Step 5: Sync and SyncAck move GSR when their ackno is valid. */
+  if (type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK) {
+    if (udccp_seq_between(p.ack, conn->awl, conn->awh) &&
+        udccp_seq_ge(p.seq, conn->swl)) {
+      set_gsr(conn, p.seq);
+    } else {
+      return drop(conn, UDCCP_ERR_SEQ);
+    }
+  }
+
+  /* Step 6: sequence validity, the table of §7.5.3. */
+  if (p.h.x == 0) {
+    if (!conn->short_seqnos_ok) {
+      return drop(conn, UDCCP_ERR_DROPPED);
+    }
+    /* §7.6: extend with GSR for seqnos, GSS for acknos. */
+    p.seq = udccp_seq_extend24(conn->gsr, (uint32_t)p.h.seq);
+    if (p.h.has_ack) {
+      p.ack = udccp_seq_extend24(conn->gss, (uint32_t)p.h.ack);
+    }
+  }
+  lswl = conn->swl;
+  lawl = conn->awl;
+  if (type == UDCCP_PKT_CLOSEREQ || type == UDCCP_PKT_CLOSE ||
+      type == UDCCP_PKT_RESET) {
+    lswl = udccp_seq_add(conn->gsr, 1);
+    lawl = conn->gar;
+  }
+  if (req_checked) {
+    /* Step 4 checked the ackno and set GSR := seqno, which a Reset's
+     * "GSR < seqno" test would otherwise refuse. */
+    seq_ok = 1;
+  } else if (type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK) {
+    seq_ok = udccp_seq_ge(p.seq, conn->swl); /* no upper bound (§7.5.3) */
+  } else if ((type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE) &&
+             conn->state == UDCCP_STATE_RESPOND &&
+             udccp_seq_sub(p.seq, conn->isr) == 0) {
+    seq_ok = 1; /* the Request that created us (step 3) */
+  } else {
+    seq_ok = udccp_seq_between(p.seq, lswl, conn->swh);
+  }
+  if (seq_ok && p.h.has_ack && !req_checked) {
+    seq_ok = udccp_seq_between(p.ack, lawl, conn->awh);
+  }
+  if (!seq_ok) {
+    /* §7.5.4: answer with a Sync (rate-limited); never Sync a Sync. */
+    if (type == UDCCP_PKT_RESET) {
+      send_sync(conn, conn->gsr, ts);
+    } else if (type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {
+      send_sync(conn, p.seq, ts);
+    }
+    return drop(conn, UDCCP_ERR_SEQ);
+  }
+  set_gsr(conn, p.seq);
+  if (p.h.has_ack && type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {
+    conn->gar = udccp_seq_max(conn->gar, p.ack);
+  }
+  conn->t_last_rx = ts;
+
+  /* Step 7: unexpected packet types. */
+  if ((conn->is_server && type == UDCCP_PKT_CLOSEREQ) ||
+      (conn->is_server && type == UDCCP_PKT_RESPONSE) ||
+      (!conn->is_server && type == UDCCP_PKT_REQUEST) ||
+      (!state_before(conn->state, UDCCP_STATE_OPEN) &&
+       type == UDCCP_PKT_REQUEST && udccp_seq_ge(p.seq, conn->osr)) ||
+      (!state_before(conn->state, UDCCP_STATE_OPEN) &&
+       type == UDCCP_PKT_RESPONSE && udccp_seq_ge(p.seq, conn->osr)) ||
+      (conn->state == UDCCP_STATE_RESPOND && type == UDCCP_PKT_DATA)) {
+    conn->t_last_sync = UDCCP_TSTAMP_NEVER; /* not an attack response */
+    send_sync(conn, p.seq, ts);
+    return drop(conn, UDCCP_ERR_DROPPED);
+  }
+
+  /* Step 8: options, and mark the packet acknowledgeable. */
+  rv = process_options(conn, &p, ts);
+  if (rv != 0) {
+    return rv;
+  }
+
+  /* Step 9: Reset. */
+  if (type == UDCCP_PKT_RESET) {
+    int err = UDCCP_ERR_RESET;
+    uint8_t code = p.h.reset_code;
+    if (conn->state == UDCCP_STATE_REQUEST &&
+        (code == UDCCP_RESET_BAD_SERVICE_CODE ||
+         code == UDCCP_RESET_CONNECTION_REFUSED ||
+         code == UDCCP_RESET_TOO_BUSY)) {
+      err = UDCCP_ERR_REFUSED; /* RFC 5595 §4.2 */
+    } else if ((code == UDCCP_RESET_CLOSED ||
+                code == UDCCP_RESET_NO_CONNECTION) &&
+               (conn->state == UDCCP_STATE_CLOSING ||
+                conn->state == UDCCP_STATE_CLOSEREQ)) {
+      /* The end of our own close (§8.3); No Connection when the peer's
+       * Reset(Closed) was lost and it already forgot us. */
+      err = UDCCP_ERR_CLOSED;
+    }
+    conn->error = err;
+    conn->reset_code = code;
+    udccp_conn_enter_timewait(conn, ts);
+    return err;
+  }
+
+  /* Step 10: REQUEST -> PARTOPEN on a valid Response. */
+  if (conn->state == UDCCP_STATE_REQUEST) {
+    if (finish_negotiation(conn, ts) != 0) {
+      udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_RESET);
+      return UDCCP_ERR_RESET;
+    }
+    conn->state = UDCCP_STATE_PARTOPEN;
+    if (p.opts.present & UDCCP_OPTS_HAS_INIT_COOKIE) {
+      /* §8.1.4: echoed on every PARTOPEN packet. */
+      conn->init_cookie_len = p.opts.init_cookie_len;
+      memcpy(conn->init_cookie, p.opts.init_cookie, p.opts.init_cookie_len);
+    }
+    /* §8.1.5: PARTOPEN timer, about 200 ms, backed off. */
+    udccp_conn_timer_start(conn, UDCCP_CONN_PARTOPEN_RTO, ts);
+  }
+
+  /* Step 11: RESPOND. */
+  if (conn->state == UDCCP_STATE_RESPOND) {
+    if (type == UDCCP_PKT_REQUEST) {
+      conn->pending |= UDCCP_PEND_RESPONSE;
+    } else {
+      if (finish_negotiation(conn, ts) != 0) {
+        /* Linux (net/dccp/minisocks.c) refuses such a child socket and
+         * answers Too Busy. */
+        udccp_conn_send_reset(conn, UDCCP_RESET_TOO_BUSY, NULL,
+                              UDCCP_ERR_RESET);
+        return UDCCP_ERR_RESET;
+      }
+      conn->osr = p.seq;
+      conn->state = UDCCP_STATE_OPEN;
+      udccp_conn_timer_stop(conn);
+      conn->peer_partopen = 1;
+      conn->open_seq = udccp_seq_add(conn->gss, 1);
+    }
+  }
+  /* §8.1.5: the client leaves PARTOPEN only when a packet other than the
+   * Response reaches it.  Until its acks show one did, the server answers
+   * each of its Acks, so that an idle server does not leave it there. */
+  if (conn->peer_partopen) {
+    if (p.h.has_ack && udccp_seq_ge(p.ack, conn->open_seq)) {
+      conn->peer_partopen = 0;
+    } else if (type == UDCCP_PKT_ACK || type == UDCCP_PKT_DATAACK) {
+      conn->pending |= UDCCP_PEND_ACK;
+    }
+  }
+
+  /* Step 12: PARTOPEN. */
+  if (conn->state == UDCCP_STATE_PARTOPEN) {
+    if (type == UDCCP_PKT_RESPONSE) {
+      conn->pending |= UDCCP_PEND_ACK;
+    } else if (type != UDCCP_PKT_SYNC) {
+      conn->osr = p.seq;
+      conn->state = UDCCP_STATE_OPEN;
+      conn->init_cookie_len = 0;
+      udccp_conn_timer_stop(conn);
+    }
+  }
+
+  /* Step 13: CloseReq.  The client closes and will hold TIMEWAIT. */
+  if (type == UDCCP_PKT_CLOSEREQ &&
+      state_before(conn->state, UDCCP_STATE_CLOSEREQ)) {
+    udccp_tstamp rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
+    conn->state = UDCCP_STATE_CLOSING;
+    conn->pending |= UDCCP_PEND_CLOSE;
+    conn->closing_after_q = 0;
+    conn->peer_closed = 1;
+    udccp_conn_timer_start(conn,
+                           rto < UDCCP_CONN_CLOSE_RTO_MIN
+                               ? UDCCP_CONN_CLOSE_RTO_MIN
+                               : rto,
+                           ts);
+  }
+
+  /* Step 14: Close: answer Reset(Closed) and tear down. */
+  if (type == UDCCP_PKT_CLOSE) {
+    udccp_conn_send_reset(conn, UDCCP_RESET_CLOSED, NULL, UDCCP_ERR_CLOSED);
+    conn->peer_closed = 1;
+    return 0;
+  }
+
+  ccid_input(conn, &p, ts);
+
+  /* Step 15: Sync gets a SyncAck acknowledging it. */
+  if (type == UDCCP_PKT_SYNC) {
+    conn->info.syncs_recv++;
+    conn->syncack_ackno = p.seq;
+    conn->pending |= UDCCP_PEND_SYNCACK;
+  }
+
+  /* Step 16: data.  Request and Response payloads are not delivered. */
+  if ((type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
+      p.h.payload_len > 0) {
+    if (conn->state == UDCCP_STATE_OPEN ||
+        conn->state == UDCCP_STATE_CLOSEREQ ||
+        conn->state == UDCCP_STATE_CLOSING) {
+      deliver(conn, &p, ts);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,428 @@
+/*
+ * Output: which packet to send next, its header and options (RFC 4340 §5,
+ * §5.8, §6, §7.7, §8, §9, §11, §13), built in the caller's buffer.
+ */
+#include <string.h>
+
+#include "cksum.h"
+#include "conn.h"
+
+/* Timestamp (§13.1): units of 10 microseconds since ts_origin. */
+static uint32_t ts_value(const udccp_conn *conn, udccp_tstamp ts) {
+  return (uint32_t)((ts - conn->ts_origin) / 10000);
+}
+
+static int data_checksum_on(const udccp_conn *conn) {
+  /* §9.3: Check Data Checksum/B = 1 means B drops data packets without a
+   * valid Data Checksum, so we send one when the peer's value is 1. */
+  return conn->send_data_cksum;
+}
+
+/* Data Dropped option(s) for acks with Acknowledgement Number ackno
+ * (§11.7): Normal Blocks down to each dropped packet, a Drop Block for it. */
+static void put_data_dropped(udccp_conn *conn, udccp_optbuf *ob,
+                             uint64_t ackno) {
+  uint8_t v[253];
+  size_t n = 0, i;
+  uint64_t cur = ackno; /* next sequence number to describe */
+  if (conn->n_drops == 0) {
+    return;
+  }
+  /* drops[] is in increasing sequence order; blocks go newest first. */
+  for (i = conn->n_drops; i-- > 0;) {
+    const udccp_conn_drop *d = &conn->drops[i];
+    int64_t gap = udccp_seq_sub(cur, d->seq);
+    if (gap < 0) {
+      continue;
+    }
+    while (gap > 0 && n < sizeof(v)) {
+      int64_t run = gap > 128 ? 128 : gap;
+      v[n++] = (uint8_t)(run - 1); /* Normal Block, Run Length = run - 1 */
+      gap -= run;
+    }
+    if (n < sizeof(v)) {
+      v[n++] = (uint8_t)(0x80 | (d->code << 4)); /* Drop Block, run 1 */
+    }
+    cur = udccp_seq_add(d->seq, -1);
+    conn->drops[i].sent++;
+  }
+  if (n > 0) {
+    (void)udccp_optbuf_put(ob, UDCCP_OPT_DATA_DROPPED, 0, v, n);
+  }
+}
+
+/* Forgets Data Dropped records once reported reliably enough: when the
+ * Ack Vector no longer covers them, or after a few acks carried them. */
+static void trim_drops(udccp_conn *conn) {
+  size_t i, j = 0;
+  for (i = 0; i < conn->n_drops; ++i) {
+    const udccp_conn_drop *d = &conn->drops[i];
+    int gone = d->sent >= 4;
+    if (conn->send_ackvec && !conn->av.empty &&
+        udccp_seq_lt(d->seq, conn->av.tail)) {
+      gone = 1;
+    }
+    if (!gone) {
+      conn->drops[j++] = *d;
+    }
+  }
+  conn->n_drops = (uint8_t)j;
+}
+
+static uint8_t our_cscov(const udccp_conn *conn, size_t payload_len) {
+  uint8_t want = conn->settings.send_cscov;
+  /* §9.2.1: only coverage the peer finds acceptable (MinCsCov/peer). */
+  if (want == 0 || conn->peer_min_cscov == 0 || want < conn->peer_min_cscov) {
+    return 0;
+  }
+  /* §9.2: a CsCov asking for more payload than there is makes the packet
+   * invalid; full coverage (0) then. */
+  if ((size_t)(want - 1) * 4 > payload_len) {
+    return 0;
+  }
+  return want;
+}
+
+static size_t pkt_max(const udccp_conn *conn) {
+  return conn->settings.pmtu - conn->settings.hdr_overhead;
+}
+
+udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
+                             uint8_t type, const uint8_t *payload,
+                             size_t payload_len, udccp_tstamp ts) {
+  udccp_hdr h;
+  udccp_optbuf ob;
+  udccp_ssize n;
+  uint64_t seq;
+  int is_data = payload_len > 0 &&
+                (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK);
+  int acking;
+  int own_seq;
+
+  memset(&h, 0, sizeof(h));
+  udccp_optbuf_init(&ob);
+  h.sport = conn->path.local_port;
+  h.dport = conn->path.remote_port;
+  h.type = type;
+  h.x = 1;
+  h.has_ack = (uint8_t)udccp_pkt_type_has_ack(type);
+  own_seq = type != UDCCP_PKT_LISTEN &&
+                !(type == UDCCP_PKT_RESET && conn->reset_use_seq);
+  if (type == UDCCP_PKT_LISTEN) {
+    seq = 0; /* RFC 5596 §2.2.1 */
+  } else if (!own_seq) {
+    seq = conn->reset_seq;
+  } else {
+    seq = udccp_seq_add(conn->gss, 1);
+  }
+  h.seq = seq;
+  h.ack = conn->gsr;
+  if (type == UDCCP_PKT_SYNC) {
+    h.ack = conn->sync_ackno;
+  } else if (type == UDCCP_PKT_SYNCACK) {
+    h.ack = conn->syncack_ackno;
+  } else if (type == UDCCP_PKT_RESET) {
+    h.ack = conn->reset_ackno;
+    h.reset_code = conn->pend_reset_code;
+    memcpy(h.reset_data, conn->pend_reset_data, 3);
+  }
+  if (type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE ||
+      type == UDCCP_PKT_LISTEN) {
+    h.service_code = conn->service_code;
+  }
+  if (type != UDCCP_PKT_LISTEN) {
+    h.cscov = our_cscov(conn, payload_len);
+  }
+  if (is_data && conn->tx_ccid_up && conn->tx_ccid->tx_ccval) {
+    h.ccval = (uint8_t)(conn->tx_ccid->tx_ccval(&conn->tx_st, ts) & 0xF);
+  }
+
+  acking = type == UDCCP_PKT_ACK || type == UDCCP_PKT_DATAACK;
+  if (type != UDCCP_PKT_RESET && type != UDCCP_PKT_LISTEN) {
+    /* §6: Change and Confirm ride on every non-Data packet. */
+    (void)udccp_feat_write(&conn->feat, &ob, type, seq);
+    /* §8.1.5: every PARTOPEN packet repeats the Response's Init Cookie. */
+    if (conn->init_cookie_len > 0 &&
+        ((conn->is_server && type == UDCCP_PKT_RESPONSE) ||
+         (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+          acking))) {
+      (void)udccp_optbuf_put(&ob, UDCCP_OPT_INIT_COOKIE, 0, conn->init_cookie,
+                             conn->init_cookie_len);
+    }
+    /* §7.7: NDP Count after a run of non-data packets. */
+    if (conn->send_ndp && conn->ndp_count > 0) {
+      uint64_t c = conn->ndp_count & UDCCP_SEQ_MASK;
+      size_t len = 1;
+      while (len < 6 && (c >> (8 * len)) != 0) {
+        len++;
+      }
+      (void)udccp_optbuf_put_uint(&ob, UDCCP_OPT_NDP_COUNT, c, len);
+    }
+    if (acking || type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK ||
+        type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE) {
+      /* §13.1, §13.3: a Timestamp, and an echo of the peer's with the
+       * time it waited here, for RTT measurement. */
+      (void)udccp_optbuf_put_uint(&ob, UDCCP_OPT_TIMESTAMP,
+                                  ts_value(conn, ts), 4);
+      if (conn->peer_ts_valid && type != UDCCP_PKT_REQUEST) {
+        uint8_t v[8];
+        uint64_t el = (ts - conn->peer_ts_rx) / 10000; /* 10 us units */
+        size_t vlen = 4;
+        v[0] = (uint8_t)(conn->peer_ts >> 24);
+        v[1] = (uint8_t)(conn->peer_ts >> 16);
+        v[2] = (uint8_t)(conn->peer_ts >> 8);
+        v[3] = (uint8_t)conn->peer_ts;
+        if (el > 0 && el <= 0xFFFF) {
+          v[4] = (uint8_t)(el >> 8);
+          v[5] = (uint8_t)el;
+          vlen = 6;
+        } else if (el > 0xFFFF) {
+          if (el > 0xFFFFFFFFULL) {
+            el = 0xFFFFFFFFULL;
+          }
+          v[4] = (uint8_t)(el >> 24);
+          v[5] = (uint8_t)(el >> 16);
+          v[6] = (uint8_t)(el >> 8);
+          v[7] = (uint8_t)el;
+          vlen = 8;
+        }
+        (void)udccp_optbuf_put(&ob, UDCCP_OPT_TIMESTAMP_ECHO, 0, v, vlen);
+        conn->peer_ts_valid = 0;
+      }
+    }
+    if (acking) {
+      if (conn->slow_rx_pending) {
+        /* §11.6 */
+        (void)udccp_optbuf_put(&ob, UDCCP_OPT_SLOW_RECEIVER, 0, NULL, 0);
+      }
+      put_data_dropped(conn, &ob, h.ack);
+      if (conn->rx_ccid_up && conn->rx_ccid->rx_write_opts) {
+        (void)conn->rx_ccid->rx_write_opts(&conn->rx_st, &ob, type, ts);
+      }
+    }
+    if (conn->tx_ccid_up && conn->tx_ccid->tx_write_opts) {
+      (void)conn->tx_ccid->tx_write_opts(&conn->tx_st, &ob, type, ts);
+    }
+    if (is_data && data_checksum_on(conn)) {
+      /* §9.3: CRC-32c of the application data. */
+      (void)udccp_optbuf_put_uint(&ob, UDCCP_OPT_DATA_CHECKSUM,
+                                  udccp_crc32c(payload, payload_len), 4);
+    }
+    if (acking && conn->send_ackvec && conn->av_up) {
+      /* §11.4: the Ack Vector describes GSR downwards; its record keys
+       * acks of acks (Appendix A). */
+      if (udccp_ackvec_write(&conn->av, &ob, seq) != 0) {
+        return UDCCP_ERR_NOBUF;
+      }
+    }
+  }
+  {
+    size_t fixed = udccp_hdr_fixed_len(type, 1);
+    size_t total = fixed + ((ob.len + 3) & ~(size_t)3) + payload_len;
+    if (total > cap || total > pkt_max(conn) + (payload_len ? 0 : 0)) {
+      if (payload_len > 0 || total > cap) {
+        return UDCCP_ERR_NOBUF;
+      }
+    }
+  }
+  n = udccp_pkt_encode(dst, cap, &h, ob.buf, ob.len, payload, payload_len);
+  if (n < 0) {
+    return n;
+  }
+  if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
+    (void)udccp_cksum_set(dst, (size_t)n, &conn->path);
+  }
+  if (own_seq) {
+    conn->gss = seq;
+    udccp_conn_update_windows(conn);
+    udccp_feat_check_wrap(&conn->feat, conn->gsr, conn->gss);
+    if (conn->tx_ccid_up && conn->tx_ccid->tx_on_sent) {
+      conn->tx_ccid->tx_on_sent(&conn->tx_st, seq, is_data, payload_len, ts);
+    }
+    /* §7.7: count runs of non-data packets. */
+    conn->ndp_count = is_data ? 0 : conn->ndp_count + 1;
+  }
+  if (acking) {
+    conn->ack_needed = 0;
+    conn->pkts_since_ack = 0;
+    conn->t_last_ack_tx = ts;
+    conn->t_delack = UDCCP_TSTAMP_NEVER;
+    conn->t_ackack = UDCCP_TSTAMP_NEVER;
+    conn->slow_rx_pending = 0;
+    conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
+    trim_drops(conn);
+    conn->data_since_ackack = 0;
+  }
+  if (is_data) {
+    conn->data_since_ackack = 1;
+  }
+  conn->info.pkts_sent++;
+  conn->info.bytes_sent += (uint64_t)n;
+  if (is_data) {
+    conn->info.data_pkts_sent++;
+    conn->info.data_bytes_sent += payload_len;
+  }
+  return n;
+}
+
+/* The packet type to use for an acknowledgement in this state. */
+static int can_ack(const udccp_conn *conn) {
+  return conn->state == UDCCP_STATE_OPEN ||
+         conn->state == UDCCP_STATE_PARTOPEN ||
+         conn->state == UDCCP_STATE_CLOSEREQ ||
+         conn->state == UDCCP_STATE_CLOSING;
+}
+
+static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
+                              udccp_tstamp ts) {
+  const uint8_t *data;
+  size_t len;
+  uint8_t type;
+  udccp_ssize n;
+  if (udccp_sendq_peek(&conn->sendq, &data, &len, NULL) != 0) {
+    return 0;
+  }
+  if (len > conn->info.mps) {
+    /* The MPS shrank under it (§14): it can no longer be sent. */
+    (void)udccp_sendq_pop(&conn->sendq);
+    conn->info.tx_qdrops++;
+    return 0;
+  }
+  if (conn->tx_ccid->tx_next_send(&conn->tx_st, ts) > ts) {
+    return 0;
+  }
+  /* §8.1.5: from PARTOPEN only DataAck; otherwise piggyback an ack when we
+   * owe one, when Confirms are owed (they need an ackno), or while our Ack
+   * Vector holds state the peer has not acknowledged: as in Linux, every
+   * packet then carries it, so any ackno of the peer's names a packet
+   * with a vector record and the buffer can shrink (Appendix A.3). */
+  type = (conn->state == UDCCP_STATE_PARTOPEN || conn->ack_needed ||
+          (conn->pending & UDCCP_PEND_ACK) ||
+          (conn->send_ackvec && conn->av_up && !conn->av.empty) ||
+          udccp_feat_want_packet(&conn->feat))
+             ? UDCCP_PKT_DATAACK
+             : UDCCP_PKT_DATA;
+  n = udccp_conn_build(conn, dst, cap, type, data, len, ts);
+  if (n == UDCCP_ERR_NOBUF && type == UDCCP_PKT_DATAACK) {
+    /* Ack Vector and data do not fit together: the ack goes alone now,
+     * the datagram next time. */
+    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_ACK, NULL, 0, ts);
+  }
+  if (n > 0) {
+    (void)udccp_sendq_pop(&conn->sendq);
+    if (conn->state == UDCCP_STATE_PARTOPEN) {
+      /* §8.1.5: the PARTOPEN timer restarts with every packet sent. */
+      conn->t_retx = ts + conn->retx_rto;
+    }
+  }
+  return n;
+}
+
+udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
+                                 uint8_t *pecn, udccp_tstamp ts) {
+  udccp_ssize n = 0;
+  if (pecn != NULL) {
+    *pecn = 0;
+  }
+  conn->now = ts;
+  if (dst == NULL || cap < pkt_max(conn)) {
+    return UDCCP_ERR_NOBUF;
+  }
+  if (conn->pending & UDCCP_PEND_RESET) {
+    udccp_ssize rn;
+    conn->pending &= ~(uint32_t)UDCCP_PEND_RESET;
+    rn = udccp_conn_build(conn, dst, cap, UDCCP_PKT_RESET, NULL, 0, ts);
+    conn->reset_use_seq = 0;
+    return rn;
+  }
+  if (conn->state == UDCCP_STATE_CLOSED ||
+      conn->state == UDCCP_STATE_TIMEWAIT) {
+    conn->pending = 0;
+    return 0;
+  }
+  if (conn->pending & UDCCP_PEND_SYNCACK) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_SYNCACK;
+    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNCACK, NULL, 0, ts);
+  }
+  if (conn->pending & UDCCP_PEND_SYNC) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_SYNC;
+    conn->info.syncs_sent++;
+    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNC, NULL, 0, ts);
+  }
+  if (conn->pending & UDCCP_PEND_LISTEN) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
+    if (conn->state == UDCCP_STATE_LISTEN) {
+      conn->listen_sent++;
+      /* RFC 5596 §2.2.2: next repetition (or the LISTEN1 move) in 200 ms. */
+      conn->t_listen = ts + UDCCP_CONN_LISTEN_INTERVAL;
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_LISTEN, NULL, 0, ts);
+    }
+  }
+  if (conn->pending & UDCCP_PEND_REQUEST) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_REQUEST;
+    if (conn->state == UDCCP_STATE_REQUEST) {
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_REQUEST, NULL, 0, ts);
+    }
+  }
+  if (conn->pending & UDCCP_PEND_RESPONSE) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_RESPONSE;
+    if (conn->state == UDCCP_STATE_RESPOND) {
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_RESPONSE, NULL, 0,
+                              ts);
+    }
+  }
+  if (conn->pending & UDCCP_PEND_CLOSEREQ) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSEREQ;
+    if (conn->state == UDCCP_STATE_CLOSEREQ) {
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSEREQ, NULL, 0,
+                              ts);
+    }
+  }
+  if (conn->pending & UDCCP_PEND_CLOSE) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSE;
+    if (conn->state == UDCCP_STATE_CLOSING) {
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSE, NULL, 0, ts);
+    }
+  }
+  /* Application data. */
+  if ((conn->state == UDCCP_STATE_OPEN ||
+       conn->state == UDCCP_STATE_PARTOPEN) &&
+      conn->tx_ccid_up) {
+    n = write_data(conn, dst, cap, ts);
+    if (n != 0) {
+      return n;
+    }
+  }
+  /* A graceful close starts once the queue is empty (§8.3). */
+  if (conn->closing_after_q && conn->state == UDCCP_STATE_OPEN &&
+      udccp_sendq_len(&conn->sendq) == 0) {
+    conn->closing_after_q = 0;
+    if (conn->is_server && !conn->settings.server_timewait) {
+      /* §8.3: the server asks the client to close and hold TIMEWAIT. */
+      conn->state = UDCCP_STATE_CLOSEREQ;
+      n = udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSEREQ, NULL, 0, ts);
+    } else {
+      conn->state = UDCCP_STATE_CLOSING;
+      conn->active_closer = 1;
+      n = udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSE, NULL, 0, ts);
+    }
+    {
+      udccp_tstamp rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
+      if (rto < UDCCP_CONN_CLOSE_RTO_MIN) {
+        rto = UDCCP_CONN_CLOSE_RTO_MIN;
+      }
+      udccp_conn_timer_start(conn, rto, ts);
+    }
+    return n;
+  }
+  if ((conn->pending & UDCCP_PEND_ACK) && can_ack(conn)) {
+    conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
+    n = udccp_conn_build(conn, dst, cap, UDCCP_PKT_ACK, NULL, 0, ts);
+    if (n > 0 && conn->state == UDCCP_STATE_PARTOPEN) {
+      conn->t_retx = ts + conn->retx_rto;
+    }
+    return n;
+  }
+  conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
+  return 0;
+}

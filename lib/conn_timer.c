@@ -1,0 +1,172 @@
+/*
+ * Connection timers: Request back-off (RFC 4340 §8.1.1), PARTOPEN Ack
+ * (§8.1.5), Close/CloseReq retransmission (§8.3), TIMEWAIT (§8.3),
+ * DCCP-Listen repetition (RFC 5596 §2.2.2), delayed and ack-of-ack acks
+ * (RFC 4341 §6.1.4), idle timeout, CCID timers and the CCID's send time.
+ */
+#include "conn.h"
+
+static udccp_tstamp tmin(udccp_tstamp a, udccp_tstamp b) {
+  return a < b ? a : b;
+}
+
+void udccp_conn_timer_start(udccp_conn *conn, udccp_tstamp first_rto,
+                            udccp_tstamp ts) {
+  conn->t_start = ts;
+  conn->retx_rto = first_rto;
+  conn->t_retx = ts + first_rto;
+}
+
+void udccp_conn_timer_stop(udccp_conn *conn) {
+  conn->t_retx = UDCCP_TSTAMP_NEVER;
+}
+
+static int data_state(const udccp_conn *conn) {
+  return conn->state == UDCCP_STATE_OPEN ||
+         conn->state == UDCCP_STATE_PARTOPEN;
+}
+
+udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
+  udccp_tstamp t = UDCCP_TSTAMP_NEVER;
+  if (conn->state == UDCCP_STATE_CLOSED) {
+    /* A pending Reset is sent at once. */
+    return (conn->pending & UDCCP_PEND_RESET) ? 0 : UDCCP_TSTAMP_NEVER;
+  }
+  if (conn->pending & ~(uint32_t)UDCCP_PEND_LISTEN) {
+    return 0;
+  }
+  t = tmin(t, conn->t_retx);
+  t = tmin(t, conn->t_timewait);
+  t = tmin(t, conn->t_listen);
+  if (conn->state == UDCCP_STATE_TIMEWAIT) {
+    return t;
+  }
+  if (conn->settings.idle_timeout) {
+    t = tmin(t, conn->t_last_rx + conn->settings.idle_timeout);
+  }
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_expiry) {
+    t = tmin(t, conn->tx_ccid->tx_get_expiry(&conn->tx_st));
+  }
+  if (conn->rx_ccid_up && conn->rx_ccid->rx_get_expiry) {
+    t = tmin(t, conn->rx_ccid->rx_get_expiry(&conn->rx_st));
+  }
+  if (data_state(conn)) {
+    if (udccp_sendq_len(&conn->sendq) > 0 && conn->tx_ccid_up) {
+      /* The CCID says when the next data packet may go (§10). */
+      /* tx_next_send only reads the state; the cast is the ops' shape. */
+      udccp_tstamp ns = conn->tx_ccid->tx_next_send(
+          (udccp_ccid_state *)(uintptr_t)&conn->tx_st, conn->now);
+      t = tmin(t, ns);
+    } else if (conn->closing_after_q) {
+      return 0;
+    }
+    if (conn->pkts_since_ack > 0) {
+      t = tmin(t, conn->t_ackack);
+    }
+  }
+  return t;
+}
+
+int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
+  conn->now = ts;
+  if (conn->state == UDCCP_STATE_CLOSED) {
+    return conn->error;
+  }
+  if (conn->t_timewait <= ts) {
+    /* RFC 4340 §8.3: TIMEWAIT over; the connection is gone. */
+    conn->t_timewait = UDCCP_TSTAMP_NEVER;
+    udccp_conn_kill(conn, UDCCP_ERR_CLOSED, UDCCP_RESET_NONE);
+    return conn->error;
+  }
+  if (conn->settings.idle_timeout && conn->state != UDCCP_STATE_TIMEWAIT &&
+      conn->state != UDCCP_STATE_LISTEN &&
+      conn->t_last_rx + conn->settings.idle_timeout <= ts) {
+    udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_TIMEOUT);
+    return UDCCP_ERR_TIMEOUT;
+  }
+  if (conn->t_listen <= ts) {
+    /* RFC 5596 §2.2.2: a Listen, then up to 2 repetitions 200 ms apart;
+     * 200 ms after the third the server stops (LISTEN1). */
+    if (conn->state == UDCCP_STATE_LISTEN &&
+        conn->listen_sent < 1 + UDCCP_CONN_LISTEN_MAX_RETX) {
+      conn->pending |= UDCCP_PEND_LISTEN;
+      conn->t_listen = UDCCP_TSTAMP_NEVER; /* rearmed when sent */
+    } else {
+      conn->t_listen = UDCCP_TSTAMP_NEVER;
+    }
+  }
+  if (conn->t_retx <= ts) {
+    udccp_tstamp limit;
+    uint32_t what = 0;
+    switch (conn->state) {
+    case UDCCP_STATE_REQUEST:
+      limit = conn->settings.request_timeout;
+      what = UDCCP_PEND_REQUEST;
+      break;
+    case UDCCP_STATE_PARTOPEN:
+      limit = conn->settings.partopen_timeout;
+      what = UDCCP_PEND_ACK;
+      break;
+    case UDCCP_STATE_RESPOND:
+      limit = conn->settings.request_timeout;
+      what = UDCCP_PEND_RESPONSE; /* never resent: the limit is reached */
+      break;
+    case UDCCP_STATE_CLOSEREQ:
+      limit = conn->settings.close_timeout;
+      what = UDCCP_PEND_CLOSEREQ;
+      break;
+    case UDCCP_STATE_CLOSING:
+      limit = conn->settings.close_timeout;
+      what = UDCCP_PEND_CLOSE;
+      break;
+    default:
+      limit = 0;
+      break;
+    }
+    if (what == 0) {
+      conn->t_retx = UDCCP_TSTAMP_NEVER;
+    } else if (ts - conn->t_start >= limit) {
+      if (conn->state == UDCCP_STATE_REQUEST ||
+          conn->state == UDCCP_STATE_RESPOND) {
+        /* RFC 4340 §8.1.1: give up; in REQUEST we hold no GSR to reset
+         * with, in RESPOND the client is gone. */
+        udccp_conn_kill(conn, UDCCP_ERR_TIMEOUT, UDCCP_RESET_NONE);
+      } else {
+        /* §8.1.5: PARTOPEN beyond its limit resets with Aborted; so does
+         * an unanswered Close/CloseReq. */
+        udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
+                              UDCCP_ERR_TIMEOUT);
+      }
+      return UDCCP_ERR_TIMEOUT;
+    } else {
+      /* Exponential back-off, never past the give-up time. */
+      conn->pending |= what;
+      conn->retx_rto *= 2;
+      conn->t_retx = ts + conn->retx_rto;
+      if (conn->t_retx > conn->t_start + limit) {
+        conn->t_retx = conn->t_start + limit;
+      }
+      if (what != UDCCP_PEND_ACK) {
+        conn->info.retransmits++;
+      }
+    }
+  }
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_expiry &&
+      conn->tx_ccid->tx_get_expiry(&conn->tx_st) <= ts) {
+    conn->tx_ccid->tx_on_expiry(&conn->tx_st, ts);
+  }
+  if (conn->rx_ccid_up && conn->rx_ccid->rx_get_expiry &&
+      conn->rx_ccid->rx_get_expiry(&conn->rx_st) <= ts) {
+    if (conn->rx_ccid->rx_on_expiry(&conn->rx_st, ts) > 0) {
+      conn->pending |= UDCCP_PEND_ACK;
+    }
+  }
+  if (data_state(conn)) {
+    if (conn->pkts_since_ack > 0 && conn->t_ackack <= ts) {
+      /* RFC 4341 §6.1.4: acknowledge the peer's acks at least once per
+       * RTT so that its Ack Vector buffer can shrink. */
+      conn->pending |= UDCCP_PEND_ACK;
+    }
+  }
+  return 0;
+}

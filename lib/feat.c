@@ -1,0 +1,713 @@
+/*
+ * Feature negotiation (RFC 4340 §6, erratum 974).
+ *
+ * Each feature we know has two entries, one per location.  Received
+ * options run through the §6.6.2 pseudocode; outgoing packets carry the
+ * Changes of every entry not STABLE and the Confirms we owe.
+ */
+#include "feat.h"
+
+#include <string.h>
+
+#include "pkt.h"
+#include "seq.h"
+
+typedef struct feat_spec {
+  uint8_t num;
+  uint8_t rule;     /* enum udccp_feat_rule */
+  uint8_t vlen;     /* bytes per value */
+  uint8_t required; /* "Req'd" column of §6.4 */
+  uint64_t def;     /* initial value, §6.4 */
+} feat_spec;
+
+/* RFC 4340 §6.4 table 4; 192 from RFC 4342 §8.5 (CCID 3, also CCID 4). */
+static const feat_spec specs[UDCCP_FEAT_N_KNOWN] = {
+    {UDCCP_FEAT_CCID, UDCCP_FEAT_SP, 1, 1, 2},
+    {UDCCP_FEAT_ALLOW_SHORT_SEQNOS, UDCCP_FEAT_SP, 1, 1, 0},
+    {UDCCP_FEAT_SEQ_WINDOW, UDCCP_FEAT_NN, 6, 1, 100},
+    {UDCCP_FEAT_ECN_INCAPABLE, UDCCP_FEAT_SP, 1, 0, 0},
+    {UDCCP_FEAT_ACK_RATIO, UDCCP_FEAT_NN, 2, 0, 2},
+    {UDCCP_FEAT_SEND_ACK_VECTOR, UDCCP_FEAT_SP, 1, 0, 0},
+    {UDCCP_FEAT_SEND_NDP_COUNT, UDCCP_FEAT_SP, 1, 0, 0},
+    {UDCCP_FEAT_MIN_CSCOV, UDCCP_FEAT_SP, 1, 0, 0},
+    {UDCCP_FEAT_CHECK_DATA_CKSUM, UDCCP_FEAT_SP, 1, 0, 0},
+    {UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE, UDCCP_FEAT_SP, 1, 0, 0},
+};
+
+/* CCIDs we offer after the configured one, if implemented.  Only those
+ * Linux knows: Linux treats a Change or Confirm listing any other CCID as
+ * invalid (and resets on such a Confirm), although §6.6.8 says SP values
+ * have no limits.  A CCID outside this list is offered only when it is
+ * the configured one. */
+static const uint8_t ccid_candidates[] = {2, 3};
+
+static int spec_index(uint8_t num) {
+  int i;
+  for (i = 0; i < UDCCP_FEAT_N_KNOWN; i++) {
+    if (specs[i].num == num) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+int udccp_feat_rule(uint8_t num) {
+  int i = spec_index(num);
+  return i < 0 ? 0 : specs[i].rule;
+}
+
+uint64_t udccp_feat_default(uint8_t num) {
+  int i = spec_index(num);
+  return i < 0 ? 0 : specs[i].def;
+}
+
+udccp_feat_entry *udccp_feat_entry_get(udccp_feat_set *fs, uint8_t num,
+                                       int local) {
+  int i = spec_index(num);
+  return i < 0 ? NULL : &fs->ent[2 * i + (local ? 1 : 0)];
+}
+
+static const feat_spec *entry_spec(const udccp_feat_entry *e) {
+  return &specs[spec_index(e->num)];
+}
+
+/* NN value limits, §6.6.8: Sequence Window 32..2^46-1 (§7.5.2); Ack Ratio
+ * any 16-bit value, 0 meaning "no Ack Ratio" (§11.3, erratum 1049). */
+static int nn_valid(uint8_t num, uint64_t v) {
+  switch (num) {
+  case UDCCP_FEAT_SEQ_WINDOW:
+    return v >= UDCCP_SEQ_WINDOW_MIN && v <= UDCCP_SEQ_WINDOW_MAX;
+  case UDCCP_FEAT_ACK_RATIO:
+    return v <= 0xFFFF;
+  default:
+    return 0;
+  }
+}
+
+static uint64_t get_be(const uint8_t *p, size_t n) {
+  uint64_t v = 0;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    v = (v << 8) | p[i];
+  }
+  return v;
+}
+
+static void put_be(uint8_t *p, uint64_t v, size_t n) {
+  size_t i;
+  for (i = n; i > 0; i--) {
+    p[i - 1] = (uint8_t)v;
+    v >>= 8;
+  }
+}
+
+static void set_val(udccp_feat_set *fs, udccp_feat_entry *e, uint64_t v) {
+  if (e->val != v) {
+    e->val = v;
+    fs->generation++;
+  }
+}
+
+/* Sets our preference list; a list chosen by settings, a CCID or the
+ * caller is not flexible. */
+static void set_pref(udccp_feat_entry *e, const uint8_t *p, size_t n) {
+  if (n > UDCCP_FEAT_MAX_PREF) {
+    n = UDCCP_FEAT_MAX_PREF;
+  }
+  memmove(e->pref, p, n);
+  e->n_pref = (uint8_t)n;
+  e->flexible = 0;
+}
+
+/* Our Change has new contents: a STABLE entry starts CHANGING; a CHANGING
+ * one becomes UNSTABLE until the new Change goes out (§6.6.5). */
+static void start_change(udccp_feat_entry *e) {
+  e->state = e->state == UDCCP_FEAT_STABLE ? UDCCP_FEAT_CHANGING
+                                           : UDCCP_FEAT_UNSTABLE;
+  e->change_new = 1;
+}
+
+/* §6.3.1: the first entry of the server's list that the client's list
+ * also holds; -1 if none. */
+static int sp_reconcile(const uint8_t *srv, size_t ns, const uint8_t *cli,
+                        size_t nc) {
+  size_t i, j;
+  for (i = 0; i < ns; i++) {
+    for (j = 0; j < nc; j++) {
+      if (srv[i] == cli[j]) {
+        return srv[i];
+      }
+    }
+  }
+  return -1;
+}
+
+static int reconcile_with_peer(const udccp_feat_set *fs,
+                               const udccp_feat_entry *e, const uint8_t *peer,
+                               size_t np) {
+  return fs->is_server ? sp_reconcile(e->pref, e->n_pref, peer, np)
+                       : sp_reconcile(peer, np, e->pref, e->n_pref);
+}
+
+/* A server that does not mind which value wins may present its list in
+ * any order (§6.3.1 only fixes how lists are reconciled): it puts the
+ * client's first acceptable value first, so the client's wish is granted
+ * and the Confirm's list still reconciles to the value confirmed. */
+static void flexible_reorder(const udccp_feat_set *fs, udccp_feat_entry *e,
+                             const uint8_t *peer, size_t np) {
+  size_t i, j;
+  if (!fs->is_server || !e->flexible) {
+    return;
+  }
+  for (i = 0; i < np; i++) {
+    for (j = 0; j < e->n_pref; j++) {
+      if (e->pref[j] == peer[i]) {
+        uint8_t v = e->pref[j];
+        memmove(e->pref + 1, e->pref, j);
+        e->pref[0] = v;
+        return;
+      }
+    }
+  }
+}
+
+/* Builds the list [first, then every other CCID we implement]. */
+static size_t ccid_prefs(const udccp_feat_set *fs, uint8_t first,
+                         uint8_t *out) {
+  size_t n = 0, i;
+  out[n++] = first;
+  if (!fs->ccid_find) {
+    return n;
+  }
+  for (i = 0; i < sizeof(ccid_candidates) && n < UDCCP_FEAT_MAX_PREF; i++) {
+    uint8_t id = ccid_candidates[i];
+    if (id != first && fs->ccid_find(id)) {
+      out[n++] = id;
+    }
+  }
+  return n;
+}
+
+/* RFC 4340 §10: a CCID's dependencies on other features.  half 0: the
+ * half-connection we send on (we are its HC-Sender); half 1: the one we
+ * receive on. */
+static void apply_deps(udccp_feat_set *fs, int half, uint8_t ccid) {
+  const udccp_ccid_ops *ops = fs->ccid_find ? fs->ccid_find(ccid) : NULL;
+  size_t i;
+  fs->dep_ccid[half] = ccid;
+  if (!ops) {
+    return;
+  }
+  for (i = 0; i < ops->n_deps; i++) {
+    const udccp_ccid_dep *d = &ops->deps[i];
+    int local = half == 0 ? !d->at_receiver : d->at_receiver;
+    udccp_feat_entry *e = udccp_feat_entry_get(fs, d->feat, local);
+    if (!e) {
+      continue;
+    }
+    if (entry_spec(e)->rule == UDCCP_FEAT_SP) {
+      uint8_t v = (uint8_t)d->val;
+      int same_list = e->n_pref == 1 && e->pref[0] == v;
+      set_pref(e, &v, 1);
+      e->mandatory = d->mandatory;
+      if (e->val != v || (e->state != UDCCP_FEAT_STABLE && !same_list)) {
+        start_change(e);
+      }
+    } else if (local && nn_valid(d->feat, d->val) &&
+               e->state == UDCCP_FEAT_STABLE && e->val != d->val) {
+      /* An NN value the CCID wants (e.g. Linux's CCID 3: Ack Ratio 0);
+       * a Change already under way (from the settings, or the CCID
+       * itself) takes precedence. */
+      e->mandatory = d->mandatory;
+      e->nn_want = d->val;
+      start_change(e);
+    }
+  }
+}
+
+/* After a CCID value settles: its dependencies follow (§10). */
+static void ccid_settled(udccp_feat_set *fs, const udccp_feat_entry *e) {
+  int half = e->local ? 0 : 1;
+  if (e->num == UDCCP_FEAT_CCID && fs->dep_ccid[half] != (uint8_t)e->val) {
+    apply_deps(fs, half, (uint8_t)e->val);
+  }
+}
+
+int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
+                    int is_server, uint64_t iss,
+                    const udccp_ccid_ops *(*ccid_find)(uint8_t id)) {
+  static const uint8_t b01[] = {0, 1}, b10[] = {1, 0}, b0[] = {0}, b1[] = {1};
+  uint8_t list[UDCCP_FEAT_MAX_PREF];
+  uint8_t rx;
+  size_t n, i;
+  udccp_feat_entry *e;
+
+  if (!fs || !s) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  rx = s->rx_ccid ? s->rx_ccid : s->ccid;
+  if (s->min_cscov > 15 || s->send_cscov > 15 ||
+      !nn_valid(UDCCP_FEAT_SEQ_WINDOW, s->seq_window) ||
+      (ccid_find && (!ccid_find(s->ccid) || !ccid_find(rx)))) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  memset(fs, 0, sizeof(*fs));
+  fs->is_server = is_server ? 1 : 0;
+  fs->fgss = iss & UDCCP_SEQ_MASK; /* §6.6.4: FGSS starts at ISS */
+  fs->ccid_find = ccid_find;
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    e = &fs->ent[i];
+    e->num = specs[i / 2].num;
+    e->local = (uint8_t)(i & 1);
+    e->val = specs[i / 2].def;
+    e->nn_want = e->val;
+    /* By default accept whatever the peer proposes among the valid
+     * Boolean values, preferring the initial value. */
+    set_pref(e, b01, 2);
+    e->flexible = 1;
+  }
+
+  /* CCID: always negotiated explicitly, as Linux does. */
+  n = ccid_prefs(fs, s->ccid, list);
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_CCID, 1);
+  set_pref(e, list, n);
+  start_change(e);
+  n = ccid_prefs(fs, rx, list);
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_CCID, 0);
+  set_pref(e, list, n);
+  start_change(e);
+
+  /* Allow Short Seqnos/peer lets the peer send X=0 packets (§7.6.1); we
+   * accept it when allowed but never ask for it. */
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_ALLOW_SHORT_SEQNOS, 0);
+  if (s->allow_short_seqnos) {
+    set_pref(e, b10, 2);
+    e->flexible = 1;
+  } else {
+    set_pref(e, b0, 1);
+  }
+
+  if (s->seq_window != specs[2].def) {
+    e = udccp_feat_entry_get(fs, UDCCP_FEAT_SEQ_WINDOW, 1);
+    e->nn_want = s->seq_window;
+    start_change(e);
+  }
+  if (s->ack_ratio != specs[4].def) {
+    e = udccp_feat_entry_get(fs, UDCCP_FEAT_ACK_RATIO, 1);
+    e->nn_want = s->ack_ratio;
+    start_change(e);
+  }
+
+  /* Listing only 1: a server whose list starts with 0 would otherwise
+   * win with 0 (§6.3.1). */
+  if (s->send_ndp_count) {
+    e = udccp_feat_entry_get(fs, UDCCP_FEAT_SEND_NDP_COUNT, 0);
+    set_pref(e, b1, 1);
+    start_change(e);
+  }
+
+  /* Minimum Checksum Coverage/local = m lets the peer send CsCov >= m; any
+   * stricter value (larger, or 0 = full coverage only) suits us too
+   * (§9.2.1). */
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_MIN_CSCOV, 1);
+  if (s->min_cscov == 0) {
+    set_pref(e, b0, 1);
+  } else {
+    n = 0;
+    for (i = s->min_cscov; i <= 15; i++) {
+      list[n++] = (uint8_t)i;
+    }
+    list[n++] = 0;
+    set_pref(e, list, n);
+    start_change(e);
+  }
+  /* .../peer must accept the CsCov we send: any value from send_cscov down
+   * to 1, or 0 (then we fall back to full coverage). */
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_MIN_CSCOV, 0);
+  n = 0;
+  if (s->send_cscov == 0) {
+    for (i = 0; i <= 15; i++) {
+      list[n++] = (uint8_t)i;
+    }
+    set_pref(e, list, n);
+    e->flexible = 1;
+  } else {
+    for (i = s->send_cscov; i >= 1; i--) {
+      list[n++] = (uint8_t)i;
+    }
+    list[n++] = 0;
+    set_pref(e, list, n);
+    start_change(e);
+  }
+
+  /* §9.3.1: a Mandatory Change R(Check Data Checksum, 1) requires the peer
+   * to check our Data Checksum options. */
+  if (s->check_data_checksum) {
+    e = udccp_feat_entry_get(fs, UDCCP_FEAT_CHECK_DATA_CKSUM, 0);
+    set_pref(e, b1, 1);
+    e->mandatory = 1;
+    start_change(e);
+  }
+
+  apply_deps(fs, 0, s->ccid);
+  apply_deps(fs, 1, rx);
+  return 0;
+}
+
+static void add_empty(udccp_feat_set *fs, uint8_t type, uint8_t num) {
+  size_t i;
+  for (i = 0; i < fs->n_empty; i++) {
+    if (fs->empty[i].type == type && fs->empty[i].num == num) {
+      return;
+    }
+  }
+  if (fs->n_empty < UDCCP_FEAT_MAX_EMPTY) {
+    fs->empty[fs->n_empty].type = type;
+    fs->empty[fs->n_empty].num = num;
+    fs->n_empty++;
+  }
+}
+
+static int fail(const udccp_opt *o, uint8_t code, uint8_t *reset_code,
+                uint8_t reset_data[3]) {
+  /* §5.6: Data 1 = option type, Data 2..3 = first two value bytes. */
+  *reset_code = code;
+  reset_data[0] = o->type;
+  reset_data[1] = o->len >= 1 ? o->val[0] : 0;
+  reset_data[2] = o->len >= 2 ? o->val[1] : 0;
+  return code == UDCCP_RESET_MANDATORY_ERROR ? UDCCP_ERR_MANDATORY
+                                              : UDCCP_ERR_OPTION;
+}
+
+/* A Change from the peer for entry e (third step of §6.6.2). */
+static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
+                     const udccp_opt *o, uint8_t *reset_code,
+                     uint8_t reset_data[3]) {
+  const feat_spec *sp = entry_spec(e);
+  const uint8_t *v = o->val + 1;
+  size_t vlen = (size_t)o->len - 1;
+
+  if (sp->rule == UDCCP_FEAT_NN) {
+    /* §6.3.2: only the location may Change an NN feature; the remote
+     * accepts any valid value. */
+    if (!e->local && vlen == sp->vlen && nn_valid(e->num, get_be(v, vlen))) {
+      set_val(fs, e, get_be(v, vlen));
+      e->confirm_owed = 1;
+      e->confirm_empty = 0;
+      e->state = UDCCP_FEAT_STABLE;
+      return 0;
+    }
+  } else if (vlen >= 1) {
+    /* SP values have no limits (§6.6.8): unknown ones just never match. */
+    int r;
+    flexible_reorder(fs, e, v, vlen);
+    r = reconcile_with_peer(fs, e, v, vlen);
+    if (r < 0 && o->mandatory) {
+      /* §6.6.9: no shared entry in a Mandatory Change. */
+      return fail(o, UDCCP_RESET_MANDATORY_ERROR, reset_code, reset_data);
+    }
+    if (r >= 0) {
+      set_val(fs, e, (uint64_t)r);
+    }
+    /* §6.3.1: without a shared entry the Confirm repeats the old value.
+     * §6.6.6: in CHANGING, the peer's Change answers ours. */
+    e->confirm_owed = 1;
+    e->confirm_empty = 0;
+    e->state = UDCCP_FEAT_STABLE;
+    e->change_new = 0;
+    ccid_settled(fs, e);
+    return 0;
+  }
+  /* Invalid Change: §6.6.9 Mandatory -> reset; else Empty Confirm (§6.6.8),
+   * staying in the current state. */
+  if (o->mandatory) {
+    return fail(o, UDCCP_RESET_MANDATORY_ERROR, reset_code, reset_data);
+  }
+  e->confirm_owed = 1;
+  e->confirm_empty = 1;
+  return 0;
+}
+
+/* A Confirm from the peer for entry e (fourth step of §6.6.2). */
+static int on_confirm(udccp_feat_set *fs, udccp_feat_entry *e,
+                      const udccp_opt *o, uint8_t *reset_code,
+                      uint8_t reset_data[3]) {
+  const feat_spec *sp = entry_spec(e);
+  const uint8_t *v = o->val + 1;
+  size_t vlen = (size_t)o->len - 1;
+
+  /* §6.6.8: not part of a current negotiation: ignore.  A Change not yet
+   * sent is not under negotiation either (§6.6.2 enters CHANGING on
+   * sending): a late Confirm of an earlier value must not reset us. */
+  if (e->state != UDCCP_FEAT_CHANGING || e->change_new) {
+    return 0;
+  }
+  if (vlen == 0) {
+    /* §6.6.7: the peer does not know the feature or refused our value;
+     * the value stays.  A required feature, or one our CCID needs (sent
+     * Mandatory), cannot go on without it. */
+    e->state = UDCCP_FEAT_STABLE;
+    if (sp->required || e->mandatory) {
+      return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
+    }
+    return 0;
+  }
+  if (sp->rule == UDCCP_FEAT_NN) {
+    /* §6.6.8: a Confirm selecting another value than ours is invalid. */
+    if (vlen != sp->vlen || get_be(v, vlen) != e->nn_want) {
+      return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
+    }
+    set_val(fs, e, e->nn_want);
+  } else {
+    uint8_t got = v[0];
+    int expect;
+    if (vlen > 1) {
+      expect = reconcile_with_peer(fs, e, v + 1, vlen - 1);
+      if (expect < 0) {
+        expect = (int)e->val; /* §6.3.1: no shared entry: old value */
+      }
+      if (got != (uint8_t)expect) {
+        return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
+      }
+    } else {
+      /* No preference list came with it: it must at least be a value we
+       * offered, or the old one. */
+      size_t i;
+      int ok = got == e->val;
+      for (i = 0; i < e->n_pref; i++) {
+        ok |= e->pref[i] == got;
+      }
+      if (!ok) {
+        return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
+      }
+    }
+    set_val(fs, e, got);
+  }
+  e->state = UDCCP_FEAT_STABLE;
+  ccid_settled(fs, e);
+  return 0;
+}
+
+void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss) {
+  /* Erratum 974: If FGSR > GSR, FGSR := GSR - Wmax (same for FGSS). */
+  if (fs->fgsr_valid && udccp_seq_gt(fs->fgsr, gsr)) {
+    fs->fgsr = udccp_seq_add(gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+  if (udccp_seq_gt(fs->fgss, gss)) {
+    fs->fgss = udccp_seq_add(gss, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+}
+
+int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
+                    const udccp_feat_pkt *pkt, uint8_t *reset_code,
+                    uint8_t reset_data[3]) {
+  uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
+  size_t i;
+  int old_pkt, rv;
+
+  if (!fs->fgsr_valid) {
+    fs->fgsr = udccp_seq_add(seq, -1); /* §6.6.4: ISR - 1 */
+    fs->fgsr_valid = 1;
+  }
+  if (udccp_seq_gt(fs->fgsr, pkt->gsr & UDCCP_SEQ_MASK)) {
+    fs->fgsr = udccp_seq_add(pkt->gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+  /* §6: feature options on DCCP-Data are ignored. */
+  if (pkt->type == UDCCP_PKT_DATA || opts->n_feat == 0) {
+    return 0;
+  }
+  /* §6.6.4 rule 1 and 2, with the FGSR of before this packet. */
+  old_pkt = udccp_seq_le(seq, fs->fgsr);
+
+  for (i = 0; i < opts->n_feat; i++) {
+    const udccp_opt *o = &opts->feat[i];
+    int is_change = o->type == UDCCP_OPT_CHANGE_L ||
+                    o->type == UDCCP_OPT_CHANGE_R;
+    /* Change L / Confirm L come from the location: the feature is at the
+     * peer. */
+    int local = o->type == UDCCP_OPT_CHANGE_R || o->type == UDCCP_OPT_CONFIRM_R;
+    udccp_feat_entry *e;
+
+    if (o->len < 1) {
+      return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
+    }
+    e = udccp_feat_entry_get(fs, o->val[0], local);
+    if (!e) {
+      /* §6.6.7 and the first step of §6.6.2: unknown feature.  Mandatory
+       * resets whatever the option (§5.8.2: not understood); otherwise a
+       * Change gets an Empty Confirm and a Confirm is ignored. */
+      if (o->mandatory) {
+        return fail(o, UDCCP_RESET_MANDATORY_ERROR, reset_code, reset_data);
+      }
+      if (is_change) {
+        if (!old_pkt) {
+          add_empty(fs, local ? UDCCP_OPT_CONFIRM_L : UDCCP_OPT_CONFIRM_R,
+                    o->val[0]);
+        }
+      }
+      continue;
+    }
+    /* §6.6.2 second step: reordering. */
+    if (e->state == UDCCP_FEAT_UNSTABLE || old_pkt) {
+      continue;
+    }
+    if (is_change) {
+      rv = on_change(fs, e, o, reset_code, reset_data);
+    } else {
+      if (!pkt->has_ack || udccp_seq_lt(pkt->ack & UDCCP_SEQ_MASK, fs->fgss)) {
+        continue;
+      }
+      rv = on_confirm(fs, e, o, reset_code, reset_data);
+    }
+    if (rv != 0) {
+      return rv;
+    }
+  }
+  if (!old_pkt) {
+    fs->fgsr = seq;
+  }
+  return 0;
+}
+
+static int put_change(udccp_optbuf *ob, const udccp_feat_entry *e) {
+  const feat_spec *sp = entry_spec(e);
+  uint8_t buf[1 + UDCCP_FEAT_MAX_PREF + 8];
+  size_t n = 1;
+  buf[0] = e->num;
+  if (sp->rule == UDCCP_FEAT_NN) {
+    put_be(buf + 1, e->nn_want, sp->vlen);
+    n += sp->vlen;
+  } else {
+    memcpy(buf + 1, e->pref, e->n_pref);
+    n += e->n_pref;
+  }
+  return udccp_optbuf_put(ob, e->local ? UDCCP_OPT_CHANGE_L : UDCCP_OPT_CHANGE_R,
+                          e->mandatory, buf, n);
+}
+
+static int put_confirm(udccp_optbuf *ob, const udccp_feat_entry *e) {
+  const feat_spec *sp = entry_spec(e);
+  uint8_t buf[2 + UDCCP_FEAT_MAX_PREF + 8];
+  size_t n = 1;
+  buf[0] = e->num;
+  if (!e->confirm_empty) {
+    if (sp->rule == UDCCP_FEAT_NN) {
+      put_be(buf + 1, e->val, sp->vlen);
+      n += sp->vlen;
+    } else {
+      /* §6.3.1: the selected value, then our preference list. */
+      buf[n++] = (uint8_t)e->val;
+      memcpy(buf + n, e->pref, e->n_pref);
+      n += e->n_pref;
+    }
+  }
+  return udccp_optbuf_put(ob,
+                          e->local ? UDCCP_OPT_CONFIRM_L : UDCCP_OPT_CONFIRM_R,
+                          0, buf, n);
+}
+
+int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
+                     uint64_t seq) {
+  size_t i;
+  int with_ack;
+  seq &= UDCCP_SEQ_MASK;
+  if (udccp_seq_gt(fs->fgss, seq)) {
+    fs->fgss = udccp_seq_add(seq, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+  /* §6: none on Data; Reset and Listen carry no negotiation. */
+  if (pkt_type == UDCCP_PKT_DATA || pkt_type == UDCCP_PKT_RESET ||
+      pkt_type == UDCCP_PKT_LISTEN) {
+    return 0;
+  }
+  /* §6.6.1: any packet with a Confirm must carry an Acknowledgement
+   * Number. */
+  with_ack = udccp_pkt_type_has_ack(pkt_type);
+  if (with_ack) {
+    size_t k = 0;
+    for (i = 0; i < fs->n_empty; i++) {
+      uint8_t num = fs->empty[i].num;
+      if (udccp_optbuf_put(ob, fs->empty[i].type, 0, &num, 1) != 0) {
+        fs->empty[k++] = fs->empty[i];
+      }
+    }
+    fs->n_empty = k;
+    for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+      udccp_feat_entry *e = &fs->ent[i];
+      if (e->confirm_owed && put_confirm(ob, e) == 0) {
+        e->confirm_owed = 0; /* §6.2: Confirms are not retransmitted */
+      }
+    }
+  }
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    udccp_feat_entry *e = &fs->ent[i];
+    if (e->state == UDCCP_FEAT_STABLE || put_change(ob, e) != 0) {
+      continue;
+    }
+    if (e->change_new) {
+      /* §6.6.4: a packet with a new Change moves FGSS. */
+      fs->fgss = seq;
+      e->change_new = 0;
+    }
+    e->state = UDCCP_FEAT_CHANGING; /* UNSTABLE ends once sent (§6.6.5) */
+  }
+  return 0;
+}
+
+int udccp_feat_want_packet(const udccp_feat_set *fs) {
+  size_t i;
+  if (fs->n_empty > 0) {
+    return 1;
+  }
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    if (fs->ent[i].confirm_owed || fs->ent[i].state != UDCCP_FEAT_STABLE) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
+  size_t i;
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    if (fs->ent[i].state != UDCCP_FEAT_STABLE) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+uint64_t udccp_feat_get_local(const udccp_feat_set *fs, uint8_t num) {
+  int i = spec_index(num);
+  return i < 0 ? 0 : fs->ent[2 * i + 1].val;
+}
+
+uint64_t udccp_feat_get_remote(const udccp_feat_set *fs, uint8_t num) {
+  int i = spec_index(num);
+  return i < 0 ? 0 : fs->ent[2 * i].val;
+}
+
+int udccp_feat_change_nn(udccp_feat_set *fs, uint8_t num, uint64_t value) {
+  udccp_feat_entry *e = udccp_feat_entry_get(fs, num, 1);
+  if (!e || entry_spec(e)->rule != UDCCP_FEAT_NN || !nn_valid(num, value)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (e->state == UDCCP_FEAT_STABLE ? e->val == value : e->nn_want == value) {
+    return 0; /* nothing new to say */
+  }
+  e->nn_want = value;
+  start_change(e);
+  return 0;
+}
+
+int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
+                         const uint8_t *prefs, size_t n, int mandatory) {
+  udccp_feat_entry *e = udccp_feat_entry_get(fs, num, local);
+  if (!e || entry_spec(e)->rule != UDCCP_FEAT_SP || !prefs || n == 0 ||
+      n > UDCCP_FEAT_MAX_PREF) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  set_pref(e, prefs, n);
+  e->mandatory = mandatory ? 1 : 0;
+  start_change(e);
+  return 0;
+}

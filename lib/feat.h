@@ -1,0 +1,203 @@
+/*
+ * Feature negotiation (RFC 4340 §6, with erratum 974 on FGSR/FGSS).
+ *
+ * Every feature F exists twice on a connection: F/A, located at endpoint A,
+ * and F/B, located at B (§6).  A udccp_feat_set keeps both copies as seen
+ * from this endpoint: the "local" value (located here; we send Change L /
+ * Confirm L for it) and the "remote" value (located at the peer; we send
+ * Change R / Confirm R).
+ *
+ * Use by the connection:
+ *   udccp_feat_init()         at creation, from the settings (queues the
+ *                             initial Changes, including the dependencies
+ *                             of the chosen CCIDs, RFC 4340 §10)
+ *   udccp_feat_read()         for every valid received packet, after the
+ *                             sequence-validity check (§8.5 step 8 ff.)
+ *   udccp_feat_write()        for every non-Data packet we send: adds the
+ *                             Changes still unconfirmed and the Confirms owed
+ *   udccp_feat_want_packet()  1 if a Confirm is owed or a Change is waiting:
+ *                             send an Ack (or Sync) for it (§6.6.1)
+ *   udccp_feat_all_confirmed() at the end of the handshake: like Linux, reset
+ *                             if our Changes were not all answered
+ *   udccp_feat_get_local() / udccp_feat_get_remote()  current values
+ *   udccp_feat_change_nn()    mid-connection NN changes (Ack Ratio of CCID 2,
+ *                             Sequence Window)
+ *
+ * Fixed size, no allocation: embed the struct in the connection.
+ */
+#ifndef UDCCP_FEAT_H
+#define UDCCP_FEAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+#include "ccid.h"
+#include "opt.h"
+
+/* Feature numbers, RFC 4340 §6.4 (names differ from <linux/dccp.h>). */
+enum udccp_feat_num {
+  UDCCP_FEAT_CCID = 1,
+  UDCCP_FEAT_ALLOW_SHORT_SEQNOS = 2,
+  UDCCP_FEAT_SEQ_WINDOW = 3,
+  UDCCP_FEAT_ECN_INCAPABLE = 4,
+  UDCCP_FEAT_ACK_RATIO = 5,
+  UDCCP_FEAT_SEND_ACK_VECTOR = 6,
+  UDCCP_FEAT_SEND_NDP_COUNT = 7,
+  UDCCP_FEAT_MIN_CSCOV = 8,
+  UDCCP_FEAT_CHECK_DATA_CKSUM = 9,
+  /* CCID-specific (§10.3): 128..191 located at the HC-Sender, 192..255 at
+   * the HC-Receiver. */
+  UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE = 192 /* RFC 4342 §8.5, also CCID 4 */
+};
+
+/* Sequence Window limits, §7.5.2. */
+#define UDCCP_SEQ_WINDOW_MIN 32ULL
+#define UDCCP_SEQ_WINDOW_MAX 70368744177663ULL /* 2^46 - 1 */
+
+/* Per-feature state, §6.6.2. */
+enum udccp_feat_state {
+  UDCCP_FEAT_STABLE = 0,
+  UDCCP_FEAT_CHANGING = 1,
+  UDCCP_FEAT_UNSTABLE = 2
+};
+
+/* Reconciliation rules, §6.3. */
+enum udccp_feat_rule { UDCCP_FEAT_SP = 1, UDCCP_FEAT_NN = 2 };
+
+#define UDCCP_FEAT_MAX_PREF 16   /* SP preference list length we keep */
+#define UDCCP_FEAT_N_KNOWN 10    /* features 1..9 and 192 */
+#define UDCCP_FEAT_MAX_EMPTY 8   /* Empty Confirms owed for unknown features */
+
+/* One feature at one location. */
+typedef struct udccp_feat_entry {
+  uint8_t num;            /* feature number */
+  uint8_t local;          /* 1: located at this endpoint */
+  uint8_t state;          /* enum udccp_feat_state */
+  uint8_t mandatory;      /* our Change is sent with Mandatory (§6.6.9) */
+  uint8_t n_pref;         /* SP: our preference list, most preferred first */
+  uint8_t pref[UDCCP_FEAT_MAX_PREF];
+  uint64_t val;           /* current value */
+  uint64_t nn_want;       /* NN: the value our Change L carries */
+  /* A Confirm owed to the peer's latest Change (§6.6.1), sent once. */
+  uint8_t confirm_owed;
+  uint8_t confirm_empty;  /* owed Confirm is empty (§6.6.7, §6.6.8) */
+  uint8_t change_new;     /* our Change has new contents not yet sent:
+                             sending it moves FGSS (§6.6.4) */
+  uint8_t flexible;       /* we do not care which listed value wins: as
+                             server, take the client's first acceptable
+                             one (and list it first in our Confirm) */
+} udccp_feat_entry;
+
+/* The state of one connection's feature negotiation. */
+typedef struct udccp_feat_set {
+  uint8_t is_server;
+  uint8_t fgsr_valid;     /* FGSR set (from the first packet received) */
+  uint64_t fgsr;          /* §6.6.4: Feature Greatest Seqno Received */
+  uint64_t fgss;          /* §6.6.4: Feature Greatest Seqno Sent */
+  uint32_t generation;    /* bumped whenever any current value changes */
+  uint8_t dep_ccid[2];    /* CCID whose §10 dependencies were applied:
+                             [0] half we send on, [1] half we receive on */
+  const udccp_ccid_ops *(*ccid_find)(uint8_t id);
+  udccp_feat_entry ent[2 * UDCCP_FEAT_N_KNOWN]; /* [i*2+0] remote, +1 local */
+  size_t n_empty;         /* Empty Confirms owed for unknown features */
+  struct {
+    uint8_t type;         /* UDCCP_OPT_CONFIRM_L or _R */
+    uint8_t num;
+  } empty[UDCCP_FEAT_MAX_EMPTY];
+} udccp_feat_set;
+
+/* The received packet, as feature negotiation needs it. */
+typedef struct udccp_feat_pkt {
+  uint8_t type;      /* enum udccp_pkt_type */
+  uint8_t has_ack;   /* 1 if it carries an Acknowledgement Number */
+  uint64_t seq;      /* its Sequence Number, 48 bits */
+  uint64_t ack;      /* its Acknowledgement Number, 48 bits */
+  uint64_t gsr;      /* GSR after accepting this packet (erratum 974) */
+} udccp_feat_pkt;
+
+/* Sets up fs from settings for a client (is_server 0) or a server (1);
+ * iss is our Initial Sequence Number (FGSS starts at ISS, §6.6.4).
+ * ccid_find looks up the CCIDs udccp implements (pass udccp_ccid_find;
+ * tests may pass their own table): it gives the preference lists for the
+ * CCID feature and each CCID's dependencies (§10).  Queues the initial
+ * Changes:
+ *   Change L(CCID, [settings->ccid, other supported])
+ *   Change R(CCID, [settings->rx_ccid or ->ccid, other supported])
+ *   Change L(Sequence Window), Change L(Ack Ratio) if not the defaults
+ *   Change R(Send NDP Count, 1) if send_ndp_count
+ *   Change L(Minimum Checksum Coverage) if min_cscov, Change R(...) if
+ *     send_cscov (so the peer accepts our partial coverage)
+ *   Mandatory Change R(Check Data Checksum, 1) if check_data_checksum
+ *   the CCIDs' dependencies, e.g. for CCID 2 as sender Mandatory Change
+ *     R(Send Ack Vector, 1), as receiver Mandatory Change L(Send Ack Vector, 1)
+ * allow_short_seqnos=1 lets the peer turn Allow Short Seqnos/peer on; we
+ * never ask for it ourselves.  ECN Incapable/local stays 0: udccp reads
+ * ECN bits (the caller passes them to udccp_conn_read_pkt); ecn_capable
+ * only decides whether we set ECT on what we send.
+ * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (a setting out of range). */
+int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *settings,
+                    int is_server, uint64_t iss,
+                    const udccp_ccid_ops *(*ccid_find)(uint8_t id));
+
+/* Processes the Change/Confirm options of a received packet (§6.6.2),
+ * in packet order.  Call for every packet that passed the sequence-
+ * validity check; Data packets and feature options on them are ignored
+ * (§6).  The first packet read also sets FGSR = its seq - 1 (ISR - 1).
+ * Returns 0, or UDCCP_ERR_OPTION / UDCCP_ERR_MANDATORY: the connection must
+ * be reset with *reset_code (Option Error or Mandatory Error) and
+ * reset_data (option type and first two value bytes, §5.6). */
+int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
+                    const udccp_feat_pkt *pkt, uint8_t *reset_code,
+                    uint8_t reset_data[3]);
+
+/* Appends to ob the options due on the packet we are about to send, of
+ * type pkt_type and Sequence Number seq: every owed Confirm (once; only on
+ * packets with an Acknowledgement Number, §6.6.1) and every unconfirmed
+ * Change (repeated on each packet until answered, §6.6.3).  Nothing on
+ * Data, Reset or Listen packets (but call it for them too: it keeps FGSS
+ * <= GSS, erratum 974).  What does not fit stays pending.  Returns 0. */
+int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
+                     uint64_t seq);
+
+/* Erratum 974: keeps FGSR <= GSR and FGSS <= GSS when they wrap.  Call
+ * after each packet sent (udccp_feat_write and udccp_feat_read do it for
+ * the packets they see). */
+void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss);
+
+/* 1 if a Confirm is owed or a Change is unanswered. */
+int udccp_feat_want_packet(const udccp_feat_set *fs);
+
+/* 1 if every feature is STABLE (all our Changes were Confirmed). */
+int udccp_feat_all_confirmed(const udccp_feat_set *fs);
+
+/* Current value of feature num located here / at the peer; the §6.4
+ * default for features we do not know. */
+uint64_t udccp_feat_get_local(const udccp_feat_set *fs, uint8_t num);
+uint64_t udccp_feat_get_remote(const udccp_feat_set *fs, uint8_t num);
+
+/* Starts a negotiation of the NN feature num located here (Ack Ratio,
+ * Sequence Window) towards value (§6.3.2, §6.6.5).  The value takes effect
+ * when the peer Confirms it.  Returns 0, or UDCCP_ERR_INVALID_ARGUMENT (not
+ * a known NN feature, or value invalid: Sequence Window outside 32..2^46-1,
+ * Ack Ratio above 65535). */
+int udccp_feat_change_nn(udccp_feat_set *fs, uint8_t num, uint64_t value);
+
+/* Starts (or restarts, §6.6.5) a negotiation of the SP feature num located
+ * here (local 1) or at the peer (local 0) with the preference list
+ * prefs[0..n-1]; mandatory sends it with Mandatory.  Returns 0 or
+ * UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
+                         const uint8_t *prefs, size_t n, int mandatory);
+
+/* Table queries: the rule (enum udccp_feat_rule) of a feature we know, 0
+ * if unknown; its §6.4 initial value. */
+int udccp_feat_rule(uint8_t num);
+uint64_t udccp_feat_default(uint8_t num);
+
+/* The entry for feature num at a location, or NULL if unknown. */
+udccp_feat_entry *udccp_feat_entry_get(udccp_feat_set *fs, uint8_t num,
+                                       int local);
+
+#endif /* UDCCP_FEAT_H */

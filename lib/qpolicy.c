@@ -1,0 +1,218 @@
+/*
+ * Send queue policies (see qpolicy.h).
+ *
+ * order[] is a ring of slot indices kept in dequeue order: for SIMPLE that
+ * is arrival order; for PRIO it is priority descending, arrival order among
+ * equals.  A PRIO push inserts by shifting the ring tail (O(qlen), and
+ * qlen is small: 32 by default); the eviction victim is the first entry of
+ * the last run of equal priorities, i.e. the oldest of the lowest.
+ */
+#include <string.h>
+
+#include "qpolicy.h"
+
+static uint32_t ring_idx(const udccp_sendq *q, uint32_t pos) {
+  return (uint32_t)(((uint64_t)q->head + pos) % q->qlen);
+}
+
+static uint32_t order_at(const udccp_sendq *q, uint32_t pos) {
+  return q->order[ring_idx(q, pos)];
+}
+
+int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
+                     uint32_t qlen, size_t max_dgram) {
+  uint32_t i;
+  size_t slot_size;
+
+  memset(q, 0, sizeof(*q));
+  if (mem == NULL) {
+    mem = udccp_mem_default();
+  }
+  if (qlen == 0 ||
+      (policy != UDCCP_QPOLICY_SIMPLE && policy != UDCCP_QPOLICY_PRIO)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  /* A zero-byte slot would make every slot share offset 0, which is fine,
+   * but malloc(0) may return NULL: reserve at least one byte. */
+  slot_size = max_dgram ? max_dgram : 1;
+  if (slot_size > SIZE_MAX / qlen) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  q->mem = mem;
+  q->policy = policy;
+  q->qlen = qlen;
+  q->max_dgram = max_dgram;
+  q->slot_size = slot_size;
+  q->arena = mem->malloc(slot_size * qlen, mem->user_data);
+  q->slots = mem->calloc(qlen, sizeof(*q->slots), mem->user_data);
+  q->order = mem->calloc(qlen, sizeof(*q->order), mem->user_data);
+  q->free_slots = mem->calloc(qlen, sizeof(*q->free_slots), mem->user_data);
+  if (q->arena == NULL || q->slots == NULL || q->order == NULL ||
+      q->free_slots == NULL) {
+    udccp_sendq_free(q);
+    return UDCCP_ERR_NOMEM;
+  }
+  /* Hand out low slot numbers first: keeps the touched arena small. */
+  for (i = 0; i < qlen; i++) {
+    q->free_slots[i] = qlen - 1 - i;
+  }
+  q->n_free = qlen;
+  return 0;
+}
+
+void udccp_sendq_free(udccp_sendq *q) {
+  const udccp_mem *mem = q->mem;
+
+  if (mem != NULL) {
+    mem->free(q->arena, mem->user_data);
+    mem->free(q->slots, mem->user_data);
+    mem->free(q->order, mem->user_data);
+    mem->free(q->free_slots, mem->user_data);
+  }
+  memset(q, 0, sizeof(*q));
+}
+
+int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram) {
+  uint8_t *arena;
+  uint32_t i;
+
+  if (q->qlen == 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (max_dgram <= q->slot_size) {
+    q->max_dgram = max_dgram;
+    return 0;
+  }
+  if (max_dgram > SIZE_MAX / q->qlen) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  arena = q->mem->malloc(max_dgram * q->qlen, q->mem->user_data);
+  if (arena == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  /* Slot numbers are kept, so order[] and slots[] stay valid. */
+  for (i = 0; i < q->count; i++) {
+    uint32_t s = order_at(q, i);
+    memcpy(arena + (size_t)s * max_dgram, q->arena + (size_t)s * q->slot_size,
+           q->slots[s].len);
+  }
+  q->mem->free(q->arena, q->mem->user_data);
+  q->arena = arena;
+  q->slot_size = max_dgram;
+  q->max_dgram = max_dgram;
+  return 0;
+}
+
+/* Removes the entry at ring position pos, closing the gap from the tail
+ * side, and returns its slot to the free stack. */
+static void order_remove(udccp_sendq *q, uint32_t pos) {
+  uint32_t s = order_at(q, pos);
+  uint32_t i;
+
+  for (i = pos; i + 1 < q->count; i++) {
+    q->order[ring_idx(q, i)] = q->order[ring_idx(q, i + 1)];
+  }
+  q->count--;
+  q->free_slots[q->n_free++] = s;
+}
+
+/* Inserts slot s at ring position pos, moving later entries back. */
+static void order_insert(udccp_sendq *q, uint32_t pos, uint32_t s) {
+  uint32_t i;
+
+  for (i = q->count; i > pos; i--) {
+    q->order[ring_idx(q, i)] = q->order[ring_idx(q, i - 1)];
+  }
+  q->order[ring_idx(q, pos)] = s;
+  q->count++;
+}
+
+/* PRIO: position of the oldest datagram of the lowest priority. */
+static uint32_t prio_victim(const udccp_sendq *q) {
+  uint32_t pos = q->count - 1;
+  uint32_t low = q->slots[order_at(q, pos)].prio;
+
+  while (pos > 0 && q->slots[order_at(q, pos - 1)].prio == low) {
+    pos--;
+  }
+  return pos;
+}
+
+/* PRIO: where a datagram of priority prio goes: after every datagram of
+ * priority >= prio (FIFO among equals). */
+static uint32_t prio_insert_pos(const udccp_sendq *q, uint32_t prio) {
+  uint32_t lo = 0, hi = q->count;
+
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (q->slots[order_at(q, mid)].prio >= prio) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
+                     uint32_t prio) {
+  uint32_t s, pos;
+
+  if (q->qlen == 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (len > q->max_dgram) {
+    return UDCCP_ERR_MSGSIZE;
+  }
+  if (q->count == q->qlen) {
+    uint32_t victim;
+
+    if (q->policy != UDCCP_QPOLICY_PRIO) {
+      q->refused++;
+      return UDCCP_ERR_AGAIN;
+    }
+    victim = prio_victim(q);
+    /* Never let a datagram push out one at least as important. */
+    if (q->slots[order_at(q, victim)].prio >= prio) {
+      q->refused++;
+      return UDCCP_ERR_AGAIN;
+    }
+    order_remove(q, victim);
+    q->evicted++;
+  }
+  pos = q->policy == UDCCP_QPOLICY_PRIO ? prio_insert_pos(q, prio) : q->count;
+  s = q->free_slots[--q->n_free];
+  q->slots[s].len = len;
+  q->slots[s].prio = prio;
+  if (len > 0) {
+    memcpy(q->arena + (size_t)s * q->slot_size, data, len);
+  }
+  order_insert(q, pos, s);
+  return 0;
+}
+
+int udccp_sendq_peek(const udccp_sendq *q, const uint8_t **pdata,
+                     size_t *plen, uint32_t *pprio) {
+  uint32_t s;
+
+  if (q->count == 0) {
+    return UDCCP_ERR_AGAIN;
+  }
+  s = q->order[q->head];
+  *pdata = q->arena + (size_t)s * q->slot_size;
+  *plen = q->slots[s].len;
+  if (pprio != NULL) {
+    *pprio = q->slots[s].prio;
+  }
+  return 0;
+}
+
+int udccp_sendq_pop(udccp_sendq *q) {
+  if (q->count == 0) {
+    return UDCCP_ERR_AGAIN;
+  }
+  q->free_slots[q->n_free++] = q->order[q->head];
+  q->head = (q->head + 1) % q->qlen;
+  q->count--;
+  return 0;
+}

@@ -1,0 +1,127 @@
+/*
+ * The send queue: datagrams the application queued and the connection has
+ * not sent yet, ordered by one of the two policies Linux's DCCP offers
+ * (DCCP_SOCKOPT_QPOLICY_ID; see enum udccp_qpolicy):
+ *
+ *   UDCCP_QPOLICY_SIMPLE  bounded FIFO; a push onto a full queue is refused
+ *                         with UDCCP_ERR_AGAIN.
+ *   UDCCP_QPOLICY_PRIO    every datagram has a uint32_t priority (higher is
+ *                         more important).  The head is the oldest datagram
+ *                         of the highest priority (FIFO among equals).  A
+ *                         push onto a full queue evicts the oldest datagram
+ *                         of the lowest queued priority if the new one's
+ *                         priority is strictly higher; otherwise the new
+ *                         datagram is refused (UDCCP_ERR_AGAIN).  Both
+ *                         outcomes are counted.
+ *
+ * Unlike Linux, which on a full PRIO queue always evicts its worst datagram
+ * even when the new one is worse still, a datagram never pushes out one
+ * that is more important than itself.
+ *
+ * Memory: qlen slots of slot_size bytes each, allocated once through the
+ * udccp_mem hooks at init (and again only by udccp_sendq_resize when the
+ * MPS grows beyond the slot size).  push and pop never allocate.
+ */
+#ifndef UDCCP_QPOLICY_H
+#define UDCCP_QPOLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+/* One queued datagram's bookkeeping; its bytes live in the arena at
+ * slot index * slot_size. */
+typedef struct udccp_sendq_slot {
+  size_t len;
+  uint32_t prio;
+} udccp_sendq_slot;
+
+typedef struct udccp_sendq {
+  const udccp_mem *mem;
+  uint8_t policy;          /* enum udccp_qpolicy */
+  uint32_t qlen;           /* capacity in datagrams */
+  size_t max_dgram;        /* largest datagram push accepts (bytes) */
+  size_t slot_size;        /* bytes reserved per slot, >= max_dgram */
+  uint8_t *arena;          /* qlen * slot_size bytes */
+  udccp_sendq_slot *slots; /* qlen entries */
+  uint32_t *order;         /* ring of slot indices, head first */
+  uint32_t *free_slots;    /* stack of unused slot indices */
+  uint32_t head;           /* ring position of the head in order[] */
+  uint32_t count;          /* datagrams queued */
+  uint32_t n_free;         /* entries on free_slots */
+  uint64_t evicted;        /* PRIO: queued datagrams dropped for a better one */
+  uint64_t refused;        /* pushes refused because the queue was full */
+} udccp_sendq;
+
+/* Sets up q for up to qlen datagrams of up to max_dgram bytes each, under
+ * policy (enum udccp_qpolicy).  mem NULL means udccp_mem_default().
+ * Returns 0, UDCCP_ERR_INVALID_ARGUMENT (qlen 0, an unknown policy, or
+ * qlen * max_dgram overflowing) or UDCCP_ERR_NOMEM (q is then empty and
+ * udccp_sendq_free() is harmless). */
+int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
+                     uint32_t qlen, size_t max_dgram);
+
+/* Frees q's memory; the queued datagrams are lost.  q may then be
+ * re-initialised.  Safe on a zeroed or already freed q. */
+void udccp_sendq_free(udccp_sendq *q);
+
+/* Changes the largest datagram push accepts (the MPS changed, RFC 4340
+ * §14).  Growing beyond the slot size reallocates the arena once and moves
+ * the queued datagrams; shrinking only lowers the limit, so datagrams
+ * already queued stay (the caller may peek and pop ones now too large).
+ * Returns 0, or UDCCP_ERR_NOMEM / UDCCP_ERR_INVALID_ARGUMENT with q
+ * unchanged. */
+int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram);
+
+/* Copies len bytes of data into the queue with priority prio (ignored by
+ * SIMPLE).  data may be NULL if len is 0 (an empty datagram).  Returns:
+ *   0                   queued (under PRIO possibly after evicting the
+ *                       oldest lowest-priority datagram; see
+ *                       udccp_sendq_evicted());
+ *   UDCCP_ERR_MSGSIZE   len > max_dgram;
+ *   UDCCP_ERR_AGAIN     the queue is full (SIMPLE), or full of datagrams
+ *                       whose priorities are all >= prio (PRIO); the
+ *                       datagram was not queued and the refusal counted. */
+int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
+                     uint32_t prio);
+
+/* Points *pdata and *plen at the head datagram (the next to send) without
+ * removing it; *pprio receives its priority if pprio is not NULL.  The
+ * pointer stays valid until the next push, pop, resize or free.
+ * Returns 0 or UDCCP_ERR_AGAIN if the queue is empty. */
+int udccp_sendq_peek(const udccp_sendq *q, const uint8_t **pdata,
+                     size_t *plen, uint32_t *pprio);
+
+/* Removes the head datagram.  Returns 0 or UDCCP_ERR_AGAIN if empty. */
+int udccp_sendq_pop(udccp_sendq *q);
+
+/* Datagrams queued. */
+static inline size_t udccp_sendq_len(const udccp_sendq *q) {
+  return q->count;
+}
+
+/* Datagrams that can still be pushed before the queue is full (under PRIO
+ * a full queue may still take a datagram by evicting a worse one). */
+static inline size_t udccp_sendq_space(const udccp_sendq *q) {
+  return (size_t)q->qlen - q->count;
+}
+
+/* Queued datagrams evicted by better ones (PRIO only). */
+static inline uint64_t udccp_sendq_evicted(const udccp_sendq *q) {
+  return q->evicted;
+}
+
+/* Pushes refused with UDCCP_ERR_AGAIN because the queue was full. */
+static inline uint64_t udccp_sendq_refused(const udccp_sendq *q) {
+  return q->refused;
+}
+
+/* Datagrams lost to the PRIO policy (for tx_qdrops): evicted ones plus
+ * refused ones.  Under SIMPLE a refusal is back-pressure the application
+ * is expected to retry after, not a drop, so this is 0. */
+static inline uint64_t udccp_sendq_drops(const udccp_sendq *q) {
+  return q->policy == UDCCP_QPOLICY_PRIO ? q->evicted + q->refused : 0;
+}
+
+#endif /* UDCCP_QPOLICY_H */

@@ -1,0 +1,80 @@
+/*
+ * The receive queue: whole datagrams that arrived and that the application
+ * has not read yet, oldest first.
+ *
+ * Bounded twice: at most qlen datagrams, and at most arena_size payload
+ * bytes in total, held in one byte ring allocated through the udccp_mem
+ * hooks at init.  A datagram is stored contiguously modulo the ring's end
+ * (it may wrap), so any mix of sizes packs without per-datagram
+ * allocation.  When either bound is reached a push fails: the connection
+ * then drops the packet's data and reports it in a Data Dropped option
+ * with Drop Code 2, "Receive Buffer" (RFC 4340 §11.7).
+ */
+#ifndef UDCCP_RXQ_H
+#define UDCCP_RXQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+typedef struct udccp_rxq_ent {
+  size_t off;  /* start of the datagram in the arena */
+  size_t len;
+} udccp_rxq_ent;
+
+typedef struct udccp_rxq {
+  const udccp_mem *mem;
+  uint8_t *arena;       /* byte ring of arena_size bytes */
+  size_t arena_size;
+  size_t byte_head;     /* arena offset of the oldest datagram's first byte */
+  size_t bytes;         /* payload bytes queued */
+  udccp_rxq_ent *ents;  /* ring of qlen entries */
+  uint32_t qlen;
+  uint32_t head;        /* index in ents of the oldest datagram */
+  uint32_t count;       /* datagrams queued */
+  uint64_t drops;       /* pushes that failed (AGAIN or MSGSIZE) */
+} udccp_rxq;
+
+/* Sets up q for at most qlen datagrams and arena_size bytes of payload.
+ * A sensible arena_size is qlen * MPS (no datagram can be refused for want
+ * of bytes before the count bound is hit) or less to bound memory.
+ * mem NULL means udccp_mem_default().  Returns 0,
+ * UDCCP_ERR_INVALID_ARGUMENT (qlen or arena_size 0) or UDCCP_ERR_NOMEM. */
+int udccp_rxq_init(udccp_rxq *q, const udccp_mem *mem, uint32_t qlen,
+                   size_t arena_size);
+
+/* Frees q's memory.  Safe on a zeroed or already freed q. */
+void udccp_rxq_free(udccp_rxq *q);
+
+/* Copies a received datagram of len bytes (data may be NULL if len is 0)
+ * to the tail.  Returns 0; UDCCP_ERR_AGAIN if qlen datagrams or not enough
+ * free bytes remain (RFC 4340 §11.7.2 Drop Code 2); or UDCCP_ERR_MSGSIZE if
+ * len exceeds arena_size (it could never fit).  Failures count in drops. */
+int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len);
+
+/* Length of the oldest datagram, or UDCCP_ERR_AGAIN if the queue is empty. */
+udccp_ssize udccp_rxq_peek_len(const udccp_rxq *q);
+
+/* Copies the oldest datagram into buf and removes it.  Returns its length;
+ * UDCCP_ERR_AGAIN if the queue is empty; UDCCP_ERR_NOBUF if cap is smaller
+ * than the datagram (it stays queued).  buf may be NULL if cap is 0. */
+udccp_ssize udccp_rxq_pop(udccp_rxq *q, void *buf, size_t cap);
+
+/* Removes the oldest datagram without copying it.  Returns 0 or
+ * UDCCP_ERR_AGAIN if empty. */
+int udccp_rxq_discard(udccp_rxq *q);
+
+static inline size_t udccp_rxq_len(const udccp_rxq *q) { return q->count; }
+
+static inline size_t udccp_rxq_bytes(const udccp_rxq *q) { return q->bytes; }
+
+/* Datagrams refused by push (for rx_qdrops). */
+static inline uint64_t udccp_rxq_drops(const udccp_rxq *q) { return q->drops; }
+
+/* 1 if a datagram of len bytes would be accepted now. */
+static inline int udccp_rxq_fits(const udccp_rxq *q, size_t len) {
+  return q->count < q->qlen && len <= q->arena_size - q->bytes;
+}
+
+#endif /* UDCCP_RXQ_H */

@@ -1,0 +1,126 @@
+/*
+ * Link arithmetic.  Because the queue is FIFO at a fixed rate, a packet's
+ * departure time is known when it enters: the queue is just the list of
+ * departure times still in the future, which is all drop-tail needs.
+ */
+#include <stdlib.h>
+
+#include "sim_link.h"
+
+int sim_link_init(sim_link *l, const sim_link_cfg *cfg, uint64_t seed,
+                  uint64_t stream) {
+  *l = (sim_link){0};
+  if (cfg->rate_bps == 0 || cfg->queue_pkts == 0) {
+    return -1;
+  }
+  l->cfg = *cfg;
+  sim_rng_seed(&l->rng, seed, stream);
+  uint32_t cap = 1;
+  while (cap < cfg->queue_pkts) {
+    cap <<= 1;
+  }
+  l->txq = malloc(cap * sizeof(*l->txq));
+  if (l->txq == NULL) {
+    return -1;
+  }
+  l->txq_mask = cap - 1;
+  return 0;
+}
+
+void sim_link_free(sim_link *l) {
+  free(l->txq);
+  l->txq = NULL;
+}
+
+static void link_expire(sim_link *l, udccp_tstamp now) {
+  while (l->txq_count > 0 && l->txq[l->txq_head] <= now) {
+    l->txq_head = (l->txq_head + 1) & l->txq_mask;
+    l->txq_count--;
+  }
+}
+
+uint32_t sim_link_backlog(sim_link *l, udccp_tstamp now) {
+  link_expire(l, now);
+  return l->txq_count;
+}
+
+udccp_tstamp sim_link_ser_time(const sim_link *l, uint32_t wire_bytes) {
+  uint64_t num = (uint64_t)wire_bytes * 8 * UDCCP_NS_PER_S;
+  return (num + l->cfg.rate_bps - 1) / l->cfg.rate_bps;
+}
+
+static int link_lost_before_queue(sim_link *l, int *verdict) {
+  if (sim_rng_chance(&l->rng, l->cfg.loss)) {
+    l->stats.lost_random++;
+    *verdict = SIM_LINK_LOST_RANDOM;
+    return 1;
+  }
+  if (l->cfg.ge_p > 0.0) {
+    /* Gilbert-Elliott: the channel state moves per packet, then the
+     * packet is lost with the bad state's probability. */
+    if (l->ge_bad) {
+      if (sim_rng_chance(&l->rng, l->cfg.ge_r)) {
+        l->ge_bad = 0;
+      }
+    } else if (sim_rng_chance(&l->rng, l->cfg.ge_p)) {
+      l->ge_bad = 1;
+    }
+    if (l->ge_bad && sim_rng_chance(&l->rng, l->cfg.ge_h)) {
+      l->stats.lost_burst++;
+      *verdict = SIM_LINK_LOST_BURST;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int sim_link_send(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
+                  udccp_tstamp arrive[2], int *verdict) {
+  l->stats.offered++;
+  if (link_lost_before_queue(l, verdict)) {
+    return 0;
+  }
+  link_expire(l, now);
+  if (l->txq_count >= l->cfg.queue_pkts) {
+    l->stats.dropped_queue++;
+    *verdict = SIM_LINK_DROPPED_QUEUE;
+    return 0;
+  }
+  /* Service starts when the previous packet is done, or now if idle. */
+  uint64_t rate = l->cfg.rate_bps;
+  udccp_tstamp start = l->tx_end;
+  uint64_t frac = l->tx_frac;
+  if (l->txq_count == 0 || now > start || (now == start && frac == 0)) {
+    start = now;
+    frac = 0;
+  }
+  uint64_t num = (uint64_t)wire_bytes * 8 * UDCCP_NS_PER_S;
+  udccp_tstamp end = start + num / rate;
+  frac += num % rate;
+  if (frac >= rate) {
+    end++;
+    frac -= rate;
+  }
+  l->tx_end = end;
+  l->tx_frac = frac;
+  udccp_tstamp done = end + (frac > 0);
+  l->txq[(l->txq_head + l->txq_count) & l->txq_mask] = done;
+  l->txq_count++;
+  if (l->txq_count > l->stats.max_backlog) {
+    l->stats.max_backlog = l->txq_count;
+  }
+  l->stats.forwarded++;
+  l->stats.forwarded_bytes += wire_bytes;
+  *verdict = SIM_LINK_SENT;
+  arrive[0] = done + l->cfg.delay;
+  if (sim_rng_chance(&l->rng, l->cfg.reorder)) {
+    arrive[0] += l->cfg.reorder_delay;
+    l->stats.reordered++;
+  }
+  if (sim_rng_chance(&l->rng, l->cfg.dup)) {
+    arrive[1] = arrive[0];
+    l->stats.duplicated++;
+    return 2;
+  }
+  return 1;
+}

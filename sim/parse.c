@@ -1,0 +1,216 @@
+/*
+ * Argument parsing for the simulator.  Strict: anything not understood is
+ * an error that says what was expected.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_flow.h"
+#include "sim_parse.h"
+
+static int ieq(const char *a, const char *b) {
+  while (*a != '\0' && *b != '\0') {
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) {
+      return 0;
+    }
+    a++;
+    b++;
+  }
+  return *a == *b;
+}
+
+/* Splits s into a non-negative decimal number and its unit suffix. */
+static int split_number(const char *s, double *v, const char **unit) {
+  if (s == NULL || *s == '\0' || !(isdigit((unsigned char)*s) || *s == '.')) {
+    return -1;
+  }
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  if (errno != 0 || end == s || !isfinite(*v) || *v < 0) {
+    return -1;
+  }
+  *unit = end;
+  return 0;
+}
+
+int sim_parse_rate(const char *s, uint64_t *bps, char *err, size_t cap) {
+  static const struct {
+    const char *unit;
+    double mult;
+  } units[] = {{"bit", 1}, {"kbit", 1e3}, {"mbit", 1e6}, {"gbit", 1e9}};
+  double v;
+  const char *unit;
+  if (split_number(s, &v, &unit) != 0) {
+    snprintf(err, cap, "bad rate '%s': write a number and a unit, e.g. 50mbit",
+             s ? s : "");
+    return -1;
+  }
+  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+    if (ieq(unit, units[i].unit)) {
+      double r = v * units[i].mult;
+      if (r < 1000 || r > 1e12) {
+        snprintf(err, cap,
+                 "rate '%s' out of range: use 1kbit to 1000gbit", s);
+        return -1;
+      }
+      *bps = (uint64_t)llround(r);
+      return 0;
+    }
+  }
+  if (*unit == '\0') {
+    snprintf(err, cap, "rate '%s' has no unit: write e.g. %smbit", s, s);
+  } else {
+    snprintf(err, cap,
+             "unknown rate unit '%s' in '%s': use bit, kbit, mbit or gbit "
+             "(bits per second)", unit, s);
+  }
+  return -1;
+}
+
+int sim_parse_time(const char *s, udccp_tstamp *ns, char *err, size_t cap) {
+  static const struct {
+    const char *unit;
+    double mult;
+  } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  double v;
+  const char *unit;
+  if (split_number(s, &v, &unit) != 0) {
+    snprintf(err, cap, "bad time '%s': write a number and a unit, e.g. 20ms",
+             s ? s : "");
+    return -1;
+  }
+  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+    if (ieq(unit, units[i].unit)) {
+      double t = v * units[i].mult;
+      if (t > 1e6 * 1e9) {
+        snprintf(err, cap, "time '%s' too long: at most 1000000s", s);
+        return -1;
+      }
+      *ns = (udccp_tstamp)llround(t);
+      return 0;
+    }
+  }
+  if (*unit == '\0') {
+    snprintf(err, cap, "time '%s' has no unit: write e.g. %sms or %ss", s, s, s);
+  } else {
+    snprintf(err, cap, "unknown time unit '%s' in '%s': use ns, us, ms or s",
+             unit, s);
+  }
+  return -1;
+}
+
+int sim_parse_prob(const char *s, double *p, char *err, size_t cap) {
+  double v;
+  const char *unit;
+  if (split_number(s, &v, &unit) != 0 ||
+      (*unit != '\0' && strcmp(unit, "%") != 0)) {
+    snprintf(err, cap,
+             "bad probability '%s': write a fraction like 0.01 or a "
+             "percentage like 1%%", s ? s : "");
+    return -1;
+  }
+  if (*unit == '%') {
+    v /= 100.0;
+  }
+  if (v > 1.0) {
+    snprintf(err, cap, "probability '%s' is above 1: use a fraction in [0, 1]",
+             s);
+    return -1;
+  }
+  *p = v;
+  return 0;
+}
+
+int sim_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v,
+                   char *err, size_t cap) {
+  if (s == NULL || !isdigit((unsigned char)*s)) {
+    snprintf(err, cap, "'%s' is not a number: write an integer in [%llu, %llu]",
+             s ? s : "", (unsigned long long)min, (unsigned long long)max);
+    return -1;
+  }
+  char *end;
+  errno = 0;
+  unsigned long long x = strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || x < min || x > max) {
+    snprintf(err, cap, "'%s' is not an integer in [%llu, %llu]", s,
+             (unsigned long long)min, (unsigned long long)max);
+    return -1;
+  }
+  *v = x;
+  return 0;
+}
+
+static void kind_names(char *buf, size_t cap) {
+  size_t off = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; sim_flow_kinds[i] != NULL && off < cap; i++) {
+    int n = snprintf(buf + off, cap - off, "%s%s", i ? ", " : "",
+                     sim_flow_kinds[i]->name);
+    if (n < 0) {
+      break;
+    }
+    off += (size_t)n;
+  }
+}
+
+int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap) {
+  char names[128];
+  kind_names(names, sizeof(names));
+  cfg->n_flows = 0;
+  if (s == NULL || *s == '\0') {
+    snprintf(err, cap, "empty --flows: list flow kinds, e.g. ccid2,tcp (kinds: %s)",
+             names);
+    return -1;
+  }
+  const char *p = s;
+  while (*p != '\0') {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char item[64];
+    if (len == 0 || len >= sizeof(item)) {
+      snprintf(err, cap, "bad flow list '%s': expected KIND or NxKIND items "
+               "separated by commas (kinds: %s)", s, names);
+      return -1;
+    }
+    memcpy(item, p, len);
+    item[len] = '\0';
+    unsigned long count = 1;
+    const char *name = item;
+    if (isdigit((unsigned char)item[0])) {
+      char *end;
+      count = strtoul(item, &end, 10);
+      if ((*end != 'x' && *end != '*') || count == 0) {
+        snprintf(err, cap, "bad flow item '%s': write NxKIND, e.g. 4xccid2",
+                 item);
+        return -1;
+      }
+      name = end + 1;
+    }
+    const sim_flow_kind *k = sim_flow_kind_find(name);
+    if (k == NULL) {
+      snprintf(err, cap, "unknown flow kind '%s': use one of %s", name, names);
+      return -1;
+    }
+    if (count > SIM_MAX_FLOWS - cfg->n_flows) {
+      snprintf(err, cap, "too many flows in '%s': at most %d", s, SIM_MAX_FLOWS);
+      return -1;
+    }
+    for (unsigned long i = 0; i < count; i++) {
+      cfg->kinds[cfg->n_flows++] = k;
+    }
+    p += len;
+    if (*p == ',') {
+      p++;
+      if (*p == '\0') {
+        snprintf(err, cap, "flow list '%s' ends with a comma", s);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,144 @@
+/*
+ * Result formatting.  Numbers are printed with fixed formats so that the
+ * same result always gives the same bytes.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sim_report.h"
+
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      fprintf(out, "\\%c", c);
+    } else if (c < 0x20) {
+      fprintf(out, "\\u%04x", c);
+    } else {
+      fputc(c, out);
+    }
+  }
+  fputc('"', out);
+}
+
+static double fin(double v) { return isfinite(v) ? v : 0.0; }
+
+void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
+                     double wall_s) {
+  fprintf(out, "{\n  \"flows\": [");
+  for (size_t i = 0; i < res->n_flows; i++) {
+    const sim_flow_result *r = &res->flows[i];
+    fprintf(out, "%s\n    {\"flow\": %zu, \"kind\": ", i ? "," : "", i);
+    json_str(out, r->kind);
+    if (r->ccid) {
+      fprintf(out, ", \"ccid\": %d", r->ccid);
+    } else {
+      fprintf(out, ", \"ccid\": ");
+      json_str(out, r->kind);
+    }
+    fprintf(out,
+            ", \"packet_size\": %u, \"goodput_bps\": %.0f, \"loss_rate\": %.6f"
+            ", \"rtt_ms\": %.3f, \"sent_pkts\": %llu, \"delivered_pkts\": %llu"
+            ", \"rate_cov\": %.4f",
+            r->packet_size, fin(r->goodput_bps), fin(r->loss_rate),
+            fin(r->rtt_ms), (unsigned long long)r->sent_pkts,
+            (unsigned long long)r->delivered_pkts, fin(r->rate_cov));
+    if (r->tfrc) {
+      fprintf(out, ", \"loss_event_rate\": %.6f", fin(r->loss_event_rate));
+    }
+    fprintf(out, ", \"established\": %s, \"closed_cleanly\": %s",
+            r->established ? "true" : "false", r->closed_ok ? "true" : "false");
+    if (r->ccid) {
+      fprintf(out, ", \"established_s\": %.6f, \"closed_s\": %.6f",
+              r->established_s, r->closed_s);
+    }
+    fprintf(out, ", \"close\": ");
+    json_str(out, r->close_desc);
+    if (r->err[0] != '\0') {
+      fprintf(out, ", \"error\": ");
+      json_str(out, r->err);
+    }
+    fputc('}', out);
+  }
+  fprintf(out, "\n  ],\n");
+  fprintf(out,
+          "  \"rate_bps\": %llu, \"delay_ms\": %.3f, \"queue_pkts\": %u, "
+          "\"loss\": %.6f, \"seed\": %llu,\n",
+          (unsigned long long)cfg->rate_bps, (double)cfg->delay / 1e6,
+          res->queue_pkts, cfg->loss, (unsigned long long)cfg->seed);
+  fprintf(out,
+          "  \"utilization\": %.4f, \"jain_fairness\": %.4f, "
+          "\"sim_time_s\": %.3f, \"end_time_s\": %.3f,\n",
+          fin(res->utilization), fin(res->jain_fairness), res->sim_time_s,
+          res->end_time_s);
+  fprintf(out,
+          "  \"events\": %llu, \"fwd_queue_drops\": %llu, "
+          "\"fwd_random_losses\": %llu, \"max_backlog_pkts\": %u",
+          (unsigned long long)res->events,
+          (unsigned long long)res->fwd.dropped_queue,
+          (unsigned long long)(res->fwd.lost_random + res->fwd.lost_burst),
+          res->fwd.max_backlog);
+  if (wall_s >= 0) {
+    fprintf(out, ",\n  \"wall_time_s\": %.3f", wall_s);
+  }
+  fprintf(out, "\n}\n");
+}
+
+const char *sim_fmt_rate(char *buf, size_t cap, double bps) {
+  if (bps >= 1e9) {
+    snprintf(buf, cap, "%.2f Gbit/s", bps / 1e9);
+  } else if (bps >= 1e6) {
+    snprintf(buf, cap, "%.2f Mbit/s", bps / 1e6);
+  } else if (bps >= 1e3) {
+    snprintf(buf, cap, "%.2f kbit/s", bps / 1e3);
+  } else {
+    snprintf(buf, cap, "%.0f bit/s", bps);
+  }
+  return buf;
+}
+
+void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
+                      double wall_s) {
+  char rate[32], gp[32];
+  fprintf(out,
+          "%zu flow%s over %s, %.3g ms one-way delay, queue %u packets, "
+          "loss %.4g, seed %llu: %.3g s simulated\n",
+          res->n_flows, res->n_flows == 1 ? "" : "s",
+          sim_fmt_rate(rate, sizeof(rate), (double)cfg->rate_bps),
+          (double)cfg->delay / 1e6, res->queue_pkts, cfg->loss,
+          (unsigned long long)cfg->seed, res->sim_time_s);
+  fprintf(out, "%-4s %-6s %5s %14s %8s %9s %9s %9s %6s  %s\n", "flow", "kind",
+          "size", "goodput", "loss", "rtt", "sent", "delivered", "cov",
+          "connection");
+  for (size_t i = 0; i < res->n_flows; i++) {
+    const sim_flow_result *r = &res->flows[i];
+    char rtt[16];
+    snprintf(rtt, sizeof(rtt), "%.1fms", r->rtt_ms);
+    const char *life = r->err[0] ? "FAILED"
+                       : !r->established ? "never established"
+                       : r->ccid == 0   ? "-"
+                       : r->closed_ok   ? "closed cleanly"
+                                        : "did not close cleanly";
+    fprintf(out, "%-4zu %-6s %5u %14s %7.3f%% %9s %9llu %9llu %6.3f  %s\n", i,
+            r->kind, r->packet_size,
+            sim_fmt_rate(gp, sizeof(gp), r->goodput_bps), r->loss_rate * 100,
+            rtt, (unsigned long long)r->sent_pkts,
+            (unsigned long long)r->delivered_pkts, r->rate_cov, life);
+  }
+  for (size_t i = 0; i < res->n_flows; i++) {
+    const sim_flow_result *r = &res->flows[i];
+    if (r->err[0] != '\0') {
+      fprintf(out, "flow %zu error: %s\n", i, r->err);
+    } else if (r->ccid && !r->closed_ok) {
+      fprintf(out, "flow %zu close: %s\n", i, r->close_desc);
+    }
+  }
+  fprintf(out, "utilization %.3f, Jain fairness %.3f", res->utilization,
+          res->jain_fairness);
+  if (wall_s >= 0) {
+    fprintf(out, "; %.3g s simulated in %.3g s wall (%.0fx)", res->sim_time_s,
+            wall_s, wall_s > 0 ? res->sim_time_s / wall_s : 0.0);
+  }
+  fputc('\n', out);
+}

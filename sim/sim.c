@@ -1,0 +1,509 @@
+/*
+ * The simulation loop: flows, the two links of the dumbbell, sampling and
+ * the measured period.  Events are taken in (time, insertion) order; every
+ * random choice comes from generators seeded from cfg->seed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_evq.h"
+#include "sim_flow.h"
+#include "sim_pcap.h"
+
+enum {
+  EV_DELIVER = 1, /* obj: sim_pkt arriving at the end of its link */
+  EV_TIMER,       /* obj: sim_flow; which: timer index; gen: generation */
+  EV_SAMPLE,      /* the 1-second goodput and RTT samples */
+  EV_STOP,        /* the measured period ends */
+  EV_PROGRESS
+};
+
+/* Random streams (sim_rng_seed's stream argument). */
+enum { STREAM_START = 1, STREAM_LINK_FWD = 2, STREAM_LINK_REV = 3,
+       STREAM_FLOW_BASE = 1000 };
+
+struct sim {
+  const sim_config *cfg;
+  sim_evq evq;
+  sim_pool pool;
+  sim_link link[2];
+  sim_flow *flows;
+  size_t n_flows;
+  udccp_tstamp now, stop_at, end_limit, next_sample;
+  int stopped;
+  int oom;
+  sim_pcap pcap;
+  int pcap_on;
+  uint64_t events;
+  uint64_t progress_mark; /* total delivered bytes at the last progress */
+  uint8_t scratch[SIM_PKT_CAP + 64];
+};
+
+void sim_config_default(sim_config *c) {
+  memset(c, 0, sizeof(*c));
+  c->duration = 30 * UDCCP_NS_PER_S;
+  c->seed = 1;
+  c->ge_h = 1.0;
+  c->start_spread = UDCCP_TSTAMP_NEVER;
+  c->close_grace = 300 * UDCCP_NS_PER_S;
+  c->progress_every = 10 * UDCCP_NS_PER_S;
+}
+
+uint32_t sim_bdp_pkts(uint64_t rate_bps, udccp_tstamp delay) {
+  /* rate x RTT / (8 x 1500), RTT = 2 x delay; in double to avoid overflow
+   * at high rates and long delays. */
+  double bdp = (double)rate_bps * 2.0 * (double)delay / 1e9 / (8.0 * 1500.0);
+  double pkts = ceil(bdp);
+  if (pkts < 2) {
+    pkts = 2;
+  }
+  if (pkts > 1e7) {
+    pkts = 1e7;
+  }
+  return (uint32_t)pkts;
+}
+
+double sim_jain(const double *x, size_t n) {
+  double s = 0, s2 = 0;
+  for (size_t i = 0; i < n; i++) {
+    s += x[i];
+    s2 += x[i] * x[i];
+  }
+  if (n == 0 || s2 <= 0) {
+    return 0;
+  }
+  return s * s / ((double)n * s2);
+}
+
+/* ------------------------------------------------------ flow services */
+
+const sim_config *sim_flow_config(const sim_flow *f) { return f->sim->cfg; }
+
+uint64_t sim_flow_seed(const sim_flow *f) {
+  return f->sim->cfg->seed ^ ((uint64_t)(STREAM_FLOW_BASE + f->id) << 32);
+}
+
+sim_pkt *sim_flow_pkt_new(sim_flow *f) {
+  sim_pkt *p = sim_pool_get(&f->sim->pool);
+  if (p == NULL) {
+    f->sim->oom = 1;
+    return NULL;
+  }
+  p->flow = f->id;
+  return p;
+}
+
+void sim_flow_pkt_free(sim_flow *f, sim_pkt *p) { sim_pool_put(&f->sim->pool, p); }
+
+void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
+  sim *s = f->sim;
+  udccp_tstamp arrive[2];
+  int verdict;
+  int fwd = p->dir == SIM_DIR_FWD;
+  if (fwd) {
+    f->fwd_offered++;
+  }
+  int n = sim_link_send(&s->link[p->dir], p->wire_len, now, arrive, &verdict);
+  if (n == 0) {
+    if (fwd) {
+      f->fwd_lost++;
+    }
+    sim_pool_put(&s->pool, p);
+    return;
+  }
+  if (n == 2) {
+    sim_pkt *d = sim_pool_get(&s->pool);
+    if (d != NULL) {
+      d->flow = p->flow;
+      d->wire_len = p->wire_len;
+      d->len = p->len;
+      d->dir = p->dir;
+      d->ecn = p->ecn;
+      memcpy(d->meta, p->meta, sizeof(d->meta));
+      memcpy(d->data, p->data, p->len);
+      if (sim_evq_push(&s->evq, arrive[1], EV_DELIVER, 0, 0, d) != 0) {
+        sim_pool_put(&s->pool, d);
+        s->oom = 1;
+      }
+    }
+  }
+  if (sim_evq_push(&s->evq, arrive[0], EV_DELIVER, 0, 0, p) != 0) {
+    sim_pool_put(&s->pool, p);
+    s->oom = 1;
+  }
+}
+
+void sim_flow_arm(sim_flow *f, unsigned which, udccp_tstamp at) {
+  if (which >= SIM_FLOW_TIMERS || at == UDCCP_TSTAMP_NEVER) {
+    return;
+  }
+  if (at < f->sim->now) {
+    at = f->sim->now;
+  }
+  /* An earlier wakeup already pending covers this one: the flow re-arms
+   * when it fires.  This keeps one heap entry per timer move earlier,
+   * not one per re-arm. */
+  if (f->timers[which].at <= at) {
+    return;
+  }
+  f->timers[which].at = at;
+  f->timers[which].gen++;
+  if (sim_evq_push(&f->sim->evq, at, EV_TIMER, (uint8_t)which,
+                   f->timers[which].gen, f) != 0) {
+    f->sim->oom = 1;
+  }
+}
+
+void sim_flow_delivered(sim_flow *f, size_t bytes) {
+  f->delivered_pkts++;
+  f->delivered_bytes += bytes;
+}
+
+/* ---------------------------------------------------------- sampling */
+
+static void take_sample(sim *s, udccp_tstamp now) {
+  size_t k = (size_t)(now / UDCCP_NS_PER_S);
+  for (size_t i = 0; i < s->n_flows; i++) {
+    sim_flow *f = &s->flows[i];
+    uint64_t bytes = f->delivered_bytes - f->bin_mark;
+    f->bin_mark = f->delivered_bytes;
+    if (k >= 1 && k - 1 < f->n_bins) {
+      f->bins[k - 1] = bytes;
+    }
+    sim_flow_sample smp = {0, 0};
+    f->kind->sample(f, &smp);
+    if (smp.srtt > 0) {
+      f->rtt_sum += (double)smp.srtt / 1e6;
+      f->rtt_n++;
+    }
+    if (s->cfg->csv != NULL) {
+      fprintf(s->cfg->csv, "%.3f,%zu,%s,%.0f,%.3f,%u,%u\n",
+              (double)now / 1e9, i, f->kind->name, (double)bytes * 8.0,
+              (double)smp.srtt / 1e6, smp.cwnd,
+              sim_link_backlog(&s->link[SIM_DIR_FWD], now));
+    }
+  }
+}
+
+static void do_progress(sim *s, udccp_tstamp now) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < s->n_flows; i++) {
+    total += s->flows[i].delivered_bytes;
+  }
+  sim_progress p;
+  p.now = now;
+  p.duration = s->cfg->duration;
+  p.goodput_bps = (double)(total - s->progress_mark) * 8.0 /
+                  ((double)s->cfg->progress_every / 1e9);
+  p.backlog = sim_link_backlog(&s->link[SIM_DIR_FWD], now);
+  s->progress_mark = total;
+  s->cfg->progress(s->cfg->progress_user_data, &p);
+}
+
+static void do_stop(sim *s, udccp_tstamp now) {
+  if (s->next_sample == now) {
+    take_sample(s, now);
+  }
+  s->stopped = 1;
+  for (size_t i = 0; i < s->n_flows; i++) {
+    sim_flow *f = &s->flows[i];
+    f->m_sent = f->sent_pkts;
+    f->m_dpkts = f->delivered_pkts;
+    f->m_dbytes = f->delivered_bytes;
+    f->m_offered = f->fwd_offered;
+    f->m_lost = f->fwd_lost;
+    f->stopped = 1;
+    f->kind->stop(f, now);
+  }
+}
+
+static int all_done(const sim *s) {
+  for (size_t i = 0; i < s->n_flows; i++) {
+    if (!s->flows[i].kind->done(&s->flows[i])) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static void capture(sim *s, const sim_flow *f, const sim_pkt *p) {
+  size_t len = 0;
+  uint8_t proto = 0;
+  const uint8_t *l4 = f->kind->pcap_l4(f, p, s->scratch, sizeof(s->scratch),
+                                       &len, &proto);
+  if (l4 == NULL) {
+    return;
+  }
+  int fwd = p->dir == SIM_DIR_FWD;
+  sim_pcap_write_ipv4(&s->pcap, s->now, fwd ? f->cli_addr : f->srv_addr,
+                      fwd ? f->srv_addr : f->cli_addr, proto, p->ecn & 3, l4,
+                      len);
+}
+
+static void dispatch(sim *s, const sim_event *ev) {
+  switch (ev->kind) {
+  case EV_DELIVER: {
+    sim_pkt *p = ev->obj;
+    sim_flow *f = &s->flows[p->flow];
+    if (s->pcap_on) {
+      capture(s, f, p);
+    }
+    f->kind->recv(f, p, s->now);
+    break;
+  }
+  case EV_TIMER: {
+    sim_flow *f = ev->obj;
+    if (ev->gen != f->timers[ev->which].gen) {
+      break; /* superseded by an earlier wakeup */
+    }
+    f->timers[ev->which].at = UDCCP_TSTAMP_NEVER;
+    f->kind->timer(f, ev->which, s->now);
+    break;
+  }
+  case EV_SAMPLE:
+    take_sample(s, s->now);
+    s->next_sample += UDCCP_NS_PER_S;
+    if (s->next_sample < s->stop_at) {
+      sim_evq_push(&s->evq, s->next_sample, EV_SAMPLE, 0, 0, NULL);
+    }
+    break;
+  case EV_STOP:
+    do_stop(s, s->now);
+    break;
+  case EV_PROGRESS:
+    do_progress(s, s->now);
+    if (s->now + s->cfg->progress_every < s->stop_at) {
+      sim_evq_push(&s->evq, s->now + s->cfg->progress_every, EV_PROGRESS, 0,
+                   0, NULL);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+/* ----------------------------------------------------------- results */
+
+static void flow_result(const sim *s, sim_flow *f, sim_flow_result *r) {
+  double dur = (double)s->cfg->duration / 1e9;
+  r->kind = f->kind->name;
+  r->ccid = f->kind->ccid;
+  r->tfrc = f->kind->tfrc;
+  r->client_reset = r->server_reset = UDCCP_RESET_NONE;
+  f->kind->finish(f, r);
+  r->packet_size = f->packet_size;
+  r->goodput_bps = (double)f->m_dbytes * 8.0 / dur;
+  r->loss_rate = f->m_offered ? (double)f->m_lost / (double)f->m_offered : 0;
+  r->rtt_ms = f->rtt_n ? f->rtt_sum / (double)f->rtt_n : 0;
+  r->sent_pkts = f->m_sent;
+  r->delivered_pkts = f->m_dpkts;
+  r->delivered_bytes = f->m_dbytes;
+  r->fwd_offered = f->m_offered;
+  r->fwd_lost = f->m_lost;
+  double sum = 0, sum2 = 0;
+  for (size_t k = 0; k < f->n_bins; k++) {
+    sum += (double)f->bins[k];
+  }
+  double mean = f->n_bins ? sum / (double)f->n_bins : 0;
+  for (size_t k = 0; k < f->n_bins; k++) {
+    double d = (double)f->bins[k] - mean;
+    sum2 += d * d;
+  }
+  r->rate_cov = mean > 0 ? sqrt(sum2 / (double)f->n_bins) / mean : 0;
+  if (f->err[0] != '\0') {
+    memcpy(r->err, f->err, sizeof(r->err));
+  }
+}
+
+static void summarise(sim *s, sim_result *res) {
+  double dur = (double)s->cfg->duration / 1e9;
+  double total = 0;
+  double *x = calloc(s->n_flows ? s->n_flows : 1, sizeof(*x));
+  for (size_t i = 0; i < s->n_flows; i++) {
+    flow_result(s, &s->flows[i], &res->flows[i]);
+    total += res->flows[i].goodput_bps;
+    if (x != NULL) {
+      x[i] = res->flows[i].goodput_bps;
+    }
+  }
+  /* goodputs are already bits per second of the measured period */
+  res->utilization = total / (double)s->cfg->rate_bps;
+  res->jain_fairness = x ? sim_jain(x, s->n_flows) : 0;
+  free(x);
+  res->sim_time_s = dur;
+  res->end_time_s = (double)s->now / 1e9;
+  res->events = s->events;
+  res->pool_high_water = s->pool.high_water;
+  res->fwd = s->link[SIM_DIR_FWD].stats;
+  res->rev = s->link[SIM_DIR_REV].stats;
+}
+
+/* ------------------------------------------------------------- setup */
+
+static int setup(sim *s, const sim_config *cfg, sim_result *res) {
+  s->cfg = cfg;
+  if (cfg->n_flows == 0 || cfg->n_flows > SIM_MAX_FLOWS) {
+    snprintf(res->err, sizeof(res->err),
+             "need 1 to %d flows, got %zu", SIM_MAX_FLOWS, cfg->n_flows);
+    return -1;
+  }
+  if (cfg->rate_bps == 0 || cfg->duration == 0) {
+    snprintf(res->err, sizeof(res->err), "rate and duration must be > 0");
+    return -1;
+  }
+  sim_pool_init(&s->pool);
+  if (sim_evq_init(&s->evq, 1024) != 0) {
+    snprintf(res->err, sizeof(res->err), "out of memory");
+    return -1;
+  }
+  sim_link_cfg lc = {0};
+  lc.rate_bps = cfg->rate_bps;
+  lc.delay = cfg->delay;
+  lc.queue_pkts = cfg->queue_pkts ? cfg->queue_pkts
+                                  : sim_bdp_pkts(cfg->rate_bps, cfg->delay);
+  lc.loss = cfg->loss;
+  lc.ge_p = cfg->ge_p;
+  lc.ge_r = cfg->ge_r;
+  lc.ge_h = cfg->ge_h;
+  lc.reorder = cfg->reorder;
+  lc.reorder_delay = cfg->reorder_delay;
+  lc.dup = cfg->dup;
+  res->queue_pkts = lc.queue_pkts;
+  if (sim_link_init(&s->link[SIM_DIR_FWD], &lc, cfg->seed, STREAM_LINK_FWD) ||
+      sim_link_init(&s->link[SIM_DIR_REV], &lc, cfg->seed, STREAM_LINK_REV)) {
+    snprintf(res->err, sizeof(res->err), "cannot set up the links (queue %u)",
+             lc.queue_pkts);
+    return -1;
+  }
+  if (cfg->pcap_path != NULL) {
+    if (sim_pcap_open(&s->pcap, cfg->pcap_path) != 0) {
+      snprintf(res->err, sizeof(res->err), "cannot create %s", cfg->pcap_path);
+      return -1;
+    }
+    s->pcap_on = 1;
+  }
+  s->stop_at = cfg->duration;
+  s->end_limit = cfg->duration + cfg->close_grace;
+  s->flows = calloc(cfg->n_flows, sizeof(*s->flows));
+  res->flows = calloc(cfg->n_flows, sizeof(*res->flows));
+  if (s->flows == NULL || res->flows == NULL) {
+    snprintf(res->err, sizeof(res->err), "out of memory");
+    return -1;
+  }
+  res->n_flows = cfg->n_flows;
+  udccp_tstamp spread = cfg->start_spread == UDCCP_TSTAMP_NEVER
+                            ? 2 * cfg->delay
+                            : cfg->start_spread;
+  sim_rng start_rng;
+  sim_rng_seed(&start_rng, cfg->seed, STREAM_START);
+  size_t n_bins = (size_t)(cfg->duration / UDCCP_NS_PER_S);
+  for (size_t i = 0; i < cfg->n_flows; i++) {
+    sim_flow *f = &s->flows[i];
+    f->sim = s;
+    f->kind = cfg->kinds[i];
+    f->id = (uint32_t)i;
+    f->start_at = sim_rng_below(&start_rng, spread);
+    for (unsigned t = 0; t < SIM_FLOW_TIMERS; t++) {
+      f->timers[t].at = UDCCP_TSTAMP_NEVER;
+    }
+    /* Hosts 10.0.0.1 (senders) and 10.0.1.1 (receivers); the flow is told
+     * apart by its client port. */
+    static const uint8_t cli[4] = {10, 0, 0, 1}, srv[4] = {10, 0, 1, 1};
+    memcpy(f->cli_addr, cli, 4);
+    memcpy(f->srv_addr, srv, 4);
+    f->cli_port = (uint16_t)(40000 + i);
+    f->srv_port = 5001;
+    f->n_bins = n_bins;
+    f->bins = calloc(n_bins ? n_bins : 1, sizeof(*f->bins));
+    if (f->bins == NULL) {
+      snprintf(res->err, sizeof(res->err), "out of memory");
+      return -1;
+    }
+    s->n_flows = i + 1;
+    if (f->kind->init(f) != 0) {
+      snprintf(res->err, sizeof(res->err), "flow %zu (%s): %s", i,
+               f->kind->name, f->err[0] ? f->err : "set-up failed");
+      return -1;
+    }
+  }
+  s->next_sample = UDCCP_NS_PER_S;
+  if (s->next_sample < s->stop_at) {
+    sim_evq_push(&s->evq, s->next_sample, EV_SAMPLE, 0, 0, NULL);
+  }
+  sim_evq_push(&s->evq, s->stop_at, EV_STOP, 0, 0, NULL);
+  if (cfg->progress != NULL && cfg->progress_every > 0 &&
+      cfg->progress_every < s->stop_at) {
+    sim_evq_push(&s->evq, cfg->progress_every, EV_PROGRESS, 0, 0, NULL);
+  }
+  return 0;
+}
+
+static void teardown(sim *s) {
+  for (size_t i = 0; i < s->n_flows; i++) {
+    sim_flow *f = &s->flows[i];
+    if (f->kind->destroy != NULL) {
+      f->kind->destroy(f);
+    }
+    free(f->bins);
+  }
+  free(s->flows);
+  s->flows = NULL;
+  if (s->pcap_on) {
+    sim_pcap_close(&s->pcap);
+  }
+  sim_link_free(&s->link[0]);
+  sim_link_free(&s->link[1]);
+  sim_evq_free(&s->evq);
+  sim_pool_free(&s->pool);
+}
+
+int sim_run(const sim_config *cfg, sim_result *res) {
+  memset(res, 0, sizeof(*res));
+  sim *s = calloc(1, sizeof(*s));
+  if (s == NULL) {
+    snprintf(res->err, sizeof(res->err), "out of memory");
+    return -1;
+  }
+  int rv = setup(s, cfg, res);
+  if (rv == 0) {
+    sim_event ev;
+    while (!s->oom && sim_evq_pop(&s->evq, &ev) == 0) {
+      if (ev.at > s->end_limit) {
+        break;
+      }
+      s->now = ev.at;
+      s->events++;
+      dispatch(s, &ev);
+      if (s->stopped && all_done(s)) {
+        break;
+      }
+    }
+    if (s->oom) {
+      snprintf(res->err, sizeof(res->err),
+               "out of memory at %.3f s (%zu packets in flight)",
+               (double)s->now / 1e9, s->pool.n_used);
+      rv = -1;
+    } else {
+      if (!s->stopped) {
+        do_stop(s, s->stop_at); /* nothing happened after the last event */
+      }
+      summarise(s, res);
+    }
+    if (s->pcap_on && sim_pcap_close(&s->pcap) != 0 && rv == 0) {
+      snprintf(res->err, sizeof(res->err), "writing %s failed",
+               cfg->pcap_path);
+      rv = -1;
+    }
+    s->pcap_on = 0;
+  }
+  teardown(s);
+  free(s);
+  return rv;
+}
+
+void sim_result_free(sim_result *res) {
+  free(res->flows);
+  res->flows = NULL;
+  res->n_flows = 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * udccp's network simulator: a dumbbell in virtual time.  N flows share one
+ * bottleneck link in the forward direction (senders to receivers); their
+ * acknowledgements share the reverse link, which has the same rate and
+ * delay.  Flows of kind "ccid2" are real udccp connections driven through
+ * the public API; "tcp" is a reference TCP NewReno flow living inside the
+ * simulator (sim_flow.h has the kind table).
+ *
+ * Everything is a function of the configuration and its seed: the same
+ * sim_config gives the same sim_result, bit for bit.
+ */
+#ifndef UDCCP_SIM_H
+#define UDCCP_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <udccp/udccp.h>
+
+#include "sim_link.h"
+
+#define SIM_MAX_FLOWS 256
+
+typedef struct sim_flow_kind sim_flow_kind;
+
+/* Reported to the progress callback every progress_every of virtual time. */
+typedef struct sim_progress {
+  udccp_tstamp now, duration;
+  double goodput_bps;  /* all flows, over the last interval */
+  uint32_t backlog;    /* forward queue, packets */
+} sim_progress;
+
+typedef struct sim_config {
+  size_t n_flows;
+  const sim_flow_kind *kinds[SIM_MAX_FLOWS];
+  uint64_t rate_bps;          /* bottleneck rate, both directions */
+  udccp_tstamp delay;         /* one-way propagation delay */
+  uint32_t queue_pkts;        /* drop-tail limit; 0 = one bandwidth-delay product */
+  double loss;                /* random loss before the queue, both directions */
+  double ge_p, ge_r, ge_h;    /* Gilbert-Elliott burst loss (see sim_link.h) */
+  double reorder;             /* reordering probability... */
+  udccp_tstamp reorder_delay; /* ...and the extra delay of a reordered packet */
+  double dup;                 /* duplication probability */
+  udccp_tstamp duration;      /* measured period */
+  uint64_t seed;
+  uint32_t pkt_size;          /* datagram payload of udccp flows; 0 = the MPS */
+  udccp_tstamp start_spread;  /* flows start at random times in [0, this);
+                                 UDCCP_TSTAMP_NEVER = one base RTT */
+  udccp_tstamp close_grace;   /* after duration: time allowed to close */
+  const char *pcap_path;      /* NULL: no capture */
+  FILE *csv;                  /* NULL: no per-second samples */
+  void (*progress)(void *user_data, const sim_progress *p);
+  void *progress_user_data;
+  udccp_tstamp progress_every;
+} sim_config;
+
+/* Fills the defaults: 30 s, seed 1, queue one BDP, no loss, MPS-sized
+ * datagrams, start spread one base RTT, 300 s to close.  Flows, rate and
+ * delay must still be set. */
+void sim_config_default(sim_config *c);
+
+typedef struct sim_flow_result {
+  const char *kind;          /* kind name ("ccid2", "tcp") */
+  int ccid;                  /* DCCP CCID; 0 for the reference TCP */
+  int tfrc;                  /* 1: loss_event_rate is meaningful */
+  uint32_t packet_size;      /* payload bytes per data packet */
+  double goodput_bps;        /* payload delivered to the receiving app */
+  double loss_rate;          /* forward packets lost / offered (network) */
+  double rtt_ms;             /* mean of the sender's 1-second RTT estimates */
+  double rate_cov;           /* coefficient of variation of 1-s goodput */
+  double loss_event_rate;    /* TFRC p at the end (CCID 3/4) */
+  uint64_t sent_pkts;        /* data packets the sender transmitted */
+  uint64_t delivered_pkts;   /* datagrams/segments the receiving app got */
+  uint64_t delivered_bytes;
+  uint64_t fwd_offered, fwd_lost;
+  /* Connection life (udccp flows; the TCP model has no handshake). */
+  int established;           /* reached OPEN */
+  double established_s;      /* when, virtual seconds */
+  int closed_ok;             /* both ends closed without timeout or abort */
+  double closed_s;           /* when both ends were done */
+  int client_error, server_error; /* udccp_conn_get_error() at the end */
+  int client_reset, server_reset; /* udccp_conn_get_reset_code() */
+  char close_desc[128];      /* human summary of the close */
+  char err[256];             /* non-empty: the flow failed (setup, -l...) */
+} sim_flow_result;
+
+typedef struct sim_result {
+  size_t n_flows;
+  sim_flow_result *flows;
+  double utilization;        /* delivered payload bits / (rate x duration) */
+  double jain_fairness;      /* over the flows' goodputs */
+  double sim_time_s;         /* the measured period */
+  double end_time_s;         /* virtual time when the run ended (closes) */
+  uint32_t queue_pkts;       /* the queue limit in effect */
+  uint64_t events;
+  size_t pool_high_water;    /* most packets in flight at once */
+  sim_link_stats fwd, rev;
+  char err[512];             /* set when sim_run fails */
+} sim_result;
+
+/* Runs the simulation.  Returns 0 (flows may still have failed: see
+ * res->flows[i].err), or -1 with res->err naming the problem.  Free res
+ * with sim_result_free() in both cases. */
+int sim_run(const sim_config *cfg, sim_result *res);
+void sim_result_free(sim_result *res);
+
+/* Queue limit in packets that --queue 0 means for this rate and delay:
+ * one bandwidth-delay product of 1500-byte packets (at least 2). */
+uint32_t sim_bdp_pkts(uint64_t rate_bps, udccp_tstamp delay);
+
+/* Jain's fairness index of x[0..n): (sum x)^2 / (n sum x^2); 0 if all 0. */
+double sim_jain(const double *x, size_t n);
+
+#endif /* UDCCP_SIM_H */

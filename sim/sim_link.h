@@ -1,0 +1,74 @@
+/*
+ * A one-way link: random and burst loss before the queue, a drop-tail FIFO
+ * served at a fixed rate (serialisation delay), then propagation delay,
+ * optional reordering and duplication.  Pure arithmetic over virtual time:
+ * the link computes when a packet arrives; the caller schedules it.
+ */
+#ifndef UDCCP_SIM_LINK_H
+#define UDCCP_SIM_LINK_H
+
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+#include "sim_rng.h"
+
+typedef struct sim_link_cfg {
+  uint64_t rate_bps;          /* serialisation rate, bits/s; > 0 */
+  udccp_tstamp delay;         /* one-way propagation delay, ns */
+  uint32_t queue_pkts;        /* drop-tail limit, packets, incl. the one in service */
+  double loss;                /* random loss probability, before the queue */
+  /* Gilbert-Elliott burst loss, before the queue; ge_p = 0 turns it off. */
+  double ge_p;                /* P(good -> bad) per packet */
+  double ge_r;                /* P(bad -> good) per packet */
+  double ge_h;                /* loss probability in the bad state */
+  double reorder;             /* probability a packet is held back... */
+  udccp_tstamp reorder_delay; /* ...by this much extra delay */
+  double dup;                 /* probability a packet arrives twice */
+} sim_link_cfg;
+
+enum sim_link_verdict {
+  SIM_LINK_SENT = 0,
+  SIM_LINK_LOST_RANDOM,
+  SIM_LINK_LOST_BURST,
+  SIM_LINK_DROPPED_QUEUE
+};
+
+typedef struct sim_link_stats {
+  uint64_t offered, lost_random, lost_burst, dropped_queue;
+  uint64_t forwarded, forwarded_bytes, reordered, duplicated;
+  uint32_t max_backlog;
+} sim_link_stats;
+
+typedef struct sim_link {
+  sim_link_cfg cfg;
+  sim_rng rng;
+  int ge_bad;
+  /* Completion times of the packets queued or in service, oldest first. */
+  udccp_tstamp *txq;
+  uint32_t txq_head, txq_count, txq_mask;
+  /* When the last queued packet finishes: tx_end + tx_frac / rate_bps ns
+   * (exact rational time, so rounding never drifts the rate). */
+  udccp_tstamp tx_end;
+  uint64_t tx_frac;
+  sim_link_stats stats;
+} sim_link;
+
+/* Returns 0, or -1 if cfg is invalid (rate 0, queue 0) or out of memory. */
+int sim_link_init(sim_link *l, const sim_link_cfg *cfg, uint64_t seed,
+                  uint64_t stream);
+void sim_link_free(sim_link *l);
+
+/* Offers a packet of wire_bytes (IP header included) to the link at now.
+ * Returns how many copies arrive (0, 1 or 2 when duplicated) and writes
+ * their arrival times into arrive[]; *verdict tells what happened. */
+int sim_link_send(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
+                  udccp_tstamp arrive[2], int *verdict);
+
+/* Packets queued or in service at now. */
+uint32_t sim_link_backlog(sim_link *l, udccp_tstamp now);
+
+/* Serialisation time of wire_bytes, ns, rounded up. */
+udccp_tstamp sim_link_ser_time(const sim_link *l, uint32_t wire_bytes);
+
+#endif /* UDCCP_SIM_LINK_H */

@@ -1,0 +1,27 @@
+/*
+ * Parsing of udccp-sim's arguments: rates ("50mbit"), times ("20ms"),
+ * probabilities ("0.01", "1%") and flow lists ("ccid2,tcp", "4xccid2").
+ * Each returns 0, or -1 with a message in err that names the problem and
+ * the fix.
+ */
+#ifndef UDCCP_SIM_PARSE_H
+#define UDCCP_SIM_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+/* bit, kbit, mbit, gbit (case-insensitive, decimal fractions allowed). */
+int sim_parse_rate(const char *s, uint64_t *bps, char *err, size_t cap);
+/* ns, us, ms, s (a unit is required). */
+int sim_parse_time(const char *s, udccp_tstamp *ns, char *err, size_t cap);
+/* A fraction in [0, 1], or a percentage "5%". */
+int sim_parse_prob(const char *s, double *p, char *err, size_t cap);
+/* An unsigned integer in [min, max]. */
+int sim_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v,
+                   char *err, size_t cap);
+/* Comma list of KIND or NxKIND; fills cfg->kinds and cfg->n_flows. */
+int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap);
+
+#endif /* UDCCP_SIM_PARSE_H */

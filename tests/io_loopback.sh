@@ -1,0 +1,162 @@
+#!/bin/sh
+# Socket runtime end to end over loopback DCCP-UDP (RFC 6773): udccp-perf
+# on 127.0.0.1 and ::1 (JSON checked), udccp-cat moving a 10,000-line file
+# intact, and the error cases (unknown host, port in use, wrong service
+# code).  Every process is bounded by timeout(1) and killed by PID.
+#   sh tests/io_loopback.sh BUILD_DIR SOURCE_DIR
+set -u
+B=${1:?usage: io_loopback.sh BUILD_DIR SOURCE_DIR}
+PERF="$B/udccp-perf"
+CAT="$B/udccp-cat"
+T=$(mktemp -d /tmp/udccp-io-loopback.XXXXXX)
+PIDS=""
+FAILS=0
+cleanup() {
+  for p in $PIDS; do kill "$p" 2>/dev/null; done
+  rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+pass() { echo "ok:   $*"; }
+
+for f in "$PERF" "$CAT"; do
+  [ -x "$f" ] || { echo "FAIL: $f not built"; exit 1; }
+done
+
+# Ports from the PID so parallel runs do not collide.
+BASE=$((20000 + ($$ % 2000) * 10))
+
+# json_num FILE FIELD: the number after "FIELD": in the one-line object.
+json_num() {
+  sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1
+}
+
+# wait_pid PID SECONDS: wait for a background process, kill it if late.
+wait_pid() {
+  i=0
+  while kill -0 "$1" 2>/dev/null; do
+    i=$((i + 1))
+    if [ "$i" -gt $(($2 * 10)) ]; then
+      kill "$1" 2>/dev/null
+      return 1
+    fi
+    sleep 0.1
+  done
+  wait "$1" 2>/dev/null
+  return 0
+}
+
+# perf_case NAME HOST PORT CLIENT_ARGS...
+perf_case() {
+  name=$1 host=$2 port=$3
+  shift 3
+  timeout 40 "$PERF" -s -1 -p "$port" >"$T/$name.srv" 2>&1 &
+  spid=$!
+  PIDS="$PIDS $spid"
+  sleep 0.3
+  timeout 40 "$PERF" -c "$host" -p "$port" -J "$@" >"$T/$name.json" 2>"$T/$name.err"
+  rc=$?
+  wait_pid "$spid" 10 || fail "$name: server did not exit after -1"
+  if [ "$rc" -ne 0 ]; then
+    fail "$name: client exit $rc: $(cat "$T/$name.err")"
+    return
+  fi
+  ok=1
+  for k in ccid duration_s sent_pkts received_pkts lost_pkts goodput_bps \
+           rtt_ms loss_rate; do
+    v=$(json_num "$T/$name.json" "$k")
+    if [ -z "$v" ]; then
+      fail "$name: JSON lacks $k: $(cat "$T/$name.json")"
+      ok=0
+    fi
+  done
+  [ "$ok" = 1 ] || return
+  gp=$(json_num "$T/$name.json" goodput_bps)
+  rx=$(json_num "$T/$name.json" received_pkts)
+  dur=$(json_num "$T/$name.json" duration_s)
+  ccid=$(json_num "$T/$name.json" ccid)
+  if awk "BEGIN{exit !($gp > 0 && $rx > 0 && $dur > 2.5 && $dur < 4.5)}"; then
+    pass "$name: goodput $(awk "BEGIN{printf \"%.1f\", $gp/1e6}") Mbit/s, $rx pkts, ${dur}s, CCID $ccid"
+  else
+    fail "$name: implausible result: $(cat "$T/$name.json")"
+  fi
+}
+
+perf_case perf_v4 127.0.0.1 $((BASE + 1)) -t 3
+perf_case perf_v6 ::1 $((BASE + 2)) -t 3
+perf_case perf_v4_reverse 127.0.0.1 $((BASE + 3)) -t 3 -R
+
+# udccp-cat: 10,000 lines, one datagram each, must arrive intact.
+i=1
+: >"$T/in.txt"
+awk 'BEGIN{for (i = 1; i <= 10000; i++) printf "line %05d of the udccp-cat test %s\n", i, (i % 7 ? "" : "with a longer tail to vary the datagram sizes")}' >"$T/in.txt"
+P=$((BASE + 4))
+timeout 60 "$CAT" -l -d -p "$P" >"$T/out.txt" 2>"$T/cat_srv.err" &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.3
+timeout 60 "$CAT" -p "$P" 127.0.0.1 <"$T/in.txt" 2>"$T/cat_cli.err"
+rc=$?
+wait_pid "$spid" 15 || fail "udccp-cat listener did not exit after the close"
+if [ "$rc" -ne 0 ]; then
+  fail "udccp-cat client exit $rc: $(cat "$T/cat_cli.err")"
+elif cmp -s "$T/in.txt" "$T/out.txt"; then
+  pass "udccp-cat: 10,000 lines intact ($(wc -c <"$T/in.txt") bytes)"
+else
+  fail "udccp-cat: output differs: $(wc -l <"$T/out.txt") of 10000 lines; server: $(cat "$T/cat_srv.err")"
+fi
+
+# Unknown host.  A label over 63 bytes fails inside the resolver, so no
+# query leaves the host.
+BAD=$(awk 'BEGIN{for (i = 0; i < 70; i++) printf "x"; printf ".invalid"}')
+timeout 20 "$PERF" -c "$BAD" -p $((BASE + 5)) -t 1 >/dev/null 2>"$T/bad.err"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "cannot resolve" "$T/bad.err"; then
+  pass "unknown host: $(cat "$T/bad.err")"
+else
+  fail "unknown host: exit $rc, stderr: $(cat "$T/bad.err")"
+fi
+
+# Port in use.
+P=$((BASE + 6))
+timeout 20 "$PERF" -s -p "$P" >/dev/null 2>&1 &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.3
+timeout 10 "$PERF" -s -p "$P" >/dev/null 2>"$T/inuse.err"
+rc=$?
+kill "$spid" 2>/dev/null
+if [ "$rc" -ne 0 ] && grep -q "already in use" "$T/inuse.err"; then
+  pass "port in use: $(cat "$T/inuse.err")"
+else
+  fail "port in use: exit $rc, stderr: $(cat "$T/inuse.err")"
+fi
+
+# Wrong service code: the client says refused.
+P=$((BASE + 7))
+timeout 20 "$CAT" -l -d -w 8 -p "$P" --service 1234 >/dev/null 2>&1 &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.3
+echo hello | timeout 10 "$CAT" -p "$P" --service 999 127.0.0.1 >/dev/null 2>"$T/svc.err"
+rc=$?
+kill "$spid" 2>/dev/null
+if [ "$rc" -ne 0 ] && grep -q "refused" "$T/svc.err"; then
+  pass "wrong service code: $(cat "$T/svc.err")"
+else
+  fail "wrong service code: exit $rc, stderr: $(cat "$T/svc.err")"
+fi
+
+# Command line: help, version, a CCID that does not exist.
+"$PERF" --help | grep -q -- "--ccid" || fail "udccp-perf --help"
+"$PERF" --version | grep -q "udccp-perf" || fail "udccp-perf --version"
+"$CAT" --help | grep -q -- "--service" || fail "udccp-cat --help"
+"$PERF" -c 127.0.0.1 --ccid 5 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "udccp-perf --ccid 5 must be rejected (exit 2)"
+
+if [ "$FAILS" -ne 0 ]; then
+  echo "io_loopback: $FAILS failure(s)"
+  exit 1
+fi
+echo "io_loopback: all passed"

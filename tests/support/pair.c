@@ -1,0 +1,296 @@
+/*
+ * Two endpoints joined in memory with virtual time (see pair.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pair.h"
+
+static uint64_t xs64(uint64_t *s) {
+  uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ULL;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *s = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+static void pair_rand(uint8_t *dest, size_t len, void *ud) {
+  uint64_t *st = ud;
+  size_t i;
+  for (i = 0; i < len; ++i) {
+    dest[i] = (uint8_t)(xs64(st) >> 56);
+  }
+}
+
+void udccp_pair_settings(udccp_pair *p, udccp_settings *s) {
+  udccp_settings_default(s);
+  s->rand = pair_rand;
+  s->rand_user_data = &p->rand_state;
+}
+
+static void set_paths(udccp_pair *p) {
+  udccp_path *c = &p->path[0], *s = &p->path[1];
+  memset(c, 0, sizeof(*c));
+  c->family = UDCCP_AF_INET;
+  c->local_addr[0] = 10;
+  c->local_addr[3] = 1;
+  c->remote_addr[0] = 10;
+  c->remote_addr[3] = 2;
+  c->local_port = 40001;
+  c->remote_port = 5001;
+  *s = *c;
+  memcpy(s->local_addr, c->remote_addr, 16);
+  memcpy(s->remote_addr, c->local_addr, 16);
+  s->local_port = c->remote_port;
+  s->remote_port = c->local_port;
+}
+
+int udccp_pair_init_sc(udccp_pair *p, const udccp_settings *cs,
+                       const udccp_settings *ss,
+                       const udccp_listener_settings *ls, uint64_t seed,
+                       uint32_t service_code) {
+  static const uint32_t default_code = 42;
+  udccp_listener_settings dls;
+  int rv, i;
+  memset(p, 0, sizeof(*p));
+  p->rng = seed * 0x9E3779B97F4A7C15ULL + 1;
+  p->rand_state = seed + 12345;
+  set_paths(p);
+  for (i = 0; i < 2; ++i) {
+    const udccp_settings *given = i == 0 ? cs : ss;
+    if (given != NULL) {
+      p->s[i] = *given;
+    } else {
+      udccp_pair_settings(p, &p->s[i]);
+    }
+    if (p->s[i].rand == NULL) {
+      p->s[i].rand = pair_rand;
+      p->s[i].rand_user_data = &p->rand_state;
+    }
+    p->delay[i] = 10 * UDCCP_NS_PER_MS;
+    p->q[i].pkts = calloc(UDCCP_PAIR_QLEN, sizeof(udccp_pair_pkt));
+    if (p->q[i].pkts == NULL) {
+      return UDCCP_ERR_NOMEM;
+    }
+  }
+  if (ls == NULL) {
+    memset(&dls, 0, sizeof(dls));
+    dls.service_codes = &default_code;
+    dls.n_service_codes = 1;
+    ls = &dls;
+  }
+  rv = udccp_listener_new(&p->lis, &p->s[1], ls, 0);
+  if (rv != 0) {
+    return rv;
+  }
+  return udccp_conn_client_new(&p->c[0], &p->s[0], &p->path[0], service_code,
+                               0);
+}
+
+int udccp_pair_init(udccp_pair *p, const udccp_settings *cs,
+                    const udccp_settings *ss,
+                    const udccp_listener_settings *ls, uint64_t seed) {
+  return udccp_pair_init_sc(p, cs, ss, ls, seed, 42);
+}
+
+void udccp_pair_free(udccp_pair *p) {
+  int i;
+  for (i = 0; i < 2; ++i) {
+    udccp_conn_del(p->c[i]);
+    p->c[i] = NULL;
+    free(p->q[i].pkts);
+    p->q[i].pkts = NULL;
+  }
+  udccp_listener_del(p->lis);
+  p->lis = NULL;
+}
+
+static void enqueue(udccp_pair *p, int dir, const uint8_t *pkt, size_t len) {
+  udccp_pair_q *q = &p->q[dir];
+  udccp_pair_pkt *slot;
+  uint8_t type = len >= 9 ? (uint8_t)((pkt[8] >> 1) & 0xF) : 0xFF;
+  uint64_t idx = p->offered[dir]++;
+  if (type < 11) {
+    p->n_types[dir][type]++;
+  }
+  if (p->log_n[dir] < UDCCP_PAIR_LOG) {
+    p->log[dir][p->log_n[dir]++] = type;
+  }
+  if (p->drop && p->drop(p, dir, pkt, len, idx, p->drop_ud)) {
+    p->dropped[dir]++;
+    return;
+  }
+  if (p->loss[dir] > 0 &&
+      (double)(xs64(&p->rng) >> 11) / 9007199254740992.0 < p->loss[dir]) {
+    p->dropped[dir]++;
+    return;
+  }
+  if (q->n == UDCCP_PAIR_QLEN || len > UDCCP_PAIR_MTU) {
+    p->dropped[dir]++;
+    return;
+  }
+  slot = &q->pkts[(q->head + q->n) % UDCCP_PAIR_QLEN];
+  slot->at = p->now + p->delay[dir];
+  slot->len = len;
+  memcpy(slot->data, pkt, len);
+  q->n++;
+}
+
+void udccp_pair_inject(udccp_pair *p, int from, const uint8_t *pkt,
+                       size_t len) {
+  enqueue(p, from, pkt, len);
+}
+
+static int side_alive(const udccp_pair *p, int side) {
+  return p->c[side] != NULL && !udccp_conn_is_done(p->c[side]);
+}
+
+static void drain(udccp_pair *p, int side) {
+  uint8_t buf[UDCCP_PAIR_MTU];
+  int guard = 0;
+  while (p->c[side] != NULL && guard++ < 100000) {
+    udccp_ssize n =
+        udccp_conn_write_pkt(p->c[side], buf, sizeof(buf), NULL, p->now);
+    if (n <= 0) {
+      break;
+    }
+    enqueue(p, side, buf, (size_t)n);
+  }
+}
+
+static void deliver(udccp_pair *p, int dir, const uint8_t *pkt, size_t len) {
+  int to = 1 - dir;
+  uint8_t out[UDCCP_PAIR_MTU];
+  p->delivered[dir]++;
+  if (side_alive(p, to)) {
+    p->last_rv[to] = udccp_conn_read_pkt(p->c[to], pkt, len, 0, p->now);
+    return;
+  }
+  if (to == 1 && p->lis != NULL) {
+    udccp_conn *nc = NULL;
+    udccp_ssize n = udccp_listener_read_pkt(p->lis, &p->path[1], pkt, len,
+                                            p->now, &nc, out, sizeof(out));
+    p->last_rv[1] = n < 0 ? (int)n : 0;
+    if (nc != NULL) {
+      if (p->c[1] != NULL) {
+        udccp_conn_del(p->c[1]);
+        udccp_listener_conn_gone(p->lis);
+      }
+      p->c[1] = nc;
+      p->server_conns++;
+    } else if (n > 0) {
+      p->stateless_replies++;
+      enqueue(p, 1, out, (size_t)n);
+    }
+    return;
+  }
+  /* RFC 4340 §8.5 step 2: no connection. */
+  {
+    udccp_ssize n = udccp_pkt_write_reset_reply(
+        out, sizeof(out), pkt, len, &p->path[to], p->s[to].cksum_mode,
+        UDCCP_RESET_NO_CONNECTION);
+    if (n > 0) {
+      enqueue(p, to, out, (size_t)n);
+    }
+  }
+}
+
+static int step_lim(udccp_pair *p, udccp_tstamp lim) {
+  udccp_tstamp next = UDCCP_TSTAMP_NEVER;
+  int side, dir;
+  for (side = 0; side < 2; ++side) {
+    drain(p, side);
+  }
+  for (dir = 0; dir < 2; ++dir) {
+    if (p->q[dir].n > 0 && p->q[dir].pkts[p->q[dir].head].at < next) {
+      next = p->q[dir].pkts[p->q[dir].head].at;
+    }
+  }
+  for (side = 0; side < 2; ++side) {
+    if (side_alive(p, side)) {
+      udccp_tstamp e = udccp_conn_get_expiry(p->c[side]);
+      if (e < next) {
+        next = e;
+      }
+    }
+  }
+  if (next == UDCCP_TSTAMP_NEVER) {
+    return 0;
+  }
+  if (next > lim) {
+    p->now = lim;
+    return 1;
+  }
+  if (next > p->now) {
+    p->now = next;
+  }
+  for (dir = 0; dir < 2; ++dir) {
+    udccp_pair_q *q = &p->q[dir];
+    while (q->n > 0 && q->pkts[q->head].at <= p->now) {
+      udccp_pair_pkt *pk = &q->pkts[q->head];
+      q->head = (q->head + 1) % UDCCP_PAIR_QLEN;
+      q->n--;
+      deliver(p, dir, pk->data, pk->len);
+    }
+  }
+  for (side = 0; side < 2; ++side) {
+    if (side_alive(p, side) &&
+        udccp_conn_get_expiry(p->c[side]) <= p->now) {
+      (void)udccp_conn_handle_expiry(p->c[side], p->now);
+    }
+  }
+  return 1;
+}
+
+int udccp_pair_step(udccp_pair *p) {
+  return step_lim(p, UDCCP_TSTAMP_NEVER);
+}
+
+int udccp_pair_run_until(udccp_pair *p, udccp_pair_cond_fn cond, void *ud,
+                         udccp_tstamp limit) {
+  udccp_tstamp end = p->now + limit;
+  long guard = 0;
+  while (!cond(p, ud)) {
+    if (p->now >= end || ++guard > 20000000L) {
+      return 0;
+    }
+    if (!step_lim(p, end)) {
+      return cond(p, ud);
+    }
+  }
+  return 1;
+}
+
+void udccp_pair_run_for(udccp_pair *p, udccp_tstamp duration) {
+  udccp_tstamp end = p->now + duration;
+  long guard = 0;
+  while (p->now < end && ++guard < 20000000L) {
+    if (!step_lim(p, end)) {
+      break;
+    }
+  }
+  if (p->now < end) {
+    p->now = end;
+  }
+}
+
+int udccp_pair_state(const udccp_pair *p, int side) {
+  return p->c[side] ? udccp_conn_get_state(p->c[side]) : UDCCP_STATE_CLOSED;
+}
+
+int udccp_pair_both_open(udccp_pair *p, void *ud) {
+  (void)ud;
+  return udccp_pair_state(p, 0) == UDCCP_STATE_OPEN &&
+         udccp_pair_state(p, 1) == UDCCP_STATE_OPEN;
+}
+
+int udccp_pair_both_done(udccp_pair *p, void *ud) {
+  (void)ud;
+  return p->c[0] != NULL && udccp_conn_is_done(p->c[0]) &&
+         (p->c[1] == NULL || udccp_conn_is_done(p->c[1]));
+}
+
+uint64_t udccp_pair_count(const udccp_pair *p, int dir, uint8_t type) {
+  return type < 11 ? p->n_types[dir][type] : 0;
+}

@@ -1,0 +1,111 @@
+/*
+ * Two udccp endpoints joined in memory, in virtual time: a client
+ * connection and a server side (a listener that creates the server
+ * connection, or a connection made with udccp_conn_listen_new()).
+ * Each direction has a fixed one-way delay, optional random loss and a
+ * drop hook, so tests run handshakes, transfers and closes
+ * deterministically.
+ *
+ *   udccp_pair p;
+ *   udccp_pair_init(&p, NULL, NULL, NULL, 1);      // defaults, seed 1
+ *   udccp_pair_run_until(&p, udccp_pair_both_open, 10 * UDCCP_NS_PER_S);
+ *
+ * Direction 0 is client -> server, 1 is server -> client; side 0 is the
+ * client, side 1 the server.
+ */
+#ifndef UDCCP_TESTS_PAIR_H
+#define UDCCP_TESTS_PAIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+#define UDCCP_PAIR_QLEN 4096
+#define UDCCP_PAIR_MTU 1500
+#define UDCCP_PAIR_LOG 8192
+
+typedef struct udccp_pair udccp_pair;
+
+/* Return nonzero to drop the packet (idx: packets offered so far in this
+ * direction, from 0). */
+typedef int (*udccp_pair_drop_fn)(udccp_pair *p, int dir, const uint8_t *pkt,
+                                  size_t len, uint64_t idx, void *ud);
+typedef int (*udccp_pair_cond_fn)(udccp_pair *p, void *ud);
+
+typedef struct udccp_pair_pkt {
+  udccp_tstamp at;
+  size_t len;
+  uint8_t data[UDCCP_PAIR_MTU];
+} udccp_pair_pkt;
+
+typedef struct udccp_pair_q {
+  udccp_pair_pkt *pkts; /* ring of UDCCP_PAIR_QLEN */
+  size_t head, n;
+} udccp_pair_q;
+
+struct udccp_pair {
+  udccp_conn *c[2];          /* client, server (NULL until created) */
+  udccp_listener *lis;       /* server side when not listen_new */
+  udccp_path path[2];        /* each side's own view */
+  udccp_settings s[2];
+  udccp_tstamp now;
+  udccp_tstamp delay[2];     /* one-way delay per direction: 10 ms */
+  double loss[2];            /* random loss per direction: 0 */
+  udccp_pair_drop_fn drop;   /* optional hook */
+  void *drop_ud;
+  udccp_pair_q q[2];
+  uint64_t offered[2], dropped[2], delivered[2];
+  uint64_t rng;              /* xorshift64* state for loss */
+  uint64_t rand_state;       /* for the endpoints' rand callback */
+  int last_rv[2];            /* last read_pkt result per receiving side */
+  uint64_t n_types[2][11];   /* packets offered per direction and type */
+  size_t log_n[2];           /* types offered, in order (first LOG) */
+  uint8_t log[2][UDCCP_PAIR_LOG];
+  uint64_t server_conns;     /* connections the listener created */
+  uint64_t stateless_replies;
+};
+
+/* Settings with a deterministic rand callback bound to p. */
+void udccp_pair_settings(udccp_pair *p, udccp_settings *s);
+
+/* Sets up p: client settings cs, server settings ss (NULL: defaults), and
+ * listener settings ls (NULL: one Service Code 42, no cookie).  Creates the
+ * client connection (Service Code 42) at time 0.  Returns 0 or an error. */
+int udccp_pair_init(udccp_pair *p, const udccp_settings *cs,
+                    const udccp_settings *ss,
+                    const udccp_listener_settings *ls, uint64_t seed);
+/* Like udccp_pair_init, the client asking for service_code. */
+int udccp_pair_init_sc(udccp_pair *p, const udccp_settings *cs,
+                       const udccp_settings *ss,
+                       const udccp_listener_settings *ls, uint64_t seed,
+                       uint32_t service_code);
+void udccp_pair_free(udccp_pair *p);
+
+/* Drains both sides' outgoing packets, advances time to the next event,
+ * delivers due packets and runs due timers.  Returns 1, or 0 when nothing
+ * will ever happen again. */
+int udccp_pair_step(udccp_pair *p);
+
+/* Steps until cond holds (returns 1), or virtual time passes limit after
+ * now, or nothing is left to do (returns 0). */
+int udccp_pair_run_until(udccp_pair *p, udccp_pair_cond_fn cond, void *ud,
+                         udccp_tstamp limit);
+/* Steps for the given virtual duration. */
+void udccp_pair_run_for(udccp_pair *p, udccp_tstamp duration);
+
+/* Injects a packet as if side `from` sent it (delivered after the delay). */
+void udccp_pair_inject(udccp_pair *p, int from, const uint8_t *pkt,
+                       size_t len);
+
+/* Conditions. */
+int udccp_pair_both_open(udccp_pair *p, void *ud);
+int udccp_pair_both_done(udccp_pair *p, void *ud);
+
+/* State of a side, CLOSED when it does not exist. */
+int udccp_pair_state(const udccp_pair *p, int side);
+
+/* Number of packets of type offered in direction dir. */
+uint64_t udccp_pair_count(const udccp_pair *p, int dir, uint8_t type);
+
+#endif /* UDCCP_TESTS_PAIR_H */

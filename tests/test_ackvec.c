@@ -1,0 +1,542 @@
+/*
+ * Ack Vector (lib/ackvec.h): RFC 4340 §11.4 encoding and decoding,
+ * Appendix A receiver buffer (gaps, late arrivals, duplicates, growth,
+ * clearing state on acks of acks), 48-bit wraparound.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ackvec.h"
+#include "seq.h"
+
+/* What udccp_ackvec_parse reported, as one state per packet below ackno:
+ * st[i] is the state of ackno - i; 0xFF = not covered. */
+#define MAXCOV 70000
+typedef struct seen {
+  uint64_t ackno;
+  size_t n;           /* packets covered */
+  size_t runs;
+  uint8_t st[MAXCOV];
+  int stop_after;     /* stop the walk after this many runs (0: never) */
+} seen;
+
+static int seen_cb(uint64_t hi, uint64_t lo, uint8_t state, void *ud) {
+  seen *s = ud;
+  uint64_t q;
+  assert_true(udccp_seq_ge(hi, lo));
+  for (q = hi;; q = udccp_seq_add(q, -1)) {
+    size_t i = (size_t)udccp_seq_sub(s->ackno, q);
+    assert_true(i < MAXCOV);
+    assert_int_equal(i, s->n); /* runs are contiguous, newest first */
+    s->st[i] = state;
+    s->n++;
+    if (q == lo) {
+      break;
+    }
+  }
+  s->runs++;
+  return s->stop_after && s->runs >= (size_t)s->stop_after;
+}
+
+/* Writes the ack vector of av into options, parses them back as the peer
+ * would (udccp_opts_parse on a DCCP-Ack) and walks them. */
+static udccp_optbuf g_ob;
+static udccp_opts g_opts;
+static seen g_seen;
+
+static seen *roundtrip(udccp_ackvec *av, uint64_t pkt_seq) {
+  udccp_optbuf_init(&g_ob);
+  assert_int_equal(udccp_ackvec_write(av, &g_ob, pkt_seq), 0);
+  assert_int_equal(udccp_opts_parse(&g_opts, UDCCP_PKT_ACK, g_ob.buf, g_ob.len),
+                   0);
+  memset(&g_seen, 0, sizeof(g_seen));
+  g_seen.ackno = av->head;
+  assert_int_equal(udccp_ackvec_parse(&g_opts, av->head, seen_cb, &g_seen), 0);
+  return &g_seen;
+}
+
+static void init_av(udccp_ackvec *av, size_t cap) {
+  assert_int_equal(udccp_ackvec_init(av, NULL, cap), 0);
+}
+
+static void test_rfc4340_11_4_in_order_single_run(void **state) {
+  udccp_ackvec av;
+  uint64_t q;
+  seen *s;
+  (void)state;
+  init_av(&av, 64);
+  for (q = 1; q <= 10; q++) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  s = roundtrip(&av, 1000);
+  /* One option: type 38, length 3, one byte State 0 Run Length 9. */
+  assert_int_equal(g_ob.len, 3);
+  assert_int_equal(g_ob.buf[0], UDCCP_OPT_ACK_VECTOR_0);
+  assert_int_equal(g_ob.buf[1], 3);
+  assert_int_equal(g_ob.buf[2], 9);
+  assert_int_equal(s->n, 10);
+  assert_int_equal(s->runs, 1);
+  assert_int_equal(s->st[0], UDCCP_AV_RECEIVED);
+  udccp_ackvec_free(&av);
+}
+
+static void test_rfc4340_11_4_gap_becomes_not_received(void **state) {
+  udccp_ackvec av;
+  seen *s;
+  (void)state;
+  init_av(&av, 64);
+  assert_int_equal(udccp_ackvec_record(&av, 1, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 2, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 5, UDCCP_AV_ECN_MARKED), 0);
+  s = roundtrip(&av, 7);
+  /* 5 marked, 4..3 not received, 2..1 received. */
+  assert_int_equal(g_ob.buf[1], 5);
+  assert_int_equal(g_ob.buf[2], 0x40);
+  assert_int_equal(g_ob.buf[3], 0xC1);
+  assert_int_equal(g_ob.buf[4], 0x01);
+  assert_int_equal(s->n, 5);
+  assert_int_equal(s->st[0], UDCCP_AV_ECN_MARKED);
+  assert_int_equal(s->st[1], UDCCP_AV_NOT_RECEIVED);
+  assert_int_equal(s->st[2], UDCCP_AV_NOT_RECEIVED);
+  assert_int_equal(s->st[3], UDCCP_AV_RECEIVED);
+  assert_int_equal(s->st[4], UDCCP_AV_RECEIVED);
+  udccp_ackvec_free(&av);
+}
+
+/* The worked example of §11.4: 0,192,3,64,5 with Ack Number 100. */
+static void test_rfc4340_11_4_example_vector_decoding(void **state) {
+  static const uint8_t vec[] = {0, 192, 3, 64, 5};
+  udccp_optbuf ob;
+  udccp_opts opts;
+  seen *s = &g_seen;
+  size_t i;
+  (void)state;
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_ACK_VECTOR_0, 0, vec, 5), 0);
+  assert_int_equal(udccp_opts_parse(&opts, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  memset(s, 0, sizeof(*s));
+  s->ackno = 100;
+  assert_int_equal(udccp_ackvec_parse(&opts, 100, seen_cb, s), 0);
+  assert_int_equal(s->n, 13); /* 100 down to 88 */
+  assert_int_equal(s->st[0], UDCCP_AV_RECEIVED);     /* 100 */
+  assert_int_equal(s->st[1], UDCCP_AV_NOT_RECEIVED); /* 99 */
+  for (i = 2; i <= 5; i++) {
+    assert_int_equal(s->st[i], UDCCP_AV_RECEIVED); /* 98..95 */
+  }
+  assert_int_equal(s->st[6], UDCCP_AV_ECN_MARKED); /* 94 */
+  for (i = 7; i <= 12; i++) {
+    assert_int_equal(s->st[i], UDCCP_AV_RECEIVED); /* 93..88 */
+  }
+}
+
+/* Run Length is 6 bits: 130 packets need runs of 64, 64 and 2. */
+static void test_rfc4340_11_4_run_length_split_at_64(void **state) {
+  udccp_ackvec av;
+  uint64_t q;
+  seen *s;
+  (void)state;
+  init_av(&av, 64);
+  for (q = 1000; q < 1130; q++) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  s = roundtrip(&av, 1);
+  assert_int_equal(g_ob.buf[1], 5);
+  assert_int_equal(g_ob.buf[2], 63);
+  assert_int_equal(g_ob.buf[3], 63);
+  assert_int_equal(g_ob.buf[4], 1);
+  assert_int_equal(s->n, 130);
+  udccp_ackvec_free(&av);
+}
+
+static void test_appendix_a_1_2_late_arrival_fills_hole(void **state) {
+  udccp_ackvec av;
+  seen *s;
+  (void)state;
+  init_av(&av, 64);
+  assert_int_equal(udccp_ackvec_record(&av, 10, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 13, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 11, UDCCP_AV_ECN_MARKED), 0);
+  assert_int_equal(av.head, 13);
+  s = roundtrip(&av, 1);
+  assert_int_equal(s->n, 4);
+  assert_int_equal(s->st[0], UDCCP_AV_RECEIVED);     /* 13 */
+  assert_int_equal(s->st[1], UDCCP_AV_NOT_RECEIVED); /* 12 */
+  assert_int_equal(s->st[2], UDCCP_AV_ECN_MARKED);   /* 11 */
+  assert_int_equal(s->st[3], UDCCP_AV_RECEIVED);     /* 10 */
+  udccp_ackvec_free(&av);
+}
+
+static void test_appendix_a_1_2_duplicate_detected(void **state) {
+  udccp_ackvec av;
+  seen *s;
+  (void)state;
+  init_av(&av, 64);
+  assert_int_equal(udccp_ackvec_record(&av, 10, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 11, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 11, UDCCP_AV_RECEIVED),
+                   UDCCP_ERR_DROPPED);
+  assert_int_equal(udccp_ackvec_record(&av, 10, UDCCP_AV_RECEIVED),
+                   UDCCP_ERR_DROPPED);
+  /* Older than anything we track: also refused. */
+  assert_int_equal(udccp_ackvec_record(&av, 9, UDCCP_AV_RECEIVED),
+                   UDCCP_ERR_DROPPED);
+  /* §11.4.1 receiver table: a marked duplicate may turn 0 into 1. */
+  assert_int_equal(udccp_ackvec_record(&av, 10, UDCCP_AV_ECN_MARKED),
+                   UDCCP_ERR_DROPPED);
+  s = roundtrip(&av, 1);
+  assert_int_equal(s->n, 2);
+  assert_int_equal(s->st[0], UDCCP_AV_RECEIVED);
+  assert_int_equal(s->st[1], UDCCP_AV_ECN_MARKED);
+  /* Only Received and Received ECN Marked may be recorded. */
+  assert_int_equal(udccp_ackvec_record(&av, 12, UDCCP_AV_NOT_RECEIVED),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  udccp_ackvec_free(&av);
+}
+
+/* §7.1: sequence numbers wrap at 2^48; vectors run across the wrap. */
+static void test_rfc4340_7_1_vector_across_48bit_wrap(void **state) {
+  udccp_ackvec av;
+  uint64_t q = UDCCP_SEQ_MASK - 4; /* 2^48 - 5 */
+  seen *s;
+  int i;
+  (void)state;
+  init_av(&av, 64);
+  for (i = 0; i < 10; i++) {
+    if (i != 6) { /* seq 1 lost */
+      assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+    }
+    q = udccp_seq_add(q, 1);
+  }
+  assert_int_equal(av.head, 4);
+  s = roundtrip(&av, 77);
+  assert_int_equal(s->n, 10);
+  assert_int_equal(s->st[0], UDCCP_AV_RECEIVED);     /* 4 */
+  assert_int_equal(s->st[3], UDCCP_AV_NOT_RECEIVED); /* 1 */
+  assert_int_equal(s->st[4], UDCCP_AV_RECEIVED);     /* 0 */
+  assert_int_equal(s->st[5], UDCCP_AV_RECEIVED);     /* 2^48 - 1 */
+  assert_int_equal(s->st[9], UDCCP_AV_RECEIVED);     /* 2^48 - 5 */
+  /* An old packet from before the wrap is still placed correctly. */
+  udccp_ackvec_free(&av);
+}
+
+/* §11.4: more than 253 bytes of vector take several options, the second
+ * continuing where the first left off. */
+static void test_rfc4340_11_4_long_vector_several_options(void **state) {
+  udccp_ackvec av;
+  uint64_t q;
+  seen *s;
+  size_t i, off, nopt = 0;
+  (void)state;
+  init_av(&av, 64);
+  /* Every other packet lost: one byte per packet. */
+  for (q = 1; q <= 700; q += 2) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  s = roundtrip(&av, 5000);
+  for (off = 0; off < g_ob.len; off += g_ob.buf[off + 1]) {
+    assert_int_equal(g_ob.buf[off], UDCCP_OPT_ACK_VECTOR_0);
+    assert_true(g_ob.buf[off + 1] <= 255); /* at most 253 value bytes */
+    nopt++;
+  }
+  assert_int_equal(nopt, 3); /* 699 bytes: 253 + 253 + 193 */
+  assert_int_equal(g_opts.n_ackvec, 3);
+  assert_int_equal(s->n, 699);
+  for (i = 0; i < s->n; i++) {
+    assert_int_equal(s->st[i], (i % 2) ? UDCCP_AV_NOT_RECEIVED
+                                       : UDCCP_AV_RECEIVED);
+  }
+  udccp_ackvec_free(&av);
+}
+
+/* When the vector is too long for the space left, the newest part is sent
+ * and the oldest forgotten (§11.4.2 coverage starts at the Ack Number). */
+static void test_rfc4340_11_4_2_vector_truncated_to_space(void **state) {
+  udccp_ackvec av;
+  udccp_optbuf ob;
+  uint64_t q;
+  (void)state;
+  init_av(&av, 64);
+  for (q = 1; q <= 4000; q += 2) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  udccp_optbuf_init(&ob);
+  ob.len = sizeof(ob.buf) - 300; /* other options took most of the room */
+  assert_int_equal(udccp_ackvec_write(&av, &ob, 1), 0);
+  assert_true(ob.len <= sizeof(ob.buf));
+  /* 300 bytes: two options, 296 vector bytes -> 296 packets covered. */
+  assert_int_equal(udccp_seq_sub(av.head, av.tail) + 1, 296);
+  udccp_ackvec_free(&av);
+}
+
+/* The ring grows past its initial size up to UDCCP_ACKVEC_MAX. */
+static void test_appendix_a_buffer_grows(void **state) {
+  udccp_ackvec av;
+  uint64_t q;
+  seen *s;
+  size_t i;
+  (void)state;
+  init_av(&av, 16);
+  for (q = 100; q < 100 + 20000; q++) {
+    if (q % 500 != 0) {
+      assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+    }
+  }
+  assert_true(av.cap >= 20000);
+  s = roundtrip(&av, 1);
+  assert_int_equal(s->n, 20000); /* 100 .. 20099 */
+  for (i = 0; i < s->n; i++) {
+    uint64_t sq = udccp_seq_add(s->ackno, -(int64_t)i);
+    assert_int_equal(s->st[i], sq % 500 == 0 ? UDCCP_AV_NOT_RECEIVED
+                                              : UDCCP_AV_RECEIVED);
+  }
+  udccp_ackvec_free(&av);
+}
+
+/* Appendix A.3: an ack of our ack clears what that ack reported. */
+static void test_appendix_a_3_ack_of_ack_trims(void **state) {
+  udccp_ackvec av;
+  uint64_t q;
+  seen *s;
+  (void)state;
+  init_av(&av, 64);
+  for (q = 1; q <= 10; q++) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  (void)roundtrip(&av, 500); /* our packet 500 acks 10..1 */
+  for (q = 11; q <= 15; q++) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  (void)roundtrip(&av, 502); /* 502 acks 15..1 */
+  udccp_ackvec_on_ack(&av, 499); /* older than any vector of ours */
+  assert_int_equal(av.tail, 1);
+  /* 501 carried no vector: the newest record below it (500) counts. */
+  udccp_ackvec_on_ack(&av, 501);
+  assert_int_equal(av.tail, 11);
+  assert_int_equal(av.rec_n, 1);
+  s = roundtrip(&av, 503);
+  assert_int_equal(s->n, 5); /* 15..11 */
+  /* Packets at or below the trimmed part are refused as old. */
+  assert_int_equal(udccp_ackvec_record(&av, 5, UDCCP_AV_RECEIVED),
+                   UDCCP_ERR_DROPPED);
+  udccp_ackvec_on_ack(&av, 503);
+  assert_int_equal(av.rec_n, 0); /* 503 and all older records gone */
+  /* Everything acknowledged: nothing left to write, head still known. */
+  udccp_optbuf_init(&g_ob);
+  assert_int_equal(udccp_ackvec_write(&av, &g_ob, 504), 0);
+  assert_int_equal(g_ob.len, 0);
+  assert_int_equal(udccp_ackvec_record(&av, 18, UDCCP_AV_RECEIVED), 0);
+  s = roundtrip(&av, 505);
+  assert_int_equal(s->n, 3); /* 18, 17 and 16 not received */
+  assert_int_equal(s->st[1], UDCCP_AV_NOT_RECEIVED);
+  assert_int_equal(s->st[2], UDCCP_AV_NOT_RECEIVED);
+  udccp_ackvec_free(&av);
+}
+
+/* Appendix A.3: a hole filled after an ack reported it Not Received must
+ * not be cleared by the ack of that older ack. */
+static void test_appendix_a_3_late_arrival_holds_tail(void **state) {
+  udccp_ackvec av;
+  seen *s;
+  (void)state;
+  init_av(&av, 64);
+  assert_int_equal(udccp_ackvec_record(&av, 1, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 2, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&av, 4, UDCCP_AV_RECEIVED), 0);
+  (void)roundtrip(&av, 700); /* says 3 is missing */
+  assert_int_equal(udccp_ackvec_record(&av, 3, UDCCP_AV_RECEIVED), 0);
+  udccp_ackvec_on_ack(&av, 700);
+  assert_int_equal(av.tail, 3);
+  s = roundtrip(&av, 701);
+  assert_int_equal(s->n, 2);
+  assert_int_equal(s->st[1], UDCCP_AV_RECEIVED); /* 3 now reported */
+  udccp_ackvec_free(&av);
+}
+
+/* Appendix A.3 at high rates: many acks are in flight before the first
+ * ack of an ack returns; their records must all survive. */
+static void test_appendix_a_3_many_acks_in_flight(void **state) {
+  udccp_ackvec av;
+  uint64_t q;
+  (void)state;
+  init_av(&av, 64);
+  for (q = 1; q <= 1000; q++) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+    udccp_optbuf_init(&g_ob);
+    assert_int_equal(udccp_ackvec_write(&av, &g_ob, 10000 + q), 0);
+  }
+  assert_true(av.rec_n >= 1000);
+  udccp_ackvec_on_ack(&av, 10001); /* the oldest ack: covers 1 */
+  assert_int_equal(av.tail, 2);
+  udccp_ackvec_on_ack(&av, 10900);
+  assert_int_equal(av.tail, 901);
+  assert_int_equal(av.rec_n, 100);
+  udccp_ackvec_free(&av);
+}
+
+/* Our acks 600 (vector up to 10) and 602 (up to 20) were sent; the
+ * peer's packet acknowledges 603 (no vector) and its Ack Vector says 602
+ * was lost but 600 arrived: only what 600 reported may be cleared. */
+static void test_appendix_a_3_peer_vector_proves_receipt(void **state) {
+  udccp_ackvec av, peer;
+  udccp_optbuf ob;
+  udccp_opts opts;
+  uint64_t q;
+  (void)state;
+  init_av(&av, 64);
+  for (q = 1; q <= 10; q++) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  (void)roundtrip(&av, 600);
+  for (q = 11; q <= 20; q++) {
+    assert_int_equal(udccp_ackvec_record(&av, q, UDCCP_AV_RECEIVED), 0);
+  }
+  (void)roundtrip(&av, 602);
+  /* The peer's view of our packets 599..603: 602 lost. */
+  init_av(&peer, 64);
+  assert_int_equal(udccp_ackvec_record(&peer, 599, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&peer, 600, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&peer, 601, UDCCP_AV_RECEIVED), 0);
+  assert_int_equal(udccp_ackvec_record(&peer, 603, UDCCP_AV_RECEIVED), 0);
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_ackvec_write(&peer, &ob, 77), 0);
+  assert_int_equal(udccp_opts_parse(&opts, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  udccp_ackvec_on_peer_acks(&av, &opts, 603);
+  assert_int_equal(av.tail, 11); /* not 21: 602's report never arrived */
+  assert_int_equal(av.rec_n, 1);
+  /* Without a vector, only an exact ackno counts. */
+  udccp_ackvec_on_peer_acks(&av, NULL, 603);
+  assert_int_equal(av.tail, 11);
+  udccp_ackvec_on_peer_acks(&av, NULL, 602);
+  assert_int_equal(av.tail, 21);
+  assert_int_equal(av.rec_n, 0);
+  udccp_ackvec_free(&peer);
+  udccp_ackvec_free(&av);
+}
+
+static void test_rfc4340_11_4_reserved_state_rejected(void **state) {
+  static const uint8_t vec[] = {0x05, 0x80, 0x01};
+  udccp_optbuf ob;
+  udccp_opts opts;
+  (void)state;
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_ACK_VECTOR_0, 0, vec, 3), 0);
+  assert_int_equal(udccp_opts_parse(&opts, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  memset(&g_seen, 0, sizeof(g_seen));
+  g_seen.ackno = 50;
+  assert_int_equal(udccp_ackvec_parse(&opts, 50, seen_cb, &g_seen),
+                   UDCCP_ERR_OPTION);
+  assert_int_equal(g_seen.runs, 0); /* nothing reported from a bad vector */
+}
+
+/* A callback can stop the walk; option 39 (nonce 1) is walked like 38. */
+static void test_rfc4340_11_4_parse_stop_and_type_39(void **state) {
+  static const uint8_t v1[] = {0x00, 0xC0};
+  static const uint8_t v2[] = {0x02};
+  udccp_optbuf ob;
+  udccp_opts opts;
+  (void)state;
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_ACK_VECTOR_1, 0, v1, 2), 0);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_ACK_VECTOR_0, 0, v2, 1), 0);
+  assert_int_equal(udccp_opts_parse(&opts, UDCCP_PKT_DATAACK, ob.buf, ob.len),
+                   0);
+  memset(&g_seen, 0, sizeof(g_seen));
+  g_seen.ackno = 2;
+  assert_int_equal(udccp_ackvec_parse(&opts, 2, seen_cb, &g_seen), 0);
+  assert_int_equal(g_seen.n, 5); /* 2, 1, then 0 and 2^48-1, 2^48-2 */
+  assert_int_equal(g_seen.st[1], UDCCP_AV_NOT_RECEIVED);
+  memset(&g_seen, 0, sizeof(g_seen));
+  g_seen.ackno = 2;
+  g_seen.stop_after = 2;
+  assert_int_equal(udccp_ackvec_parse(&opts, 2, seen_cb, &g_seen), 0);
+  assert_int_equal(g_seen.runs, 2);
+}
+
+/* Random loss and reordering, checked packet by packet against a
+ * reference bitmap; the vector is written after every tenth arrival. */
+static void test_rfc4340_11_4_random_roundtrip(void **state) {
+  enum { N = 2000 };
+  static uint8_t ref[N];
+  udccp_ackvec av;
+  uint64_t base = UDCCP_SEQ_MASK - 1500, head = 0;
+  uint32_t lcg = 12345;
+  int have = 0;
+  size_t i, k;
+  (void)state;
+  init_av(&av, 32);
+  memset(ref, 0xFF, sizeof(ref));
+  for (i = 0; i < N; i++) {
+    size_t j = i;
+    lcg = lcg * 1103515245u + 12345u;
+    if ((lcg >> 16) % 10 == 0) {
+      continue; /* lost */
+    }
+    if ((lcg >> 20) % 7 == 0 && i >= 3) {
+      j = i - 3; /* a late one (maybe a duplicate) */
+    }
+    {
+      uint8_t st = (lcg >> 24) % 50 == 0 ? UDCCP_AV_ECN_MARKED
+                                         : UDCCP_AV_RECEIVED;
+      uint64_t sq = udccp_seq_add(base, (int64_t)j);
+      int old = !av.empty && udccp_seq_lt(sq, av.tail);
+      int rv = udccp_ackvec_record(&av, sq, st);
+      if (old) {
+        assert_int_equal(rv, UDCCP_ERR_DROPPED);
+        continue;
+      }
+      if (ref[j] != 0xFF) {
+        assert_int_equal(rv, UDCCP_ERR_DROPPED);
+        if (ref[j] == UDCCP_AV_RECEIVED && st == UDCCP_AV_ECN_MARKED) {
+          ref[j] = UDCCP_AV_ECN_MARKED;
+        }
+      } else {
+        assert_int_equal(rv, 0);
+        ref[j] = st;
+      }
+    }
+    if (!have || j > head) {
+      head = j;
+      have = 1;
+    }
+    if (i % 10 == 0) {
+      seen *s = roundtrip(&av, i);
+      assert_int_equal(s->ackno, udccp_seq_add(base, (int64_t)head));
+      assert_int_equal(s->n, head + 1 - (size_t)udccp_seq_sub(av.tail, base));
+      for (k = 0; k < s->n; k++) {
+        uint8_t want = ref[head - k] == 0xFF ? UDCCP_AV_NOT_RECEIVED
+                                             : ref[head - k];
+        assert_int_equal(s->st[k], want);
+      }
+    }
+  }
+  udccp_ackvec_free(&av);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4340_11_4_in_order_single_run),
+      cmocka_unit_test(test_rfc4340_11_4_gap_becomes_not_received),
+      cmocka_unit_test(test_rfc4340_11_4_example_vector_decoding),
+      cmocka_unit_test(test_rfc4340_11_4_run_length_split_at_64),
+      cmocka_unit_test(test_appendix_a_1_2_late_arrival_fills_hole),
+      cmocka_unit_test(test_appendix_a_1_2_duplicate_detected),
+      cmocka_unit_test(test_rfc4340_7_1_vector_across_48bit_wrap),
+      cmocka_unit_test(test_rfc4340_11_4_long_vector_several_options),
+      cmocka_unit_test(test_rfc4340_11_4_2_vector_truncated_to_space),
+      cmocka_unit_test(test_appendix_a_buffer_grows),
+      cmocka_unit_test(test_appendix_a_3_ack_of_ack_trims),
+      cmocka_unit_test(test_appendix_a_3_late_arrival_holds_tail),
+      cmocka_unit_test(test_appendix_a_3_many_acks_in_flight),
+      cmocka_unit_test(test_appendix_a_3_peer_vector_proves_receipt),
+      cmocka_unit_test(test_rfc4340_11_4_reserved_state_rejected),
+      cmocka_unit_test(test_rfc4340_11_4_parse_stop_and_type_39),
+      cmocka_unit_test(test_rfc4340_11_4_random_roundtrip),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,366 @@
+/*
+ * Checksums: the header checksum over IPv4/IPv6 pseudo-headers with CsCov
+ * (RFC 4340 §9.1, §9.2) and CRC-32c (§9.3).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cksum.h"
+#include "pkt.h"
+#include "pktbuild.h"
+
+static udccp_path p4, p6;   /* 10.0.0.1:1 -> 10.0.0.2:2, fe80::1 -> fe80::2 */
+static udccp_path p4r, p6r; /* the receiver's views */
+
+static int setup(void **state) {
+  (void)state;
+  udccp_tb_path4(&p4, "10.0.0.1", 1, "10.0.0.2", 2);
+  udccp_tb_path6(&p6, "fe80::1", 1, "fe80::2", 2);
+  udccp_tb_path_flip(&p4r, &p4);
+  udccp_tb_path_flip(&p6r, &p6);
+  return 0;
+}
+
+/* A Request, seq 1, Service Code 100, with n payload bytes. */
+#define request(buf, path, pl, n, cscov) \
+  request_cap(buf, sizeof(buf), path, pl, n, cscov)
+static size_t request_cap(uint8_t *buf, size_t cap, const udccp_path *path,
+                          const uint8_t *pl, size_t n, uint8_t cscov) {
+  udccp_ssize len;
+  udccp_tb_pkt p;
+  udccp_tb_pkt_init(&p, UDCCP_PKT_REQUEST, 1, 0);
+  p.service_code = 100;
+  p.payload = pl;
+  p.payload_len = n;
+  p.cscov = cscov;
+  p.no_cksum = 1;
+  len = udccp_tb_encode(buf, cap, path, &p);
+  assert_true(len > 0);
+  return (size_t)len;
+}
+
+/* Worked by hand.  Packet words (checksum as 0):
+ *   0001 0002 0500 [0000] 0100 0000 0000 0001 0000 0064  -> 0x0668
+ * IPv4 pseudo-header 10.0.0.1, 10.0.0.2, 0x00 33, length 20:
+ *   0A00 0001 0A00 0002 0021 0014                        -> 0x1438
+ * sum 0x1AA0, complement 0xE55F.  With one payload byte 0xAB (length 21,
+ * padded to the word AB00): 0x0668 + 0xAB00 + 0x1439 = 0xC5A1 -> 0x3A5E. */
+static void test_rfc4340_9_1_ipv4_checksum_by_hand(void **state) {
+  uint8_t buf[256];
+  static const uint8_t ab = 0xAB;
+  size_t n;
+  (void)state;
+  n = request(buf, &p4, NULL, 0, 0);
+  assert_int_equal(n, 20);
+  assert_int_equal(udccp_cksum_compute(buf, n, UDCCP_AF_INET, p4.local_addr,
+                                       p4.remote_addr),
+                   0xE55F);
+  n = request(buf, &p4, &ab, 1, 0);
+  assert_int_equal(udccp_cksum_compute(buf, n, UDCCP_AF_INET, p4.local_addr,
+                                       p4.remote_addr),
+                   0x3A5E);
+  /* Stored in network order by udccp_cksum_set. */
+  assert_int_equal(udccp_cksum_set(buf, n, &p4), 0);
+  assert_int_equal(buf[6], 0x3A);
+  assert_int_equal(buf[7], 0x5E);
+}
+
+/* IPv6 pseudo-header (RFC 2460 §8.1): fe80::1, fe80::2, 32-bit length 20,
+ * 24 zero bits and next header 33:
+ *   FE80 0001 FE80 0002 0000 0014 0000 0021 (zeros elsewhere) -> 0x1FD38
+ * plus the packet's 0x0668 = 0x203A0, folded 0x03A2, complement 0xFC5D. */
+static void test_rfc4340_9_1_ipv6_checksum_by_hand(void **state) {
+  uint8_t buf[256];
+  size_t n;
+  (void)state;
+  n = request(buf, &p6, NULL, 0, 0);
+  assert_int_equal(udccp_cksum_compute(buf, n, UDCCP_AF_INET6, p6.local_addr,
+                                       p6.remote_addr),
+                   0xFC5D);
+}
+
+/* Straightforward reference: big-endian words, byte by byte. */
+static uint16_t ref_cksum(const uint8_t *pkt, size_t len, size_t cov,
+                          int v6, const uint8_t *src, const uint8_t *dst) {
+  uint8_t ph[40];
+  size_t phlen, i;
+  uint32_t acc = 0;
+  memset(ph, 0, sizeof(ph));
+  if (v6) {
+    memcpy(ph, src, 16);
+    memcpy(ph + 16, dst, 16);
+    ph[32] = (uint8_t)(len >> 24);
+    ph[33] = (uint8_t)(len >> 16);
+    ph[34] = (uint8_t)(len >> 8);
+    ph[35] = (uint8_t)len;
+    ph[39] = 33;
+    phlen = 40;
+  } else {
+    memcpy(ph, src, 4);
+    memcpy(ph + 4, dst, 4);
+    ph[9] = 33;
+    ph[10] = (uint8_t)(len >> 8);
+    ph[11] = (uint8_t)len;
+    phlen = 12;
+  }
+  for (i = 0; i < phlen; i += 2) {
+    acc += (uint32_t)(ph[i] << 8 | ph[i + 1]);
+  }
+  for (i = 0; i < cov; i++) {
+    uint8_t b = (i == 6 || i == 7) ? 0 : pkt[i];
+    acc += (i % 2 == 0) ? (uint32_t)b << 8 : b;
+  }
+  while (acc >> 16) {
+    acc = (acc & 0xFFFF) + (acc >> 16);
+  }
+  return (uint16_t)~acc;
+}
+
+static uint32_t lcg(uint32_t *s) {
+  *s = *s * 1103515245u + 12345u;
+  return *s >> 8;
+}
+
+/* The optimised summation equals the reference on random packets of every
+ * length parity and coverage, for both families. */
+static void test_rfc4340_9_1_checksum_matches_reference(void **state) {
+  uint8_t buf[1600], pl[1500];
+  uint32_t seed = 1;
+  int iter;
+  (void)state;
+  for (iter = 0; iter < 2000; iter++) {
+    size_t plen = lcg(&seed) % 300, i, n;
+    uint8_t cscov = (uint8_t)(lcg(&seed) % 16);
+    int v6 = iter & 1;
+    const udccp_path *path = v6 ? &p6 : &p4;
+    udccp_ssize cov;
+    if (iter % 97 == 0) {
+      plen = 1400 + lcg(&seed) % 100;
+    }
+    for (i = 0; i < plen; i++) {
+      pl[i] = (uint8_t)lcg(&seed);
+    }
+    if (cscov > 0 && (size_t)(cscov - 1) * 4 > plen) {
+      cscov = 0;
+    }
+    n = request(buf, path, pl, plen, cscov);
+    buf[6] = (uint8_t)lcg(&seed); /* the stored value must not matter */
+    buf[7] = (uint8_t)lcg(&seed);
+    cov = udccp_cksum_coverage(buf, n);
+    assert_true(cov > 0);
+    assert_int_equal(udccp_cksum_compute(buf, n, path->family,
+                                         path->local_addr, path->remote_addr),
+                     ref_cksum(buf, n, (size_t)cov, v6, path->local_addr,
+                               path->remote_addr));
+    assert_int_equal(udccp_cksum_set(buf, n, path), 0);
+    assert_int_equal(udccp_cksum_check(buf, n, v6 ? &p6r : &p4r), 0);
+  }
+}
+
+/* §9.1: packets with invalid header checksums MUST be ignored: any change
+ * to a covered byte, an address, or the length is detected. */
+static void test_rfc4340_9_1_bad_checksum_detected(void **state) {
+  uint8_t buf[256], pl[64];
+  size_t n, i;
+  udccp_path other;
+  (void)state;
+  memset(pl, 0x5A, sizeof(pl));
+  n = request(buf, &p6, pl, sizeof(pl), 0);
+  assert_int_equal(udccp_cksum_set(buf, n, &p6), 0);
+  assert_int_equal(udccp_cksum_check(buf, n, &p6r), 0);
+  for (i = 0; i < n; i++) {
+    buf[i] ^= 0x01;
+    assert_int_equal(udccp_cksum_check(buf, n, &p6r), UDCCP_ERR_CHECKSUM);
+    buf[i] ^= 0x01;
+  }
+  other = p6r;
+  other.remote_addr[15] = 9;
+  assert_int_equal(udccp_cksum_check(buf, n, &other), UDCCP_ERR_CHECKSUM);
+  other = p6r;
+  other.family = UDCCP_AF_INET;
+  assert_int_equal(udccp_cksum_check(buf, n, &other), UDCCP_ERR_CHECKSUM);
+  /* Four trailing zero bytes leave the word sum alone: only the
+   * pseudo-header's length notices. */
+  memset(buf + n, 0, 4);
+  assert_int_equal(udccp_cksum_check(buf, n + 4, &p6r), UDCCP_ERR_CHECKSUM);
+}
+
+/* One's complement has two zeros: a sender may store 0x0000 or 0xFFFF when
+ * the sum is all ones; both are accepted. */
+static void test_rfc4340_9_1_both_zero_encodings_accepted(void **state) {
+  uint8_t buf[256], pl[2] = {0, 0};
+  size_t n;
+  uint16_t c;
+  (void)state;
+  n = request(buf, &p4, pl, 2, 0);
+  c = udccp_cksum_compute(buf, n, UDCCP_AF_INET, p4.local_addr, p4.remote_addr);
+  /* Payload word = checksum makes the data sum 0xFFFF: checksum 0. */
+  buf[20] = (uint8_t)(c >> 8);
+  buf[21] = (uint8_t)c;
+  assert_int_equal(udccp_cksum_compute(buf, n, UDCCP_AF_INET, p4.local_addr,
+                                       p4.remote_addr),
+                   0);
+  buf[6] = buf[7] = 0;
+  assert_int_equal(udccp_cksum_check(buf, n, &p4r), 0);
+  buf[6] = buf[7] = 0xFF;
+  assert_int_equal(udccp_cksum_check(buf, n, &p4r), 0);
+}
+
+/* §9.2: coverage is the header and options plus (CsCov - 1) * 4 bytes of
+ * data; CsCov 0 covers everything. */
+static void test_rfc4340_9_2_cscov_coverage(void **state) {
+  uint8_t buf[256], pl[40];
+  size_t n;
+  uint8_t c;
+  (void)state;
+  memset(pl, 1, sizeof(pl));
+  n = request(buf, &p4, pl, 39, 0);
+  assert_int_equal(udccp_cksum_coverage(buf, n), 59);
+  for (c = 1; c <= 10; c++) {
+    n = request(buf, &p4, pl, 39, c);
+    assert_int_equal(udccp_cksum_coverage(buf, n), 20 + (c - 1) * 4);
+  }
+  /* Exactly the data length: allowed. */
+  n = request(buf, &p4, pl, 40, 11);
+  assert_int_equal(udccp_cksum_coverage(buf, n), 60);
+}
+
+/* §9.2: (CsCov - 1) * 4 MUST be <= the data length; such packets MUST be
+ * ignored (and their checksum cannot be set). */
+static void test_rfc4340_9_2_cscov_beyond_packet_rejected(void **state) {
+  uint8_t buf[256], pl[64];
+  udccp_hdr h;
+  size_t n;
+  uint8_t c;
+  (void)state;
+  memset(pl, 1, sizeof(pl));
+  for (c = 1; c <= 15; c++) {
+    size_t plen = (size_t)(c - 1) * 4;
+    if (plen == 0) {
+      continue;
+    }
+    n = request(buf, &p4, pl, plen - 1, c);
+    assert_int_equal(udccp_cksum_coverage(buf, n), UDCCP_ERR_PROTO);
+    assert_int_equal(udccp_cksum_set(buf, n, &p4), UDCCP_ERR_PROTO);
+    assert_int_equal(udccp_cksum_check(buf, n, &p4r), UDCCP_ERR_PROTO);
+    /* The header decoder applies the same rule (DCCP-UDP checks no
+     * checksum but still drops these). */
+    assert_int_equal(udccp_hdr_decode(&h, buf, n), UDCCP_ERR_PROTO);
+    n = request(buf, &p4, pl, plen, c);
+    assert_int_equal(udccp_hdr_decode(&h, buf, n), 0);
+  }
+  n = request(buf, &p4, NULL, 0, 2);
+  assert_int_equal(udccp_cksum_coverage(buf, n), UDCCP_ERR_PROTO);
+  /* No payload, CsCov 1: just the header. */
+  n = request(buf, &p4, NULL, 0, 1);
+  assert_int_equal(udccp_cksum_coverage(buf, n), 20);
+}
+
+/* §9.2: data outside the coverage is not protected; inside it is. */
+static void test_rfc4340_9_2_partial_coverage_protects_prefix(void **state) {
+  uint8_t buf[256], pl[32];
+  size_t n;
+  (void)state;
+  memset(pl, 7, sizeof(pl));
+  n = request(buf, &p4, pl, sizeof(pl), 3); /* covers 8 data bytes */
+  assert_int_equal(udccp_cksum_set(buf, n, &p4), 0);
+  buf[20 + 8] ^= 0xFF;
+  assert_int_equal(udccp_cksum_check(buf, n, &p4r), 0);
+  buf[20 + 7] ^= 0xFF;
+  assert_int_equal(udccp_cksum_check(buf, n, &p4r), UDCCP_ERR_CHECKSUM);
+  buf[20 + 7] ^= 0xFF;
+  /* CsCov 1: no data covered. */
+  n = request(buf, &p4, pl, sizeof(pl), 1);
+  assert_int_equal(udccp_cksum_set(buf, n, &p4), 0);
+  buf[20] ^= 0xFF;
+  assert_int_equal(udccp_cksum_check(buf, n, &p4r), 0);
+}
+
+static void test_cksum_malformed_header(void **state) {
+  uint8_t buf[64];
+  size_t n;
+  (void)state;
+  n = request(buf, &p4, NULL, 0, 0);
+  assert_int_equal(udccp_cksum_coverage(buf, 11), UDCCP_ERR_PROTO);
+  buf[4] = 2; /* Data Offset 8 bytes: below any header */
+  assert_int_equal(udccp_cksum_coverage(buf, n), UDCCP_ERR_PROTO);
+  buf[4] = 6; /* 24 > 20 */
+  assert_int_equal(udccp_cksum_coverage(buf, n), UDCCP_ERR_PROTO);
+}
+
+/* ------------------------------------------------------------ CRC-32c */
+
+static uint32_t ref_crc32c(const uint8_t *p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  size_t i;
+  int k;
+  for (i = 0; i < n; i++) {
+    c ^= p[i];
+    for (k = 0; k < 8; k++) {
+      c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+    }
+  }
+  return ~c;
+}
+
+/* §9.3: CRC-32c as in SCTP.  The catalogued check value, the empty input
+ * (§9.3: "the CRC-32c of zero bytes of data equals zero"), and the test
+ * vectors of RFC 3720 §B.4. */
+static void test_rfc4340_9_3_crc32c_known_values(void **state) {
+  uint8_t b[32];
+  int i;
+  (void)state;
+  assert_int_equal(udccp_crc32c((const uint8_t *)"123456789", 9), 0xE3069283u);
+  assert_int_equal(udccp_crc32c(NULL, 0), 0);
+  memset(b, 0, sizeof(b));
+  assert_int_equal(udccp_crc32c(b, 32), 0x8A9136AAu);
+  memset(b, 0xFF, sizeof(b));
+  assert_int_equal(udccp_crc32c(b, 32), 0x62A8AB43u);
+  for (i = 0; i < 32; i++) {
+    b[i] = (uint8_t)i;
+  }
+  assert_int_equal(udccp_crc32c(b, 32), 0x46DD794Eu);
+  for (i = 0; i < 32; i++) {
+    b[i] = (uint8_t)(31 - i);
+  }
+  assert_int_equal(udccp_crc32c(b, 32), 0x113FDB5Cu);
+}
+
+/* The sliced table code equals the bitwise definition at every length and
+ * alignment. */
+static void test_rfc4340_9_3_crc32c_matches_bitwise(void **state) {
+  uint8_t b[300];
+  uint32_t seed = 7;
+  size_t off, len;
+  (void)state;
+  for (len = 0; len < sizeof(b); len++) {
+    b[len] = (uint8_t)lcg(&seed);
+  }
+  for (off = 0; off < 8; off++) {
+    for (len = 0; len + off < sizeof(b); len += 7) {
+      assert_int_equal(udccp_crc32c(b + off, len), ref_crc32c(b + off, len));
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4340_9_1_ipv4_checksum_by_hand),
+      cmocka_unit_test(test_rfc4340_9_1_ipv6_checksum_by_hand),
+      cmocka_unit_test(test_rfc4340_9_1_checksum_matches_reference),
+      cmocka_unit_test(test_rfc4340_9_1_bad_checksum_detected),
+      cmocka_unit_test(test_rfc4340_9_1_both_zero_encodings_accepted),
+      cmocka_unit_test(test_rfc4340_9_2_cscov_coverage),
+      cmocka_unit_test(test_rfc4340_9_2_cscov_beyond_packet_rejected),
+      cmocka_unit_test(test_rfc4340_9_2_partial_coverage_protects_prefix),
+      cmocka_unit_test(test_cksum_malformed_header),
+      cmocka_unit_test(test_rfc4340_9_3_crc32c_known_values),
+      cmocka_unit_test(test_rfc4340_9_3_crc32c_matches_bitwise),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}

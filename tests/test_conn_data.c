@@ -1,0 +1,447 @@
+/*
+ * Data transfer through the connection: Ack Vector trimming (RFC 4340
+ * §11.4, Appendix A), Data Dropped (§11.7), Slow Receiver (§11.6), Data
+ * Checksum (§9.3), CsCov and Minimum Checksum Coverage (§9.2), MPS (§14),
+ * send queue policies, NDP Count (§7.7), Timestamps (§13).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cksum.h"
+#include "conn.h"
+#include "opt.h"
+#include "pair.h"
+#include "pktbuild.h"
+
+#define S UDCCP_NS_PER_S
+#define MS UDCCP_NS_PER_MS
+
+/* What an observer saw in one direction. */
+typedef struct seen {
+  int dir;
+  uint64_t data_dropped[8]; /* by Drop Code */
+  uint64_t slow_receiver;
+  uint64_t ndp_count;
+  uint64_t ts_echo;
+  uint64_t data_cksum;
+  uint64_t cscov[16];
+  uint64_t pkts;
+} seen;
+
+static int observe(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
+                   uint64_t idx, void *ud) {
+  seen *s = ud;
+  udccp_conn_rxpkt rp;
+  size_t i;
+  (void)p;
+  (void)idx;
+  if (dir != s->dir || udccp_conn_decode(&rp, pkt, len) != 0) {
+    return 0;
+  }
+  s->pkts++;
+  s->cscov[rp.h.cscov]++;
+  if (udccp_opts_parse(&rp.opts, rp.h.type, rp.h.opts, rp.h.opts_len) != 0) {
+    return 0;
+  }
+  if (rp.opts.present & UDCCP_OPTS_HAS_DATA_DROPPED) {
+    for (i = 0; i < rp.opts.data_dropped_len; ++i) {
+      uint8_t b = rp.opts.data_dropped[i];
+      if (b & 0x80) {
+        s->data_dropped[(b >> 4) & 7]++;
+      }
+    }
+  }
+  s->slow_receiver += rp.opts.slow_receiver;
+  s->ndp_count += (rp.opts.present & UDCCP_OPTS_HAS_NDP_COUNT) != 0;
+  s->ts_echo += (rp.opts.present & UDCCP_OPTS_HAS_TS_ECHO) != 0;
+  s->data_cksum += (rp.opts.present & UDCCP_OPTS_HAS_DATA_CHECKSUM) != 0;
+  return 0;
+}
+
+static void open_pair(udccp_pair *p, const udccp_settings *cs,
+                      const udccp_settings *ss, uint64_t seed) {
+  assert_int_equal(udccp_pair_init(p, cs, ss, NULL, seed), 0);
+  assert_true(udccp_pair_run_until(p, udccp_pair_both_open, NULL, 5 * S));
+}
+
+static size_t av_size(const udccp_conn *c) {
+  if (c->av.empty) {
+    return 0;
+  }
+  return (size_t)udccp_seq_sub(c->av.head, c->av.tail) + 1;
+}
+
+static void test_rfc4340_11_4_ackvec_bounded_over_long_transfer(void **state) {
+  udccp_pair p;
+  uint8_t buf[1500];
+  size_t max_av[2] = {0, 0};
+  uint64_t got = 0, sent = 0;
+  udccp_tstamp end;
+  (void)state;
+  open_pair(&p, NULL, NULL, 1);
+  memset(buf, 0xAB, sizeof(buf));
+  end = p.now + 20 * S;
+  while (p.now < end) {
+    while (udccp_conn_get_send_space(p.c[0]) > 0) {
+      assert_int_equal(
+          udccp_conn_queue_datagram(p.c[0], buf, 1000, 0, p.now), 0);
+      sent++;
+    }
+    if (udccp_conn_get_send_space(p.c[1]) > 16) {
+      assert_int_equal(udccp_conn_queue_datagram(p.c[1], buf, 100, 0, p.now),
+                       0);
+    }
+    assert_true(udccp_pair_step(&p));
+    while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+      got++;
+    }
+    while (udccp_conn_read_datagram(p.c[0], buf, sizeof(buf)) > 0) {
+    }
+    if (av_size(p.c[0]) > max_av[0]) {
+      max_av[0] = av_size(p.c[0]);
+    }
+    if (av_size(p.c[1]) > max_av[1]) {
+      max_av[1] = av_size(p.c[1]);
+    }
+  }
+  print_message("delivered %llu datagrams, ackvec max %zu / %zu\n",
+                (unsigned long long)got, max_av[0], max_av[1]);
+  /* 10 ms one-way delay: thousands of packets in 20 s. */
+  assert_true(got > 5000);
+  /* Acks of acks keep both buffers around a window, not the transfer. */
+  assert_true(max_av[1] < 1000);
+  assert_true(max_av[0] < 1000);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_11_7_data_dropped_receive_buffer(void **state) {
+  udccp_pair p;
+  udccp_settings ss;
+  seen sn;
+  udccp_conn_info si;
+  uint8_t buf[1500];
+  int i, got = 0;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &ss);
+  ss.rx_qlen = 8;
+  open_pair(&p, NULL, &ss, 2);
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 1;
+  p.drop = observe;
+  p.drop_ud = &sn;
+  for (i = 0; i < 20; ++i) {
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 200, 0, p.now), 0);
+  }
+  udccp_pair_run_for(&p, 3 * S);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.rx_qdrops, 12);
+  while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    got++;
+  }
+  assert_int_equal(got, 8);
+  /* §11.7.2: reported with Drop Code 2, "Receive Buffer". */
+  assert_true(sn.data_dropped[2] >= 1);
+  assert_int_equal(sn.data_dropped[3], 0);
+  /* §11.6: and the receiver asked the sender not to speed up. */
+  assert_true(sn.slow_receiver >= 1);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_11_6_slow_receiver_when_nearly_full(void **state) {
+  udccp_pair p;
+  udccp_settings ss;
+  seen sn;
+  uint8_t buf[1500];
+  int i;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &ss);
+  ss.rx_qlen = 8;
+  open_pair(&p, NULL, &ss, 3);
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 1;
+  p.drop = observe;
+  p.drop_ud = &sn;
+  /* Two datagrams: plenty of room, no Slow Receiver. */
+  for (i = 0; i < 2; ++i) {
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 100, 0, p.now), 0);
+  }
+  udccp_pair_run_for(&p, 1 * S);
+  assert_int_equal(sn.slow_receiver, 0);
+  /* Two more leave only 4 free slots. */
+  for (i = 0; i < 2; ++i) {
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 100, 0, p.now), 0);
+  }
+  udccp_pair_run_for(&p, 1 * S);
+  assert_true(sn.slow_receiver >= 1);
+  assert_true(p.c[0]->slow_until > 0); /* the sender took note */
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_9_3_data_checksum_sent_and_checked(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  seen sn;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t buf[1500], pkt[1500], opt[6];
+  udccp_ssize n;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.check_data_checksum = 1;
+  open_pair(&p, &cs, NULL, 4);
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 0;
+  p.drop = observe;
+  p.drop_ud = &sn;
+  memset(buf, 3, 300);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 300, 0, p.now), 0);
+  udccp_pair_run_for(&p, 500 * MS);
+  assert_true(sn.data_cksum >= 1);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)), 300);
+  /* A DataAck whose Data Checksum does not match: data dropped (Corrupt). */
+  udccp_conn_get_info(p.c[1], &si);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    si.gss);
+  opt[0] = UDCCP_OPT_DATA_CHECKSUM;
+  opt[1] = 6;
+  opt[2] = opt[3] = opt[4] = opt[5] = 0x5A;
+  tp.opts = opt;
+  tp.opts_len = 6;
+  tp.payload = buf;
+  tp.payload_len = 64;
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
+  assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now), 0);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)),
+                   UDCCP_ERR_AGAIN);
+  assert_int_equal(p.c[1]->n_drops, 1);
+  assert_int_equal(p.c[1]->drops[0].code, 3);
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 1;
+  p.c[1]->pending |= UDCCP_PEND_ACK;
+  udccp_pair_run_for(&p, 100 * MS);
+  assert_true(sn.data_dropped[3] >= 1);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_9_2_1_cscov_and_min_cscov(void **state) {
+  udccp_pair p;
+  udccp_settings cs, ss;
+  seen sn;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t buf[1500], pkt[1500];
+  udccp_ssize n;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  udccp_pair_settings(&p, &ss);
+  cs.send_cscov = 2;
+  ss.min_cscov = 2;
+  open_pair(&p, &cs, &ss, 5);
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 0;
+  p.drop = observe;
+  p.drop_ud = &sn;
+  memset(buf, 9, 400);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 400, 0, p.now), 0);
+  udccp_pair_run_for(&p, 500 * MS);
+  /* The client's packets use partial coverage; the server accepts them. */
+  assert_true(sn.cscov[2] >= 1);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)), 400);
+  /* CsCov 1 is below the server's Minimum Checksum Coverage: dropped. */
+  udccp_conn_get_info(p.c[1], &si);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    si.gss);
+  tp.cscov = 1;
+  tp.payload = buf;
+  tp.payload_len = 40;
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
+  assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now),
+                   UDCCP_ERR_DROPPED);
+  /* CsCov 3 is fine. */
+  tp.cscov = 3;
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
+  assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now), 0);
+  /* The server's own packets cover everything: the client did not allow
+   * partial coverage (MinCsCov/client = 0). */
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 1;
+  assert_int_equal(udccp_conn_queue_datagram(p.c[1], buf, 400, 0, p.now), 0);
+  udccp_pair_run_for(&p, 500 * MS);
+  assert_true(sn.pkts >= 1);
+  assert_int_equal(sn.cscov[0], sn.pkts);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_9_2_partial_cscov_refused_by_default(void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t pkt[1500], pl[40];
+  udccp_ssize n;
+  (void)state;
+  open_pair(&p, NULL, NULL, 6);
+  udccp_conn_get_info(p.c[1], &si);
+  memset(pl, 0, sizeof(pl));
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    si.gss);
+  tp.cscov = 4;
+  tp.payload = pl;
+  tp.payload_len = sizeof(pl);
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
+  /* MinCsCov = 0: only CsCov = 0 is acceptable (§9.2.1). */
+  assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now),
+                   UDCCP_ERR_DROPPED);
+  /* A corrupted checksum is counted separately. */
+  tp.cscov = 0;
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
+  pkt[n - 1] ^= 0xFF;
+  assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now),
+                   UDCCP_ERR_CHECKSUM);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.pkts_bad_cksum, 1);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_14_mps_and_emsgsize(void **state) {
+  udccp_pair p;
+  uint8_t buf[1500];
+  size_t mps;
+  (void)state;
+  open_pair(&p, NULL, NULL, 7);
+  mps = udccp_conn_get_mps(p.c[0]);
+  /* PMTU 1500 - IPv4 20 - DCCP header 24 - options space. */
+  assert_true(mps > 1300 && mps <= 1500 - 20 - 24);
+  memset(buf, 1, sizeof(buf));
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, mps + 1, 0, p.now),
+                   UDCCP_ERR_MSGSIZE);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, mps, 0, p.now), 0);
+  udccp_pair_run_for(&p, 500 * MS);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)),
+                   (udccp_ssize)mps);
+  assert_int_equal(udccp_conn_set_pmtu(p.c[0], 576), 0);
+  assert_int_equal(udccp_conn_get_mps(p.c[0]), mps - (1500 - 576));
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, mps, 0, p.now),
+                   UDCCP_ERR_MSGSIZE);
+  udccp_pair_free(&p);
+}
+
+static void test_qpolicy_simple_refuses_when_full(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  uint8_t buf[100];
+  int i;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.tx_qlen = 4;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 8), 0);
+  /* Still in REQUEST: the datagrams wait in the queue. */
+  for (i = 0; i < 4; ++i) {
+    buf[0] = (uint8_t)i;
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 10, 0, 0), 0);
+  }
+  assert_int_equal(udccp_conn_get_send_space(p.c[0]), 0);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 10, 0, 0),
+                   UDCCP_ERR_AGAIN);
+  udccp_pair_run_for(&p, 2 * S);
+  for (i = 0; i < 4; ++i) {
+    assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)), 10);
+    assert_int_equal(buf[0], i);
+  }
+  udccp_pair_free(&p);
+}
+
+static void test_qpolicy_prio_drops_lowest_when_full(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  udccp_conn_info ci;
+  uint8_t buf[100];
+  int i;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.tx_qlen = 4;
+  cs.qpolicy = UDCCP_QPOLICY_PRIO;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 9), 0);
+  for (i = 1; i <= 5; ++i) {
+    buf[0] = (uint8_t)i;
+    assert_int_equal(
+        udccp_conn_queue_datagram(p.c[0], buf, 10, (uint32_t)i, 0), 0);
+  }
+  udccp_conn_get_info(p.c[0], &ci);
+  assert_int_equal(ci.tx_qdrops, 1);
+  udccp_pair_run_for(&p, 2 * S);
+  /* Highest priority first; priority 1 was evicted. */
+  for (i = 5; i >= 2; --i) {
+    assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)), 10);
+    assert_int_equal(buf[0], i);
+  }
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)),
+                   UDCCP_ERR_AGAIN);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_7_ndp_count_sent_when_asked(void **state) {
+  udccp_pair p;
+  udccp_settings ss;
+  seen sn;
+  uint8_t buf[100];
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &ss);
+  ss.send_ndp_count = 1; /* the server asks the client for NDP Count */
+  open_pair(&p, NULL, &ss, 10);
+  assert_true(p.c[0]->send_ndp);
+  assert_false(p.c[1]->send_ndp);
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 0;
+  p.drop = observe;
+  p.drop_ud = &sn;
+  /* Handshake Acks were non-data: the next data packet carries it. */
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 50, 0, p.now), 0);
+  udccp_pair_run_for(&p, 500 * MS);
+  assert_true(sn.ndp_count >= 1);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_13_3_timestamp_echo(void **state) {
+  udccp_pair p;
+  seen sn;
+  (void)state;
+  memset(&sn, 0, sizeof(sn));
+  sn.dir = 1;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 11), 0);
+  p.drop = observe;
+  p.drop_ud = &sn;
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  /* The Response echoes the Request's Timestamp. */
+  assert_true(sn.ts_echo >= 1);
+  udccp_pair_free(&p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4340_11_4_ackvec_bounded_over_long_transfer),
+      cmocka_unit_test(test_rfc4340_11_7_data_dropped_receive_buffer),
+      cmocka_unit_test(test_rfc4340_11_6_slow_receiver_when_nearly_full),
+      cmocka_unit_test(test_rfc4340_9_3_data_checksum_sent_and_checked),
+      cmocka_unit_test(test_rfc4340_9_2_1_cscov_and_min_cscov),
+      cmocka_unit_test(test_rfc4340_9_2_partial_cscov_refused_by_default),
+      cmocka_unit_test(test_rfc4340_14_mps_and_emsgsize),
+      cmocka_unit_test(test_qpolicy_simple_refuses_when_full),
+      cmocka_unit_test(test_qpolicy_prio_drops_lowest_when_full),
+      cmocka_unit_test(test_rfc4340_7_7_ndp_count_sent_when_asked),
+      cmocka_unit_test(test_rfc4340_13_3_timestamp_echo),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,338 @@
+/*
+ * Sequence numbers (RFC 4340 §7): validity windows and the §7.5.3 table,
+ * Sync/SyncAck (§7.5.4) with its rate limit, recovery after a loss burst
+ * longer than the window, short sequence numbers (§7.6), unexpected packet
+ * types (§8.5 step 7).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "conn.h"
+#include "pair.h"
+#include "pktbuild.h"
+
+#define S UDCCP_NS_PER_S
+#define MS UDCCP_NS_PER_MS
+
+static void open_pair(udccp_pair *p, uint64_t seed) {
+  assert_int_equal(udccp_pair_init(p, NULL, NULL, NULL, seed), 0);
+  assert_true(udccp_pair_run_until(p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(p, 500 * MS);
+}
+
+/* Builds a packet from the client's side to the server (side 1), feeds it
+ * and returns read_pkt's result. */
+static int feed(udccp_pair *p, int to, udccp_tb_pkt *tp) {
+  uint8_t pkt[512];
+  udccp_ssize n = udccp_tb_encode(pkt, sizeof(pkt), &p->path[1 - to], tp);
+  assert_true(n > 0);
+  return udccp_conn_read_pkt(p->c[to], pkt, (size_t)n, 0, p->now);
+}
+
+/* The next packet `side` sends, decoded; type 0xFF if none. */
+static udccp_conn_rxpkt next_pkt(udccp_pair *p, int side, uint8_t *buf) {
+  udccp_conn_rxpkt rp;
+  udccp_ssize n = udccp_conn_write_pkt(p->c[side], buf, 1500, NULL, p->now);
+  memset(&rp, 0, sizeof(rp));
+  rp.h.type = 0xFF;
+  if (n > 0) {
+    assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
+  }
+  return rp;
+}
+
+static void test_rfc4340_7_5_4_invalid_data_elicits_sync(void **state) {
+  udccp_pair p;
+  udccp_conn_info si, after;
+  udccp_tb_pkt tp;
+  udccp_conn_rxpkt rp;
+  uint8_t buf[1500];
+  uint64_t bad;
+  (void)state;
+  open_pair(&p, 1);
+  udccp_conn_get_info(p.c[1], &si);
+  bad = (si.swh + 1) & UDCCP_SEQ_MASK;
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATA, bad, 0);
+  tp.payload = (const uint8_t *)"xx";
+  tp.payload_len = 2;
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_conn_get_info(p.c[1], &after);
+  assert_true(after.gsr == si.gsr); /* §7.5.4: GSR does not move */
+  assert_int_equal(after.pkts_dropped, si.pkts_dropped + 1);
+  rp = next_pkt(&p, 1, buf);
+  assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
+  assert_true(rp.h.ack == bad); /* acknowledges the invalid seqno */
+  assert_true(rp.h.seq == ((si.gss + 1) & UDCCP_SEQ_MASK)); /* new seqno */
+  /* The data did not reach the application. */
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)),
+                   UDCCP_ERR_AGAIN);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_4_invalid_reset_sync_acks_gsr(void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  udccp_conn_rxpkt rp;
+  uint8_t buf[1500];
+  (void)state;
+  open_pair(&p, 2);
+  udccp_conn_get_info(p.c[1], &si);
+  /* §7.5.3: a Reset needs GSR < seqno; GSR itself is invalid. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_RESET, si.gsr, si.gss);
+  tp.reset_code = UDCCP_RESET_ABORTED;
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  rp = next_pkt(&p, 1, buf);
+  assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
+  assert_true(rp.h.ack == si.gsr);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_3_close_needs_seqno_above_gsr(void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  (void)state;
+  open_pair(&p, 3);
+  /* Move past the start-of-connection clamp of AWL (§7.5.1). */
+  {
+    uint8_t d[100];
+    int i;
+    memset(d, 0, sizeof(d));
+    for (i = 0; i < 150; ++i) {
+      while (udccp_conn_queue_datagram(p.c[1], d, sizeof(d), 0, p.now) != 0) {
+        udccp_pair_run_for(&p, 50 * MS);
+      }
+    }
+    udccp_pair_run_for(&p, 2 * S);
+  }
+  udccp_conn_get_info(p.c[1], &si);
+  assert_true(udccp_seq_sub(si.gar, si.awl) > 1);
+  /* In [SWL, GSR]: valid for an Ack, not for a Close. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_CLOSE, (si.gsr - 1) & UDCCP_SEQ_MASK,
+                    si.gss);
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  /* Ack number below GAR: invalid for a Close too. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_CLOSE, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    (si.gar - 1) & UDCCP_SEQ_MASK);
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  /* The same Ack number is fine for an Ack (AWL <= ackno). */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    (si.gar - 1) & UDCCP_SEQ_MASK);
+  assert_int_equal(feed(&p, 1, &tp), 0);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_3_ackno_outside_awl_awh(void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  (void)state;
+  open_pair(&p, 4);
+  udccp_conn_get_info(p.c[1], &si);
+  /* An ackno above GSS acknowledges something never sent. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    (si.gss + 1) & UDCCP_SEQ_MASK);
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    (si.awl - 1) & UDCCP_SEQ_MASK);
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_1_window_bounds(void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  (void)state;
+  open_pair(&p, 5);
+  udccp_conn_get_info(p.c[1], &si);
+  /* W = 100: SWL = GSR + 1 - 25, SWH = GSR + 75; AWL = GSS + 1 - 100. */
+  assert_true(udccp_seq_sub(si.swh, si.gsr) == 75);
+  assert_true(udccp_seq_sub(si.gsr, si.swl) == 24 ||
+              si.swl == p.c[1]->isr); /* start-of-connection clamp */
+  assert_true(si.awh == si.gss);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_4_sync_rate_limit(void **state) {
+  udccp_pair p;
+  udccp_conn_info si, after;
+  udccp_tb_pkt tp;
+  uint8_t buf[1500];
+  int i, syncs = 0;
+  (void)state;
+  open_pair(&p, 6);
+  udccp_conn_get_info(p.c[1], &si);
+  /* 100 sequence-invalid packets over one second. */
+  for (i = 0; i < 100; ++i) {
+    udccp_conn_rxpkt rp;
+    udccp_tb_pkt_init(&tp, UDCCP_PKT_DATA,
+                      (si.swh + 1000 + (uint64_t)i) & UDCCP_SEQ_MASK, 0);
+    assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+    for (;;) {
+      rp = next_pkt(&p, 1, buf);
+      if (rp.h.type == 0xFF) {
+        break;
+      }
+      if (rp.h.type == UDCCP_PKT_SYNC) {
+        syncs++;
+      }
+    }
+    p.now += 10 * MS;
+  }
+  /* §7.5.4: no more than eight per second. */
+  assert_true(syncs >= 7 && syncs <= 9);
+  udccp_conn_get_info(p.c[1], &after);
+  assert_int_equal(after.syncs_sent - si.syncs_sent, (uint64_t)syncs);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_4_sync_gets_syncack(void **state) {
+  udccp_pair p;
+  udccp_conn_info si, after;
+  udccp_tb_pkt tp;
+  udccp_conn_rxpkt rp;
+  uint8_t buf[1500];
+  uint64_t sseq;
+  (void)state;
+  open_pair(&p, 7);
+  udccp_conn_get_info(p.c[1], &si);
+  /* A Sync far above SWH is still valid (§7.5.3: no upper bound). */
+  sseq = (si.swh + 500) & UDCCP_SEQ_MASK;
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, sseq, si.gss);
+  assert_int_equal(feed(&p, 1, &tp), 0);
+  udccp_conn_get_info(p.c[1], &after);
+  assert_true(after.gsr == sseq); /* GSR updated */
+  rp = next_pkt(&p, 1, buf);
+  assert_int_equal(rp.h.type, UDCCP_PKT_SYNCACK);
+  assert_true(rp.h.ack == sseq);
+  /* A Sync below SWL is ignored without an answer (§7.5.4). */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, (after.swl - 5) & UDCCP_SEQ_MASK,
+                    after.gss);
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  rp = next_pkt(&p, 1, buf);
+  assert_int_equal(rp.h.type, 0xFF);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_4_recovery_after_loss_burst_longer_than_window(
+    void **state) {
+  udccp_pair p;
+  uint8_t buf[1500];
+  int i, got = 0;
+  udccp_ssize n;
+  udccp_conn_info si;
+  (void)state;
+  open_pair(&p, 8);
+  /* The client sends 300 packets (3 Sequence Windows) that are all lost. */
+  for (i = 0; i < 300; ++i) {
+    p.c[0]->pending |= UDCCP_PEND_ACK;
+    assert_true(udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, p.now) > 0);
+  }
+  udccp_conn_get_info(p.c[1], &si);
+  assert_true(udccp_seq_gt(p.c[0]->gss, si.swh)); /* now out of its window */
+  for (i = 0; i < 20; ++i) {
+    memset(buf, i, 100);
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 100, 0, p.now), 0);
+  }
+  udccp_pair_run_for(&p, 5 * S);
+  while ((n = udccp_conn_read_datagram(p.c[1], buf, sizeof(buf))) > 0) {
+    got++;
+  }
+  /* The first packets were sequence-invalid and answered with Sync; the
+   * SyncAck resynchronised, so most of the data got through. */
+  assert_true(udccp_pair_count(&p, 1, UDCCP_PKT_SYNC) >= 1);
+  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNCACK) >= 1);
+  assert_true(got >= 10);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  /* And it keeps working. */
+  for (i = 0; i < 10; ++i) {
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 100, 0, p.now), 0);
+  }
+  udccp_pair_run_for(&p, 2 * S);
+  got = 0;
+  while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    got++;
+  }
+  assert_int_equal(got, 10);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_6_short_seqnos_only_when_allowed(void **state) {
+  udccp_pair p;
+  udccp_conn_info ci;
+  udccp_tb_pkt tp;
+  udccp_feat_entry *e;
+  uint64_t seq48;
+  (void)state;
+  open_pair(&p, 9);
+  udccp_conn_get_info(p.c[0], &ci);
+  seq48 = (ci.gsr + 1) & UDCCP_SEQ_MASK;
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, seq48 & 0xFFFFFF, ci.gss & 0xFFFFFF);
+  tp.x = 0;
+  /* Allow Short Seqnos/server is 0: X=0 packets are ignored (§7.6.1). */
+  assert_int_equal(feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
+  /* With the feature at 1 (as if negotiated), they are extended with GSR
+   * and GSS (§7.6) and accepted. */
+  e = udccp_feat_entry_get(&p.c[0]->feat, UDCCP_FEAT_ALLOW_SHORT_SEQNOS, 0);
+  assert_non_null(e);
+  e->val = 1;
+  udccp_conn_apply_features(p.c[0], p.now);
+  assert_int_equal(feed(&p, 0, &tp), 0);
+  udccp_conn_get_info(p.c[0], &ci);
+  assert_true(ci.gsr == seq48);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_8_5_step7_unexpected_types_elicit_sync(void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  udccp_conn_rxpkt rp;
+  uint8_t buf[1500];
+  (void)state;
+  open_pair(&p, 10);
+  /* A CloseReq reaching the server. */
+  udccp_conn_get_info(p.c[1], &si);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_CLOSEREQ, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    si.gss);
+  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  rp = next_pkt(&p, 1, buf);
+  assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
+  assert_true(rp.h.ack == ((si.gsr + 1) & UDCCP_SEQ_MASK));
+  /* A Request reaching the client. */
+  udccp_conn_get_info(p.c[0], &si);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_REQUEST, (si.gsr + 1) & UDCCP_SEQ_MASK, 0);
+  tp.service_code = 42;
+  assert_int_equal(feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
+  rp = next_pkt(&p, 0, buf);
+  assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
+  udccp_pair_free(&p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4340_7_5_4_invalid_data_elicits_sync),
+      cmocka_unit_test(test_rfc4340_7_5_4_invalid_reset_sync_acks_gsr),
+      cmocka_unit_test(test_rfc4340_7_5_3_close_needs_seqno_above_gsr),
+      cmocka_unit_test(test_rfc4340_7_5_3_ackno_outside_awl_awh),
+      cmocka_unit_test(test_rfc4340_7_5_1_window_bounds),
+      cmocka_unit_test(test_rfc4340_7_5_4_sync_rate_limit),
+      cmocka_unit_test(test_rfc4340_7_5_4_sync_gets_syncack),
+      cmocka_unit_test(
+          test_rfc4340_7_5_4_recovery_after_loss_burst_longer_than_window),
+      cmocka_unit_test(test_rfc4340_7_6_short_seqnos_only_when_allowed),
+      cmocka_unit_test(test_rfc4340_8_5_step7_unexpected_types_elicit_sync),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,424 @@
+/*
+ * The socket runtime over loopback DCCP-UDP (io/endpoint.c, io/sock.c):
+ * stateless answers (RFC 4340 §8.5 step 1, RFC 6773 §3.3), demultiplexing
+ * (RFC 6773 §3.8), refusals (RFC 5595 §4) and the socket-like calls.  Two
+ * endpoints live in this one thread; drive() runs both loops.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <udccp/udccp.h>
+
+#include "pkt.h"
+#include "pktbuild.h"
+
+static uint64_t ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+typedef int (*cond_fn)(void *);
+
+/* Runs both endpoints until cond(arg) holds or ms pass; returns cond. */
+static int drive(udccp_endpoint *a, udccp_endpoint *b, cond_fn cond,
+                 void *arg, int ms) {
+  uint64_t end = ms_now() + (uint64_t)ms;
+  while (ms_now() < end) {
+    if (a != NULL) {
+      assert_int_equal(udccp_endpoint_process(a), 0);
+    }
+    if (b != NULL) {
+      assert_int_equal(udccp_endpoint_process(b), 0);
+    }
+    if (cond != NULL && cond(arg)) {
+      return 1;
+    }
+    struct pollfd p[2];
+    nfds_t n = 0;
+    if (a != NULL) {
+      p[n].fd = udccp_endpoint_fd(a);
+      p[n++].events = POLLIN;
+    }
+    if (b != NULL) {
+      p[n].fd = udccp_endpoint_fd(b);
+      p[n++].events = POLLIN;
+    }
+    (void)poll(p, n, 1);
+  }
+  return cond != NULL && cond(arg);
+}
+
+static udccp_endpoint *server_ep(uint16_t *port) {
+  udccp_endpoint *ep = NULL;
+  assert_int_equal(
+      udccp_endpoint_new(&ep, UDCCP_TRANSPORT_UDP, "127.0.0.1", 0), 0);
+  *port = udccp_endpoint_local_port(ep);
+  assert_true(*port != 0);
+  return ep;
+}
+
+static udccp_endpoint *client_ep(uint16_t server_udp_port) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  cfg.remote_udp_port = server_udp_port;
+  udccp_endpoint *ep = NULL;
+  assert_int_equal(udccp_endpoint_new_config(&ep, &cfg), 0);
+  return ep;
+}
+
+/* A plain UDP socket playing a DCCP-UDP peer. */
+static int raw_peer(struct sockaddr_in *to, uint16_t port) {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+  assert_true(fd >= 0);
+  memset(to, 0, sizeof(*to));
+  to->sin_family = AF_INET;
+  to->sin_port = htons(port);
+  to->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return fd;
+}
+
+/* Waits (driving ep) for one datagram on fd; returns its length or -1. */
+static ssize_t await_reply(udccp_endpoint *ep, int fd, uint8_t *buf,
+                           size_t cap, int ms) {
+  uint64_t end = ms_now() + (uint64_t)ms;
+  while (ms_now() < end) {
+    assert_int_equal(udccp_endpoint_process(ep), 0);
+    ssize_t n = recv(fd, buf, cap, 0);
+    if (n >= 0) {
+      return n;
+    }
+    struct pollfd p = {udccp_endpoint_fd(ep), POLLIN, 0};
+    (void)poll(&p, 1, 1);
+  }
+  return -1;
+}
+
+static ssize_t build_request(uint8_t *buf, size_t cap, uint16_t sport,
+                             uint16_t dport, uint8_t type) {
+  udccp_path path;
+  udccp_tb_path4(&path, "127.0.0.1", sport, "127.0.0.1", dport);
+  udccp_tb_pkt p;
+  udccp_tb_pkt_init(&p, type, 1000, 77);
+  p.service_code = 42;
+  p.no_cksum = 1;
+  return udccp_tb_encode(buf, cap, &path, &p);
+}
+
+/* RFC 4340 §8.5 step 1: a packet for which no connection and no listener
+ * exists is answered with Reset "No Connection"; over DCCP-UDP its DCCP
+ * checksum is zero (RFC 6773 §3.3). */
+static void test_rfc4340_8_5_step1_reset_no_connection(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *ep = server_ep(&port);
+  struct sockaddr_in to;
+  int fd = raw_peer(&to, port);
+  uint8_t pkt[256], reply[256];
+  ssize_t n = build_request(pkt, sizeof(pkt), 40001, 5001, UDCCP_PKT_REQUEST);
+  assert_true(n > 0);
+  assert_int_equal(sendto(fd, pkt, (size_t)n, 0, (struct sockaddr *)&to,
+                          sizeof(to)), n);
+  ssize_t r = await_reply(ep, fd, reply, sizeof(reply), 2000);
+  assert_true(r > 0);
+  udccp_hdr h;
+  assert_int_equal(udccp_hdr_decode(&h, reply, (size_t)r), 0);
+  assert_int_equal(h.type, UDCCP_PKT_RESET);
+  assert_int_equal(h.reset_code, UDCCP_RESET_NO_CONNECTION);
+  assert_int_equal(h.sport, 5001);
+  assert_int_equal(h.dport, 40001);
+  assert_int_equal(h.cksum, 0);
+  udccp_endpoint_stats st;
+  udccp_endpoint_get_stats(ep, &st);
+  assert_int_equal(st.resets_sent, 1);
+  close(fd);
+  udccp_endpoint_del(ep);
+}
+
+/* RFC 4340 §8.5 step 1: never answer a Reset with a Reset. */
+static void test_rfc4340_8_5_step1_reset_not_answered(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *ep = server_ep(&port);
+  struct sockaddr_in to;
+  int fd = raw_peer(&to, port);
+  uint8_t pkt[256], reply[256];
+  ssize_t n = build_request(pkt, sizeof(pkt), 40002, 5001, UDCCP_PKT_RESET);
+  assert_true(n > 0);
+  assert_int_equal(sendto(fd, pkt, (size_t)n, 0, (struct sockaddr *)&to,
+                          sizeof(to)), n);
+  assert_int_equal(await_reply(ep, fd, reply, sizeof(reply), 300), -1);
+  udccp_endpoint_stats st;
+  udccp_endpoint_get_stats(ep, &st);
+  assert_int_equal(st.rx_pkts, 1);
+  assert_int_equal(st.resets_sent, 0);
+  close(fd);
+  udccp_endpoint_del(ep);
+}
+
+/* RFC 6773 §3.3: a UDP datagram shorter than 20 bytes (8 of UDP, 12 of
+ * DCCP) MUST be dropped. */
+static void test_rfc6773_3_3_short_datagram_dropped(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *ep = server_ep(&port);
+  struct sockaddr_in to;
+  int fd = raw_peer(&to, port);
+  uint8_t pkt[256], reply[256];
+  ssize_t n = build_request(pkt, sizeof(pkt), 40003, 5001, UDCCP_PKT_REQUEST);
+  assert_true(n > 11);
+  assert_int_equal(sendto(fd, pkt, 11, 0, (struct sockaddr *)&to,
+                          sizeof(to)), 11);
+  assert_int_equal(await_reply(ep, fd, reply, sizeof(reply), 300), -1);
+  udccp_endpoint_stats st;
+  udccp_endpoint_get_stats(ep, &st);
+  assert_int_equal(st.rx_bad, 1);
+  assert_int_equal(st.resets_sent, 0);
+  close(fd);
+  udccp_endpoint_del(ep);
+}
+
+static void test_io_endpoint_port_in_use(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *ep = server_ep(&port);
+  udccp_endpoint *ep2 = NULL;
+  assert_int_equal(
+      udccp_endpoint_new(&ep2, UDCCP_TRANSPORT_UDP, "127.0.0.1", port),
+      UDCCP_ERR_ADDRINUSE);
+  assert_null(ep2);
+  uint32_t code = 1;
+  assert_int_equal(udccp_listen(ep, 5001, &code, 1), 0);
+  assert_int_equal(udccp_listen(ep, 5001, &code, 1), UDCCP_ERR_ADDRINUSE);
+  assert_int_equal(udccp_endpoint_new(&ep2, 7, NULL, 0),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_endpoint_new(&ep2, UDCCP_TRANSPORT_UDP, "nohost", 0),
+                   UDCCP_ERR_RESOLVE);
+  udccp_endpoint_del(ep);
+}
+
+typedef struct ctx {
+  udccp_endpoint *sep;
+  udccp_sock *c[2];
+  udccp_sock *s[2];
+  int n_accepted;
+} ctx;
+
+static int sock_dead(void *arg) { return udccp_sock_error(arg) != 0; }
+
+static int accepted_all(void *arg) {
+  ctx *x = arg;
+  while (x->n_accepted < 2) {
+    udccp_sock *s = NULL;
+    if (udccp_accept(x->sep, &s, 0) != 0) {
+      return 0;
+    }
+    x->s[x->n_accepted++] = s;
+  }
+  return 1;
+}
+
+/* RFC 5595 §4: a Request for a Service Code the listener does not have is
+ * refused (Reset "Bad Service Code"); the client reports a refusal. */
+static void test_rfc5595_4_wrong_service_code_refused(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *sep = server_ep(&port);
+  udccp_endpoint *cep = client_ep(port);
+  uint32_t code = 1234;
+  assert_int_equal(udccp_listen(sep, 5001, &code, 1), 0);
+  udccp_sock *c = NULL;
+  assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", 5001, 999, 0, 0), 0);
+  assert_true(drive(cep, sep, sock_dead, c, 3000));
+  assert_int_equal(udccp_sock_error(c), UDCCP_ERR_REFUSED);
+  assert_int_equal(udccp_sock_reset_code(c), UDCCP_RESET_BAD_SERVICE_CODE);
+  udccp_sock *s = NULL;
+  assert_int_equal(udccp_accept(sep, &s, 0), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_close(c, 0), UDCCP_ERR_REFUSED);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
+/* Nobody on the UDP port: ICMP port unreachable ends the handshake at
+ * once as a refusal, as TCP's SYN would. */
+static void test_io_connect_to_closed_udp_port_refused(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *tmp = server_ep(&port);
+  udccp_endpoint_del(tmp); /* the port is now (very likely) free */
+  udccp_endpoint *cep = client_ep(port);
+  udccp_sock *c = NULL;
+  uint64_t t0 = ms_now();
+  int rv = udccp_connect(cep, &c, "127.0.0.1", 5001, 1, 0, 3000);
+  assert_int_equal(rv, UDCCP_ERR_REFUSED);
+  assert_true(ms_now() - t0 < 2000);
+  udccp_endpoint_del(cep);
+}
+
+/* RFC 6773 §3.8: two DCCP connections over one UDP 4-tuple stay apart. */
+static void test_rfc6773_3_8_two_connections_share_udp_ports(void **state) {
+  (void)state;
+  uint16_t port;
+  ctx x;
+  memset(&x, 0, sizeof(x));
+  x.sep = server_ep(&port);
+  udccp_endpoint *cep = client_ep(port);
+  uint32_t code = 7;
+  assert_int_equal(udccp_listen(x.sep, 5001, &code, 1), 0);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(
+        udccp_connect(cep, &x.c[i], "127.0.0.1", 5001, code, 0, 0), 0);
+  }
+  assert_true(drive(cep, x.sep, accepted_all, &x, 5000));
+  assert_int_not_equal(udccp_sock_get_path(x.c[0])->local_port,
+                       udccp_sock_get_path(x.c[1])->local_port);
+  /* each client sends its own index */
+  for (int i = 0; i < 2; i++) {
+    uint8_t b = (uint8_t)('A' + i);
+    assert_int_equal(udccp_send(x.c[i], &b, 1, 1000), 1);
+  }
+  for (int i = 0; i < 2; i++) {
+    uint8_t b = 0;
+    udccp_ssize n = UDCCP_ERR_AGAIN;
+    for (int k = 0; k < 3000 && n == UDCCP_ERR_AGAIN; k++) {
+      (void)udccp_endpoint_process(cep);
+      n = udccp_recv(x.s[i], &b, 1, 1);
+    }
+    assert_int_equal(n, 1);
+    /* the server connection whose remote port is client i's got 'A'+i */
+    int which = udccp_sock_get_path(x.s[i])->remote_port ==
+                        udccp_sock_get_path(x.c[0])->local_port
+                    ? 0
+                    : 1;
+    assert_int_equal(b, 'A' + which);
+  }
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(x.sep);
+}
+
+typedef struct pair {
+  udccp_endpoint *cep, *sep;
+  udccp_sock *c, *s;
+} pair;
+
+static int pair_accepted(void *arg) {
+  pair *p = arg;
+  return udccp_accept(p->sep, &p->s, 0) == 0;
+}
+
+static void open_pair(pair *p) {
+  uint16_t port;
+  memset(p, 0, sizeof(*p));
+  p->sep = server_ep(&port);
+  p->cep = client_ep(port);
+  uint32_t code = 99;
+  assert_int_equal(udccp_listen(p->sep, 6000, &code, 1), 0);
+  assert_int_equal(udccp_connect(p->cep, &p->c, "127.0.0.1", 6000, code, 0, 0),
+                   0);
+  assert_true(drive(p->cep, p->sep, pair_accepted, p, 5000));
+}
+
+static int server_closed(void *arg) {
+  pair *p = arg;
+  uint8_t b[64];
+  udccp_ssize n = udccp_recv(p->s, b, sizeof(b), 0);
+  return n == UDCCP_ERR_CLOSED;
+}
+
+/* Datagrams keep their boundaries both ways; larger than the MPS is
+ * refused (RFC 4340 §14); a graceful close reaches the other side. */
+static void test_rfc4340_14_send_larger_than_mps_fails(void **state) {
+  (void)state;
+  pair p;
+  open_pair(&p);
+  size_t mps = udccp_sock_get_mps(p.c);
+  assert_true(mps > 1000 && mps < 1500);
+  static uint8_t big[2000];
+  assert_int_equal(udccp_send(p.c, big, mps + 1, 0), UDCCP_ERR_MSGSIZE);
+  assert_int_equal(udccp_send(p.c, big, mps, 1000), (udccp_ssize)mps);
+  assert_int_equal(udccp_send(p.s, "pong", 4, 1000), 4);
+  uint8_t buf[2000];
+  udccp_ssize n = UDCCP_ERR_AGAIN;
+  for (int k = 0; k < 3000 && n == UDCCP_ERR_AGAIN; k++) {
+    (void)udccp_endpoint_process(p.cep);
+    n = udccp_recv(p.s, buf, sizeof(buf), 1);
+  }
+  assert_int_equal(n, (udccp_ssize)mps);
+  n = UDCCP_ERR_AGAIN;
+  for (int k = 0; k < 3000 && n == UDCCP_ERR_AGAIN; k++) {
+    (void)udccp_endpoint_process(p.sep);
+    n = udccp_recv(p.c, buf, sizeof(buf), 1);
+  }
+  assert_int_equal(n, 4);
+  assert_memory_equal(buf, "pong", 4);
+  /* a too-small buffer keeps the datagram */
+  assert_int_equal(udccp_send(p.c, "hello", 5, 1000), 5);
+  n = UDCCP_ERR_AGAIN;
+  for (int k = 0; k < 3000 && n == UDCCP_ERR_AGAIN; k++) {
+    (void)udccp_endpoint_process(p.cep);
+    n = udccp_recv(p.s, buf, 2, 1);
+  }
+  assert_int_equal(n, UDCCP_ERR_NOBUF);
+  assert_int_equal(udccp_sock_peek_len(p.s), 5);
+  assert_int_equal(udccp_recv(p.s, buf, sizeof(buf), 0), 5);
+  udccp_conn_info info;
+  udccp_sock_get_info(p.c, &info);
+  assert_true(info.data_pkts_sent >= 2);
+  /* close: non-blocking on the client, the server sees CLOSED */
+  int rv = udccp_close(p.c, 0);
+  assert_true(rv == 0 || rv == UDCCP_ERR_TIMEOUT);
+  assert_true(drive(p.cep, p.sep, server_closed, &p, 5000));
+  assert_int_equal(udccp_close(p.s, 1000), 0);
+  udccp_endpoint_del(p.cep);
+  udccp_endpoint_del(p.sep);
+}
+
+/* The embedding interface: an fd to poll and a timeout that reflects the
+ * connections' timers. */
+static void test_io_endpoint_fd_and_timeout(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *sep = server_ep(&port);
+  assert_true(udccp_endpoint_fd(sep) >= 0);
+  assert_int_equal(udccp_endpoint_timeout_ms(sep), -1); /* nothing armed */
+  udccp_endpoint *cep = client_ep(port);
+  udccp_sock *c = NULL;
+  /* no listener: the Request is answered by a Reset */
+  assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", 5001, 1, 0, 0), 0);
+  int t = udccp_endpoint_timeout_ms(cep);
+  assert_true(t >= 0 && t <= 1000); /* the Request's retransmission timer */
+  assert_true(drive(cep, sep, sock_dead, c, 3000));
+  assert_int_equal(udccp_sock_error(c), UDCCP_ERR_REFUSED);
+  assert_int_equal(udccp_sock_reset_code(c), UDCCP_RESET_NO_CONNECTION);
+  udccp_close(c, 0);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4340_8_5_step1_reset_no_connection),
+      cmocka_unit_test(test_rfc4340_8_5_step1_reset_not_answered),
+      cmocka_unit_test(test_rfc6773_3_3_short_datagram_dropped),
+      cmocka_unit_test(test_io_endpoint_port_in_use),
+      cmocka_unit_test(test_rfc5595_4_wrong_service_code_refused),
+      cmocka_unit_test(test_io_connect_to_closed_udp_port_refused),
+      cmocka_unit_test(test_rfc6773_3_8_two_connections_share_udp_ports),
+      cmocka_unit_test(test_rfc4340_14_send_larger_than_mps_fails),
+      cmocka_unit_test(test_io_endpoint_fd_and_timeout),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,421 @@
+/*
+ * Send queue policies (lib/qpolicy.h): SIMPLE (bounded FIFO) and PRIO
+ * (highest priority first, FIFO among equals, the lowest evicted when full),
+ * as Linux's DCCP_SOCKOPT_QPOLICY_ID offers them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "qpolicy.h"
+
+/* An allocator that counts calls, to show push/pop never allocate. */
+typedef struct count_mem {
+  udccp_mem mem;
+  int allocs;
+  int frees;
+  int fail; /* fail every allocation */
+} count_mem;
+
+static void *cm_malloc(size_t n, void *ud) {
+  count_mem *c = ud;
+  if (c->fail) {
+    return NULL;
+  }
+  c->allocs++;
+  return malloc(n);
+}
+static void cm_free(void *p, void *ud) {
+  count_mem *c = ud;
+  if (p != NULL) {
+    c->frees++;
+  }
+  free(p);
+}
+static void *cm_calloc(size_t n, size_t sz, void *ud) {
+  count_mem *c = ud;
+  if (c->fail) {
+    return NULL;
+  }
+  c->allocs++;
+  return calloc(n, sz);
+}
+static void *cm_realloc(void *p, size_t n, void *ud) {
+  count_mem *c = ud;
+  if (c->fail) {
+    return NULL;
+  }
+  c->allocs++;
+  return realloc(p, n);
+}
+
+static void count_mem_init(count_mem *c) {
+  memset(c, 0, sizeof(*c));
+  c->mem.user_data = c;
+  c->mem.malloc = cm_malloc;
+  c->mem.free = cm_free;
+  c->mem.calloc = cm_calloc;
+  c->mem.realloc = cm_realloc;
+}
+
+/* A datagram whose bytes all equal tag, of length len. */
+static void make_dgram(uint8_t *buf, size_t len, uint8_t tag) {
+  memset(buf, tag, len);
+}
+
+/* Pops the head and checks it is len bytes of tag with priority prio. */
+static void expect_head(udccp_sendq *q, uint8_t tag, size_t len,
+                        uint32_t prio) {
+  const uint8_t *p;
+  size_t l, i;
+  uint32_t pr;
+
+  assert_int_equal(udccp_sendq_peek(q, &p, &l, &pr), 0);
+  assert_int_equal(l, len);
+  assert_int_equal(pr, prio);
+  for (i = 0; i < l; i++) {
+    assert_int_equal(p[i], tag);
+  }
+  assert_int_equal(udccp_sendq_pop(q), 0);
+}
+
+static void test_qpolicy_init_rejects_bad_arguments(void **state) {
+  udccp_sendq q;
+  count_mem cm;
+
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 0, 100),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_sendq_init(&q, NULL, 7, 4, 100),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(
+      udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 4, SIZE_MAX / 2),
+      UDCCP_ERR_INVALID_ARGUMENT);
+  count_mem_init(&cm);
+  cm.fail = 1;
+  assert_int_equal(udccp_sendq_init(&q, &cm.mem, UDCCP_QPOLICY_PRIO, 4, 100),
+                   UDCCP_ERR_NOMEM);
+  udccp_sendq_free(&q); /* harmless after a failed init */
+  /* Operations on a failed queue are refused, not crashes. */
+  assert_int_equal(udccp_sendq_push(&q, "x", 1, 0),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_sendq_pop(&q), UDCCP_ERR_AGAIN);
+}
+
+static void test_qpolicy_simple_fifo_order_and_refusal_when_full(void **state) {
+  udccp_sendq q;
+  uint8_t buf[64];
+  int i;
+
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 4, 64), 0);
+  assert_int_equal(udccp_sendq_len(&q), 0);
+  assert_int_equal(udccp_sendq_space(&q), 4);
+  for (i = 0; i < 4; i++) {
+    make_dgram(buf, (size_t)(10 + i), (uint8_t)i);
+    /* Priorities must not reorder a SIMPLE queue. */
+    assert_int_equal(udccp_sendq_push(&q, buf, (size_t)(10 + i),
+                                      (uint32_t)(10 + i * 30)),
+                     0);
+  }
+  assert_int_equal(udccp_sendq_len(&q), 4);
+  assert_int_equal(udccp_sendq_space(&q), 0);
+  make_dgram(buf, 5, 0xEE);
+  assert_int_equal(udccp_sendq_push(&q, buf, 5, 1000), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_sendq_push(&q, buf, 5, 0), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_sendq_refused(&q), 2);
+  assert_int_equal(udccp_sendq_evicted(&q), 0);
+  /* Refusal under SIMPLE is back-pressure, not a drop. */
+  assert_int_equal(udccp_sendq_drops(&q), 0);
+  assert_int_equal(udccp_sendq_len(&q), 4);
+  for (i = 0; i < 4; i++) {
+    expect_head(&q, (uint8_t)i, (size_t)(10 + i), (uint32_t)(10 + i * 30));
+  }
+  assert_int_equal(udccp_sendq_pop(&q), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_sendq_len(&q), 0);
+  udccp_sendq_free(&q);
+}
+
+static void test_qpolicy_msgsize_rejected_for_both_policies(void **state) {
+  udccp_sendq q;
+  uint8_t buf[101];
+  uint8_t pol;
+
+  (void)state;
+  memset(buf, 1, sizeof(buf));
+  for (pol = UDCCP_QPOLICY_SIMPLE; pol <= UDCCP_QPOLICY_PRIO; pol++) {
+    assert_int_equal(udccp_sendq_init(&q, NULL, pol, 2, 100), 0);
+    assert_int_equal(udccp_sendq_push(&q, buf, 101, 5), UDCCP_ERR_MSGSIZE);
+    assert_int_equal(udccp_sendq_push(&q, buf, 100, 5), 0);
+    /* Zero-length datagrams are legal. */
+    assert_int_equal(udccp_sendq_push(&q, NULL, 0, 5), 0);
+    assert_int_equal(udccp_sendq_len(&q), 2);
+    expect_head(&q, 1, 100, 5);
+    expect_head(&q, 0, 0, 5);
+    assert_int_equal(udccp_sendq_refused(&q), 0);
+    udccp_sendq_free(&q);
+  }
+}
+
+/* Many more datagrams than slots pass through, so the ring's head wraps
+ * many times; a mirror FIFO says what must come out. */
+static void test_qpolicy_simple_ring_wraparound(void **state) {
+  udccp_sendq q;
+  uint8_t buf[32];
+  uint32_t next_in = 0, next_out = 0;
+  int round;
+
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 5, 32), 0);
+  for (round = 0; round < 200; round++) {
+    int pushes = 1 + round % 4, pops = 1 + (round * 7) % 4, k;
+    for (k = 0; k < pushes; k++) {
+      int rc;
+      make_dgram(buf, 1 + next_in % 32, (uint8_t)next_in);
+      rc = udccp_sendq_push(&q, buf, 1 + next_in % 32, 0);
+      if (next_in - next_out == 5) {
+        assert_int_equal(rc, UDCCP_ERR_AGAIN);
+      } else {
+        assert_int_equal(rc, 0);
+        next_in++;
+      }
+    }
+    for (k = 0; k < pops && next_out < next_in; k++) {
+      expect_head(&q, (uint8_t)next_out, 1 + next_out % 32, 0);
+      next_out++;
+    }
+    assert_int_equal(udccp_sendq_len(&q), next_in - next_out);
+  }
+  assert_true(next_in > 50);
+  udccp_sendq_free(&q);
+}
+
+static void test_qpolicy_prio_highest_first_fifo_among_equal(void **state) {
+  udccp_sendq q;
+  uint8_t buf[8];
+  /* (tag, prio) in push order */
+  static const uint32_t prios[] = {5, 1, 9, 5, 9, 1, 5, 0};
+  /* expected pop order of tags: 9s (2,4), then 5s (0,3,6), 1s (1,5), 0 (7) */
+  static const uint8_t expect[] = {2, 4, 0, 3, 6, 1, 5, 7};
+  size_t i;
+
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_PRIO, 8, 8), 0);
+  for (i = 0; i < 8; i++) {
+    make_dgram(buf, 8, (uint8_t)i);
+    assert_int_equal(udccp_sendq_push(&q, buf, 8, prios[i]), 0);
+  }
+  for (i = 0; i < 8; i++) {
+    expect_head(&q, expect[i], 8, prios[expect[i]]);
+  }
+  assert_int_equal(udccp_sendq_evicted(&q), 0);
+  udccp_sendq_free(&q);
+}
+
+static void test_qpolicy_prio_full_evicts_oldest_lowest(void **state) {
+  udccp_sendq q;
+  uint8_t buf[8];
+
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_PRIO, 4, 8), 0);
+  make_dgram(buf, 8, 'a');
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 3), 0);
+  make_dgram(buf, 8, 'b');
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 1), 0);
+  make_dgram(buf, 8, 'c');
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 1), 0);
+  make_dgram(buf, 8, 'd');
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 7), 0);
+  assert_int_equal(udccp_sendq_space(&q), 0);
+
+  /* Higher than the lowest (1): the oldest prio-1 datagram 'b' goes. */
+  make_dgram(buf, 8, 'e');
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 2), 0);
+  assert_int_equal(udccp_sendq_evicted(&q), 1);
+  assert_int_equal(udccp_sendq_len(&q), 4);
+
+  /* Equal to the lowest queued (1, 'c'): refused, nothing evicted. */
+  make_dgram(buf, 8, 'f');
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 1), UDCCP_ERR_AGAIN);
+  /* Lower than everything: refused. */
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 0), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_sendq_refused(&q), 2);
+  assert_int_equal(udccp_sendq_evicted(&q), 1);
+  assert_int_equal(udccp_sendq_drops(&q), 3);
+
+  /* Now 'c' (1) goes for a 9. */
+  make_dgram(buf, 8, 'g');
+  assert_int_equal(udccp_sendq_push(&q, buf, 8, 9), 0);
+  assert_int_equal(udccp_sendq_evicted(&q), 2);
+
+  expect_head(&q, 'g', 8, 9);
+  expect_head(&q, 'd', 8, 7);
+  expect_head(&q, 'a', 8, 3);
+  expect_head(&q, 'e', 8, 2);
+  assert_int_equal(udccp_sendq_len(&q), 0);
+  udccp_sendq_free(&q);
+}
+
+/* Random pushes and pops against a slow reference model. */
+typedef struct model_ent {
+  uint32_t prio;
+  uint32_t id;
+} model_ent;
+
+static void test_qpolicy_prio_matches_reference_model(void **state) {
+  udccp_sendq q;
+  model_ent model[16];
+  size_t n = 0;
+  uint32_t rng = 12345, id = 0;
+  uint64_t evicted = 0, refused = 0;
+  uint8_t buf[4];
+  int step;
+
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_PRIO, 16, 4), 0);
+  for (step = 0; step < 5000; step++) {
+    rng = rng * 1103515245u + 12345u;
+    if ((rng >> 16) % 3 != 0) {
+      uint32_t prio = (rng >> 8) % 6;
+      int rc;
+      memcpy(buf, &id, 4);
+      rc = udccp_sendq_push(&q, buf, 4, prio);
+      if (n == 16) {
+        /* model: oldest of the lowest priority (lowest id among min) */
+        size_t v = 0, i;
+        for (i = 1; i < n; i++) {
+          if (model[i].prio < model[v].prio ||
+              (model[i].prio == model[v].prio && model[i].id < model[v].id)) {
+            v = i;
+          }
+        }
+        if (model[v].prio < prio) {
+          assert_int_equal(rc, 0);
+          model[v] = model[--n];
+          evicted++;
+        } else {
+          assert_int_equal(rc, UDCCP_ERR_AGAIN);
+          refused++;
+          id++;
+          continue;
+        }
+      } else {
+        assert_int_equal(rc, 0);
+      }
+      model[n].prio = prio;
+      model[n].id = id++;
+      n++;
+    } else if (n > 0) {
+      /* model: oldest of the highest priority */
+      size_t b = 0, i;
+      const uint8_t *p;
+      size_t len;
+      uint32_t got_id, got_prio;
+      for (i = 1; i < n; i++) {
+        if (model[i].prio > model[b].prio ||
+            (model[i].prio == model[b].prio && model[i].id < model[b].id)) {
+          b = i;
+        }
+      }
+      assert_int_equal(udccp_sendq_peek(&q, &p, &len, &got_prio), 0);
+      assert_int_equal(len, 4);
+      memcpy(&got_id, p, 4);
+      assert_int_equal(got_id, model[b].id);
+      assert_int_equal(got_prio, model[b].prio);
+      assert_int_equal(udccp_sendq_pop(&q), 0);
+      model[b] = model[--n];
+    }
+    assert_int_equal(udccp_sendq_len(&q), n);
+  }
+  assert_int_equal(udccp_sendq_evicted(&q), evicted);
+  assert_int_equal(udccp_sendq_refused(&q), refused);
+  assert_true(evicted > 0 && refused > 0);
+  udccp_sendq_free(&q);
+}
+
+static void test_qpolicy_no_allocation_per_datagram(void **state) {
+  udccp_sendq q;
+  count_mem cm;
+  uint8_t buf[50];
+  int allocs, i;
+
+  (void)state;
+  count_mem_init(&cm);
+  assert_int_equal(udccp_sendq_init(&q, &cm.mem, UDCCP_QPOLICY_PRIO, 8, 50), 0);
+  allocs = cm.allocs;
+  for (i = 0; i < 1000; i++) {
+    make_dgram(buf, 50, (uint8_t)i);
+    (void)udccp_sendq_push(&q, buf, (size_t)(i % 51), (uint32_t)(i % 7));
+    if (i % 3 == 0) {
+      (void)udccp_sendq_pop(&q);
+    }
+  }
+  assert_int_equal(cm.allocs, allocs);
+  udccp_sendq_free(&q);
+  assert_int_equal(cm.frees, cm.allocs);
+}
+
+static void test_qpolicy_resize_keeps_queued_datagrams(void **state) {
+  udccp_sendq q;
+  count_mem cm;
+  uint8_t buf[300];
+  int allocs;
+
+  (void)state;
+  count_mem_init(&cm);
+  assert_int_equal(udccp_sendq_init(&q, &cm.mem, UDCCP_QPOLICY_PRIO, 3, 100),
+                   0);
+  make_dgram(buf, 100, 'x');
+  assert_int_equal(udccp_sendq_push(&q, buf, 100, 1), 0);
+  make_dgram(buf, 60, 'y');
+  assert_int_equal(udccp_sendq_push(&q, buf, 60, 2), 0);
+  assert_int_equal(udccp_sendq_pop(&q), 0); /* 'y' out: slot reuse later */
+  make_dgram(buf, 70, 'z');
+  assert_int_equal(udccp_sendq_push(&q, buf, 70, 0), 0);
+
+  /* Growing the MPS: one reallocation, contents moved. */
+  allocs = cm.allocs;
+  assert_int_equal(udccp_sendq_resize(&q, 300), 0);
+  assert_int_equal(cm.allocs, allocs + 1);
+  make_dgram(buf, 300, 'w');
+  assert_int_equal(udccp_sendq_push(&q, buf, 300, 1), 0);
+  expect_head(&q, 'x', 100, 1);
+  expect_head(&q, 'w', 300, 1);
+  expect_head(&q, 'z', 70, 0);
+
+  /* Shrinking only lowers the limit. */
+  allocs = cm.allocs;
+  assert_int_equal(udccp_sendq_resize(&q, 50), 0);
+  assert_int_equal(cm.allocs, allocs);
+  assert_int_equal(udccp_sendq_push(&q, buf, 51, 1), UDCCP_ERR_MSGSIZE);
+  assert_int_equal(udccp_sendq_push(&q, buf, 50, 1), 0);
+
+  /* A failed growth leaves the queue as it was. */
+  cm.fail = 1;
+  assert_int_equal(udccp_sendq_resize(&q, 1000), UDCCP_ERR_NOMEM);
+  cm.fail = 0;
+  assert_int_equal(udccp_sendq_push(&q, buf, 51, 1), UDCCP_ERR_MSGSIZE);
+  expect_head(&q, 'w', 50, 1);
+  udccp_sendq_free(&q);
+  assert_int_equal(cm.frees, cm.allocs);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_qpolicy_init_rejects_bad_arguments),
+      cmocka_unit_test(test_qpolicy_simple_fifo_order_and_refusal_when_full),
+      cmocka_unit_test(test_qpolicy_msgsize_rejected_for_both_policies),
+      cmocka_unit_test(test_qpolicy_simple_ring_wraparound),
+      cmocka_unit_test(test_qpolicy_prio_highest_first_fifo_among_equal),
+      cmocka_unit_test(test_qpolicy_prio_full_evicts_oldest_lowest),
+      cmocka_unit_test(test_qpolicy_prio_matches_reference_model),
+      cmocka_unit_test(test_qpolicy_no_allocation_per_datagram),
+      cmocka_unit_test(test_qpolicy_resize_keeps_queued_datagrams),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

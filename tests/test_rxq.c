@@ -1,0 +1,273 @@
+/*
+ * Receive queue of whole datagrams (lib/rxq.h): bounded by count and by
+ * bytes; a full queue refuses, which the connection reports with Data
+ * Dropped Drop Code 2, "Receive Buffer" (RFC 4340 §11.7).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rxq.h"
+
+typedef struct count_mem {
+  udccp_mem mem;
+  int allocs;
+  int frees;
+  int fail;
+} count_mem;
+
+static void *cm_malloc(size_t n, void *ud) {
+  count_mem *c = ud;
+  if (c->fail) {
+    return NULL;
+  }
+  c->allocs++;
+  return malloc(n);
+}
+static void cm_free(void *p, void *ud) {
+  count_mem *c = ud;
+  if (p != NULL) {
+    c->frees++;
+  }
+  free(p);
+}
+static void *cm_calloc(size_t n, size_t sz, void *ud) {
+  count_mem *c = ud;
+  if (c->fail) {
+    return NULL;
+  }
+  c->allocs++;
+  return calloc(n, sz);
+}
+static void *cm_realloc(void *p, size_t n, void *ud) {
+  count_mem *c = ud;
+  if (c->fail) {
+    return NULL;
+  }
+  c->allocs++;
+  return realloc(p, n);
+}
+
+static void count_mem_init(count_mem *c) {
+  memset(c, 0, sizeof(*c));
+  c->mem.user_data = c;
+  c->mem.malloc = cm_malloc;
+  c->mem.free = cm_free;
+  c->mem.calloc = cm_calloc;
+  c->mem.realloc = cm_realloc;
+}
+
+/* Datagram number id of length len: bytes id, id+1, id+2, ... so that a
+ * datagram split wrongly at the ring's end shows. */
+static void make_dgram(uint8_t *buf, size_t len, uint32_t id) {
+  size_t i;
+  for (i = 0; i < len; i++) {
+    buf[i] = (uint8_t)(id + i);
+  }
+}
+
+static void expect_pop(udccp_rxq *q, size_t len, uint32_t id) {
+  uint8_t want[512], got[512];
+
+  assert_true(len <= sizeof(want));
+  make_dgram(want, len, id);
+  memset(got, 0xAA, sizeof(got));
+  assert_int_equal(udccp_rxq_peek_len(q), (udccp_ssize)len);
+  assert_int_equal(udccp_rxq_pop(q, got, sizeof(got)), (udccp_ssize)len);
+  assert_memory_equal(got, want, len);
+}
+
+static void test_rxq_init_rejects_bad_arguments(void **state) {
+  udccp_rxq q;
+  count_mem cm;
+
+  (void)state;
+  assert_int_equal(udccp_rxq_init(&q, NULL, 0, 100),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_rxq_init(&q, NULL, 4, 0), UDCCP_ERR_INVALID_ARGUMENT);
+  count_mem_init(&cm);
+  cm.fail = 1;
+  assert_int_equal(udccp_rxq_init(&q, &cm.mem, 4, 100), UDCCP_ERR_NOMEM);
+  udccp_rxq_free(&q);
+  assert_int_equal(udccp_rxq_push(&q, "x", 1), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_rxq_pop(&q, NULL, 0), UDCCP_ERR_AGAIN);
+}
+
+static void test_rxq_fifo_order_and_empty(void **state) {
+  udccp_rxq q;
+  uint8_t buf[64];
+  uint32_t i;
+
+  (void)state;
+  assert_int_equal(udccp_rxq_init(&q, NULL, 8, 1000), 0);
+  assert_int_equal(udccp_rxq_peek_len(&q), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_rxq_pop(&q, buf, sizeof(buf)), UDCCP_ERR_AGAIN);
+  for (i = 0; i < 5; i++) {
+    make_dgram(buf, 10 * i, i);
+    assert_int_equal(udccp_rxq_push(&q, buf, 10 * i), 0);
+  }
+  assert_int_equal(udccp_rxq_len(&q), 5);
+  assert_int_equal(udccp_rxq_bytes(&q), 100);
+  for (i = 0; i < 5; i++) {
+    expect_pop(&q, 10 * i, i);
+  }
+  assert_int_equal(udccp_rxq_len(&q), 0);
+  assert_int_equal(udccp_rxq_bytes(&q), 0);
+  assert_int_equal(udccp_rxq_drops(&q), 0);
+  udccp_rxq_free(&q);
+}
+
+static void test_rfc4340_11_7_rxq_full_by_count_refuses(void **state) {
+  udccp_rxq q;
+  uint8_t buf[8];
+  uint32_t i;
+
+  (void)state;
+  assert_int_equal(udccp_rxq_init(&q, NULL, 3, 1000), 0);
+  for (i = 0; i < 3; i++) {
+    make_dgram(buf, 8, i);
+    assert_int_equal(udccp_rxq_push(&q, buf, 8), 0);
+  }
+  assert_false(udccp_rxq_fits(&q, 0));
+  /* Even an empty datagram needs an entry. */
+  assert_int_equal(udccp_rxq_push(&q, NULL, 0), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_rxq_push(&q, buf, 8), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_rxq_drops(&q), 2);
+  assert_int_equal(udccp_rxq_len(&q), 3);
+  /* The queued datagrams are untouched by the refusals. */
+  expect_pop(&q, 8, 0);
+  make_dgram(buf, 8, 3);
+  assert_int_equal(udccp_rxq_push(&q, buf, 8), 0);
+  expect_pop(&q, 8, 1);
+  expect_pop(&q, 8, 2);
+  expect_pop(&q, 8, 3);
+  udccp_rxq_free(&q);
+}
+
+static void test_rfc4340_11_7_rxq_full_by_bytes_refuses(void **state) {
+  udccp_rxq q;
+  uint8_t buf[100];
+
+  (void)state;
+  assert_int_equal(udccp_rxq_init(&q, NULL, 100, 100), 0);
+  make_dgram(buf, 60, 1);
+  assert_int_equal(udccp_rxq_push(&q, buf, 60), 0);
+  make_dgram(buf, 41, 2);
+  assert_false(udccp_rxq_fits(&q, 41));
+  assert_int_equal(udccp_rxq_push(&q, buf, 41), UDCCP_ERR_AGAIN);
+  make_dgram(buf, 40, 2);
+  assert_true(udccp_rxq_fits(&q, 40));
+  assert_int_equal(udccp_rxq_push(&q, buf, 40), 0);
+  assert_int_equal(udccp_rxq_bytes(&q), 100);
+  assert_int_equal(udccp_rxq_push(&q, buf, 1), UDCCP_ERR_AGAIN);
+  /* Zero bytes still fit while entries remain. */
+  assert_int_equal(udccp_rxq_push(&q, NULL, 0), 0);
+  /* Larger than the whole arena: can never fit. */
+  assert_int_equal(udccp_rxq_push(&q, buf, 101), UDCCP_ERR_MSGSIZE);
+  assert_int_equal(udccp_rxq_drops(&q), 3);
+  expect_pop(&q, 60, 1);
+  expect_pop(&q, 40, 2);
+  expect_pop(&q, 0, 0);
+  udccp_rxq_free(&q);
+}
+
+static void test_rxq_small_buffer_keeps_datagram(void **state) {
+  udccp_rxq q;
+  uint8_t buf[50];
+
+  (void)state;
+  assert_int_equal(udccp_rxq_init(&q, NULL, 4, 200), 0);
+  make_dgram(buf, 50, 7);
+  assert_int_equal(udccp_rxq_push(&q, buf, 50), 0);
+  assert_int_equal(udccp_rxq_pop(&q, buf, 49), UDCCP_ERR_NOBUF);
+  assert_int_equal(udccp_rxq_len(&q), 1);
+  expect_pop(&q, 50, 7);
+  make_dgram(buf, 10, 8);
+  assert_int_equal(udccp_rxq_push(&q, buf, 10), 0);
+  assert_int_equal(udccp_rxq_discard(&q), 0);
+  assert_int_equal(udccp_rxq_discard(&q), UDCCP_ERR_AGAIN);
+  udccp_rxq_free(&q);
+}
+
+/* Sizes that do not divide the arena make datagrams straddle its end;
+ * each must come out whole and in order. */
+static void test_rxq_byte_ring_wraparound(void **state) {
+  udccp_rxq q;
+  uint8_t buf[128];
+  uint32_t next_in = 0, next_out = 0;
+  size_t lens[512];
+  int round, wrapped = 0;
+
+  (void)state;
+  assert_int_equal(udccp_rxq_init(&q, NULL, 6, 301), 0);
+  for (round = 0; round < 400; round++) {
+    size_t len = (size_t)((round * 37) % 128);
+    /* Never let the queue drain, so the ring does not restart at 0. */
+    int pops = udccp_rxq_len(&q) > 3 ? 2 : 0, k;
+    make_dgram(buf, len, next_in);
+    if (udccp_rxq_fits(&q, len)) {
+      size_t tail = (q.byte_head + q.bytes) % q.arena_size;
+      if (len > 0 && tail + len > q.arena_size) {
+        wrapped++;
+      }
+      assert_int_equal(udccp_rxq_push(&q, buf, len), 0);
+      lens[next_in % 512] = len;
+      next_in++;
+    } else {
+      assert_int_equal(udccp_rxq_push(&q, buf, len), UDCCP_ERR_AGAIN);
+    }
+    for (k = 0; k < pops && next_out < next_in; k++) {
+      expect_pop(&q, lens[next_out % 512], next_out);
+      next_out++;
+    }
+  }
+  while (next_out < next_in) {
+    expect_pop(&q, lens[next_out % 512], next_out);
+    next_out++;
+  }
+  print_message("%d of %u datagrams straddled the ring's end\n", wrapped,
+                next_in);
+  assert_true(wrapped > 10);
+  assert_int_equal(udccp_rxq_bytes(&q), 0);
+  udccp_rxq_free(&q);
+}
+
+static void test_rxq_no_allocation_per_datagram(void **state) {
+  udccp_rxq q;
+  count_mem cm;
+  uint8_t buf[100];
+  int allocs, i;
+
+  (void)state;
+  count_mem_init(&cm);
+  assert_int_equal(udccp_rxq_init(&q, &cm.mem, 16, 1000), 0);
+  allocs = cm.allocs;
+  for (i = 0; i < 1000; i++) {
+    make_dgram(buf, 100, (uint32_t)i);
+    (void)udccp_rxq_push(&q, buf, (size_t)(i % 100));
+    if (i % 2 == 0) {
+      (void)udccp_rxq_pop(&q, buf, sizeof(buf));
+    }
+  }
+  assert_int_equal(cm.allocs, allocs);
+  udccp_rxq_free(&q);
+  assert_int_equal(cm.frees, cm.allocs);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rxq_init_rejects_bad_arguments),
+      cmocka_unit_test(test_rxq_fifo_order_and_empty),
+      cmocka_unit_test(test_rfc4340_11_7_rxq_full_by_count_refuses),
+      cmocka_unit_test(test_rfc4340_11_7_rxq_full_by_bytes_refuses),
+      cmocka_unit_test(test_rxq_small_buffer_keeps_datagram),
+      cmocka_unit_test(test_rxq_byte_ring_wraparound),
+      cmocka_unit_test(test_rxq_no_allocation_per_datagram),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,349 @@
+/*
+ * udccp-cat: netcat for DCCP datagrams (DESIGN.md §4).
+ *
+ *   udccp-cat [-l] [-p PORT] [--raw] [--ccid N] [--service CODE] [HOST]
+ *
+ * Each line of stdin (newline included) becomes one datagram; a line
+ * longer than the connection's MPS is cut into MPS-sized datagrams.  Every
+ * datagram received is written to stdout as it is.  At EOF on stdin the
+ * connection is closed gracefully: the send queue drains, then Close, and
+ * the program exits once the peer has acknowledged the close.  When the
+ * peer closes first, udccp-cat writes what it received and exits.
+ *
+ * It drives the endpoint from its own poll() loop (udccp_endpoint_fd,
+ * udccp_endpoint_timeout_ms, udccp_endpoint_process), the way an
+ * application embeds udccp in an event loop.
+ */
+#define _GNU_SOURCE /* getopt_long, poll */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <udccp/udccp.h>
+
+#include "../io/parse.h"
+
+#define CAT_DEFAULT_PORT 5202
+#define CAT_DEFAULT_SERVICE 0x43415400u /* "CAT" */
+#define CAT_INBUF (256 * 1024)
+
+typedef struct cat_opts {
+  int listen, raw, no_stdin, verbose;
+  uint16_t port, udp_port;
+  uint8_t ccid;
+  uint32_t service;
+  int wait_ms;
+  const char *host;
+} cat_opts;
+
+static void usage(FILE *f) {
+  fprintf(f,
+"usage: udccp-cat [-l] [-p PORT] [--udp-port PORT] [--raw] [--ccid N]\n"
+"                 [--service CODE] [-d] [-w SECONDS] [HOST]\n"
+"\n"
+"netcat for DCCP datagrams: stdin lines become datagrams, received\n"
+"datagrams go to stdout.  EOF on stdin closes the connection cleanly.\n"
+"\n"
+"  -l, --listen          wait for one connection instead of connecting\n"
+"  -p, --port PORT       DCCP port (default %d); over DCCP-UDP also the\n"
+"                        UDP port unless --udp-port is given\n"
+"      --udp-port PORT   DCCP-UDP: the UDP port (default %d, or PORT when\n"
+"                        -p is given)\n"
+"      --raw             native DCCP over raw IP sockets (needs root)\n"
+"      --ccid N          CCID to ask for: 2, 3 or 4 (default 2)\n"
+"      --service CODE    Service Code: a number or up to 4 characters\n"
+"                        (default \"CAT\")\n"
+"  -d, --no-stdin        do not read stdin: only receive, until the peer\n"
+"                        closes\n"
+"  -w, --wait SECONDS    give up connecting/accepting after this long\n"
+"                        (default 10 for connect, none for -l)\n"
+"  -v, --verbose         report the connection on stderr\n"
+"  -h, --help            this help\n"
+"      --version         print the version\n",
+          CAT_DEFAULT_PORT, UDCCP_UDP_PORT_DEFAULT);
+}
+
+static int report(const char *what, int err) {
+  fprintf(stderr, "udccp-cat: %s: %s\n", what, udccp_io_strerror(err));
+  return 1;
+}
+
+/* Writes every datagram waiting; returns 0, or a negative code once the
+ * connection is over (UDCCP_ERR_CLOSED: the peer closed). */
+static int pump_out(udccp_sock *s, uint8_t *buf, size_t cap) {
+  for (;;) {
+    udccp_ssize n = udccp_recv(s, buf, cap, 0);
+    if (n == UDCCP_ERR_AGAIN) {
+      return 0;
+    }
+    if (n < 0) {
+      return (int)n;
+    }
+    if (n > 0 && fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
+      return UDCCP_ERR_SOCKET;
+    }
+  }
+}
+
+static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
+  size_t cap = 65536;
+  uint8_t *rbuf = malloc(cap);
+  char *in = malloc(CAT_INBUF);
+  if (rbuf == NULL || in == NULL) {
+    free(rbuf);
+    free(in);
+    return 1;
+  }
+  size_t in_len = 0, in_off = 0;
+  int stdin_open = !o->no_stdin;
+  int status = 0;
+  for (;;) {
+    int rv = pump_out(s, rbuf, cap);
+    fflush(stdout);
+    if (rv != 0) {
+      if (rv != UDCCP_ERR_CLOSED) {
+        int rc = udccp_sock_reset_code(s);
+        fprintf(stderr, "udccp-cat: connection: %s (Reset: %s)\n",
+                udccp_io_strerror(rv), udccp_reset_code_str(rc));
+        status = 1;
+      }
+      break;
+    }
+    /* Send what stdin gave us, a line (or an MPS-sized piece) at a time. */
+    int blocked = 0;
+    while (in_off < in_len) {
+      size_t mps = udccp_sock_get_mps(s);
+      char *start = in + in_off;
+      size_t avail = in_len - in_off;
+      char *nl = memchr(start, '\n', avail);
+      size_t n = nl ? (size_t)(nl - start) + 1 : avail;
+      if (nl == NULL && stdin_open && avail < mps) {
+        break; /* wait for the rest of the line */
+      }
+      if (n > mps) {
+        n = mps;
+      }
+      udccp_ssize r = udccp_send(s, start, n, 0);
+      if (r == UDCCP_ERR_AGAIN) {
+        blocked = 1;
+        break;
+      }
+      if (r < 0) {
+        free(rbuf);
+        free(in);
+        return report("send", (int)r);
+      }
+      in_off += n;
+    }
+    if (in_off == in_len) {
+      in_off = in_len = 0;
+    } else if (in_off > CAT_INBUF / 2) {
+      memmove(in, in + in_off, in_len - in_off);
+      in_len -= in_off;
+      in_off = 0;
+    }
+    if (!stdin_open && in_len == 0 && !o->no_stdin) {
+      /* EOF and all queued: close gracefully, waiting for the queue to
+       * drain and the peer to acknowledge (bounded). */
+      int crv = udccp_close(s, 30000);
+      s = NULL;
+      if (crv != 0) {
+        status = report("close", crv);
+      }
+      break;
+    }
+    struct pollfd pfd[2];
+    pfd[0].fd = udccp_endpoint_fd(ep);
+    pfd[0].events = POLLIN;
+    nfds_t nfds = 1;
+    if (stdin_open && !blocked && in_len < CAT_INBUF) {
+      pfd[1].fd = STDIN_FILENO;
+      pfd[1].events = POLLIN;
+      nfds = 2;
+    }
+    int t = udccp_endpoint_timeout_ms(ep);
+    if (blocked && (t < 0 || t > 10)) {
+      t = 10; /* re-offer queued lines soon */
+    }
+    if (poll(pfd, nfds, t) < 0 && errno != EINTR) {
+      status = 1;
+      break;
+    }
+    (void)udccp_endpoint_process(ep);
+    if (nfds == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t r = read(STDIN_FILENO, in + in_len, CAT_INBUF - in_len);
+      if (r > 0) {
+        in_len += (size_t)r;
+      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        stdin_open = 0;
+      }
+    }
+  }
+  if (s != NULL) {
+    (void)udccp_close(s, 2000);
+  }
+  fflush(stdout);
+  free(rbuf);
+  free(in);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  cat_opts o;
+  memset(&o, 0, sizeof(o));
+  o.port = CAT_DEFAULT_PORT;
+  o.udp_port = UDCCP_UDP_PORT_DEFAULT;
+  o.service = CAT_DEFAULT_SERVICE;
+  o.wait_ms = -2;
+  int port_set = 0, udp_port_set = 0;
+  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_SERVICE, OPT_VERSION };
+  static const struct option lopts[] = {
+      {"listen", no_argument, NULL, 'l'},
+      {"port", required_argument, NULL, 'p'},
+      {"udp-port", required_argument, NULL, OPT_UDP_PORT},
+      {"raw", no_argument, NULL, OPT_RAW},
+      {"ccid", required_argument, NULL, OPT_CCID},
+      {"service", required_argument, NULL, OPT_SERVICE},
+      {"no-stdin", no_argument, NULL, 'd'},
+      {"wait", required_argument, NULL, 'w'},
+      {"verbose", no_argument, NULL, 'v'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, OPT_VERSION},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "lp:dw:vh", lopts, NULL)) != -1) {
+    char *end = NULL;
+    unsigned long v;
+    uint64_t ns;
+    switch (c) {
+    case 'l': o.listen = 1; break;
+    case 'p':
+    case OPT_UDP_PORT:
+      v = strtoul(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v == 0 || v > 65535) {
+        fprintf(stderr, "udccp-cat: invalid port '%s' (1..65535)\n", optarg);
+        return 2;
+      }
+      if (c == 'p') {
+        o.port = (uint16_t)v;
+        port_set = 1;
+      } else {
+        o.udp_port = (uint16_t)v;
+        udp_port_set = 1;
+      }
+      break;
+    case OPT_RAW: o.raw = 1; break;
+    case OPT_CCID:
+      v = strtoul(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v < 2 || v > 4) {
+        fprintf(stderr, "udccp-cat: --ccid must be 2, 3 or 4\n");
+        return 2;
+      }
+      o.ccid = (uint8_t)v;
+      break;
+    case OPT_SERVICE:
+      if (udccp_io_parse_service(optarg, &o.service) != 0) {
+        fprintf(stderr, "udccp-cat: invalid service code '%s' (a number "
+                        "below 4294967295, or 1-4 ASCII characters)\n",
+                optarg);
+        return 2;
+      }
+      break;
+    case 'd': o.no_stdin = 1; break;
+    case 'w':
+      if (udccp_io_parse_time(optarg, &ns) != 0 ||
+          ns > 86400 * UDCCP_NS_PER_S) {
+        fprintf(stderr, "udccp-cat: invalid time '%s'\n", optarg);
+        return 2;
+      }
+      o.wait_ms = (int)(ns / UDCCP_NS_PER_MS);
+      break;
+    case 'v': o.verbose = 1; break;
+    case 'h': usage(stdout); return 0;
+    case OPT_VERSION: printf("udccp-cat %s\n", UDCCP_VERSION); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    o.host = argv[optind++];
+  }
+  if (optind < argc) {
+    fprintf(stderr, "udccp-cat: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+  if (o.listen == (o.host != NULL)) {
+    fprintf(stderr, "udccp-cat: give HOST to connect, or -l to listen "
+                    "(see --help)\n");
+    return 2;
+  }
+  if (port_set && !udp_port_set) {
+    o.udp_port = o.port;
+  }
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.transport = o.raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
+  if (o.listen) {
+    cfg.local_port = o.udp_port;
+  } else {
+    cfg.remote_udp_port = o.udp_port;
+  }
+  udccp_endpoint *ep = NULL;
+  int rv = udccp_endpoint_new_config(&ep, &cfg);
+  if (rv == UDCCP_ERR_ADDRINUSE) {
+    fprintf(stderr, "udccp-cat: UDP port %u is already in use; choose "
+                    "another with -p or --udp-port\n",
+            (unsigned)o.udp_port);
+    return 1;
+  }
+  if (rv == UDCCP_ERR_PERM) {
+    fprintf(stderr, "udccp-cat: --raw needs root (or CAP_NET_RAW)\n");
+    return 1;
+  }
+  if (rv != 0) {
+    return report("cannot open the endpoint", rv);
+  }
+  udccp_sock *s = NULL;
+  if (o.listen) {
+    rv = udccp_listen(ep, o.port, &o.service, 1);
+    if (rv == 0) {
+      rv = udccp_accept(ep, &s, o.wait_ms == -2 ? -1 : o.wait_ms);
+    }
+    if (rv != 0) {
+      udccp_endpoint_del(ep);
+      return report(rv == UDCCP_ERR_AGAIN ? "no connection came" : "listen",
+                    rv);
+    }
+  } else {
+    rv = udccp_connect(ep, &s, o.host, o.port, o.service, o.ccid,
+                       o.wait_ms == -2 ? 10000 : o.wait_ms);
+    if (rv != 0) {
+      if (rv == UDCCP_ERR_REFUSED) {
+        fprintf(stderr, "udccp-cat: connection to %s port %u refused (wrong "
+                        "service code, or nobody listening)\n",
+                o.host, (unsigned)o.port);
+      } else if (rv == UDCCP_ERR_RESOLVE) {
+        fprintf(stderr, "udccp-cat: cannot resolve host '%s'\n", o.host);
+      } else if (rv == UDCCP_ERR_INVALID_ARGUMENT && o.ccid != 0) {
+        fprintf(stderr, "udccp-cat: CCID %u is not available in this build "
+                        "of libudccp; try --ccid 2\n", (unsigned)o.ccid);
+      } else {
+        report("connect", rv);
+      }
+      udccp_endpoint_del(ep);
+      return 1;
+    }
+  }
+  if (o.verbose) {
+    const udccp_path *p = udccp_sock_get_path(s);
+    fprintf(stderr, "udccp-cat: connected, DCCP ports %u -> %u, MPS %zu\n",
+            (unsigned)p->local_port, (unsigned)p->remote_port,
+            udccp_sock_get_mps(s));
+  }
+  int status = run(&o, ep, s);
+  udccp_endpoint_del(ep);
+  return status;
+}

@@ -1,0 +1,869 @@
+/*
+ * udccp-perf: an iperf3-like throughput test over udccp (DESIGN.md §4).
+ *
+ *   udccp-perf -s [-p PORT] [--raw] [-1]
+ *   udccp-perf -c HOST [-p PORT] [--raw] [-t SECONDS] [--ccid 2|3|4]
+ *              [-l BYTES] [-b RATE] [-R] [-J]
+ *
+ * The test runs on one DCCP connection (Service Code "PERF").  Besides the
+ * data, the two ends exchange a few control datagrams on that same
+ * connection (DCCP is unreliable, so each one is repeated until answered):
+ *
+ *   client -> server  HELLO   test parameters (direction, length, time, rate)
+ *   server -> client  HELLO_ACK
+ *   sender -> receiver DATA   sequence number + padding up to -l bytes
+ *   receiver -> sender REPORT every second: packets/bytes received so far
+ *   sender -> receiver END    sent packets/bytes, duration, RTT, CCID losses
+ *   receiver -> sender RESULT received packets/bytes (answers every END)
+ *
+ * Then the client closes the connection.  The client (either role) prints
+ * the figures; the server prints its own summary.  All integers on the
+ * wire are big-endian.
+ */
+#define _GNU_SOURCE /* getopt_long, clock_gettime */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <udccp/udccp.h>
+
+#include "../io/addr.h"
+#include "../io/parse.h"
+
+#define PERF_SERVICE 0x50455246u /* "PERF" */
+#define PERF_MAGIC 0x55445046u   /* "UDPF" */
+#define PERF_DEFAULT_PORT 5201
+#define PERF_MAX_INTERVALS 3600
+
+enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT };
+
+typedef struct perf_opts {
+  int server, once, raw, reverse, json;
+  const char *host;
+  uint16_t port, udp_port;
+  int udp_port_set;
+  uint64_t duration_ns;
+  uint8_t ccid;
+  uint64_t length; /* 0: the MPS */
+  uint64_t rate_bps;
+} perf_opts;
+
+typedef struct interval {
+  double t0, t1;
+  double goodput_bps, loss, rtt_ms;
+  uint64_t cwnd;
+  double x_bps;
+} interval;
+
+typedef struct perf_result {
+  uint8_t ccid;
+  uint64_t sent_pkts, sent_bytes;
+  uint64_t recv_pkts, recv_bytes;
+  uint64_t ccid_lost;
+  double duration_s;
+  double rtt_ms;
+  int have_result;
+  interval iv[PERF_MAX_INTERVALS];
+  size_t niv;
+} perf_result;
+
+static perf_result g_res;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
+}
+static void put64(uint8_t *p, uint64_t v) {
+  put32(p, (uint32_t)(v >> 32));
+  put32(p + 4, (uint32_t)v);
+}
+static uint32_t get32(const uint8_t *p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+         ((uint32_t)p[2] << 8) | p[3];
+}
+static uint64_t get64(const uint8_t *p) {
+  return ((uint64_t)get32(p) << 32) | get32(p + 4);
+}
+
+/* Message: magic(4) type(1) then fields at offset 8 (u64-aligned). */
+static size_t msg_init(uint8_t *b, int type) {
+  memset(b, 0, 8);
+  put32(b, PERF_MAGIC);
+  b[4] = (uint8_t)type;
+  return 8;
+}
+static int msg_type(const uint8_t *b, udccp_ssize n) {
+  if (n < 8 || get32(b) != PERF_MAGIC) {
+    return -1;
+  }
+  return b[4];
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+"usage: udccp-perf -s [-p PORT] [--raw] [-1]\n"
+"       udccp-perf -c HOST [-p PORT] [--raw] [-t SECONDS] [--ccid 2|3|4]\n"
+"                  [-l BYTES] [-b RATE] [-R] [-J]\n"
+"\n"
+"Measures DCCP throughput between a server and a client, like iperf3.\n"
+"\n"
+"  -s, --server          run as server (waits for clients)\n"
+"  -1, --one-off         server: handle one test, then exit\n"
+"  -c, --client HOST     run as client towards HOST (name, IPv4 or IPv6,\n"
+"                        e.g. 127.0.0.1 or ::1)\n"
+"  -p, --port PORT       DCCP port (default %d); over DCCP-UDP also the\n"
+"                        UDP port unless --udp-port is given\n"
+"      --udp-port PORT   DCCP-UDP: UDP port of the server (default %d, the\n"
+"                        RFC 6773 port, or PORT when -p is given)\n"
+"      --raw             native DCCP over raw IP sockets (needs root)\n"
+"                        instead of DCCP-UDP (RFC 6773, the default)\n"
+"  -t, --time SECONDS    test length (default 10; units s/ms allowed)\n"
+"      --ccid N          congestion control: 2, 3 or 4 (default 2)\n"
+"  -l, --length BYTES    datagram size (default: the connection's MPS)\n"
+"  -b, --bitrate RATE    pace the sender at RATE, e.g. 10mbit, 1gbit\n"
+"                        (default 0: as fast as the CCID allows)\n"
+"  -R, --reverse         the server sends, the client receives\n"
+"  -J, --json            print one JSON object at the end (client)\n"
+"  -h, --help            this help\n"
+"      --version         print the version\n"
+"\n"
+"Protocol: one DCCP connection, Service Code \"PERF\".  The client sends\n"
+"HELLO (parameters), the server answers HELLO_ACK; the sender sends DATA\n"
+"datagrams (sequence number + padding); the receiver reports its counts in\n"
+"a REPORT datagram every second (the interval lines) and answers the\n"
+"sender's final END with RESULT (received packets and bytes), so both ends\n"
+"know sent, received and lost counts.  Control datagrams are repeated until\n"
+"answered.  JSON fields: ccid, duration_s, sent_pkts, received_pkts,\n"
+"lost_pkts, goodput_bps, rtt_ms, loss_rate, and more.\n",
+          PERF_DEFAULT_PORT, UDCCP_UDP_PORT_DEFAULT);
+}
+
+static int die_err(const char *what, int err) {
+  fprintf(stderr, "udccp-perf: %s: %s\n", what, udccp_io_strerror(err));
+  return 1;
+}
+
+/* ------------------------------------------------------------ receiving */
+
+/* Polls every received datagram; returns the last control type seen
+ * (or 0), or a negative error when the connection died. */
+typedef struct rx_state {
+  uint64_t pkts, bytes, max_seq_plus1;
+  uint64_t last_report_pkts, last_report_bytes, last_report_lost;
+  int got_end;
+  uint64_t end_sent_pkts, end_sent_bytes, end_dur_ns, end_rtt_ns, end_lost;
+  uint8_t end_ccid;
+  double first_t, last_t;
+  int got_hello_ack, got_result;
+  uint64_t res_pkts, res_bytes;
+} rx_state;
+
+static int handle_dgram(rx_state *rx, const uint8_t *b, udccp_ssize n) {
+  int t = msg_type(b, n);
+  switch (t) {
+  case M_DATA:
+    if (n >= 16) {
+      uint64_t seq = get64(b + 8);
+      rx->pkts++;
+      rx->bytes += (uint64_t)n;
+      if (seq + 1 > rx->max_seq_plus1) {
+        rx->max_seq_plus1 = seq + 1;
+      }
+      double t1 = now_s();
+      if (rx->first_t == 0) {
+        rx->first_t = t1;
+      }
+      rx->last_t = t1;
+    }
+    break;
+  case M_REPORT:
+    if (n >= 32) {
+      rx->last_report_pkts = get64(b + 8);
+      rx->last_report_bytes = get64(b + 16);
+      rx->last_report_lost = get64(b + 24);
+    }
+    break;
+  case M_END:
+    if (n >= 56) {
+      rx->got_end = 1;
+      rx->end_sent_pkts = get64(b + 8);
+      rx->end_sent_bytes = get64(b + 16);
+      rx->end_dur_ns = get64(b + 24);
+      rx->end_rtt_ns = get64(b + 32);
+      rx->end_lost = get64(b + 40);
+      rx->end_ccid = b[48];
+    }
+    break;
+  case M_RESULT:
+    if (n >= 24) {
+      rx->got_result = 1;
+      rx->res_pkts = get64(b + 8);
+      rx->res_bytes = get64(b + 16);
+    }
+    break;
+  case M_HELLO_ACK:
+    rx->got_hello_ack = 1;
+    break;
+  default:
+    break;
+  }
+  return t;
+}
+
+static int drain(udccp_sock *s, rx_state *rx, uint8_t *buf, size_t cap,
+                 int timeout_ms) {
+  int last = 0;
+  for (int k = 0; k < 100000; k++) {
+    udccp_ssize n = udccp_recv(s, buf, cap, k == 0 ? timeout_ms : 0);
+    if (n == UDCCP_ERR_AGAIN) {
+      return last;
+    }
+    if (n < 0) {
+      return (int)n;
+    }
+    int t = handle_dgram(rx, buf, n);
+    if (t > 0 && t != M_DATA) {
+      last = t;
+    }
+  }
+  return last;
+}
+
+static void send_ctrl(udccp_sock *s, const uint8_t *b, size_t n) {
+  /* A control datagram that finds the queue full is retried by its
+   * caller's repeat loop. */
+  (void)udccp_send(s, b, n, 50);
+}
+
+static void print_interval(const perf_opts *o, const interval *iv,
+                           uint8_t ccid) {
+  if (o->json) {
+    return;
+  }
+  printf("[%6.2f-%6.2f s] %9.3f Mbit/s  loss %5.2f%%  rtt %7.3f ms", iv->t0,
+         iv->t1, iv->goodput_bps / 1e6, iv->loss * 100, iv->rtt_ms);
+  if (ccid == 2) {
+    printf("  cwnd %" PRIu64 "\n", iv->cwnd);
+  } else {
+    printf("  X %.3f Mbit/s\n", iv->x_bps / 1e6);
+  }
+  fflush(stdout);
+}
+
+static void add_interval(const interval *iv) {
+  if (g_res.niv < PERF_MAX_INTERVALS) {
+    g_res.iv[g_res.niv++] = *iv;
+  }
+}
+
+/* The receiving role.  Returns 0 or a negative error. */
+static int run_receiver(const perf_opts *o, udccp_sock *s, int is_client,
+                        uint8_t *buf, size_t cap) {
+  rx_state rx;
+  memset(&rx, 0, sizeof(rx));
+  double start = now_s(), next_report = start + 1.0, end_seen = 0;
+  double hard_stop = start + (double)o->duration_ns / 1e9 + 60.0;
+  uint64_t prev_bytes = 0, prev_pkts = 0, prev_lost = 0;
+  double prev_t = start;
+  int rv = 0;
+  for (;;) {
+    int t = drain(s, &rx, buf, cap, 100);
+    double now = now_s();
+    if (t < 0) {
+      rv = t == UDCCP_ERR_CLOSED ? 0 : t;
+      break;
+    }
+    if (t == M_END) {
+      uint8_t m[64];
+      size_t n = msg_init(m, M_RESULT);
+      put64(m + n, rx.pkts);
+      put64(m + n + 8, rx.bytes);
+      send_ctrl(s, m, n + 16);
+      if (end_seen == 0) {
+        end_seen = now;
+      }
+    }
+    if (now >= next_report && !rx.got_end) {
+      uint64_t lost = rx.max_seq_plus1 - rx.pkts;
+      uint8_t m[64];
+      size_t n = msg_init(m, M_REPORT);
+      put64(m + n, rx.pkts);
+      put64(m + n + 8, rx.bytes);
+      put64(m + n + 16, lost);
+      send_ctrl(s, m, n + 24);
+      udccp_conn_info info;
+      udccp_sock_get_info(s, &info);
+      interval iv;
+      memset(&iv, 0, sizeof(iv));
+      iv.t0 = prev_t - start;
+      iv.t1 = now - start;
+      iv.goodput_bps = (double)(rx.bytes - prev_bytes) * 8 / (now - prev_t);
+      uint64_t dl = lost - prev_lost, dp = rx.pkts - prev_pkts;
+      iv.loss = dl + dp ? (double)dl / (double)(dl + dp) : 0;
+      iv.rtt_ms = (double)info.srtt / 1e6;
+      iv.cwnd = info.cwnd;
+      iv.x_bps = (double)info.x_recv * 8;
+      if (is_client) {
+        add_interval(&iv);
+        print_interval(o, &iv, info.rx_ccid);
+      }
+      prev_t = now;
+      prev_bytes = rx.bytes;
+      prev_pkts = rx.pkts;
+      prev_lost = lost;
+      next_report += 1.0;
+      if (next_report < now) {
+        next_report = now + 1.0;
+      }
+    }
+    /* The client ends the test: after answering END, it lingers a little
+     * for a repeated END (our RESULT was lost), then closes.  The server
+     * waits for that close. */
+    if (end_seen != 0 && is_client && now - end_seen > 0.3) {
+      break;
+    }
+    if (end_seen != 0 && !is_client && now - end_seen > 5.0) {
+      break;
+    }
+    if (now > hard_stop) {
+      rv = UDCCP_ERR_TIMEOUT;
+      break;
+    }
+  }
+  g_res.recv_pkts = rx.pkts;
+  g_res.recv_bytes = rx.bytes;
+  if (rx.got_end) {
+    g_res.have_result = 1;
+    g_res.sent_pkts = rx.end_sent_pkts;
+    g_res.sent_bytes = rx.end_sent_bytes;
+    g_res.duration_s = (double)rx.end_dur_ns / 1e9;
+    g_res.rtt_ms = (double)rx.end_rtt_ns / 1e6;
+    g_res.ccid_lost = rx.end_lost;
+    g_res.ccid = rx.end_ccid;
+  } else {
+    g_res.duration_s = rx.last_t > rx.first_t ? rx.last_t - rx.first_t : 0;
+  }
+  return rv;
+}
+
+/* The sending role.  Returns 0 or a negative error. */
+static int run_sender(const perf_opts *o, udccp_endpoint *ep, udccp_sock *s,
+                      uint64_t length, int is_client, uint8_t *buf,
+                      size_t cap) {
+  rx_state rx;
+  memset(&rx, 0, sizeof(rx));
+  uint8_t *data = malloc(length < 64 ? 64 : length);
+  if (data == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  memset(data, 0xa5, length);
+  msg_init(data, M_DATA);
+  double start = now_s(), stop = start + (double)o->duration_ns / 1e9;
+  double next_send = start, prev_t = start;
+  uint64_t seq = 0, bytes = 0, prev_bytes = 0, prev_pkts = 0, prev_lost = 0;
+  int rv = 0;
+  double now = start;
+  while ((now = now_s()) < stop) {
+    int t = drain(s, &rx, buf, cap, 0);
+    if (t < 0) {
+      rv = t;
+      break;
+    }
+    if (t == M_REPORT) {
+      udccp_conn_info info;
+      udccp_sock_get_info(s, &info);
+      interval iv;
+      memset(&iv, 0, sizeof(iv));
+      iv.t0 = prev_t - start;
+      iv.t1 = now - start;
+      iv.goodput_bps =
+          (double)(rx.last_report_bytes - prev_bytes) * 8 / (now - prev_t);
+      uint64_t dl = rx.last_report_lost - prev_lost;
+      uint64_t dp = rx.last_report_pkts - prev_pkts;
+      iv.loss = dl + dp ? (double)dl / (double)(dl + dp) : 0;
+      iv.rtt_ms = (double)info.srtt / 1e6;
+      iv.cwnd = info.cwnd;
+      iv.x_bps = (double)info.x * 8;
+      if (is_client) {
+        add_interval(&iv);
+        print_interval(o, &iv, info.tx_ccid);
+      }
+      prev_t = now;
+      prev_bytes = rx.last_report_bytes;
+      prev_pkts = rx.last_report_pkts;
+      prev_lost = rx.last_report_lost;
+    }
+    if (o->rate_bps != 0 && now < next_send) {
+      double wait_ms = (next_send - now) * 1e3;
+      (void)udccp_endpoint_run(ep, wait_ms < 1 ? 0 : (int)wait_ms);
+      continue;
+    }
+    put64(data + 8, seq);
+    int tmo = (int)((stop - now) * 1e3);
+    udccp_ssize n = udccp_send(s, data, length, tmo > 100 ? 100 : tmo);
+    if (n == (udccp_ssize)length) {
+      seq++;
+      bytes += length;
+      if (o->rate_bps != 0) {
+        next_send += (double)length * 8 / (double)o->rate_bps;
+      }
+    } else if (n != UDCCP_ERR_AGAIN) {
+      rv = (int)n;
+      break;
+    }
+  }
+  free(data);
+  double dur = now_s() - start;
+  udccp_conn_info info;
+  udccp_sock_get_info(s, &info);
+  g_res.sent_pkts = seq;
+  g_res.sent_bytes = bytes;
+  g_res.duration_s = dur;
+  g_res.rtt_ms = (double)info.srtt / 1e6;
+  g_res.ccid_lost = info.pkts_lost;
+  g_res.ccid = info.tx_ccid;
+  if (rv != 0) {
+    return rv;
+  }
+  /* END until RESULT: up to 20 tries, 250 ms apart. */
+  for (int k = 0; k < 20 && !rx.got_result; k++) {
+    uint8_t m[64];
+    size_t n = msg_init(m, M_END);
+    put64(m + n, seq);
+    put64(m + n + 8, bytes);
+    put64(m + n + 16, (uint64_t)(dur * 1e9));
+    put64(m + n + 24, info.srtt);
+    put64(m + n + 32, info.pkts_lost);
+    m[n + 40] = info.tx_ccid;
+    send_ctrl(s, m, n + 48);
+    double until = now_s() + 0.25;
+    while (!rx.got_result && now_s() < until) {
+      int t = drain(s, &rx, buf, cap, 50);
+      if (t < 0) {
+        return t == UDCCP_ERR_CLOSED && rx.got_result ? 0 : t;
+      }
+    }
+  }
+  if (rx.got_result) {
+    g_res.have_result = 1;
+    g_res.recv_pkts = rx.res_pkts;
+    g_res.recv_bytes = rx.res_bytes;
+  } else {
+    /* Fall back on the last REPORT. */
+    g_res.recv_pkts = rx.last_report_pkts;
+    g_res.recv_bytes = rx.last_report_bytes;
+  }
+  return 0;
+}
+
+static void print_summary(const perf_opts *o, const char *who) {
+  uint64_t lost =
+      g_res.sent_pkts > g_res.recv_pkts ? g_res.sent_pkts - g_res.recv_pkts : 0;
+  double loss = g_res.sent_pkts ? (double)lost / (double)g_res.sent_pkts : 0;
+  double gp =
+      g_res.duration_s > 0 ? (double)g_res.recv_bytes * 8 / g_res.duration_s : 0;
+  if (o->json && !o->server) {
+    printf("{\"ccid\": %u, \"transport\": \"%s\", \"reverse\": %s, "
+           "\"duration_s\": %.3f, \"sent_pkts\": %" PRIu64
+           ", \"received_pkts\": %" PRIu64 ", \"lost_pkts\": %" PRIu64
+           ", \"sent_bytes\": %" PRIu64 ", \"received_bytes\": %" PRIu64
+           ", \"goodput_bps\": %.0f, \"rtt_ms\": %.3f, \"loss_rate\": %.6f, "
+           "\"ccid_lost_pkts\": %" PRIu64 ", \"complete\": %s, "
+           "\"intervals\": [",
+           (unsigned)g_res.ccid, o->raw ? "raw" : "udp",
+           o->reverse ? "true" : "false", g_res.duration_s, g_res.sent_pkts,
+           g_res.recv_pkts, lost, g_res.sent_bytes, g_res.recv_bytes, gp,
+           g_res.rtt_ms, loss, g_res.ccid_lost,
+           g_res.have_result ? "true" : "false");
+    for (size_t i = 0; i < g_res.niv; i++) {
+      const interval *iv = &g_res.iv[i];
+      printf("%s{\"start\": %.3f, \"end\": %.3f, \"goodput_bps\": %.0f, "
+             "\"loss_rate\": %.6f, \"rtt_ms\": %.3f, \"cwnd\": %" PRIu64 "}",
+             i ? ", " : "", iv->t0, iv->t1, iv->goodput_bps, iv->loss,
+             iv->rtt_ms, iv->cwnd);
+    }
+    printf("]}\n");
+    return;
+  }
+  printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+  printf("%s: CCID %u, %.2f s, sent %" PRIu64 " pkts (%" PRIu64
+         " bytes), received %" PRIu64 " pkts (%" PRIu64 " bytes)\n",
+         who, (unsigned)g_res.ccid, g_res.duration_s, g_res.sent_pkts,
+         g_res.sent_bytes, g_res.recv_pkts, g_res.recv_bytes);
+  printf("%s: goodput %.3f Mbit/s, lost %" PRIu64 " (%.2f%%), rtt %.3f ms%s\n",
+         who, gp / 1e6, lost, loss * 100, g_res.rtt_ms,
+         g_res.have_result ? "" : " (no final report: figures partial)");
+  fflush(stdout);
+}
+
+/* --------------------------------------------------------------- server */
+
+static int serve_one(const perf_opts *o, udccp_endpoint *ep, uint8_t *buf,
+                     size_t cap) {
+  udccp_sock *s = NULL;
+  int rv = udccp_accept(ep, &s, -1);
+  if (rv != 0) {
+    return die_err("accept", rv);
+  }
+  char peer[80] = "?";
+  const udccp_path *p = udccp_sock_get_path(s);
+  udccp_io_addr_format(peer, sizeof(peer), p->family, p->remote_addr,
+                       p->remote_port);
+  /* HELLO: the client repeats it until our HELLO_ACK arrives. */
+  uint8_t hello[64];
+  udccp_ssize n = UDCCP_ERR_AGAIN;
+  for (int k = 0; k < 100; k++) {
+    n = udccp_recv(s, hello, sizeof(hello), 100);
+    if (n >= 32 && msg_type(hello, n) == M_HELLO) {
+      break;
+    }
+    if (n < 0 && n != UDCCP_ERR_AGAIN) {
+      break;
+    }
+    n = UDCCP_ERR_AGAIN;
+  }
+  if (n < 32) {
+    fprintf(stderr, "udccp-perf: %s: no test parameters received\n", peer);
+    udccp_close(s, 1000);
+    return 1;
+  }
+  perf_opts to = *o;
+  to.reverse = hello[8] & 1;
+  to.duration_ns = get64(hello + 16);
+  uint64_t length = get64(hello + 24);
+  to.rate_bps = n >= 40 ? get64(hello + 32) : 0;
+  uint8_t ack[16];
+  size_t an = msg_init(ack, M_HELLO_ACK);
+  send_ctrl(s, ack, an);
+  memset(&g_res, 0, sizeof(g_res));
+  if (!o->json) {
+    printf("accepted %s: %s, %" PRIu64 "-byte datagrams, %.1f s\n", peer,
+           to.reverse ? "server sends" : "client sends", length,
+           (double)to.duration_ns / 1e9);
+    fflush(stdout);
+  }
+  if (to.reverse) {
+    rv = run_sender(&to, ep, s, length, 0, buf, cap);
+    /* Wait for the client's close. */
+    for (int k = 0; k < 50 && rv == 0; k++) {
+      udccp_ssize r = udccp_recv(s, buf, cap, 100);
+      if (r < 0 && r != UDCCP_ERR_AGAIN) {
+        break;
+      }
+    }
+  } else {
+    /* A duplicate HELLO may still come: answer it inside the receiver. */
+    rv = run_receiver(&to, s, 0, buf, cap);
+  }
+  if (rv != 0 && rv != UDCCP_ERR_CLOSED) {
+    int rc = udccp_sock_reset_code(s);
+    fprintf(stderr, "udccp-perf: test with %s ended: %s (Reset: %s)\n", peer,
+            udccp_io_strerror(rv), udccp_reset_code_str(rc));
+  }
+  print_summary(&to, "server");
+  (void)udccp_close(s, 2000);
+  return rv == 0 || rv == UDCCP_ERR_CLOSED ? 0 : 1;
+}
+
+static int run_server(const perf_opts *o) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
+  cfg.local_port = o->udp_port;
+  udccp_endpoint *ep = NULL;
+  int rv = udccp_endpoint_new_config(&ep, &cfg);
+  if (rv == UDCCP_ERR_ADDRINUSE) {
+    fprintf(stderr,
+            "udccp-perf: UDP port %u is already in use (another server?); "
+            "choose another with -p or --udp-port\n",
+            (unsigned)o->udp_port);
+    return 1;
+  }
+  if (rv == UDCCP_ERR_PERM) {
+    fprintf(stderr, "udccp-perf: --raw needs root (or CAP_NET_RAW); run as "
+                    "root or drop --raw to use DCCP-UDP\n");
+    return 1;
+  }
+  if (rv != 0) {
+    return die_err("cannot open the endpoint", rv);
+  }
+  uint32_t code = PERF_SERVICE;
+  rv = udccp_listen(ep, o->port, &code, 1);
+  if (rv != 0) {
+    udccp_endpoint_del(ep);
+    return die_err("listen", rv);
+  }
+  if (!o->json) {
+    if (o->raw) {
+      printf("udccp-perf server: native DCCP port %u\n", (unsigned)o->port);
+    } else {
+      printf("udccp-perf server: DCCP port %u over UDP port %u\n",
+             (unsigned)o->port, (unsigned)udccp_endpoint_local_port(ep));
+    }
+    fflush(stdout);
+  }
+  size_t cap = 65536;
+  uint8_t *buf = malloc(cap);
+  int status = 0;
+  if (buf == NULL) {
+    status = 1;
+  }
+  while (buf != NULL) {
+    status = serve_one(o, ep, buf, cap);
+    if (o->once) {
+      break;
+    }
+  }
+  free(buf);
+  udccp_endpoint_del(ep);
+  return status;
+}
+
+/* --------------------------------------------------------------- client */
+
+static int run_client(const perf_opts *o) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
+  cfg.remote_udp_port = o->udp_port;
+  udccp_endpoint *ep = NULL;
+  int rv = udccp_endpoint_new_config(&ep, &cfg);
+  if (rv == UDCCP_ERR_PERM) {
+    fprintf(stderr, "udccp-perf: --raw needs root (or CAP_NET_RAW); run as "
+                    "root or drop --raw to use DCCP-UDP\n");
+    return 1;
+  }
+  if (rv != 0) {
+    return die_err("cannot open the endpoint", rv);
+  }
+  udccp_sock *s = NULL;
+  rv = udccp_connect(ep, &s, o->host, o->port, PERF_SERVICE, o->ccid, 5000);
+  if (rv != 0) {
+    if (rv == UDCCP_ERR_RESOLVE) {
+      fprintf(stderr, "udccp-perf: cannot resolve host '%s'\n", o->host);
+    } else if (rv == UDCCP_ERR_REFUSED) {
+      fprintf(stderr,
+              "udccp-perf: connection to %s port %u refused (no udccp-perf "
+              "server there, or it refused the service code)\n",
+              o->host, (unsigned)o->port);
+    } else if (rv == UDCCP_ERR_INVALID_ARGUMENT && o->ccid != 0) {
+      fprintf(stderr,
+              "udccp-perf: CCID %u is not available in this build of "
+              "libudccp (%s); try --ccid 2\n",
+              (unsigned)o->ccid, udccp_io_strerror(rv));
+    } else if (rv == UDCCP_ERR_TIMEOUT) {
+      fprintf(stderr,
+              "udccp-perf: no answer from %s port %u within 5 s (is the "
+              "server running? firewall?)\n",
+              o->host, (unsigned)o->port);
+    } else {
+      char what[160];
+      snprintf(what, sizeof(what), "cannot connect to %s port %u", o->host,
+               (unsigned)o->port);
+      die_err(what, rv);
+    }
+    udccp_endpoint_del(ep);
+    return 1;
+  }
+  size_t mps = udccp_sock_get_mps(s);
+  uint64_t length = o->length ? o->length : mps;
+  if (length < 16 || length > mps) {
+    fprintf(stderr,
+            "udccp-perf: -l %" PRIu64 " is out of range: 16..%zu bytes (the "
+            "connection's maximum packet size)\n",
+            length, mps);
+    udccp_abort(s);
+    udccp_endpoint_del(ep);
+    return 1;
+  }
+  if (o->ccid != 0) {
+    udccp_conn_info info;
+    udccp_sock_get_info(s, &info);
+    if (info.tx_ccid != 0 && info.tx_ccid != o->ccid) {
+      fprintf(stderr, "udccp-perf: asked for CCID %u, the connection uses "
+                      "CCID %u\n",
+              (unsigned)o->ccid, (unsigned)info.tx_ccid);
+    }
+  }
+  size_t cap = 65536;
+  uint8_t *buf = malloc(cap);
+  if (buf == NULL) {
+    udccp_endpoint_del(ep);
+    return 1;
+  }
+  if (!o->json) {
+    printf("connected to %s port %u (%s), %" PRIu64
+           "-byte datagrams, %s\n",
+           o->host, (unsigned)o->port, o->raw ? "native DCCP" : "DCCP-UDP",
+           length, o->reverse ? "server sends" : "client sends");
+    fflush(stdout);
+  }
+  /* HELLO until HELLO_ACK (10 tries, 300 ms apart). */
+  rx_state rx;
+  memset(&rx, 0, sizeof(rx));
+  for (int k = 0; k < 10 && !rx.got_hello_ack; k++) {
+    uint8_t m[64];
+    size_t n = msg_init(m, M_HELLO);
+    m[n] = o->reverse ? 1 : 0;
+    put64(m + 16, o->duration_ns);
+    put64(m + 24, length);
+    put64(m + 32, o->rate_bps);
+    send_ctrl(s, m, 40);
+    double until = now_s() + 0.3;
+    while (!rx.got_hello_ack && now_s() < until) {
+      int t = drain(s, &rx, buf, cap, 50);
+      if (t < 0) {
+        rv = t;
+        break;
+      }
+    }
+    if (rv != 0) {
+      break;
+    }
+  }
+  if (rv == 0 && !rx.got_hello_ack) {
+    rv = UDCCP_ERR_TIMEOUT;
+  }
+  memset(&g_res, 0, sizeof(g_res));
+  if (rv == 0) {
+    rv = o->reverse ? run_receiver(o, s, 1, buf, cap)
+                    : run_sender(o, ep, s, length, 1, buf, cap);
+  }
+  int status = 0;
+  if (rv != 0) {
+    int rc = udccp_sock_reset_code(s);
+    fprintf(stderr, "udccp-perf: test failed: %s%s%s%s\n",
+            udccp_io_strerror(rv), rc != UDCCP_RESET_NONE ? " (Reset: " : "",
+            rc != UDCCP_RESET_NONE ? udccp_reset_code_str(rc) : "",
+            rc != UDCCP_RESET_NONE ? ")" : "");
+    status = 1;
+  }
+  if (g_res.ccid == 0) {
+    g_res.ccid = o->ccid ? o->ccid : 2;
+  }
+  print_summary(o, o->reverse ? "receiver" : "sender");
+  if (!g_res.have_result) {
+    status = 1;
+  }
+  int crv = udccp_close(s, 3000);
+  if (crv != 0 && !o->json) {
+    fprintf(stderr, "udccp-perf: close: %s\n", udccp_io_strerror(crv));
+  }
+  free(buf);
+  udccp_endpoint_del(ep);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  perf_opts o;
+  memset(&o, 0, sizeof(o));
+  o.port = PERF_DEFAULT_PORT;
+  o.udp_port = UDCCP_UDP_PORT_DEFAULT;
+  o.duration_ns = 10 * UDCCP_NS_PER_S;
+  int port_set = 0;
+  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_VERSION };
+  static const struct option lopts[] = {
+      {"server", no_argument, NULL, 's'},
+      {"one-off", no_argument, NULL, '1'},
+      {"client", required_argument, NULL, 'c'},
+      {"port", required_argument, NULL, 'p'},
+      {"udp-port", required_argument, NULL, OPT_UDP_PORT},
+      {"raw", no_argument, NULL, OPT_RAW},
+      {"time", required_argument, NULL, 't'},
+      {"ccid", required_argument, NULL, OPT_CCID},
+      {"length", required_argument, NULL, 'l'},
+      {"bitrate", required_argument, NULL, 'b'},
+      {"reverse", no_argument, NULL, 'R'},
+      {"json", no_argument, NULL, 'J'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, OPT_VERSION},
+      {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "s1c:p:t:l:b:RJh", lopts, NULL)) != -1) {
+    char *end = NULL;
+    unsigned long v;
+    uint64_t u;
+    switch (c) {
+    case 's': o.server = 1; break;
+    case '1': o.once = 1; break;
+    case 'c': o.host = optarg; break;
+    case 'p':
+    case OPT_UDP_PORT:
+      v = strtoul(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v == 0 || v > 65535) {
+        fprintf(stderr, "udccp-perf: invalid port '%s' (1..65535)\n", optarg);
+        return 2;
+      }
+      if (c == 'p') {
+        o.port = (uint16_t)v;
+        port_set = 1;
+      } else {
+        o.udp_port = (uint16_t)v;
+        o.udp_port_set = 1;
+      }
+      break;
+    case OPT_RAW: o.raw = 1; break;
+    case 't':
+      if (udccp_io_parse_time(optarg, &o.duration_ns) != 0 ||
+          o.duration_ns == 0 || o.duration_ns > 3600 * UDCCP_NS_PER_S) {
+        fprintf(stderr, "udccp-perf: invalid time '%s' (e.g. 10, 2.5s, "
+                        "500ms; at most 1 hour)\n", optarg);
+        return 2;
+      }
+      break;
+    case OPT_CCID:
+      v = strtoul(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v < 2 || v > 4) {
+        fprintf(stderr, "udccp-perf: --ccid must be 2, 3 or 4\n");
+        return 2;
+      }
+      o.ccid = (uint8_t)v;
+      break;
+    case 'l':
+      if (udccp_io_parse_size(optarg, &u) != 0 || u < 16 || u > 65507) {
+        fprintf(stderr, "udccp-perf: invalid length '%s' (16..MPS bytes)\n",
+                optarg);
+        return 2;
+      }
+      o.length = u;
+      break;
+    case 'b':
+      if (udccp_io_parse_rate(optarg, &o.rate_bps) != 0) {
+        fprintf(stderr, "udccp-perf: invalid rate '%s' (e.g. 10mbit, "
+                        "1gbit, 500k)\n", optarg);
+        return 2;
+      }
+      break;
+    case 'R': o.reverse = 1; break;
+    case 'J': o.json = 1; break;
+    case 'h': usage(stdout); return 0;
+    case OPT_VERSION: printf("udccp-perf %s\n", UDCCP_VERSION); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "udccp-perf: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+  if (port_set && !o.udp_port_set) {
+    o.udp_port = o.port;
+  }
+  if (o.server == (o.host != NULL)) {
+    fprintf(stderr, "udccp-perf: give exactly one of -s or -c HOST "
+                    "(see --help)\n");
+    return 2;
+  }
+  return o.server ? run_server(&o) : run_client(&o);
+}

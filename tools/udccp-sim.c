@@ -1,0 +1,297 @@
+/*
+ * udccp-sim: udccp connections (and reference TCP flows) sharing a
+ * simulated bottleneck, in virtual time.  See DESIGN.md §4 and --help.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <udccp/udccp.h>
+
+#include "sim.h"
+#include "sim_flow.h"
+#include "sim_parse.h"
+#include "sim_report.h"
+
+#define PROG "udccp-sim"
+
+enum {
+  OPT_FLOWS = 256, OPT_RATE, OPT_DELAY, OPT_QUEUE, OPT_LOSS, OPT_BURST,
+  OPT_REORDER, OPT_REORDER_DELAY, OPT_DUP, OPT_DURATION, OPT_SEED, OPT_JSON,
+  OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION
+};
+
+static void usage(FILE *out) {
+  fprintf(out,
+"usage: " PROG " --flows SPEC --rate RATE --delay TIME [options]\n"
+"\n"
+"Runs udccp connections and reference TCP flows through one simulated\n"
+"bottleneck (a dumbbell) in virtual time, deterministically.\n"
+"\n"
+"required:\n"
+"  --flows SPEC        comma list of flows sharing the bottleneck, each KIND\n"
+"                      or NxKIND (e.g. ccid2,tcp or 4xccid2). Kinds:\n");
+  for (size_t i = 0; sim_flow_kinds[i] != NULL; i++) {
+    fprintf(out, "                        %-6s %s\n", sim_flow_kinds[i]->name,
+            sim_flow_kinds[i]->help);
+  }
+  fprintf(out,
+"  --rate RATE         bottleneck rate, both directions: bit|kbit|mbit|gbit\n"
+"                      (e.g. 50mbit)\n"
+"  --delay TIME        one-way propagation delay: ns|us|ms|s (e.g. 20ms);\n"
+"                      RTT = 2 x delay + queueing\n"
+"options:\n"
+"  --queue PKTS        drop-tail queue limit in packets (default: one\n"
+"                      bandwidth-delay product of 1500-byte packets)\n"
+"  --loss P            random loss before the queue, both directions, as a\n"
+"                      fraction or percentage (default 0)\n"
+"  --burst-loss P,R[,H] Gilbert-Elliott burst loss: P(good->bad), P(bad->good)\n"
+"                      per packet, loss probability H in the bad state\n"
+"                      (default off; H defaults to 1)\n"
+"  --reorder P         probability a packet is delayed past later ones\n"
+"                      (default 0)\n"
+"  --reorder-delay TIME extra delay of a reordered packet (default 5ms)\n"
+"  --dup P             probability a packet is duplicated (default 0)\n"
+"  --duration TIME     measured period (default 30s); udccp flows then close\n"
+"                      and the run continues until they are done\n"
+"  --seed N            random seed (default 1); the same seed gives the same\n"
+"                      results\n"
+"  -l, --length BYTES  datagram payload of udccp flows (default: the\n"
+"                      connection's MPS). TCP flows use 1460-byte segments\n"
+"  --json              print one JSON object instead of the table\n"
+"  --csv FILE          write per-second samples (time_s, flow, kind,\n"
+"                      goodput_bps, rtt_ms, cwnd, fwd_queue_pkts)\n"
+"  --pcap FILE         capture what crosses the bottleneck, both directions\n"
+"                      (raw IPv4; DCCP as udccp wrote it, TCP with synthetic\n"
+"                      headers and zero payload)\n"
+"  --plot FILE.svg     (not yet implemented)\n"
+"  --progress          progress lines on stderr every 10 s of simulated\n"
+"                      time (default: only when stderr is a terminal)\n"
+"  -h, --help          this help\n"
+"  --version           print the version\n");
+}
+
+static int fail(const char *msg) {
+  fprintf(stderr, PROG ": %s\n", msg);
+  return 2;
+}
+
+static void on_progress(void *ud, const sim_progress *p) {
+  (void)ud;
+  char rate[32];
+  fprintf(stderr, PROG ": %.0f s / %.0f s simulated, %s aggregate, queue %u\n",
+          (double)p->now / 1e9, (double)p->duration / 1e9,
+          sim_fmt_rate(rate, sizeof(rate), p->goodput_bps), p->backlog);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int parse_burst(const char *arg, sim_config *cfg, char *err, size_t cap) {
+  char buf[128];
+  if (strlen(arg) >= sizeof(buf)) {
+    snprintf(err, cap, "--burst-loss '%s' too long", arg);
+    return -1;
+  }
+  strcpy(buf, arg);
+  double v[3] = {0, 0, 1};
+  int n = 0;
+  for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+    if (n == 3 || sim_parse_prob(tok, &v[n], err, cap) != 0) {
+      snprintf(err, cap,
+               "bad --burst-loss '%s': write P,R or P,R,H with probabilities, "
+               "e.g. 0.01,0.3", arg);
+      return -1;
+    }
+    n++;
+  }
+  if (n < 2 || v[0] <= 0 || v[1] <= 0) {
+    snprintf(err, cap,
+             "bad --burst-loss '%s': need P,R both > 0, e.g. 0.01,0.3", arg);
+    return -1;
+  }
+  cfg->ge_p = v[0];
+  cfg->ge_r = v[1];
+  cfg->ge_h = v[2];
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"flows", required_argument, NULL, OPT_FLOWS},
+      {"rate", required_argument, NULL, OPT_RATE},
+      {"delay", required_argument, NULL, OPT_DELAY},
+      {"queue", required_argument, NULL, OPT_QUEUE},
+      {"loss", required_argument, NULL, OPT_LOSS},
+      {"burst-loss", required_argument, NULL, OPT_BURST},
+      {"reorder", required_argument, NULL, OPT_REORDER},
+      {"reorder-delay", required_argument, NULL, OPT_REORDER_DELAY},
+      {"dup", required_argument, NULL, OPT_DUP},
+      {"duration", required_argument, NULL, OPT_DURATION},
+      {"seed", required_argument, NULL, OPT_SEED},
+      {"length", required_argument, NULL, 'l'},
+      {"json", no_argument, NULL, OPT_JSON},
+      {"csv", required_argument, NULL, OPT_CSV},
+      {"pcap", required_argument, NULL, OPT_PCAP},
+      {"plot", required_argument, NULL, OPT_PLOT},
+      {"progress", no_argument, NULL, OPT_PROGRESS},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, OPT_VERSION},
+      {NULL, 0, NULL, 0}};
+  sim_config cfg;
+  sim_config_default(&cfg);
+  cfg.reorder_delay = 5 * UDCCP_NS_PER_MS;
+  char err[512];
+  int have_flows = 0, have_rate = 0, have_delay = 0, json = 0, progress = 0;
+  const char *csv_path = NULL;
+  uint64_t v;
+  int c;
+  while ((c = getopt_long(argc, argv, "hl:", opts, NULL)) != -1) {
+    int bad = 0;
+    switch (c) {
+    case OPT_FLOWS:
+      bad = sim_parse_flows(optarg, &cfg, err, sizeof(err));
+      have_flows = 1;
+      break;
+    case OPT_RATE:
+      bad = sim_parse_rate(optarg, &cfg.rate_bps, err, sizeof(err));
+      have_rate = 1;
+      break;
+    case OPT_DELAY:
+      bad = sim_parse_time(optarg, &cfg.delay, err, sizeof(err));
+      have_delay = 1;
+      break;
+    case OPT_QUEUE:
+      bad = sim_parse_uint(optarg, 1, 10000000, &v, err, sizeof(err));
+      if (bad) {
+        snprintf(err + strlen(err), sizeof(err) - strlen(err),
+                 " (--queue is in packets)");
+      }
+      cfg.queue_pkts = (uint32_t)v;
+      break;
+    case OPT_LOSS:
+      bad = sim_parse_prob(optarg, &cfg.loss, err, sizeof(err));
+      if (!bad && cfg.loss >= 1.0) {
+        snprintf(err, sizeof(err), "--loss %s would drop everything: use a "
+                 "fraction below 1", optarg);
+        bad = 1;
+      }
+      break;
+    case OPT_BURST:
+      bad = parse_burst(optarg, &cfg, err, sizeof(err));
+      break;
+    case OPT_REORDER:
+      bad = sim_parse_prob(optarg, &cfg.reorder, err, sizeof(err));
+      break;
+    case OPT_REORDER_DELAY:
+      bad = sim_parse_time(optarg, &cfg.reorder_delay, err, sizeof(err));
+      break;
+    case OPT_DUP:
+      bad = sim_parse_prob(optarg, &cfg.dup, err, sizeof(err));
+      break;
+    case OPT_DURATION:
+      bad = sim_parse_time(optarg, &cfg.duration, err, sizeof(err));
+      if (!bad && cfg.duration == 0) {
+        snprintf(err, sizeof(err), "--duration must be > 0, e.g. 30s");
+        bad = 1;
+      }
+      break;
+    case OPT_SEED:
+      bad = sim_parse_uint(optarg, 0, UINT64_MAX, &cfg.seed, err, sizeof(err));
+      break;
+    case 'l':
+      bad = sim_parse_uint(optarg, 1, 65535, &v, err, sizeof(err));
+      cfg.pkt_size = (uint32_t)v;
+      break;
+    case OPT_JSON:
+      json = 1;
+      break;
+    case OPT_CSV:
+      csv_path = optarg;
+      break;
+    case OPT_PCAP:
+      cfg.pcap_path = optarg;
+      break;
+    case OPT_PLOT:
+      return fail("--plot is not yet implemented: use --csv FILE and plot the "
+                  "per-second samples with your own tool");
+    case OPT_PROGRESS:
+      progress = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    case OPT_VERSION:
+      printf(PROG " (udccp) %s\n", UDCCP_VERSION);
+      return 0;
+    default:
+      fprintf(stderr, "Try '" PROG " --help'.\n");
+      return 2;
+    }
+    if (bad) {
+      return fail(err);
+    }
+  }
+  if (optind < argc) {
+    snprintf(err, sizeof(err), "unexpected argument '%s' (options start "
+             "with --; see --help)", argv[optind]);
+    return fail(err);
+  }
+  if (!have_flows || !have_rate || !have_delay) {
+    snprintf(err, sizeof(err), "missing %s%s%s: e.g. " PROG
+             " --flows ccid2,tcp --rate 50mbit --delay 20ms",
+             have_flows ? "" : "--flows ", have_rate ? "" : "--rate ",
+             have_delay ? "" : "--delay");
+    return fail(err);
+  }
+  FILE *csv = NULL;
+  if (csv_path != NULL) {
+    csv = fopen(csv_path, "w");
+    if (csv == NULL) {
+      snprintf(err, sizeof(err), "cannot create --csv file '%s': check the "
+               "directory exists and is writable", csv_path);
+      return fail(err);
+    }
+    fprintf(csv, "time_s,flow,kind,goodput_bps,rtt_ms,cwnd,fwd_queue_pkts\n");
+    cfg.csv = csv;
+  }
+  if (progress || isatty(STDERR_FILENO)) {
+    cfg.progress = on_progress;
+  }
+  sim_result res;
+  double t0 = now_s();
+  int rv = sim_run(&cfg, &res);
+  double wall = now_s() - t0;
+  if (csv != NULL && fclose(csv) != 0 && rv == 0) {
+    snprintf(res.err, sizeof(res.err), "writing %s failed", csv_path);
+    rv = -1;
+  }
+  if (rv != 0) {
+    fprintf(stderr, PROG ": %s\n", res.err);
+    sim_result_free(&res);
+    return 1;
+  }
+  if (json) {
+    sim_report_json(stdout, &cfg, &res, wall);
+  } else {
+    sim_report_table(stdout, &cfg, &res, wall);
+  }
+  int status = 0;
+  for (size_t i = 0; i < res.n_flows; i++) {
+    if (res.flows[i].err[0] != '\0') {
+      fprintf(stderr, PROG ": flow %zu (%s): %s\n", i, res.flows[i].kind,
+              res.flows[i].err);
+      status = 1;
+    }
+  }
+  sim_result_free(&res);
+  return status;
+}
