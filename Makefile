@@ -4,6 +4,8 @@
 #                clang), run every test, build and briefly run the fuzzers
 #   make fuzz    run the fuzz targets for FUZZ_SECONDS each (default 300)
 #   make bench   (later) benchmark tables
+#   make interop kernel interop: udccp against Linux 6.1's DCCP in a QEMU
+#                guest, booted once (root; interop/run.sh, build-interop/)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 300
@@ -56,3 +58,7 @@ fuzz: fuzz-build
 
 clean:
 	rm -rf build build-asan-gcc build-asan-clang build-fuzz
+
+.PHONY: interop
+interop:
+	bash interop/run.sh build-interop

@@ -17,7 +17,6 @@
 #include <limits.h>
 #include <time.h>
 
-#include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +116,19 @@ static int open_socket(udccp_endpoint *ep, int fidx, uint16_t port) {
   if (fd < 0) {
     return sys_error();
   }
+  if (raw) {
+    /* A raw socket receives from the moment it exists: shut the door at
+     * once (no port owned yet: accept nothing), then empty what slipped
+     * in before the filter. */
+    struct sock_filter prog[8];
+    size_t n = udccp_io_bpf_build(prog, 8, fidx == UDCCP_IO_V4, NULL, 0);
+    struct sock_fprog fp = {(unsigned short)n, prog};
+    (void)setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp));
+    uint8_t junk[64];
+    for (int k = 0; k < 100000 && recv(fd, junk, sizeof(junk), MSG_DONTWAIT) >= 0;
+         k++) {
+    }
+  }
   if (ep->cfg.sockbuf > 0) {
     /* FORCE variants pass rmem_max as root; fall back quietly. */
     if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &ep->cfg.sockbuf,
@@ -140,13 +152,6 @@ static int open_socket(udccp_endpoint *ep, int fidx, uint16_t port) {
     set_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1);
     set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
     set_int(fd, IPPROTO_IPV6, IPV6_RECVERR, 1);
-  }
-  if (raw) {
-    /* Until the first port is owned, accept nothing. */
-    struct sock_filter prog[8];
-    size_t n = udccp_io_bpf_build(prog, 8, fidx == UDCCP_IO_V4, NULL, 0);
-    struct sock_fprog fp = {(unsigned short)n, prog};
-    (void)setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp));
   }
   if (!raw || ep->local_family != 0) {
     struct sockaddr_storage ss;
@@ -309,6 +314,8 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
     udccp_io_sock_free(ep->socks[ep->nsocks - 1]);
   }
   free(ep->socks);
+  free(ep->heap);
+  free(ep->dirty);
   for (size_t i = 0; i < ep->nlis; i++) {
     udccp_listener_del(ep->lis[i].lis[0]);
     udccp_listener_del(ep->lis[i].lis[1]);
@@ -420,10 +427,14 @@ udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
     ep->socks = ns;
     ep->capsocks = nc;
   }
+  if (udccp_io_sched_reserve(ep, ep->capsocks) != 0) {
+    return NULL;
+  }
   udccp_sock *s = calloc(1, sizeof(*s));
   if (s == NULL) {
     return NULL;
   }
+  udccp_io_sched_init_sock(s);
   s->ep = ep;
   s->conn = conn;
   s->path = *path;
@@ -444,6 +455,7 @@ udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
   udccp_io_port_ref(ep, path->local_port, +1);
   s->idx = ep->nsocks;
   ep->socks[ep->nsocks++] = s;
+  udccp_io_sched_touch(s);
   return s;
 }
 
@@ -480,6 +492,7 @@ static void acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
 
 void udccp_io_sock_free(udccp_sock *s) {
   udccp_endpoint *ep = s->ep;
+  udccp_io_sched_remove(s);
   sock_unlink(s);
   acceptq_remove(ep, s);
   for (size_t i = 0; i < ep->ntx; i++) {
@@ -498,10 +511,6 @@ void udccp_io_sock_free(udccp_sock *s) {
 }
 
 /* ------------------------------------------------------------ transmit */
-
-static void route_pmtu(udccp_endpoint *ep, int fidx,
-                       const struct sockaddr_storage *dst, socklen_t dlen,
-                       uint32_t mtu_hint);
 
 static void tx_flush(udccp_endpoint *ep) {
   size_t i = 0;
@@ -526,7 +535,8 @@ static void tx_flush(udccp_endpoint *ep) {
       /* Message i failed.  A full socket buffer loses it like a full
        * router queue would: the CCID sees the loss. */
       if (r < 0 && errno == EMSGSIZE) {
-        route_pmtu(ep, f, &ep->tname[i], ep->tmsg[i].msg_hdr.msg_namelen, 0);
+        udccp_io_route_pmtu(ep, f, &ep->tname[i],
+                            ep->tmsg[i].msg_hdr.msg_namelen, 0);
       } else {
         ep->stats.tx_errors++;
       }
@@ -623,118 +633,9 @@ void udccp_io_sock_flush(udccp_sock *s) {
   }
   sock_gen(s, udccp_io_now());
   tx_flush(s->ep);
-}
-
-/* ------------------------------------------------------------- PMTU */
-
-static void apply_pmtu(udccp_endpoint *ep, uint8_t fam, const uint8_t *addr,
-                       uint16_t udp_port, uint32_t mtu) {
-  for (size_t i = 0; i < ep->nsocks; i++) {
-    udccp_sock *s = ep->socks[i];
-    if (s->path.family == fam &&
-        memcmp(s->path.remote_addr, addr, fam == UDCCP_AF_INET ? 4 : 16) ==
-            0 &&
-        s->remote_udp_port == udp_port) {
-      /* RFC 4340 §14: the MPS follows the path MTU. */
-      (void)udccp_conn_set_pmtu(s->conn, mtu);
-      ep->stats.pmtu_updates++;
-    }
-  }
-}
-
-/* The route's MTU towards dst, as the kernel learnt it (a connected probe
- * socket reads it); mtu_hint wins when known (ICMP Too Big). */
-static void route_pmtu(udccp_endpoint *ep, int fidx,
-                       const struct sockaddr_storage *dst, socklen_t dlen,
-                       uint32_t mtu_hint) {
-  uint8_t fam, addr[16];
-  uint16_t port;
-  if (udccp_io_addr_from_sockaddr((const struct sockaddr *)dst, &fam, addr,
-                                  &port) != 0) {
-    return;
-  }
-  uint32_t mtu = mtu_hint;
-  if (mtu == 0) {
-    int af = fidx == UDCCP_IO_V4 ? AF_INET : AF_INET6;
-    int fd = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-      struct sockaddr_storage ss = *dst;
-      if (port == 0) {
-        /* raw transport: any port routes the same */
-        ((struct sockaddr_in *)(void *)&ss)->sin_port = htons(9);
-      }
-      int v = 0;
-      socklen_t vl = sizeof(v);
-      if (connect(fd, (struct sockaddr *)&ss, dlen) == 0 &&
-          getsockopt(fd, fidx == UDCCP_IO_V4 ? IPPROTO_IP : IPPROTO_IPV6,
-                     fidx == UDCCP_IO_V4 ? IP_MTU : IPV6_MTU, &v, &vl) == 0 &&
-          v > 0) {
-        mtu = (uint32_t)v;
-      }
-      close(fd);
-    }
-  }
-  if (mtu == 0) {
-    return;
-  }
-  apply_pmtu(ep, fam, addr, ep->cfg.transport == UDCCP_TRANSPORT_UDP ? port : 0,
-             mtu);
-}
-
-/* IP_RECVERR queue: locally detected EMSGSIZE, ICMP Too Big (RFC 6773
- * §3.6-3.7), and ICMP unreachable while a Request is outstanding. */
-static void drain_errqueue(udccp_endpoint *ep, int fidx) {
-  for (int k = 0; k < 64; k++) {
-    uint8_t data[64];
-    uint8_t ctl[512];
-    struct sockaddr_storage name;
-    struct iovec iov = {data, sizeof(data)};
-    struct msghdr m;
-    memset(&m, 0, sizeof(m));
-    m.msg_name = &name;
-    m.msg_namelen = sizeof(name);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = ctl;
-    m.msg_controllen = sizeof(ctl);
-    if (recvmsg(ep->fd[fidx], &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-      return;
-    }
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL;
-         c = CMSG_NXTHDR(&m, c)) {
-      if (!((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
-            (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR))) {
-        continue;
-      }
-      struct sock_extended_err ee;
-      memcpy(&ee, CMSG_DATA(c), sizeof(ee));
-      if (ee.ee_errno == EMSGSIZE) {
-        route_pmtu(ep, fidx, &name, m.msg_namelen, ee.ee_info);
-      } else if (ee.ee_errno == ECONNREFUSED || ee.ee_errno == ENOPROTOOPT) {
-        uint8_t fam, addr[16];
-        uint16_t port;
-        if (udccp_io_addr_from_sockaddr((struct sockaddr *)&name, &fam, addr,
-                                        &port) != 0) {
-          continue;
-        }
-        if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
-          port = 0;
-        }
-        /* Port/protocol unreachable: nobody speaks DCCP(-UDP) there.  Only
-         * a connection still in REQUEST takes it as a refusal, as TCP does
-         * for SYN; later ones are left to the protocol's own timers. */
-        for (size_t i = 0; i < ep->nsocks; i++) {
-          udccp_sock *s = ep->socks[i];
-          if (s->path.family == fam && s->remote_udp_port == port &&
-              memcmp(s->path.remote_addr, addr,
-                     fam == UDCCP_AF_INET ? 4 : 16) == 0 &&
-              udccp_conn_get_state(s->conn) == UDCCP_STATE_REQUEST) {
-            s->io_error = UDCCP_ERR_REFUSED;
-          }
-        }
-      }
-    }
-  }
+  udccp_io_sched_update(s);
+  /* the next loop turn reaps it if it is done */
+  udccp_io_sched_touch(s);
 }
 
 /* ------------------------------------------------------------- receive */
@@ -772,6 +673,7 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   udccp_sock *s = udccp_demux_find(&ep->demux, &k);
   if (s != NULL) {
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
+    udccp_io_sched_touch(s);
     int st = udccp_conn_get_state(s->conn);
     if (st >= UDCCP_STATE_PARTOPEN && st != UDCCP_STATE_TIMEWAIT) {
       s->seen_open = 1;
@@ -920,7 +822,7 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now) {
       if (errno == ECONNREFUSED || errno == EHOSTUNREACH ||
           errno == ENETUNREACH || errno == EMSGSIZE || errno == ENOPROTOOPT ||
           errno == EPROTO || errno == EHOSTDOWN) {
-        drain_errqueue(ep, fidx);
+        udccp_io_drain_errqueue(ep, fidx);
         continue;
       }
       return UDCCP_ERR_SOCKET;
@@ -942,19 +844,8 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now) {
 
 /* ------------------------------------------------------------ the loop */
 
-static udccp_tstamp next_expiry(const udccp_endpoint *ep) {
-  udccp_tstamp min = UDCCP_TSTAMP_NEVER;
-  for (size_t i = 0; i < ep->nsocks; i++) {
-    udccp_tstamp e = udccp_conn_get_expiry(ep->socks[i]->conn);
-    if (e < min) {
-      min = e;
-    }
-  }
-  return min;
-}
-
 int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
-  udccp_tstamp e = next_expiry(ep);
+  udccp_tstamp e = udccp_io_sched_next(ep);
   if (e == UDCCP_TSTAMP_NEVER) {
     return -1;
   }
@@ -966,18 +857,17 @@ int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
   return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
-static void reap(udccp_endpoint *ep) {
-  for (size_t i = ep->nsocks; i-- > 0;) {
-    udccp_sock *s = ep->socks[i];
-    if (!udccp_conn_is_done(s->conn)) {
-      continue;
-    }
-    /* RFC 4340 §8.5 step 1: a fully closed connection no longer owns its
-     * packets; the peer's stragglers get Reset No Connection. */
-    sock_unlink(s);
-    if (s->orphan || (!s->app_owned && s->in_acceptq)) {
-      udccp_io_sock_free(s);
-    }
+/* After its turn: the connection's new expiry, and its end. */
+static void settle(udccp_sock *s) {
+  udccp_io_sched_update(s);
+  if (!udccp_conn_is_done(s->conn)) {
+    return;
+  }
+  /* RFC 4340 §8.5 step 1: a fully closed connection no longer owns its
+   * packets; the peer's stragglers get Reset No Connection. */
+  sock_unlink(s);
+  if (s->orphan || (!s->app_owned && s->in_acceptq)) {
+    udccp_io_sock_free(s);
   }
 }
 
@@ -989,7 +879,7 @@ int udccp_endpoint_process(udccp_endpoint *ep) {
   for (int i = 0; i < n; i++) {
     int f = (int)ev[i].data.u32;
     if (ev[i].events & EPOLLERR) {
-      drain_errqueue(ep, f);
+      udccp_io_drain_errqueue(ep, f);
     }
     if (ev[i].events & EPOLLIN) {
       int r = recv_fd(ep, f, now);
@@ -999,20 +889,34 @@ int udccp_endpoint_process(udccp_endpoint *ep) {
     }
   }
   now = udccp_io_now();
-  for (size_t i = 0; i < ep->nsocks; i++) {
-    udccp_sock *s = ep->socks[i];
-    if (udccp_conn_get_expiry(s->conn) <= now) {
-      (void)udccp_conn_handle_expiry(s->conn, now);
+  udccp_sock *s;
+  while ((s = udccp_io_sched_pop_due(ep, now)) != NULL) {
+    (void)udccp_conn_handle_expiry(s->conn, now);
+    udccp_io_sched_touch(s);
+  }
+  if (now >= ep->next_sweep) {
+    ep->next_sweep = now + 100 * UDCCP_NS_PER_MS;
+    for (size_t i = 0; i < ep->nsocks; i++) {
+      udccp_io_sched_touch(ep->socks[i]);
     }
   }
   if (ep->filter_dirty) {
     filter_update(ep);
   }
-  for (size_t i = 0; i < ep->nsocks; i++) {
-    sock_gen(ep->socks[i], now);
+  /* The list may grow while we go (a PMTU update on flush touches). */
+  for (size_t i = 0; i < ep->ndirty; i++) {
+    sock_gen(ep->dirty[i], now);
   }
   tx_flush(ep);
-  reap(ep);
+  for (size_t i = 0; i < ep->ndirty; i++) {
+    ep->dirty[i]->dirty = 0;
+  }
+  /* settle() may free: work on a list nobody else edits now. */
+  size_t nd = ep->ndirty;
+  ep->ndirty = 0;
+  for (size_t i = 0; i < nd; i++) {
+    settle(ep->dirty[i]);
+  }
   if (ep->filter_dirty) {
     filter_update(ep);
   }

@@ -42,6 +42,9 @@ struct udccp_sock {
   uint8_t shut;                 /* udccp_shutdown() was called */
   uint8_t seen_open;            /* reached PARTOPEN/OPEN at some point */
   int io_error;                 /* error learnt from ICMP (e.g. REFUSED) */
+  udccp_tstamp exp;             /* cached udccp_conn_get_expiry() */
+  size_t heap_idx;              /* position in ep->heap, SIZE_MAX if none */
+  uint8_t dirty;                /* in ep->dirty */
 };
 
 typedef struct udccp_io_listen {
@@ -65,6 +68,10 @@ struct udccp_endpoint {
   uint16_t *portref;       /* 65536 counters: DCCP ports this endpoint owns */
   int filter_dirty;        /* raw: the BPF port filter needs rebuilding */
   udccp_sock *acc_head, *acc_tail;
+  /* sched.c: timer heap and dirty list, capsched entries each */
+  udccp_sock **heap, **dirty;
+  size_t nheap, ndirty, capsched;
+  udccp_tstamp next_sweep;
   uint32_t batch;
   /* receive batch, preallocated */
   struct mmsghdr rmsg[UDCCP_IO_BATCH_MAX];
@@ -111,6 +118,31 @@ void udccp_io_port_ref(udccp_endpoint *ep, uint16_t port, int delta);
 /* Settings for a new connection on socket fidx with the given CCID. */
 void udccp_io_conn_settings(const udccp_endpoint *ep, int fidx, uint8_t ccid,
                             udccp_settings *out);
+
+/* Learns the path MTU towards dst (mtu_hint if non-zero, else the route's
+ * as the kernel knows it) and applies it to every connection on that
+ * path (pmtu.c). */
+void udccp_io_route_pmtu(udccp_endpoint *ep, int fidx,
+                         const struct sockaddr_storage *dst, socklen_t dlen,
+                         uint32_t mtu_hint);
+
+/* Reads socket fidx's IP_RECVERR queue: EMSGSIZE and ICMP Too Big update
+ * the PMTU; unreachable during REQUEST marks the connection refused. */
+void udccp_io_drain_errqueue(udccp_endpoint *ep, int fidx);
+
+/* sched.c.  Room for cap connections in the heap and the dirty list. */
+int udccp_io_sched_reserve(udccp_endpoint *ep, size_t cap);
+void udccp_io_sched_init_sock(udccp_sock *s);
+/* Marks s as needing a turn of the loop (output, expiry, reaping). */
+void udccp_io_sched_touch(udccp_sock *s);
+/* Re-reads s's expiry into the heap. */
+void udccp_io_sched_update(udccp_sock *s);
+/* Forgets s (before it is freed). */
+void udccp_io_sched_remove(udccp_sock *s);
+/* Takes out of the heap a connection whose expiry is <= now, or NULL. */
+udccp_sock *udccp_io_sched_pop_due(udccp_endpoint *ep, udccp_tstamp now);
+/* When the loop must run next: 0 if connections are dirty. */
+udccp_tstamp udccp_io_sched_next(const udccp_endpoint *ep);
 
 /* Runs the event loop until ready(arg) returns non-zero or deadline (ns,
  * UDCCP_TSTAMP_NEVER) passes.  Returns 0, UDCCP_ERR_AGAIN (deadline) or

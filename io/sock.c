@@ -167,7 +167,7 @@ int udccp_listen(udccp_endpoint *ep, uint16_t port,
   memset(&ls, 0, sizeof(ls));
   ls.service_codes = service_codes;
   ls.n_service_codes = n;
-  ls.init_cookie = 0;
+  ls.init_cookie = ep->cfg.init_cookie;
   ls.cookie_lifetime = 8 * UDCCP_NS_PER_S;
   ls.max_conns = ep->cfg.max_conns;
   for (int f = 0; f < 2; f++) {
@@ -440,4 +440,9 @@ void udccp_sock_get_info(const udccp_sock *s, udccp_conn_info *info) {
   udccp_conn_get_info(s->conn, info);
 }
 
-udccp_conn *udccp_sock_get_conn(udccp_sock *s) { return s->conn; }
+udccp_conn *udccp_sock_get_conn(udccp_sock *s) {
+  /* The caller is about to act on the connection behind our back: give it
+   * a turn in the next loop. */
+  udccp_io_sched_touch(s);
+  return s->conn;
+}

@@ -18,7 +18,7 @@
 #define MAX_AV_LEN 253u    /* option value bytes (§11.4) */
 
 static size_t av_len(const udccp_ackvec *av) {
-  if (av->empty) {
+  if (!av->head_valid) {
     return 0;
   }
   /* tail == head + 1 means "trimmed to nothing, head still known"; the
@@ -66,6 +66,7 @@ void udccp_ackvec_free(udccp_ackvec *av) {
   av->cap = 0;
   av->rec_n = 0;
   av->empty = 1;
+  av->head_valid = 0;
 }
 
 /* Makes room for need sequence numbers; rebuilding the ring keeps each
@@ -112,8 +113,9 @@ int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state) {
   if (state != UDCCP_AV_RECEIVED && state != UDCCP_AV_ECN_MARKED) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  if (av->empty) {
+  if (!av->head_valid) {
     av->head = av->tail = seq;
+    av->head_valid = 1;
     av->empty = 0;
     *slot(av, seq) = state;
     return 0;
@@ -147,6 +149,7 @@ int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state) {
     *slot(av, seq) = state;
     av->head = seq;
     av->tail = tail;
+    av->empty = 0;
     return 0;
   }
   if (udccp_seq_lt(seq, av->tail) || av_len(av) == 0) {
@@ -266,9 +269,10 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
 static void av_clear_with(udccp_ackvec *av, size_t i) {
   size_t k = (av->rec_head + av->rec_cap - 1 - i) % av->rec_cap;
   uint64_t newtail = udccp_seq_add(av->recs[k].ackno, 1);
-  if (!av->empty && udccp_seq_gt(newtail, av->tail) &&
+  if (av->head_valid && udccp_seq_gt(newtail, av->tail) &&
       udccp_seq_le(newtail, udccp_seq_add(av->head, 1))) {
     av->tail = newtail;
+    av->empty = av_len(av) == 0;
   }
   /* Throw away R and every preceding record: keep the i newer ones. */
   av->rec_n = i;

@@ -38,7 +38,9 @@ typedef struct udccp_ackvec {
   size_t cap;            /* ring size (power of two) */
   uint64_t head;         /* newest recorded sequence number (GSR) */
   uint64_t tail;         /* oldest sequence number still reported */
-  int empty;
+  int empty;             /* 1: nothing to report (none recorded, or all
+                            acknowledged by acks of acks) */
+  int head_valid;        /* 0 until the first packet is recorded */
   udccp_ackvec_rec *recs;/* ring of records */
   size_t rec_cap, rec_head, rec_n;
   uint8_t nonce_sum;     /* ECN nonce sum of the reported packets (§12.2) */

@@ -37,9 +37,11 @@
  *                after cwnd/(R^2 - R) clean windows, at most one change per
  *                RTT except when a constraint forces it.
  * §7             Ack Vector state 1 (ECN marked) is a congestion event.
+ * §5 (MAY)       Pacing of packets released together: gain x cwnd/srtt.
+ * RFC 4340 §7.5.2 cwnd never exceeds Sequence Window/A.
  * RFC 4340 §11.3 Receiver half: lib/ccid2_rx.c.
  *
- * Not done: ECN Nonce Echo verification (RFC 4341 §7 SHOULD), pacing (MAY).
+ * Not done: ECN Nonce Echo verification (RFC 4341 §7 SHOULD).
  */
 #include <string.h>
 
@@ -97,6 +99,12 @@ typedef struct ccid2_tx {
   uint32_t w_used;
   int full_cur, full_prev;
   udccp_tstamp slow_rcv_until;
+
+  /* Pacing (RFC 4341 §5 MAY): earliest time of the next data packet, and
+   * whether the sender is currently held back by it (then a late wake-up
+   * may catch up). */
+  udccp_tstamp pace_next;
+  int paced;
 
   /* Ack Ratio, RFC 4341 §6.1.2 */
   uint32_t ar;
@@ -537,6 +545,41 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
   ack_ratio_clamp(tx);
 }
 
+/* ------------------------------------------------------------ pacing */
+
+/* RFC 4341 §5: "Senders MAY use a form of rate-based pacing when sending
+ * multiple data packets liberated by a single ack packet."  Packets leave
+ * at gain x cwnd/srtt: gain 2 in slow start (room for its growth), 5/4 in
+ * congestion avoidance.  Without pacing, every ack of Ack Ratio packets
+ * releases a burst, and at a nearly full drop-tail queue such bursts take
+ * the losses that smoother flows avoid.  No RTT estimate, no pacing (the
+ * initial window goes at once, as in TCP). */
+static udccp_tstamp pace_interval(const ccid2_tx *tx) {
+  if (!tx->have_rtt || tx->srtt == 0) {
+    return 0;
+  }
+  if (tx->cwnd < tx->ssthresh) {
+    return tx->srtt / (2 * (udccp_tstamp)tx->cwnd);
+  }
+  return tx->srtt * 4 / (5 * (udccp_tstamp)tx->cwnd);
+}
+
+static void pace_on_sent(ccid2_tx *tx, udccp_tstamp ts) {
+  udccp_tstamp iv = pace_interval(tx), base = ts;
+  /* A sender that waited for the pace and was woken late (timer
+   * granularity) may catch up, at most UDCCP_CCID2_PACE_QUANTUM of it;
+   * one released by an ack starts from now, so its packets spread. */
+  if (tx->paced && tx->pace_next < ts) {
+    base = tx->pace_next;
+    if (ts - base > UDCCP_CCID2_PACE_QUANTUM) {
+      base = ts - UDCCP_CCID2_PACE_QUANTUM;
+    }
+  } else if (tx->pace_next > ts) {
+    base = tx->pace_next;
+  }
+  tx->pace_next = base + iv;
+}
+
 /* ------------------------------------------------------------ sender */
 
 static void tx_env_update(ccid2_tx *tx) {
@@ -589,8 +632,15 @@ static void ccid2_tx_exit(udccp_ccid_state *st) {
 static udccp_tstamp ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
   if (tx->pipe < tx->cwnd) { /* RFC 4341 §5 */
+    if (tx->pace_next > ts) {
+      tx->paced = 1;
+      tx->full_cur = 1; /* data waits for us: not application-limited */
+      return tx->pace_next;
+    }
     return ts;
   }
+  tx->paced = 0; /* window-limited: the ack clock sets the pace */
+  tx->full_cur = 1;
   if (tx->backoff > 0 && tx->rto_deadline != UDCCP_TSTAMP_NEVER) {
     return tx->rto_deadline; /* the timeout will reopen the window */
   }
@@ -600,8 +650,8 @@ static udccp_tstamp ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
 static void ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
                              size_t len, udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
-  (void)len; /* §5.3: the window counts packets, whatever their size */
   int first = !tx->started;
+  (void)len; /* §5.3: the window counts packets, whatever their size */
   seq &= UDCCP_SEQ_MASK;
   if (is_data) {
     cwv_idle(tx, ts);
@@ -624,6 +674,7 @@ static void ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
     if (tx->pipe > tx->w_used) {
       tx->w_used = tx->pipe;
     }
+    pace_on_sent(tx, ts);
   }
   tx_env_update(tx);
 }
@@ -829,6 +880,11 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
   if (tx->cwnd > UDCCP_CCID2_CWND_MAX) {
     tx->cwnd = UDCCP_CCID2_CWND_MAX;
   }
+  /* RFC 4340 §7.5.2: we MUST NOT persistently send more than Sequence
+   * Window/A packets per RTT (the connection widens it as cwnd grows). */
+  if (tx->env->seq_window_out > 0 && tx->cwnd > tx->env->seq_window_out) {
+    tx->cwnd = (uint32_t)tx->env->seq_window_out;
+  }
   ack_ratio_clamp(tx);
 }
 
@@ -868,7 +924,10 @@ static int ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
 
   /* RFC 4341 §6.1.1: lost or marked packets from the receiver. */
   ack_lost = rp_track(tx, pkt->seq & UDCCP_SEQ_MASK);
-  if (ack_lost > 0 || (pkt->ecn == 3 && is_nondata_type(pkt->type))) {
+  /* Ack Ratio only matters to a half-connection that carries data: a
+   * quiescent sender would renegotiate for nothing. */
+  if (tx->sent_any &&
+      (ack_lost > 0 || (pkt->ecn == 3 && is_nondata_type(pkt->type)))) {
     ack_congestion(tx, ts);
   }
   if (o && (o->slow_receiver || (o->present & UDCCP_OPTS_HAS_SLOW_RECEIVER))) {

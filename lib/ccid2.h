@@ -19,6 +19,8 @@
  *   - env->want_ack_ratio: after any call, nonzero means "please negotiate
  *     Ack Ratio = this value" (Change L(Ack Ratio), RFC 4340 §11.3); it
  *     reads 0 once env->ack_ratio equals the wanted value.
+ *   - tx_next_send() may name a time shortly ahead (pacing, RFC 4341 §5)
+ *     or, in timeout back-off, the timer's expiry; queued data waits.
  *   - rx_write_opts() writes nothing; the receiver half uses the call to
  *     learn that an acknowledgement (DCCP-Ack or DCCP-DataAck) went out.
  */
@@ -52,6 +54,10 @@
  * default).  We use less so that a sender whose window holds fewer packets
  * than Ack Ratio hears back before a 200 ms minimum RTO. */
 #define UDCCP_CCID2_ACK_DELAY (50 * UDCCP_NS_PER_MS)
+
+/* Pacing: how much lateness of the caller's timer the sender may make up
+ * in one burst. */
+#define UDCCP_CCID2_PACE_QUANTUM (1 * UDCCP_NS_PER_MS)
 
 /* Sequence-number history: initial and largest size (entries). */
 #define UDCCP_CCID2_HIST_MIN 256u

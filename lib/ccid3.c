@@ -1,5 +1,7 @@
 /*
- * CCID 3 (RFC 4342 + RFC 5348), and the halves CCID 4 (RFC 5622) reuses.
+ * CCID 3 (RFC 4342 + RFC 5348), and the halves CCID 4 (RFC 5622) reuses:
+ * the sender half, the shared helpers and the ops table (the receiver half
+ * is in ccid3_rx.c).
  * Rules implemented, by section:
  *
  * Sender half
@@ -17,28 +19,20 @@
  * RFC 4342 §8.6  p computed by the sender from Loss Intervals' data lengths
  *                (§3.2 step 3); the receiver's Loss Event Rate is the
  *                fallback.  RFC 5622 §8.7: Dropped Packets for CCID 4.
- * RFC 4342 §5.2  Slow Receiver: X_recv = min(X_inrecv, X_drop / 2) with
- *                X_drop = X_inrecv.
+ * RFC 4342 §5.2  Data Dropped Drop Code 2 and Slow Receiver: X_recv =
+ *                min(X_inrecv, X_drop / 2), X_drop = X_inrecv - k s/R (at
+ *                least min(X_inrecv, s/R)), or X_inrecv (Slow Receiver).
  * RFC 5348 §8.2.1 Data-limited intervals: a packet sent within one t_ipi of
- *                the time pacing allowed it counts as rate-limited.
+ *                the time pacing allowed it, or of the previous packet,
+ *                counts as rate-limited.
  * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).
+ * RFC 4342 §5.1  Idle: the rate stops at the initial rate; the nofeedback
+ *                timer then rests until data flows again.
  *
- * Receiver half
- * RFC 5348 §5    Loss history with NDUPACK = 3, loss events by CCVal (RFC
- *                4342 §10.2), weights of §5.4, ECN CE as loss (tfrc_lh).
- * RFC 5348 §6.3  Feedback on the first data packet, X_recv = 0 in it.
- * RFC 4342 §10.3 Feedback when a data packet's counter is >= last_counter
- *                + 4; RFC 5348 §6.1 at once on a new loss event or a rise
- *                of p; §6.2 feedback timer of one RTT while data arrives.
- * RFC 5348 §6.2  X_recv over the last RTT (the RFC 4342 erratum): over
- *                t = max(R, time since the last feedback), RFC 4342 §8.3.
- * RFC 4342 §8.1  The receiver's R from first arrivals of counters K and
- *                K + D, D = 4 preferred, then 3, 2.
- * RFC 4342 §8.2-8.6 Elapsed Time, Loss Event Rate, Loss Intervals (9
- *                intervals), Receive Rate on every Ack/DataAck after data.
- *
- * Not done: ECN Nonce verification (RFC 4342 §9), Data Dropped Drop Code 2
- * (§5.2), the Sender RTT Estimate option (RFC 6323), oscillation reduction.
+ * Not done: ECN Nonce verification (RFC 4342 §9), the Sender RTT Estimate
+ * option (RFC 6323), oscillation reduction (RFC 5348 §4.5, optional),
+ * Data Dropped codes 3-7 (corruption: RFC 4340 §11.7 would have them count
+ * as marks; the receiver's loss history does not see them).
  */
 #include "ccid3.h"
 
@@ -78,47 +72,19 @@ typedef struct ccid3_tx {
   int have_loss_start;
   uint64_t loss_start; /* first seq of the newest reported loss interval */
   double s_mean;       /* CCID 4: mean data segment size */
+  int nofb_parked;     /* idle at the idle floor: timer stopped */
+  /* RFC 4342 §5.2: Data Dropped (Drop Code 2) and Slow Receiver reports
+   * not yet applied to a feedback packet */
+  uint64_t dd_pending;
+  int dd_have;
+  uint64_t dd_hi;      /* newest sequence number a Data Dropped covered */
+  int slow_pending;
   udccp_tstamp min_rtt;
   uint64_t n_fb;
 } ccid3_tx;
 
-typedef struct rate_snap {
-  udccp_tstamp ts;
-  uint64_t bytes, pkts; /* received before the packet that arrived at ts */
-} rate_snap;
-
-typedef struct ccid3_rx {
-  udccp_ccid_env *env;
-  udccp_tfrc_ccid_params prm;
-  udccp_tfrc_lh lh;
-  int started, data_seen;
-  uint64_t gsr;
-  udccp_tstamp gsr_ts;
-  /* CCVal RTT estimate, RFC 4342 §8.1: first arrival of each counter value
-   * and its absolute counter position (+1; 0 = none). */
-  int cc_started;
-  uint8_t cc_last;
-  uint64_t cc_abs;
-  udccp_tstamp cc_t[16];
-  uint64_t cc_at[16];
-  udccp_tstamp rtt;
-  /* feedback */
-  int fb_sent;
-  int data_since_fb;
-  uint8_t last_counter, max_cc;
-  udccp_tstamp fb_time, fb_timer;
-  double p_fb;
-  /* receive rate */
-  uint64_t bytes, pkts, bytes_fb, pkts_fb;
-  udccp_tstamp first_data_ts;
-  rate_snap snap[UDCCP_CCID3_RATE_SNAPS];
-  unsigned n_snap, snap_head; /* snap_head: index of the newest */
-  double x_recv, x_recv_max_pkts;
-  double p;
-} ccid3_rx;
 
 _Static_assert(sizeof(ccid3_tx) <= UDCCP_CCID_STATE_SIZE, "tx state size");
-_Static_assert(sizeof(ccid3_rx) <= UDCCP_CCID_STATE_SIZE, "rx state size");
 
 static ccid3_tx *tx_of(udccp_ccid_state *st) {
   return (ccid3_tx *)(void *)st->bytes;
@@ -126,13 +92,6 @@ static ccid3_tx *tx_of(udccp_ccid_state *st) {
 static const ccid3_tx *ctx_of(const udccp_ccid_state *st) {
   return (const ccid3_tx *)(const void *)st->bytes;
 }
-static ccid3_rx *rx_of(udccp_ccid_state *st) {
-  return (ccid3_rx *)(void *)st->bytes;
-}
-static const ccid3_rx *crx_of(const udccp_ccid_state *st) {
-  return (const ccid3_rx *)(const void *)st->bytes;
-}
-
 static udccp_tstamp add_sat(udccp_tstamp a, udccp_tstamp b) {
   return a > UDCCP_TSTAMP_NEVER - b ? UDCCP_TSTAMP_NEVER : a + b;
 }
@@ -198,7 +157,8 @@ double udccp_ccid3_opt_to_p(uint32_t v) {
 
 /* An unknown option in our range preceded by Mandatory (RFC 4340 §5.8.2):
  * the HC-Receiver handles 128..191, the HC-Sender 192..255 (§10.3). */
-static int mandatory_unknown(const udccp_opts *o, int sender, int sp) {
+int udccp_tfrc_ccid_mandatory_unknown(const udccp_opts *o, int sender,
+                                      int sp) {
   size_t i;
   if (!o) {
     return 0;
@@ -230,11 +190,16 @@ static const tx_hist *hist_find(ccid3_tx *tx, uint64_t seq) {
   return h->used && h->seq == seq ? h : NULL;
 }
 
-/* Doubles the ring after an acknowledged packet had been overwritten. */
-static void hist_grow(ccid3_tx *tx) {
-  size_t ncap = tx->cap * 2, i;
+/* Grows the ring after an acknowledged packet, dist packets before the
+ * newest, had been overwritten: to twice that, so that it keeps a round
+ * trip's worth with room to spare. */
+static void hist_grow(ccid3_tx *tx, uint64_t dist) {
+  size_t ncap = tx->cap, i;
   tx_hist *nh;
-  if (ncap > UDCCP_CCID3_HIST_MAX) {
+  while (ncap < UDCCP_CCID3_HIST_MAX && (uint64_t)ncap < 2 * dist) {
+    ncap *= 2;
+  }
+  if (ncap == tx->cap) {
     return;
   }
   nh = tx->mem->calloc(ncap, sizeof(*nh), tx->mem->user_data);
@@ -359,10 +324,15 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
   tx->gss = h->seq;
   tx->sent_any = 1;
   if (is_data) {
-    udccp_tstamp allowed = udccp_tfrc_tx_next_send(&tx->tfrc, ts);
-    /* §8.2.1: sent (almost) as soon as allowed: the sender is using all of
-     * its rate, so the interval is not data-limited */
-    int limited = ts < add_sat(allowed, tx->tfrc.t_ipi);
+    const udccp_tfrc_tx *t = &tx->tfrc;
+    udccp_tstamp allowed = udccp_tfrc_tx_next_send(t, ts);
+    /* §8.2.1: the sender uses all of its rate -- not data-limited -- if
+     * this packet went within one t_ipi of the time it was allowed, or
+     * within one t_ipi of the previous one (sending at X or faster while
+     * spending credit for unused send times) */
+    int limited = ts < add_sat(allowed, t->t_ipi) ||
+                  (t->sent_any && ts >= t->last_send &&
+                   ts - t->last_send <= t->t_ipi);
     if (tx->prm.sp) {
       /* RFC 4828 §3: s_true, the mean data segment size */
       tx->s_mean += ((double)len - tx->s_mean) /
@@ -373,6 +343,10 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
       tx->tfrc.cfg.s = (uint32_t)tx->env->mps; /* the MPS changed (§14) */
     }
     udccp_tfrc_tx_on_sent(&tx->tfrc, ts, limited);
+    if (tx->nofb_parked) {
+      tx->nofb_parked = 0;
+      tx->tfrc.nofb_expiry = add_sat(ts, tx->tfrc.rto);
+    }
   }
 }
 
@@ -453,7 +427,7 @@ static double p_from_li(ccid3_tx *tx, const fb_opts *f, uint64_t ack,
   uint8_t skip;
   if (udccp_tfrc_li_parse(f->li, f->li_len, ack, li, UDCCP_TFRC_LI_MAX, &n,
                           &skip) != 0 ||
-      skip > UDCCP_TFRC_NDUPACK + 1 || n == 0) {
+      n == 0) {
     return -1.0;
   }
   if (tx->prm.sp) {
@@ -477,6 +451,54 @@ static double p_from_li(ccid3_tx *tx, const fb_opts *f, uint64_t ack,
                               tx->prm.sp);
 }
 
+/* RFC 4340 §11.7: counts the packets a Data Dropped option newly reports
+ * as Drop Code 2 ("receive buffer").  Blocks go backwards from the
+ * Acknowledgement Number; a Run Length of n covers n + 1 packets.  Packets
+ * at or below the newest one an earlier option covered were counted
+ * already. */
+static void data_dropped(ccid3_tx *tx, const uint8_t *v, size_t len,
+                         uint64_t ack) {
+  uint64_t seq = ack & UDCCP_SEQ_MASK;
+  size_t i;
+  for (i = 0; i < len; i++) {
+    int drop = (v[i] & 0x80u) != 0;
+    uint64_t run = (drop ? (v[i] & 0x0Fu) : (v[i] & 0x7Fu)) + 1u, k;
+    if (drop && ((v[i] >> 4) & 7u) == 2u) {
+      for (k = 0; k < run; k++) {
+        uint64_t sq = udccp_seq_add(seq, -(int64_t)k);
+        if (!tx->dd_have || udccp_seq_gt(sq, tx->dd_hi)) {
+          tx->dd_pending++;
+        }
+      }
+    }
+    seq = udccp_seq_add(seq, -(int64_t)run);
+  }
+  if (!tx->dd_have || udccp_seq_gt(ack, tx->dd_hi)) {
+    tx->dd_have = 1;
+    tx->dd_hi = ack & UDCCP_SEQ_MASK;
+  }
+}
+
+/* RFC 4342 §5.2: X_recv = min(X_inrecv, X_drop / 2), with X_drop =
+ * max(X_inrecv - k s/R, min(X_inrecv, s/R)) for k receive-buffer drops,
+ * and X_drop <= X_inrecv after a Slow Receiver. */
+static double adjust_x_recv(ccid3_tx *tx, double x_in) {
+  double x_drop = x_in, spr;
+  if (tx->dd_pending == 0 && !tx->slow_pending) {
+    return x_in;
+  }
+  if (tx->dd_pending > 0 && tx->tfrc.has_rtt) {
+    spr = (double)tx->tfrc.cfg.s / ((double)tx->tfrc.r * 1e-9);
+    x_drop = x_in - (double)tx->dd_pending * spr;
+    if (x_drop < (x_in < spr ? x_in : spr)) {
+      x_drop = x_in < spr ? x_in : spr;
+    }
+  }
+  tx->dd_pending = 0;
+  tx->slow_pending = 0;
+  return x_in < x_drop / 2.0 ? x_in : x_drop / 2.0;
+}
+
 int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
                               const udccp_ccid_pkt *pkt, udccp_tstamp ts) {
   ccid3_tx *tx = tx_of(st);
@@ -489,14 +511,15 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
       (pkt->type != UDCCP_PKT_ACK && pkt->type != UDCCP_PKT_DATAACK)) {
     return 0; /* §8: our options are ignored on DCCP-Data */
   }
-  if (mandatory_unknown(pkt->opts, 1, tx->prm.sp)) {
+  if (udccp_tfrc_ccid_mandatory_unknown(pkt->opts, 1, tx->prm.sp)) {
     return UDCCP_ERR_MANDATORY;
   }
   if (tx->sent_any) {
     h = hist_find(tx, pkt->ack & UDCCP_SEQ_MASK);
     if (!h && udccp_seq_le(pkt->ack, tx->gss) &&
         (uint64_t)udccp_seq_sub(tx->gss, pkt->ack) >= tx->cap) {
-      hist_grow(tx); /* the ring held less than one RTT of packets */
+      /* the ring held less than one RTT of packets */
+      hist_grow(tx, (uint64_t)udccp_seq_sub(tx->gss, pkt->ack) + 1);
     }
   }
   if (h && h->ccval != CCVAL_NONE) {
@@ -505,6 +528,13 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   }
   if (!pkt->opts) {
     return 0;
+  }
+  if (pkt->opts->present & UDCCP_OPTS_HAS_DATA_DROPPED) {
+    data_dropped(tx, pkt->opts->data_dropped, pkt->opts->data_dropped_len,
+                 pkt->ack);
+  }
+  if (pkt->opts->slow_receiver) {
+    tx->slow_pending = 1;
   }
   collect(pkt->opts, &f);
   /* §6: Receive Rate and loss information make a feedback packet */
@@ -521,10 +551,7 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   }
   fb.p = p;
   fb.new_loss = (uint8_t)new_loss;
-  fb.x_recv = (double)f.rr;
-  if (pkt->opts->slow_receiver) {
-    fb.x_recv /= 2.0; /* RFC 4342 §5.2: X_drop = X_inrecv */
-  }
+  fb.x_recv = adjust_x_recv(tx, (double)f.rr);
   fb.t_new = h ? h->ts : ts;
   if (h && ts > h->ts) {
     udccp_tstamp d = ts - h->ts, el = 0;
@@ -541,19 +568,29 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
     }
   }
   udccp_tfrc_tx_on_feedback(&tx->tfrc, &fb, ts);
+  tx->nofb_parked = 0; /* §4.3 step 6 restarted the timer */
   tx->n_fb++;
   tx_export(tx);
   return 0;
 }
 
 udccp_tstamp udccp_tfrc_ccid_tx_get_expiry(const udccp_ccid_state *st) {
-  return udccp_tfrc_tx_get_expiry(&ctx_of(st)->tfrc);
+  const ccid3_tx *tx = ctx_of(st);
+  return tx->nofb_parked ? UDCCP_TSTAMP_NEVER
+                         : udccp_tfrc_tx_get_expiry(&tx->tfrc);
 }
 
 void udccp_tfrc_ccid_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   ccid3_tx *tx = tx_of(st);
-  if (ts >= udccp_tfrc_tx_get_expiry(&tx->tfrc)) {
+  if (!tx->nofb_parked && ts >= udccp_tfrc_tx_get_expiry(&tx->tfrc)) {
+    double x = tx->tfrc.x;
     udccp_tfrc_tx_on_nofeedback(&tx->tfrc, ts); /* RFC 5348 §4.4 */
+    /* An idle sender whose rate no longer drops (RFC 4342 §5.1 floor)
+     * would wake every 4 R for nothing: stop the timer until the next
+     * data packet, which restarts it (RFC 5348 §4.4 step 2 from then). */
+    if (tx->tfrc.idle && tx->tfrc.x == x) {
+      tx->nofb_parked = 1;
+    }
     tx_export(tx);
   }
 }
@@ -573,297 +610,13 @@ void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,
   info->rto = tx->tfrc.rto;
 }
 
-/* ------------------------------------------------------------ receiver */
-
-int udccp_tfrc_ccid_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
-                            udccp_tstamp ts,
-                            const udccp_tfrc_ccid_params *params) {
-  ccid3_rx *rx = rx_of(st);
-  (void)ts;
-  memset(rx, 0, sizeof(*rx));
-  rx->env = env;
-  rx->prm = *params;
-  /* RFC 4342 §10.2: loss events by window counter; RFC 4828 via sp; no
-   * history discounting, so the sender can recompute p from the option */
-  udccp_tfrc_lh_init(&rx->lh, UDCCP_TFRC_LH_CCVAL, params->sp, 0);
-  rx->fb_timer = UDCCP_TSTAMP_NEVER;
-  return 0;
+const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st) {
+  return &ctx_of(st)->tfrc;
 }
 
 static int ccid3_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
                          udccp_tstamp ts) {
   return udccp_tfrc_ccid_rx_init(st, env, ts, &udccp_ccid3_params);
-}
-
-void udccp_tfrc_ccid_rx_exit(udccp_ccid_state *st) { (void)st; }
-
-static udccp_tstamp rx_rtt(const ccid3_rx *rx) {
-  if (rx->rtt) {
-    return rx->rtt;
-  }
-  return rx->env ? rx->env->srtt : 0;
-}
-
-/* RFC 4342 §8.1: R from T(K+D) - T(K), the first arrivals of counters K and
- * K + D, times 4/D; D = 4 preferred. */
-static void cc_rtt(ccid3_rx *rx, uint8_t c, udccp_tstamp ts) {
-  unsigned d, i;
-  if (!rx->cc_started) {
-    rx->cc_started = 1;
-    rx->cc_last = c;
-    rx->cc_abs = 16; /* positions below 16 mean "never" after a restart */
-    rx->cc_t[c] = ts;
-    rx->cc_at[c] = rx->cc_abs;
-    return;
-  }
-  d = wc_dist(rx->cc_last, c);
-  if (d == 0 || d >= 11) {
-    return; /* same counter, or a late packet */
-  }
-  if (d > 5) {
-    /* more than a wrap may have passed: forget old first arrivals */
-    rx->cc_abs += 32;
-    memset(rx->cc_at, 0, sizeof(rx->cc_at));
-  } else {
-    rx->cc_abs += d;
-  }
-  rx->cc_last = c;
-  rx->cc_t[c] = ts;
-  rx->cc_at[c] = rx->cc_abs;
-  for (i = 4; i >= 2; i--) {
-    uint8_t k = (uint8_t)((c - i) & 15u);
-    if (rx->cc_at[k] != 0 && rx->cc_at[k] == rx->cc_abs - i &&
-        ts > rx->cc_t[k]) {
-      udccp_tstamp sample = (ts - rx->cc_t[k]) * 4 / i;
-      /* a smoothed estimate: counters step in quarter RTTs */
-      rx->rtt = rx->rtt ? (3 * rx->rtt + sample) / 4 : sample;
-      break;
-    }
-  }
-}
-
-static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts) {
-  udccp_tstamp r = rx_rtt(rx), gap = r ? r / 8 : UDCCP_NS_PER_MS;
-  const rate_snap *last = rx->n_snap ? &rx->snap[rx->snap_head] : NULL;
-  if (last && ts < add_sat(last->ts, gap)) {
-    return;
-  }
-  rx->snap_head = rx->n_snap ? (rx->snap_head + 1) % UDCCP_CCID3_RATE_SNAPS
-                             : 0;
-  if (rx->n_snap < UDCCP_CCID3_RATE_SNAPS) {
-    rx->n_snap++;
-  }
-  rx->snap[rx->snap_head].ts = ts;
-  rx->snap[rx->snap_head].bytes = rx->bytes;
-  rx->snap[rx->snap_head].pkts = rx->pkts;
-}
-
-/* RFC 4342 §8.3 with the erratum / RFC 5348 §6.2 step 2: data received in
- * the last t = max(R, time since the last feedback), over t.  pkts != 0:
- * in packets per second instead of bytes. */
-static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
-  udccp_tstamp r = rx_rtt(rx), since, t;
-  const rate_snap *best = NULL;
-  unsigned i;
-  if (!rx->data_seen) {
-    return 0.0;
-  }
-  since = rx->fb_sent ? (ts > rx->fb_time ? ts - rx->fb_time : 0)
-                      : (ts > rx->first_data_ts ? ts - rx->first_data_ts : 0);
-  if (rx->fb_sent && since >= r && since > 0) {
-    /* exact: everything since the last feedback */
-    uint64_t n = pkts ? rx->pkts - rx->pkts_fb : rx->bytes - rx->bytes_fb;
-    return (double)n / ((double)since * 1e-9);
-  }
-  t = r > since ? r : since;
-  if (t == 0) {
-    return 0.0;
-  }
-  /* the newest snapshot at least t old; else the flow is younger than t */
-  for (i = 0; i < rx->n_snap; i++) {
-    const rate_snap *s =
-        &rx->snap[(rx->snap_head + UDCCP_CCID3_RATE_SNAPS - i) %
-                  UDCCP_CCID3_RATE_SNAPS];
-    best = s;
-    if (ts >= s->ts && ts - s->ts >= t) {
-      t = ts - s->ts;
-      break;
-    }
-  }
-  if (!best) {
-    return 0.0;
-  }
-  return (double)(pkts ? rx->pkts - best->pkts : rx->bytes - best->bytes) /
-         ((double)t * 1e-9);
-}
-
-int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
-                              udccp_tstamp ts) {
-  ccid3_rx *rx = rx_of(st);
-  udccp_tfrc_rx_pkt rp;
-  udccp_tfrc_rx_ctx cx;
-  unsigned flags;
-  int is_data = pkt->type == UDCCP_PKT_DATA || pkt->type == UDCCP_PKT_DATAACK;
-  int due = 0;
-  uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
-  if (mandatory_unknown(pkt->opts, 0, rx->prm.sp)) {
-    return UDCCP_ERR_MANDATORY;
-  }
-  if (!rx->started || udccp_seq_gt(seq, rx->gsr)) {
-    rx->gsr = seq; /* the Acknowledgement Number of our next ack */
-    rx->gsr_ts = ts;
-  }
-  rx->started = 1;
-  if (is_data) {
-    uint8_t c = (uint8_t)(pkt->ccval & 15u);
-    cc_rtt(rx, c, ts);
-    if (!rx->data_seen) {
-      rx->data_seen = 1;
-      rx->first_data_ts = ts;
-      rx->max_cc = c;
-      due = 1; /* RFC 5348 §6.3: feedback on the first data packet */
-    } else if (!rx->data_since_fb || wc_dist(rx->max_cc, c) - 1u < 7u) {
-      rx->max_cc = c; /* circular maximum since the last feedback */
-    }
-    rate_snapshot(rx, ts);
-    rx->bytes += pkt->payload_len;
-    rx->pkts++;
-    rx->data_since_fb = 1;
-    /* RFC 4342 §10.3: a counter >= last_counter + 4 asks for feedback */
-    if (rx->fb_sent && wc_dist(rx->last_counter, c) - 4u < 8u) {
-      due = 1;
-    }
-  }
-  memset(&rp, 0, sizeof(rp));
-  rp.seq = seq;
-  rp.ts = ts;
-  rp.ccval = (uint8_t)(pkt->ccval & 15u);
-  rp.ecn = pkt->ecn; /* CE on data is a loss, RFC 5348 §5.1 */
-  rp.is_data = (uint8_t)is_data;
-  if (pkt->opts && (pkt->opts->present & UDCCP_OPTS_HAS_NDP_COUNT)) {
-    rp.ndp = pkt->opts->ndp_count > UINT32_MAX ? UINT32_MAX
-                                               : (uint32_t)pkt->opts->ndp_count;
-  }
-  memset(&cx, 0, sizeof(cx));
-  cx.rtt = rx_rtt(rx) ? rx_rtt(rx) : UDCCP_CCID3_DEFAULT_RTT;
-  cx.s = 0; /* packets: X_recv_max below is in packets per second */
-  cx.x_recv_max = rx->x_recv_max_pkts;
-  if (!rx->lh.have_loss) {
-    double now = recv_rate(rx, ts, 1);
-    if (now > cx.x_recv_max) {
-      cx.x_recv_max = now;
-    }
-  }
-  flags = udccp_tfrc_lh_add(&rx->lh, &rp, &cx);
-  if (flags & UDCCP_TFRC_LH_LOSS) {
-    rx->p = udccp_tfrc_lh_p(&rx->lh);
-    /* RFC 5348 §6.1 steps 2-4 */
-    if ((flags & UDCCP_TFRC_LH_NEW_EVENT) || rx->p > rx->p_fb) {
-      due = 1;
-    }
-  }
-  return due;
-}
-
-int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
-                                  uint8_t type, udccp_tstamp ts) {
-  ccid3_rx *rx = rx_of(st);
-  uint8_t buf[1 + 9 * UDCCP_TFRC_LI_MAX];
-  udccp_ssize n;
-  uint64_t el;
-  double x;
-  int rv = 0;
-  if ((type != UDCCP_PKT_ACK && type != UDCCP_PKT_DATAACK) || !rx->data_seen) {
-    return 0; /* §8.3-8.6: never on DCCP-Data; nothing to report yet */
-  }
-  rx->p = udccp_tfrc_lh_p(&rx->lh);
-  /* RFC 5348 §6.3: the first feedback reports X_recv = 0 */
-  x = rx->fb_sent ? recv_rate(rx, ts, 0) : 0.0;
-  /* §8.2: Elapsed Time since the acknowledged packet (RFC 4340 §13.2) */
-  el = ts > rx->gsr_ts ? (ts - rx->gsr_ts) / 10000u : 0;
-  if (el > UINT32_MAX) {
-    el = UINT32_MAX;
-  }
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_OPT_ELAPSED_TIME, el,
-                              el <= 0xFFFFu ? 2 : 4);
-  n = udccp_tfrc_lh_write_li(&rx->lh, rx->gsr, buf, sizeof(buf), 0);
-  if (n > 0) {
-    rv |= udccp_optbuf_put(ob, UDCCP_CCID3_OPT_LOSS_INTERVALS, 0, buf,
-                           (size_t)n);
-    if (rx->prm.sp) {
-      /* RFC 5622 §8.7: Dropped Packets covering the same intervals */
-      udccp_ssize m = udccp_tfrc_lh_write_dp(&rx->lh, buf, sizeof(buf), 0);
-      if (m > 0) {
-        rv |= udccp_optbuf_put(ob, UDCCP_CCID4_OPT_DROPPED_PACKETS, 0, buf,
-                               (size_t)m);
-      }
-    }
-  }
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_RECEIVE_RATE,
-                              x >= (double)UINT32_MAX ? UINT32_MAX
-                                                      : (uint64_t)(x + 0.5),
-                              4);
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
-                              udccp_ccid3_p_to_opt(rx->p), 4);
-  /* this ack is the feedback packet: restart the rules of §10.3 / §6.2 */
-  if (rx->fb_sent) {
-    double xp = recv_rate(rx, ts, 1);
-    if (xp > rx->x_recv_max_pkts) {
-      rx->x_recv_max_pkts = xp;
-    }
-  }
-  rx->x_recv = x;
-  rx->p_fb = rx->p;
-  if (rx->data_since_fb) {
-    rx->last_counter = rx->max_cc;
-  }
-  rx->data_since_fb = 0;
-  rx->fb_sent = 1;
-  rx->fb_time = ts;
-  rx->bytes_fb = rx->bytes;
-  rx->pkts_fb = rx->pkts;
-  rx->fb_timer = rx_rtt(rx) ? add_sat(ts, rx_rtt(rx)) : UDCCP_TSTAMP_NEVER;
-  return rv ? UDCCP_ERR_NOBUF : 0;
-}
-
-udccp_tstamp udccp_tfrc_ccid_rx_get_expiry(const udccp_ccid_state *st) {
-  const ccid3_rx *rx = crx_of(st);
-  /* RFC 5348 §6.2: no data since the last feedback, no feedback */
-  return rx->data_since_fb ? rx->fb_timer : UDCCP_TSTAMP_NEVER;
-}
-
-int udccp_tfrc_ccid_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
-  ccid3_rx *rx = rx_of(st);
-  udccp_tstamp r;
-  if (!rx->data_since_fb || ts < rx->fb_timer) {
-    return 0;
-  }
-  /* §6.2 step 4: restart after R_m even if the ack is not sent now */
-  r = rx_rtt(rx);
-  rx->fb_timer = r ? add_sat(ts, r) : UDCCP_TSTAMP_NEVER;
-  return 1;
-}
-
-void udccp_tfrc_ccid_rx_get_info(const udccp_ccid_state *st,
-                                 udccp_conn_info *info) {
-  const ccid3_rx *rx = crx_of(st);
-  if (info->x != 0) {
-    return; /* the sender half is TFRC too and reported its own view */
-  }
-  info->x_recv = udccp_tfrc_x_to_u64(rx->x_recv);
-  info->p = udccp_tfrc_lh_p(&rx->lh);
-}
-
-const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st) {
-  return &ctx_of(st)->tfrc;
-}
-
-const udccp_tfrc_lh *udccp_tfrc_ccid_rx_lh(const udccp_ccid_state *st) {
-  return &crx_of(st)->lh;
-}
-
-udccp_tstamp udccp_tfrc_ccid_rx_rtt(const udccp_ccid_state *st) {
-  return crx_of(st)->rtt;
 }
 
 const udccp_ccid_ops udccp_ccid3_ops = {

@@ -1,6 +1,8 @@
 /*
  * CCID 3: TCP-Friendly Rate Control (RFC 4342, with RFC 5348 as its TFRC),
- * and the code CCID 4 (RFC 5622, TFRC-SP of RFC 4828) shares with it.
+ * and the code CCID 4 (RFC 5622, TFRC-SP of RFC 4828) shares with it:
+ * ccid3.c holds the sender half and the ops table, ccid3_rx.c the receiver
+ * half.
  *
  * The TFRC mechanics live in tfrc_eq / tfrc_lh / tfrc_tx; this module maps
  * them onto DCCP: the CCVal window counter, the feedback options (Loss
@@ -29,6 +31,13 @@
  *     taken as the first RTT (RFC 5348 §4.2); afterwards the sender half
  *     writes its RTT estimate R there, and env->rto gets the nofeedback
  *     interval.
+ *   - The ops carry no "more data is queued" flag, so the sender infers
+ *     RFC 5348 §8.2.1 data-limitedness from timing: a data packet sent
+ *     within one t_ipi of its allowed time or of the previous packet is
+ *     rate-limited.
+ *   - tx_get_expiry() returns UDCCP_TSTAMP_NEVER while an idle sender sits
+ *     at its RFC 4342 §5.1 floor (the nofeedback timer would change
+ *     nothing); the next data packet or feedback restarts it.
  */
 #ifndef UDCCP_CCID3_H
 #define UDCCP_CCID3_H
@@ -50,6 +59,8 @@
 /* Receiver: snapshots of the received byte count for X_recv over the last
  * RTT (RFC 5348 §6.2 step 2), one at most every R/8. */
 #define UDCCP_CCID3_RATE_SNAPS 16u
+/* Receiver: the feedback timer, in RTTs (a backup for the counter rule). */
+#define UDCCP_CCID3_FB_TIMER_RTTS 2u
 /* Sender: weight of a new packet in the mean segment size (CCID 4's
  * s_true, RFC 4828 §3), as a shift: 1/16. */
 #define UDCCP_CCID3_S_EWMA_SHIFT 4
@@ -91,6 +102,12 @@ uint8_t udccp_ccid3_wc_next(uint8_t last, udccp_tstamp elapsed,
  * 2^32 - 1 and for 0). */
 uint32_t udccp_ccid3_p_to_opt(double p);
 double udccp_ccid3_opt_to_p(uint32_t v);
+
+/* 1 if an option this half handles (the HC-Receiver 128..191, the
+ * HC-Sender 192..255, RFC 4340 §10.3) is preceded by Mandatory and unknown
+ * (§5.8.2): the packet then gets a Reset with Mandatory Error. */
+int udccp_tfrc_ccid_mandatory_unknown(const udccp_opts *o, int sender,
+                                      int sp);
 
 /* The halves, shared by CCID 3 and CCID 4; the *_init functions take the
  * parameters.  The others have the signatures of udccp_ccid_ops. */

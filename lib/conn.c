@@ -82,7 +82,6 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->rx_ccid_id = rx_ccid;
   conn->seqwin_local = UDCCP_CONN_SEQWIN_INIT;
   conn->seqwin_remote = UDCCP_CONN_SEQWIN_INIT;
-  conn->sw_initial = 1;
   conn->ack_ratio_cur = 2; /* RFC 4341 §6.1.2: initial Ack Ratio 2 */
   conn->env.mem = mem;
   conn->env.ack_ratio = conn->ack_ratio_cur;
@@ -93,7 +92,8 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->t_timewait = UDCCP_TSTAMP_NEVER;
   conn->t_listen = UDCCP_TSTAMP_NEVER;
   conn->t_last_sync = UDCCP_TSTAMP_NEVER;
-  conn->t_delack = UDCCP_TSTAMP_NEVER;
+  conn->t_last_tx = ts;
+  conn->win_mark_ts = UDCCP_TSTAMP_NEVER;
   conn->t_ackack = UDCCP_TSTAMP_NEVER;
   conn->now = ts;
   conn->t_last_rx = ts;
@@ -123,6 +123,13 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   if (rv == 0) {
     rv = udccp_ackvec_init(&conn->av, mem, 256);
     conn->av_up = rv == 0;
+  }
+  if (rv == 0) {
+    conn->ackq_slot = settings->pmtu - settings->hdr_overhead;
+    conn->ackq = mem->malloc(UDCCP_CONN_ACKQ * conn->ackq_slot, mem->user_data);
+    if (conn->ackq == NULL) {
+      rv = UDCCP_ERR_NOMEM;
+    }
   }
   if (rv != 0) {
     udccp_conn_del(conn);
@@ -186,6 +193,9 @@ void udccp_conn_del(udccp_conn *conn) {
   if (conn->av_up) {
     udccp_ackvec_free(&conn->av);
   }
+  if (conn->ackq != NULL) {
+    mem->free(conn->ackq, mem->user_data);
+  }
   mem->free(conn, mem->user_data);
 }
 
@@ -229,6 +239,47 @@ void udccp_conn_sync_env(udccp_conn *conn) {
   conn->env_rx.min_rtt = conn->env.min_rtt;
 }
 
+void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
+  udccp_conn_info tmp;
+  udccp_feat_entry *e;
+  uint64_t want, per_rtt;
+  udccp_tstamp rtt = conn->env.srtt ? conn->env.srtt : 100 * UDCCP_NS_PER_MS;
+  if (conn->state != UDCCP_STATE_OPEN) {
+    return;
+  }
+  /* Packets of any kind sent per RTT: an endpoint that mostly acks also
+   * needs a window wide enough for its acks (the peer checks their
+   * numbers against it, §7.5.3). */
+  if (conn->win_mark_ts == UDCCP_TSTAMP_NEVER || ts < conn->win_mark_ts) {
+    conn->win_mark_seq = conn->gss; /* first sample starts now */
+    conn->win_mark_ts = ts;
+  } else if (ts - conn->win_mark_ts >= rtt) {
+    conn->sent_per_rtt = (uint64_t)udccp_seq_sub(conn->gss, conn->win_mark_seq);
+    conn->win_mark_seq = conn->gss;
+    conn->win_mark_ts = ts;
+  }
+  e = udccp_feat_entry_get(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, 1);
+  if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
+    return; /* one negotiation at a time */
+  }
+  memset(&tmp, 0, sizeof(tmp));
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
+    conn->tx_ccid->tx_get_info(&conn->tx_st, &tmp);
+  }
+  per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
+  want = 5 * per_rtt;
+  if (want > conn->seqwin_local && want >= conn->settings.seq_window) {
+    /* Grow in steps of at least a half to keep negotiations rare. */
+    if (want < conn->seqwin_local + conn->seqwin_local / 2) {
+      want = conn->seqwin_local + conn->seqwin_local / 2;
+    }
+    if (want > 70368744177663ULL) {
+      want = 70368744177663ULL;
+    }
+    (void)udccp_feat_change_nn(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, want);
+  }
+}
+
 void udccp_conn_set_state(udccp_conn *conn, uint8_t state, udccp_tstamp ts) {
   (void)ts;
   conn->state = state;
@@ -246,6 +297,7 @@ void udccp_conn_kill(udccp_conn *conn, int err, int reset_code) {
   }
   /* Only a Reset may still leave a dead connection. */
   conn->pending &= UDCCP_PEND_RESET;
+  conn->ackq_n = 0;
   udccp_conn_timer_stop(conn);
   conn->t_timewait = UDCCP_TSTAMP_NEVER;
   conn->t_listen = UDCCP_TSTAMP_NEVER;
@@ -255,6 +307,7 @@ void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts) {
   /* RFC 4340 §8.3: TIMEWAIT lasts 2 MSL (settings.timewait). */
   conn->state = UDCCP_STATE_TIMEWAIT;
   conn->pending &= UDCCP_PEND_RESET;
+  conn->ackq_n = 0;
   udccp_conn_timer_stop(conn);
   conn->t_timewait = ts + conn->settings.timewait;
   if (conn->error == 0) {
@@ -271,7 +324,6 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
   } else {
     memset(conn->pend_reset_data, 0, 3);
   }
-  conn->reset_has_ack = conn->have_isr;
   conn->reset_ackno = conn->gsr;
   udccp_conn_kill(conn, fatal_err, code);
   conn->pending |= UDCCP_PEND_RESET;
@@ -375,7 +427,6 @@ int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
     return UDCCP_ERR_MSGSIZE;
   }
   rv = udccp_sendq_push(&conn->sendq, data, len, prio);
-  conn->info.tx_qdrops = udccp_sendq_drops(&conn->sendq);
   return rv;
 }
 
@@ -450,7 +501,8 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
   info->rto = conn->env.rto;
   info->min_rtt = conn->env.min_rtt;
   info->pkts_lost = conn->env.pkts_lost;
-  info->tx_qdrops = udccp_sendq_drops(&conn->sendq);
+  /* Policy drops plus datagrams the connection itself had to drop. */
+  info->tx_qdrops = conn->info.tx_qdrops + udccp_sendq_drops(&conn->sendq);
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info) {
     conn->tx_ccid->tx_get_info(&conn->tx_st, info);
   }

@@ -1,7 +1,23 @@
 /*
  * The connection: internal structure shared by conn.c (life cycle, API
  * accessors), conn_in.c (RFC 4340 §8.5 input steps), conn_out.c (packet
- * generation) and conn_timer.c (timers).  Not part of the public API.
+ * generation) and conn_timer.c (timers); listener.c builds server
+ * connections from it.  Not part of the public API.
+ *
+ * Shape of the engine:
+ *   - read_pkt runs the §8.5 steps in order and never emits packets; it
+ *     sets UDCCP_PEND_* bits (what to send), or, when the receiving CCID
+ *     half asks for an acknowledgement, builds that Ack at once into the
+ *     small ack queue (acks must not merge: RFC 4341 §5 grows cwnd per
+ *     ack).
+ *   - write_pkt sends, in order: a pending Reset, queued acks, SyncAck,
+ *     Sync, Listen, Request, Response, CloseReq/Close retransmissions,
+ *     application data (paced by the sending CCID half), the Close or
+ *     CloseReq of a graceful close once the queue is empty, a pending Ack.
+ *   - Each CCID half gets its own udccp_ccid_env: the Ack Ratio the sender
+ *     half steers (Ack Ratio/us, §11.3) differs from the one the receiver
+ *     half obeys (Ack Ratio/peer); the RTT is copied from the sender's.
+ *   - Our Sequence Window follows the packets we send per RTT (§7.5.2).
  */
 #ifndef UDCCP_CONN_H
 #define UDCCP_CONN_H
@@ -39,8 +55,11 @@
 #define UDCCP_CONN_SLOW_RX_FREE 4
 /* Initial Sequence Window before negotiation (§7.5.2). */
 #define UDCCP_CONN_SEQWIN_INIT 100
-/* When we only send data, ack the peer's acks at least this often in
- * packets received (RFC 4341 §6.1.4), in addition to once per RTT. */
+
+/* Acks built when the receiver half asks for them, waiting for write_pkt:
+ * CCID 2 grows its window per acknowledgement (RFC 4341 §5), so acks due
+ * between two write_pkt calls must not merge into one. */
+#define UDCCP_CONN_ACKQ 8
 
 /* A received packet whose data did not reach the application (§11.7). */
 #define UDCCP_CONN_MAX_DROPS 16
@@ -69,6 +88,7 @@ typedef struct udccp_conn_rxpkt {
   udccp_opts opts;
   uint64_t seq, ack; /* 48-bit, extended */
   uint8_t ecn;
+  uint8_t recorded;  /* entered in our Ack Vector */
 } udccp_conn_rxpkt;
 
 struct udccp_conn {
@@ -78,7 +98,6 @@ struct udccp_conn {
   uint8_t is_server;
   uint8_t state;           /* enum udccp_state */
   uint8_t closing_after_q; /* close requested; Close/CloseReq once queue empty */
-  uint8_t active_closer;   /* we sent Close (or CloseReq we'll hold TIMEWAIT) */
   uint32_t service_code;
   int error;               /* fatal code once dead, else 0 */
   int reset_code;          /* UDCCP_RESET_NONE while none */
@@ -87,7 +106,6 @@ struct udccp_conn {
   uint64_t iss, isr, osr, gss, gsr, gar;
   uint64_t swl, swh, awl, awh;
   uint8_t have_isr;
-  uint8_t sw_initial;      /* §7.5.1 start-of-connection adjustment applies */
   uint64_t seqwin_local;   /* Sequence Window/A (ours): width of AW */
   uint64_t seqwin_remote;  /* Sequence Window/B (peer's): width of SW */
 
@@ -99,7 +117,6 @@ struct udccp_conn {
   uint8_t send_ndp;        /* we send NDP Count */
   uint8_t peer_min_cscov;  /* peer requires CsCov >= this on our packets */
   uint8_t send_data_cksum; /* peer asked for Data Checksum */
-  uint8_t feat_applied;    /* negotiated values were applied once */
   uint32_t ack_ratio_cur;  /* Ack Ratio in force */
   uint32_t ack_ratio_asked;/* Ack Ratio we last started a Change for */
 
@@ -127,14 +144,17 @@ struct udccp_conn {
   uint8_t pend_reset_code;
   uint8_t pend_reset_data[3];
   uint64_t reset_ackno;    /* Reset's ackno (GSR unless said otherwise) */
-  uint8_t reset_has_ack;
   uint8_t reset_use_seq;   /* Reset numbered from the input (§8.3.1) */
   uint64_t reset_seq;
   uint8_t ack_needed;      /* something new to acknowledge */
-  uint8_t ack_any_sent;    /* for "ack the acks" pacing */
   uint64_t pkts_since_ack; /* peer acks (with Ack Vector) not yet acked */
   uint8_t data_since_ackack; /* we sent data since our last ack */
   uint8_t peer_partopen;   /* server: the client may still be in PARTOPEN */
+  uint8_t fallback_ack;    /* a DataAck did not fit; its Ack went alone */
+  uint64_t win_mark_seq;   /* GSS at win_mark_ts: packets sent per RTT */
+  udccp_tstamp win_mark_ts;
+  uint64_t sent_per_rtt;
+  uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */
   uint64_t open_seq;       /* server: our first packet after the Response */
 
   /* Packet-borne signals. */
@@ -160,14 +180,18 @@ struct udccp_conn {
   udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */
   uint32_t listen_sent;
   udccp_tstamp ts_origin;     /* Timestamp option origin (§13.1) */
-  udccp_tstamp t_delack;      /* ack unacknowledged data by then */
+  udccp_tstamp t_last_tx;     /* last packet sent (Change repetition) */
   udccp_tstamp t_ackack;      /* ack the peer's acks by then (RFC 4341) */
   udccp_tstamp now;           /* latest ts the caller gave us */
   uint8_t listen_triggered;   /* RFC 5596 §2.2.3.1: one triggered Request */
 
+  uint8_t *ackq;              /* UDCCP_CONN_ACKQ slots of ackq_slot bytes */
+  size_t ackq_slot;
+  uint16_t ackq_len[UDCCP_CONN_ACKQ];
+  uint8_t ackq_head, ackq_n;
+
   udccp_conn_info info;       /* counters */
   uint8_t peer_closed;        /* read_datagram reports CLOSED once drained */
-  uint8_t done;
 };
 
 /* --- conn.c --- */
@@ -194,6 +218,11 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
  * listener and by a LISTEN-state conn. */
 int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
                               udccp_tstamp ts);
+/* Grows our Sequence Window with the CCID's window (§7.5.2: about five
+ * times the packets in flight per RTT), so that we never persistently
+ * send more than Sequence Window/A packets per RTT.  Short excursions
+ * beyond the peer's window are repaired by Sync/SyncAck (§7.5.4). */
+void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts);
 /* Copies the sender half's RTT estimate to the receiver half's env. */
 void udccp_conn_sync_env(udccp_conn *conn);
 /* Starts both CCID halves (once the CCIDs are known). */
@@ -209,6 +238,9 @@ int udccp_conn_decode(udccp_conn_rxpkt *p, const uint8_t *pkt, size_t len);
 udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                              uint8_t type, const uint8_t *payload,
                              size_t payload_len, udccp_tstamp ts);
+/* The receiver half wants an acknowledgement now: builds it at once into
+ * the ack queue (or, if that is full, leaves it pending). */
+void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts);
 /* Largest payload one packet can carry after the header and the options
  * we typically add (§14). */
 size_t udccp_conn_opts_reserve(const udccp_conn *conn);

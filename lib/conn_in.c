@@ -90,7 +90,6 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
   if (!conn->rx_ccid_up) {
     conn->rx_ccid_id = (uint8_t)udccp_feat_get_remote(fs, UDCCP_FEAT_CCID);
   }
-  conn->feat_applied = 1;
   udccp_conn_sync_env(conn);
   return 0;
 }
@@ -190,6 +189,24 @@ static int drop(udccp_conn *conn, int err) {
   return err;
 }
 
+/* Step 8: mark the packet acknowledgeable (§11.4) when our receiving half
+ * sends Ack Vectors. */
+static int mark_acknowledgeable(udccp_conn *conn, udccp_conn_rxpkt *p) {
+  int rv;
+  if (!conn->send_ackvec || !conn->av_up || p->recorded) {
+    return 0;
+  }
+  rv = udccp_ackvec_record(&conn->av, p->seq,
+                           p->ecn == 3 ? UDCCP_AV_ECN_MARKED
+                                       : UDCCP_AV_RECEIVED);
+  if (rv == UDCCP_ERR_NOMEM) {
+    udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_NOMEM);
+    return UDCCP_ERR_NOMEM;
+  }
+  p->recorded = 1;
+  return 0;
+}
+
 /* Option processing of step 8; returns 0 or a fatal code after queuing the
  * Reset. */
 static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
@@ -245,15 +262,9 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
     conn->slow_until =
         ts + (conn->env.srtt ? conn->env.srtt : 100 * UDCCP_NS_PER_MS);
   }
-  /* Mark acknowledgeable (§11.4). */
-  if (conn->send_ackvec && conn->av_up) {
-    rv = udccp_ackvec_record(&conn->av, p->seq,
-                             p->ecn == 3 ? UDCCP_AV_ECN_MARKED
-                                         : UDCCP_AV_RECEIVED);
-    if (rv == UDCCP_ERR_NOMEM) {
-      udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_NOMEM);
-      return UDCCP_ERR_NOMEM;
-    }
+  rv = mark_acknowledgeable(conn, p);
+  if (rv != 0) {
+    return rv;
   }
   if (p->h.has_ack && conn->send_ackvec && conn->av_up &&
       p->h.type != UDCCP_PKT_SYNC && p->h.type != UDCCP_PKT_SYNCACK) {
@@ -278,14 +289,31 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
   if (conn->tx_ccid_up) {
     /* Every valid packet: CCID 2 also learns the peer's sequence numbers
      * from packets without an ackno (lost acks, RFC 4341 §6.1.1). */
-    (void)conn->tx_ccid->tx_on_pkt(&conn->tx_st, &cp, ts);
+    rv = conn->tx_ccid->tx_on_pkt(&conn->tx_st, &cp, ts);
+    if (rv <= UDCCP_ERR_FATAL) {
+      udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, rv);
+      return;
+    }
     check_ack_ratio(conn);
     udccp_conn_sync_env(conn);
+    if (p->h.has_ack) {
+      udccp_conn_tune_seqwin(conn, ts);
+    }
   }
   if (conn->rx_ccid_up) {
     rv = conn->rx_ccid->rx_on_pkt(&conn->rx_st, &cp, ts);
+    if (rv <= UDCCP_ERR_FATAL) {
+      udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, rv);
+      return;
+    }
+    if (rv == UDCCP_ERR_MANDATORY) {
+      /* §5.8.2: a Mandatory CCID option the CCID does not know. */
+      udccp_conn_send_reset(conn, UDCCP_RESET_MANDATORY_ERROR, NULL,
+                            UDCCP_ERR_RESET);
+      return;
+    }
     if (rv > 0) {
-      conn->pending |= UDCCP_PEND_ACK;
+      udccp_conn_ack_now(conn, ts);
     }
   }
   if (p->h.has_ack && conn->state == UDCCP_STATE_OPEN &&
@@ -511,6 +539,10 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       return UDCCP_ERR_RESET;
     }
     conn->state = UDCCP_STATE_PARTOPEN;
+    /* Send Ack Vector became known only now: the Response counts too. */
+    if (mark_acknowledgeable(conn, &p) != 0) {
+      return UDCCP_ERR_NOMEM;
+    }
     if (p.opts.present & UDCCP_OPTS_HAS_INIT_COOKIE) {
       /* §8.1.4: echoed on every PARTOPEN packet. */
       conn->init_cookie_len = p.opts.init_cookie_len;
@@ -536,6 +568,11 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       conn->state = UDCCP_STATE_OPEN;
       udccp_conn_timer_stop(conn);
       conn->peer_partopen = 1;
+      /* Send Ack Vector took effect with this packet, which step 8 could
+       * not record yet: the client's CCID must see it arrived. */
+      if (mark_acknowledgeable(conn, &p) != 0) {
+        return UDCCP_ERR_NOMEM;
+      }
       conn->open_seq = udccp_seq_add(conn->gss, 1);
     }
   }
@@ -558,6 +595,8 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       conn->osr = p.seq;
       conn->state = UDCCP_STATE_OPEN;
       conn->init_cookie_len = 0;
+      conn->data_blocked = 0;
+      conn->fallback_ack = 0;
       udccp_conn_timer_stop(conn);
     }
   }
@@ -584,8 +623,6 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     return 0;
   }
 
-  ccid_input(conn, &p, ts);
-
   /* Step 15: Sync gets a SyncAck acknowledging it. */
   if (type == UDCCP_PKT_SYNC) {
     conn->info.syncs_recv++;
@@ -593,7 +630,9 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     conn->pending |= UDCCP_PEND_SYNCACK;
   }
 
-  /* Step 16: data.  Request and Response payloads are not delivered. */
+  /* Step 16: data.  Request and Response payloads are not delivered.
+   * Before the CCID halves run, so that an acknowledgement they ask for
+   * reports this packet's fate (Data Dropped, Slow Receiver). */
   if ((type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
       p.h.payload_len > 0) {
     if (conn->state == UDCCP_STATE_OPEN ||
@@ -601,6 +640,11 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
         conn->state == UDCCP_STATE_CLOSING) {
       deliver(conn, &p, ts);
     }
+  }
+
+  ccid_input(conn, &p, ts);
+  if (conn->state == UDCCP_STATE_CLOSED) {
+    return conn->error;
   }
   return 0;
 }

@@ -87,6 +87,32 @@ static size_t pkt_max(const udccp_conn *conn) {
   return conn->settings.pmtu - conn->settings.hdr_overhead;
 }
 
+/* §11.4: the Ack Vector describes GSR downwards and its record keys acks
+ * of acks (Appendix A).  It gets the room the packet has left: the
+ * ackvec module then leaves out the oldest part, which earlier acks
+ * reported (§11.4.2), so an ack never fails for its vector. */
+static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, uint8_t type,
+                       size_t payload_len, size_t cap, uint64_t seq) {
+  udccp_optbuf tmp;
+  size_t limit = cap < pkt_max(conn) ? cap : pkt_max(conn);
+  size_t used = udccp_hdr_fixed_len(type, 1) + payload_len + ob->len + 3;
+  size_t room, start;
+  if (used + 3 > limit) {
+    return;
+  }
+  room = limit - used;
+  if (room > UDCCP_OPTS_MAX_LEN - ob->len) {
+    room = UDCCP_OPTS_MAX_LEN - ob->len;
+  }
+  /* Write into the tail of a scratch buffer whose free space is room. */
+  start = UDCCP_OPTS_MAX_LEN - room;
+  tmp.len = start;
+  if (udccp_ackvec_write(&conn->av, &tmp, seq) == 0 && tmp.len > start) {
+    memcpy(ob->buf + ob->len, tmp.buf + start, tmp.len - start);
+    ob->len += tmp.len - start;
+  }
+}
+
 udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                              uint8_t type, const uint8_t *payload,
                              size_t payload_len, udccp_tstamp ts) {
@@ -209,11 +235,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                                   udccp_crc32c(payload, payload_len), 4);
     }
     if (acking && conn->send_ackvec && conn->av_up) {
-      /* §11.4: the Ack Vector describes GSR downwards; its record keys
-       * acks of acks (Appendix A). */
-      if (udccp_ackvec_write(&conn->av, &ob, seq) != 0) {
-        return UDCCP_ERR_NOBUF;
-      }
+      put_ackvec(conn, &ob, type, payload_len, cap, seq);
     }
   }
   {
@@ -246,7 +268,6 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->ack_needed = 0;
     conn->pkts_since_ack = 0;
     conn->t_last_ack_tx = ts;
-    conn->t_delack = UDCCP_TSTAMP_NEVER;
     conn->t_ackack = UDCCP_TSTAMP_NEVER;
     conn->slow_rx_pending = 0;
     conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
@@ -256,6 +277,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   if (is_data) {
     conn->data_since_ackack = 1;
   }
+  conn->t_last_tx = ts;
   conn->info.pkts_sent++;
   conn->info.bytes_sent += (uint64_t)n;
   if (is_data) {
@@ -271,6 +293,25 @@ static int can_ack(const udccp_conn *conn) {
          conn->state == UDCCP_STATE_PARTOPEN ||
          conn->state == UDCCP_STATE_CLOSEREQ ||
          conn->state == UDCCP_STATE_CLOSING;
+}
+
+void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts) {
+  size_t k;
+  udccp_ssize n;
+  if (!can_ack(conn) || conn->ackq_n == UDCCP_CONN_ACKQ ||
+      conn->ackq_slot < pkt_max(conn)) {
+    conn->pending |= UDCCP_PEND_ACK;
+    return;
+  }
+  k = (size_t)(conn->ackq_head + conn->ackq_n) % UDCCP_CONN_ACKQ;
+  n = udccp_conn_build(conn, conn->ackq + k * conn->ackq_slot,
+                       conn->ackq_slot, UDCCP_PKT_ACK, NULL, 0, ts);
+  if (n <= 0) {
+    conn->pending |= UDCCP_PEND_ACK;
+    return;
+  }
+  conn->ackq_len[k] = (uint16_t)n;
+  conn->ackq_n++;
 }
 
 static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
@@ -302,14 +343,37 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
           udccp_feat_want_packet(&conn->feat))
              ? UDCCP_PKT_DATAACK
              : UDCCP_PKT_DATA;
+  if (conn->fallback_ack && conn->state == UDCCP_STATE_OPEN) {
+    /* The acknowledgement just went alone: plain Data has room. */
+    type = UDCCP_PKT_DATA;
+  }
   n = udccp_conn_build(conn, dst, cap, type, data, len, ts);
   if (n == UDCCP_ERR_NOBUF && type == UDCCP_PKT_DATAACK) {
-    /* Ack Vector and data do not fit together: the ack goes alone now,
-     * the datagram next time. */
-    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_ACK, NULL, 0, ts);
+    if (conn->fallback_ack) {
+      /* PARTOPEN: only DataAck with the Init Cookie may carry data
+       * (§8.1.5), and this datagram does not fit beside it: it waits for
+       * OPEN. */
+      conn->data_blocked = 1;
+      return 0;
+    }
+    /* The options and the data do not fit together: the ack goes alone
+     * now, the datagram next. */
+    n = udccp_conn_build(conn, dst, cap, UDCCP_PKT_ACK, NULL, 0, ts);
+    if (n > 0) {
+      conn->fallback_ack = 1;
+    }
+    return n;
+  }
+  if (n == UDCCP_ERR_NOBUF) {
+    /* A Data packet whose options leave no room for this datagram (§14):
+     * it can never go; drop it rather than block the queue. */
+    (void)udccp_sendq_pop(&conn->sendq);
+    conn->info.tx_qdrops++;
+    return 0;
   }
   if (n > 0) {
     (void)udccp_sendq_pop(&conn->sendq);
+    conn->fallback_ack = 0;
     if (conn->state == UDCCP_STATE_PARTOPEN) {
       /* §8.1.5: the PARTOPEN timer restarts with every packet sent. */
       conn->t_retx = ts + conn->retx_rto;
@@ -322,7 +386,12 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts) {
   udccp_ssize n = 0;
   if (pecn != NULL) {
-    *pecn = 0;
+    /* RFC 4340 §12.1: ECT(0) when the peer reads ECN (ECN Incapable/peer
+     * is 0) and the application allowed it. */
+    *pecn = (conn->env.ecn && (conn->state == UDCCP_STATE_OPEN ||
+                               conn->state == UDCCP_STATE_PARTOPEN))
+                ? 2
+                : 0;
   }
   conn->now = ts;
   if (dst == NULL || cap < pkt_max(conn)) {
@@ -338,7 +407,18 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
   if (conn->state == UDCCP_STATE_CLOSED ||
       conn->state == UDCCP_STATE_TIMEWAIT) {
     conn->pending = 0;
+    conn->ackq_n = 0;
     return 0;
+  }
+  if (conn->ackq_n > 0) {
+    /* Acks built when they fell due, oldest first, before anything built
+     * later (their sequence numbers are older). */
+    size_t k = conn->ackq_head;
+    size_t len = conn->ackq_len[k];
+    conn->ackq_head = (uint8_t)((k + 1) % UDCCP_CONN_ACKQ);
+    conn->ackq_n--;
+    memcpy(dst, conn->ackq + k * conn->ackq_slot, len);
+    return (udccp_ssize)len;
   }
   if (conn->pending & UDCCP_PEND_SYNCACK) {
     conn->pending &= ~(uint32_t)UDCCP_PEND_SYNCACK;
@@ -387,7 +467,7 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
   /* Application data. */
   if ((conn->state == UDCCP_STATE_OPEN ||
        conn->state == UDCCP_STATE_PARTOPEN) &&
-      conn->tx_ccid_up) {
+      conn->tx_ccid_up && !conn->data_blocked) {
     n = write_data(conn, dst, cap, ts);
     if (n != 0) {
       return n;
@@ -403,7 +483,6 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
       n = udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSEREQ, NULL, 0, ts);
     } else {
       conn->state = UDCCP_STATE_CLOSING;
-      conn->active_closer = 1;
       n = udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSE, NULL, 0, ts);
     }
     {

@@ -26,13 +26,24 @@ static int data_state(const udccp_conn *conn) {
          conn->state == UDCCP_STATE_PARTOPEN;
 }
 
+/* RFC 4340 §6.6.3: a Change is repeated until Confirmed; when nothing
+ * else goes out, an Ack carries it this long after the last packet. */
+static udccp_tstamp feat_retx_time(const udccp_conn *conn) {
+  udccp_tstamp rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
+  if (conn->state != UDCCP_STATE_OPEN ||
+      udccp_feat_all_confirmed(&conn->feat)) {
+    return UDCCP_TSTAMP_NEVER;
+  }
+  return conn->t_last_tx + rto;
+}
+
 udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   udccp_tstamp t = UDCCP_TSTAMP_NEVER;
   if (conn->state == UDCCP_STATE_CLOSED) {
     /* A pending Reset is sent at once. */
     return (conn->pending & UDCCP_PEND_RESET) ? 0 : UDCCP_TSTAMP_NEVER;
   }
-  if (conn->pending & ~(uint32_t)UDCCP_PEND_LISTEN) {
+  if ((conn->pending & ~(uint32_t)UDCCP_PEND_LISTEN) || conn->ackq_n > 0) {
     return 0;
   }
   t = tmin(t, conn->t_retx);
@@ -51,7 +62,8 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
     t = tmin(t, conn->rx_ccid->rx_get_expiry(&conn->rx_st));
   }
   if (data_state(conn)) {
-    if (udccp_sendq_len(&conn->sendq) > 0 && conn->tx_ccid_up) {
+    if (udccp_sendq_len(&conn->sendq) > 0 && conn->tx_ccid_up &&
+        !conn->data_blocked) {
       /* The CCID says when the next data packet may go (§10). */
       /* tx_next_send only reads the state; the cast is the ops' shape. */
       udccp_tstamp ns = conn->tx_ccid->tx_next_send(
@@ -63,6 +75,7 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
     if (conn->pkts_since_ack > 0) {
       t = tmin(t, conn->t_ackack);
     }
+    t = tmin(t, feat_retx_time(conn));
   }
   return t;
 }
@@ -162,6 +175,9 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     }
   }
   if (data_state(conn)) {
+    if (feat_retx_time(conn) <= ts) {
+      conn->pending |= UDCCP_PEND_ACK;
+    }
     if (conn->pkts_since_ack > 0 && conn->t_ackack <= ts) {
       /* RFC 4341 §6.1.4: acknowledge the peer's acks at least once per
        * RTT so that its Ack Vector buffer can shrink. */

@@ -163,8 +163,13 @@ static int feat_unpack(udccp_conn *conn, const uint8_t *in, size_t len) {
       udccp_feat_entry *e =
           udccp_feat_entry_get(&conn->feat, known_feats[i], loc);
       size_t bit = 2 * i + (size_t)loc;
-      if (e != NULL && !(in[bit / 8] & (1u << (bit % 8)))) {
+      if (e == NULL) {
+        continue;
+      }
+      if (!(in[bit / 8] & (1u << (bit % 8)))) {
         e->state = UDCCP_FEAT_STABLE;
+      } else {
+        e->change_new = 0; /* the Response carried this Change (§6.6.2) */
       }
     }
   }

@@ -109,8 +109,6 @@ static void start_event(udccp_tfrc_lh *lh, uint64_t x, udccp_tstamp t,
     li0->drops = 0;
     li0->is_long = 1;
     *flags |= UDCCP_TFRC_LH_FIRST_LOSS;
-  } else if (li0->data_len == 0) {
-    li0->data_len = 1; /* RFC 4342 §6.1.1: minimum data length */
   }
   if (lh->discount) {
     /* RFC 5348 §5.5: fold DF into the older intervals' DF_i, then shift */
@@ -123,7 +121,8 @@ static void start_event(udccp_tfrc_lh *lh, uint64_t x, udccp_tstamp t,
   if (lh->n_li < UDCCP_TFRC_LI_MAX) {
     lh->n_li++;
   }
-  lh->li[1].df = 1.0;
+  /* the closed interval keeps DF_0 = 1 as its DF_1 (li[0].df is always 1;
+   * every interval begins with a loss, so data lengths are >= 1) */
   li0->seq_start = x;
   li0->seq_len = 1;
   li0->loss_len = 1;

@@ -1,18 +1,28 @@
 /*
- * The reference TCP: a greedy NewReno sender and a cumulative-ACK receiver,
- * in whole 1460-byte segments, as the yardstick for udccp's fairness.
+ * The reference TCP: a greedy Reno sender with SACK loss recovery and a
+ * receiver that acks every segment, in whole 1460-byte segments: the
+ * yardstick for udccp's fairness.
  *   - slow start and congestion avoidance (RFC 5681 §3.1), Appropriate
  *     Byte Counting with L = 2 (RFC 3465), initial window 3 segments;
- *   - fast retransmit and fast recovery with NewReno partial acks
- *     (RFC 6582 §3.2), `recover` guarding against repeated reductions;
- *   - RTO per RFC 6298 with Karn's rule, exponential backoff and
- *     go-back-N after a timeout.  The minimum RTO is 200 ms as in Linux,
- *     not RFC 6298's 1 s (§2.4 "SHOULD"), so that the yardstick behaves
- *     like the TCP people deploy;
- *   - no delayed ACK, no SACK, no handshake (the flow starts established),
- *     no receive-window limit.
- * Segments carry no payload bytes in memory; the pcap builds real TCP
- * headers (with checksums) and zero payloads.
+ *   - loss recovery driven by SACK (RFC 2018, RFC 6675): fast retransmit
+ *     after 3 duplicate acks or once a segment 3 above a hole is SACKed
+ *     (IsLost with DupThresh 3, FACK-style), ssthresh = FlightSize / 2,
+ *     then the pipe algorithm with NextSeg rules 1 and 2; `recover` keeps
+ *     one reduction per window (RFC 6582 §3.2).  SACK rather than plain
+ *     NewReno: NewReno repairs one hole per RTT, so after a slow-start
+ *     overshoot (hundreds of holes) it stalls for seconds, which real
+ *     (SACK) TCP does not, and fairness figures against it would measure
+ *     that artefact;
+ *   - RTO per RFC 6298 with Karn's rule, exponential backoff, go-back-N and
+ *     a cleared scoreboard after a timeout (RFC 2018 §8).  The minimum RTO
+ *     is 200 ms as in Linux, not RFC 6298's 1 s (§2.4 "SHOULD"), so that
+ *     the yardstick behaves like the TCP people deploy;
+ *   - no delayed ACK (kind "tcp"; "tcp-delack" acks every second segment
+ *     with a 40 ms timer, RFC 5681 §4.2), no handshake (the flow starts
+ *     established), no receive-window limit.  Each ack carries one SACK block: the run of
+ *     out-of-order segments around the one that triggered it.
+ * Segments carry no payload bytes in memory; the pcap shows real TCP
+ * headers (with checksums, without the SACK option) and zero payloads.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,25 +34,37 @@
 #define TCP_MSS 1460u
 #define TCP_HDRS 40u /* IPv4 + TCP without options */
 #define TCP_IW 3u    /* RFC 5681 §3.1 for 1095 < SMSS <= 2190 */
+#define TCP_DUPTHRESH 3u
+#define TCP_SACK_SPAN 32u /* segments a SACK block reaches each side */
 #define TCP_RTO_INIT (1 * UDCCP_NS_PER_S)
 #define TCP_RTO_MIN (200 * UDCCP_NS_PER_MS)
 #define TCP_RTO_MAX (60 * UDCCP_NS_PER_S)
 
-enum { TCP_T_START = 0, TCP_T_RTO = 1 };
+#define TCP_DELACK (40 * UDCCP_NS_PER_MS) /* Linux's minimum ATO */
+
+enum { TCP_T_START = 0, TCP_T_RTO = 1, TCP_T_DELACK = 2 };
 
 typedef struct tcp_flow {
   int started;
   /* sender: sequence numbers count segments */
   uint64_t snd_una, snd_nxt, snd_max, recover;
+  uint64_t high_sack;   /* 1 + highest SACKed segment (>= snd_una) */
+  uint64_t rexmit_next; /* NextSeg rule 1 scan position */
   uint64_t cwnd, ssthresh; /* bytes */
+  uint64_t bytes_acked;    /* congestion avoidance byte counter */
   uint32_t dupacks;
   int in_recovery;
   int have_rtt;
   udccp_tstamp srtt, rttvar, rto, rto_at;
-  udccp_tstamp *sent_at; /* ring over [snd_una, snd_max) */
-  uint8_t *retx;
+  /* rings over [snd_una, snd_max), indexed by seq & smask */
+  udccp_tstamp *sent_at;
+  uint8_t *retx;   /* retransmitted: no RTT sample (Karn), not resent twice */
+  uint8_t *sacked;
   uint64_t smask;
   /* receiver */
+  int delack;             /* 1: delayed ACKs (kind tcp-delack) */
+  uint32_t unacked;       /* in-order segments not acked yet */
+  udccp_tstamp delack_at; /* when the delayed ACK is due */
   uint64_t rcv_nxt;
   uint8_t *ooo; /* ring: segment received above rcv_nxt */
   uint64_t rmask;
@@ -50,23 +72,32 @@ typedef struct tcp_flow {
   uint64_t retransmits, timeouts, recoveries;
 } tcp_flow;
 
+/* An ack's SACK block in pkt->meta[0]: start | length << 56, 0 = none. */
+#define SACK_PACK(lo, hi) ((lo) | ((uint64_t)((hi) - (lo)) << 56))
+#define SACK_LO(m) ((m) & ((1ULL << 56) - 1))
+#define SACK_LEN(m) ((m) >> 56)
+
 static int ring_grow_sender(tcp_flow *t) {
-  uint64_t size = t->smask + 1, nsize = size * 2;
+  uint64_t nsize = (t->smask + 1) * 2;
   udccp_tstamp *ns = malloc(nsize * sizeof(*ns));
-  uint8_t *nr = malloc(nsize);
-  if (ns == NULL || nr == NULL) {
+  uint8_t *nr = malloc(nsize), *nk = malloc(nsize);
+  if (ns == NULL || nr == NULL || nk == NULL) {
     free(ns);
     free(nr);
+    free(nk);
     return -1;
   }
   for (uint64_t s = t->snd_una; s < t->snd_max; s++) {
     ns[s & (nsize - 1)] = t->sent_at[s & t->smask];
     nr[s & (nsize - 1)] = t->retx[s & t->smask];
+    nk[s & (nsize - 1)] = t->sacked[s & t->smask];
   }
   free(t->sent_at);
   free(t->retx);
+  free(t->sacked);
   t->sent_at = ns;
   t->retx = nr;
+  t->sacked = nk;
   t->smask = nsize - 1;
   return 0;
 }
@@ -101,10 +132,11 @@ static void tcp_send_seg(sim_flow *f, tcp_flow *t, uint64_t seq,
   p->meta[0] = seq;
   t->sent_at[seq & t->smask] = now;
   if (seq < t->snd_max) {
-    t->retx[seq & t->smask] = 1; /* Karn: no RTT sample from it */
+    t->retx[seq & t->smask] = 1;
     t->retransmits++;
   } else {
     t->retx[seq & t->smask] = 0;
+    t->sacked[seq & t->smask] = 0;
     t->snd_max = seq + 1;
   }
   f->sent_pkts++;
@@ -120,12 +152,51 @@ static void tcp_arm_rto(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   sim_flow_arm(f, TCP_T_RTO, t->rto_at);
 }
 
+/* RFC 6675 §4 IsLost, FACK-style: a segment DupThresh above is SACKed. */
+static int tcp_is_lost(const tcp_flow *t, uint64_t s) {
+  return !t->sacked[s & t->smask] && s + TCP_DUPTHRESH <= t->high_sack;
+}
+
 static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   int sent = 0;
-  while (!f->stopped && (t->snd_nxt - t->snd_una) * TCP_MSS < t->cwnd) {
-    tcp_send_seg(f, t, t->snd_nxt, now);
-    t->snd_nxt++;
-    sent = 1;
+  if (t->in_recovery) {
+    /* RFC 6675 §4 SetPipe, then §5 step (C): send while pipe < cwnd */
+    uint64_t pipe = 0;
+    for (uint64_t s = t->snd_una; s < t->snd_max; s++) {
+      if (t->sacked[s & t->smask]) {
+        continue;
+      }
+      pipe += !tcp_is_lost(t, s);
+      pipe += t->retx[s & t->smask];
+    }
+    if (t->rexmit_next < t->snd_una) {
+      t->rexmit_next = t->snd_una;
+    }
+    while (pipe * TCP_MSS < t->cwnd) {
+      /* Below high_sack - DupThresh every segment is SACKed or lost for
+       * good, so the scan never passes one that may become lost later. */
+      while (t->rexmit_next + TCP_DUPTHRESH <= t->high_sack &&
+             (!tcp_is_lost(t, t->rexmit_next) ||
+              t->retx[t->rexmit_next & t->smask])) {
+        t->rexmit_next++;
+      }
+      if (t->rexmit_next + TCP_DUPTHRESH <= t->high_sack) { /* NextSeg (1) */
+        tcp_send_seg(f, t, t->rexmit_next++, now);
+      } else if (!f->stopped) {            /* rule 2: new data */
+        tcp_send_seg(f, t, t->snd_max, now);
+        t->snd_nxt = t->snd_max;
+      } else {
+        break;
+      }
+      pipe++;
+      sent = 1;
+    }
+  } else {
+    while (!f->stopped && (t->snd_nxt - t->snd_una) * TCP_MSS < t->cwnd) {
+      tcp_send_seg(f, t, t->snd_nxt, now);
+      t->snd_nxt++;
+      sent = 1;
+    }
   }
   if (sent && t->rto_at == UDCCP_TSTAMP_NEVER) {
     tcp_arm_rto(f, t, now); /* RFC 6298 §5.1 */
@@ -152,9 +223,29 @@ static void tcp_rtt_sample(tcp_flow *t, udccp_tstamp r) {
   }
 }
 
-static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, udccp_tstamp now) {
+static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
+                       udccp_tstamp now) {
   if (a > t->snd_max) {
     return;
+  }
+  int new_sack = 0;
+  if (SACK_LEN(sack) > 0) {
+    uint64_t lo = SACK_LO(sack), hi = lo + SACK_LEN(sack);
+    if (lo < a) {
+      lo = a;
+    }
+    if (hi > t->snd_max) {
+      hi = t->snd_max;
+    }
+    for (uint64_t s = lo; s < hi; s++) {
+      if (!t->sacked[s & t->smask]) {
+        t->sacked[s & t->smask] = 1;
+        new_sack = 1;
+      }
+    }
+    if (hi > t->high_sack) {
+      t->high_sack = hi;
+    }
   }
   if (a > t->snd_una) {
     uint64_t acked = a - t->snd_una;
@@ -169,68 +260,88 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, udccp_tstamp now) {
       tcp_rtt_sample(t, now - t->sent_at[(a - 1) & t->smask]);
     }
     t->snd_una = a;
+    if (t->high_sack < a) {
+      t->high_sack = a;
+    }
     if (t->snd_nxt < a) {
       t->snd_nxt = a;
     }
+    t->dupacks = 0;
     if (t->in_recovery) {
-      if (a >= t->recover) {
-        /* full ack: RFC 6582 §3.2 step 3, option (1) */
-        uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
-        uint64_t w = (flight > TCP_MSS ? flight : TCP_MSS) + TCP_MSS;
-        t->cwnd = t->ssthresh < w ? t->ssthresh : w;
+      if (a >= t->recover) { /* RFC 6675 §5 (A): recovery over */
         t->in_recovery = 0;
-        t->dupacks = 0;
-      } else {
-        /* partial ack: retransmit the next hole, deflate by the amount
-         * acked, add back one segment (RFC 6582 §3.2 step 3) */
-        tcp_send_seg(f, t, t->snd_una, now);
-        uint64_t dec = acked * TCP_MSS;
-        t->cwnd = (t->cwnd > dec ? t->cwnd - dec : 0) + TCP_MSS;
+        t->cwnd = t->ssthresh;
+        t->snd_nxt = t->snd_max;
       }
+    } else if (t->cwnd < t->ssthresh) {
+      t->cwnd += (acked < 2 ? acked : 2) * TCP_MSS; /* RFC 3465 L=2 */
     } else {
-      t->dupacks = 0;
-      if (t->cwnd < t->ssthresh) {
-        t->cwnd += (acked < 2 ? acked : 2) * TCP_MSS; /* RFC 3465 L=2 */
-      } else {
-        uint64_t inc = (uint64_t)TCP_MSS * TCP_MSS / t->cwnd; /* RFC 5681 (3) */
-        t->cwnd += inc ? inc : 1;
+      /* RFC 5681 §3.1: byte counting, one SMSS per cwnd of bytes acked
+       * (equation (3) would grow half as fast with delayed ACKs) */
+      t->bytes_acked += acked * TCP_MSS;
+      if (t->bytes_acked >= t->cwnd) {
+        t->bytes_acked -= t->cwnd;
+        t->cwnd += TCP_MSS;
       }
     }
     tcp_arm_rto(f, t, now); /* RFC 6298 §5.3 */
-  } else if (a == t->snd_una && t->snd_max > t->snd_una) {
-    t->dupacks++;
-    if (t->in_recovery) {
-      t->cwnd += TCP_MSS; /* RFC 5681 §3.2 step 4: inflation */
-    } else if (t->dupacks == 3 && a >= t->recover) {
-      /* RFC 5681 §3.2 steps 2-3, RFC 6582 §3.2 step 2 */
-      uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
-      t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
-      t->recover = t->snd_max;
-      t->in_recovery = 1;
-      t->recoveries++;
-      tcp_send_seg(f, t, t->snd_una, now);
-      t->cwnd = t->ssthresh + 3 * TCP_MSS;
-    }
+  } else if (a == t->snd_una && t->snd_max > t->snd_una && new_sack) {
+    t->dupacks++; /* RFC 6675 §2: a duplicate ack carries new SACK data */
+  }
+  if (!t->in_recovery && t->snd_una < t->snd_max && t->snd_una >= t->recover &&
+      (t->dupacks >= TCP_DUPTHRESH || tcp_is_lost(t, t->snd_una))) {
+    /* RFC 6675 §5 step (4), RFC 5681 §3.2 (2) */
+    uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
+    t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
+    t->cwnd = t->ssthresh;
+    t->bytes_acked = 0;
+    t->recover = t->snd_max;
+    t->rexmit_next = t->snd_una;
+    t->in_recovery = 1;
+    t->recoveries++;
   }
   tcp_try_send(f, t, now);
 }
 
 static void tcp_on_timeout(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
-  /* RFC 5681 §3.1 (4), RFC 6298 §5.4-5.6 */
+  /* RFC 5681 §3.1 (4), RFC 6298 §5.4-5.6; RFC 2018 §8: forget the SACK
+   * scoreboard, the receiver may have reneged. */
   uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
   t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
   t->cwnd = TCP_MSS;
+  t->bytes_acked = 0;
   t->in_recovery = 0;
   t->dupacks = 0;
   t->recover = t->snd_max;
   t->snd_nxt = t->snd_una;
+  t->high_sack = t->snd_una;
+  for (uint64_t s = t->snd_una; s < t->snd_max; s++) {
+    t->sacked[s & t->smask] = 0;
+  }
   t->timeouts++;
   t->rto = t->rto * 2 > TCP_RTO_MAX ? TCP_RTO_MAX : t->rto * 2;
   t->rto_at = UDCCP_TSTAMP_NEVER;
   tcp_try_send(f, t, now);
 }
 
+static void tcp_send_ack(sim_flow *f, tcp_flow *t, uint64_t sack,
+                         udccp_tstamp now) {
+  t->unacked = 0;
+  t->delack_at = UDCCP_TSTAMP_NEVER;
+  sim_pkt *ack = sim_flow_pkt_new(f);
+  if (ack == NULL) {
+    return;
+  }
+  ack->dir = SIM_DIR_REV;
+  ack->wire_len = TCP_HDRS;
+  ack->meta[0] = sack;
+  ack->meta[1] = t->rcv_nxt;
+  sim_flow_xmit(f, ack, now);
+}
+
 static void tcp_on_data(sim_flow *f, tcp_flow *t, uint64_t s, udccp_tstamp now) {
+  uint64_t sack = 0;
+  uint64_t before = t->rcv_nxt;
   if (s == t->rcv_nxt) {
     sim_flow_delivered(f, TCP_MSS);
     t->rcv_nxt++;
@@ -246,15 +357,29 @@ static void tcp_on_data(sim_flow *f, tcp_flow *t, uint64_t s, udccp_tstamp now) 
       }
     }
     t->ooo[s & t->rmask] = 1;
+    /* RFC 2018 §4: the first block holds the segment that triggered it */
+    uint64_t lo = s, hi = s + 1;
+    while (lo > t->rcv_nxt + 1 && s - lo < TCP_SACK_SPAN &&
+           t->ooo[(lo - 1) & t->rmask]) {
+      lo--;
+    }
+    while (hi - s < TCP_SACK_SPAN && hi - t->rcv_nxt <= t->rmask &&
+           t->ooo[hi & t->rmask]) {
+      hi++;
+    }
+    sack = SACK_PACK(lo, hi);
   }
-  sim_pkt *ack = sim_flow_pkt_new(f);
-  if (ack == NULL) {
-    return;
+  /* RFC 5681 §4.2: an ACK for at least every second full-sized segment,
+   * none later than 500 ms (40 ms here), and at once for out-of-order
+   * segments and for segments that fill a hole. */
+  if (t->delack && s == before && t->rcv_nxt == before + 1) {
+    if (++t->unacked < 2) {
+      t->delack_at = now + TCP_DELACK;
+      sim_flow_arm(f, TCP_T_DELACK, t->delack_at);
+      return;
+    }
   }
-  ack->dir = SIM_DIR_REV;
-  ack->wire_len = TCP_HDRS;
-  ack->meta[1] = t->rcv_nxt;
-  sim_flow_xmit(f, ack, now);
+  tcp_send_ack(f, t, sack, now);
 }
 
 /* ------------------------------------------------------ kind methods */
@@ -269,8 +394,10 @@ static int tcp_init(sim_flow *f) {
   t->smask = t->rmask = 1023;
   t->sent_at = malloc((t->smask + 1) * sizeof(*t->sent_at));
   t->retx = calloc(t->smask + 1, 1);
+  t->sacked = calloc(t->smask + 1, 1);
   t->ooo = calloc(t->rmask + 1, 1);
-  if (t->sent_at == NULL || t->retx == NULL || t->ooo == NULL) {
+  if (t->sent_at == NULL || t->retx == NULL || t->sacked == NULL ||
+      t->ooo == NULL) {
     snprintf(f->err, sizeof(f->err), "out of memory");
     return -1;
   }
@@ -278,6 +405,7 @@ static int tcp_init(sim_flow *f) {
   t->ssthresh = UINT64_MAX / 2;
   t->rto = TCP_RTO_INIT;
   t->rto_at = UDCCP_TSTAMP_NEVER;
+  t->delack_at = UDCCP_TSTAMP_NEVER;
   sim_rng r;
   sim_rng_seed(&r, sim_flow_seed(f), 0);
   t->isn_c = (uint32_t)sim_rng_next(&r);
@@ -290,21 +418,31 @@ static int tcp_init(sim_flow *f) {
 static void tcp_recv(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
   tcp_flow *t = f->priv;
   int dir = p->dir;
-  uint64_t seq = p->meta[0], ack = p->meta[1];
+  uint64_t m0 = p->meta[0], m1 = p->meta[1];
   sim_flow_pkt_free(f, p);
   if (f->stopped) {
     return;
   }
   if (dir == SIM_DIR_FWD) {
-    tcp_on_data(f, t, seq, now);
+    tcp_on_data(f, t, m0, now);
   } else {
-    tcp_on_ack(f, t, ack, now);
+    tcp_on_ack(f, t, m1, m0, now);
   }
 }
 
 static void tcp_timer(sim_flow *f, unsigned which, udccp_tstamp now) {
   tcp_flow *t = f->priv;
   if (f->stopped) {
+    return;
+  }
+  if (which == TCP_T_DELACK) {
+    if (t->delack_at != UDCCP_TSTAMP_NEVER) {
+      if (now >= t->delack_at) {
+        tcp_send_ack(f, t, 0, now);
+      } else {
+        sim_flow_arm(f, TCP_T_DELACK, t->delack_at);
+      }
+    }
     return;
   }
   if (which == TCP_T_START) {
@@ -332,6 +470,7 @@ static void tcp_sample(const sim_flow *f, sim_flow_sample *s) {
   const tcp_flow *t = f->priv;
   s->srtt = t->have_rtt ? t->srtt : 0;
   s->cwnd = (uint32_t)(t->cwnd / TCP_MSS);
+  s->ack_ratio = t->delack ? 2 : 1;
 }
 
 static void tcp_finish(sim_flow *f, sim_flow_result *r) {
@@ -339,6 +478,7 @@ static void tcp_finish(sim_flow *f, sim_flow_result *r) {
   r->established = 1;
   r->established_s = (double)f->start_at / 1e9;
   r->closed_ok = 1;
+  r->declared_lost = t->retransmits;
   snprintf(r->close_desc, sizeof(r->close_desc),
            "n/a (model has no handshake); %llu retransmits, %llu "
            "recoveries, %llu timeouts",
@@ -393,13 +533,28 @@ static void tcp_destroy(sim_flow *f) {
   if (t != NULL) {
     free(t->sent_at);
     free(t->retx);
+    free(t->sacked);
     free(t->ooo);
     free(t);
   }
   f->priv = NULL;
 }
 
+static int tcp_init_delack(sim_flow *f) {
+  if (tcp_init(f) != 0) {
+    return -1;
+  }
+  ((tcp_flow *)f->priv)->delack = 1;
+  return 0;
+}
+
+const sim_flow_kind sim_kind_tcp_delack = {
+    "tcp-delack", 0, 0,
+    "the reference TCP with delayed ACKs (every 2nd segment, 40 ms)",
+    tcp_init_delack, tcp_recv, tcp_timer, tcp_stop, tcp_done, tcp_sample,
+    tcp_finish, tcp_pcap_l4, tcp_destroy};
+
 const sim_flow_kind sim_kind_tcp = {
-    "tcp", 0, 0, "reference TCP NewReno flow inside the simulator (MSS 1460)",
+    "tcp", 0, 0, "reference TCP in the simulator (Reno, SACK recovery, MSS 1460)",
     tcp_init, tcp_recv, tcp_timer, tcp_stop, tcp_done, tcp_sample, tcp_finish,
     tcp_pcap_l4, tcp_destroy};

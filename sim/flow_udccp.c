@@ -43,6 +43,7 @@ typedef struct uflow {
   uint64_t stuck;       /* wakeups where get_expiry stayed in the past */
   int broken;           /* the engine misbehaved: the flow was abandoned */
   uint64_t extra_server_conns;
+  uint64_t srv_seq_invalid; /* server read_pkt returned UDCCP_ERR_SEQ */
   uint8_t tx_buf[SIM_PKT_CAP];
   uint8_t rx_buf[SIM_PKT_CAP];
 } uflow;
@@ -71,11 +72,19 @@ static void app_send(sim_flow *f, uflow *u, udccp_tstamp now) {
     if (rv == 0) {
       continue;
     }
+    size_t mps = udccp_conn_get_mps(c);
+    if (rv == UDCCP_ERR_MSGSIZE && sim_flow_config(f)->pkt_size == 0 &&
+        mps > 0 && mps < u->dgram) {
+      /* MPS-sized datagrams by default: follow the MPS when it shrinks */
+      u->dgram = (uint32_t)mps;
+      f->packet_size = u->dgram;
+      continue;
+    }
     if (rv == UDCCP_ERR_MSGSIZE) {
       snprintf(f->err, sizeof(f->err),
                "datagram of %u bytes exceeds the connection's MPS (%zu); "
                "use -l %zu or less",
-               u->dgram, udccp_conn_get_mps(c), udccp_conn_get_mps(c));
+               u->dgram, mps, mps);
     }
     break;
   }
@@ -198,7 +207,10 @@ static void pump(sim_flow *f, uflow *u, int server, udccp_tstamp now) {
 
 static void to_server(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
   if (u->srv.conn != NULL) {
-    udccp_conn_read_pkt(u->srv.conn, p->data, p->len, p->ecn, now);
+    if (udccp_conn_read_pkt(u->srv.conn, p->data, p->len, p->ecn, now) ==
+        UDCCP_ERR_SEQ) {
+      u->srv_seq_invalid++;
+    }
     sim_flow_pkt_free(f, p);
     pump(f, u, 1, now);
     return;
@@ -271,6 +283,9 @@ static void end_setup(sim_flow *f, uflow_end *e, int server) {
   e->set.rand_user_data = &e->rng;
   e->set.ccid = (uint8_t)f->kind->ccid;
   e->set.cksum_mode = UDCCP_CKSUM_FULL;
+  if (sim_flow_config(f)->seq_window != 0) {
+    e->set.seq_window = sim_flow_config(f)->seq_window;
+  }
   sim_rng_seed(&e->rng, sim_flow_seed(f), server ? 2 : 1);
   e->path.family = UDCCP_AF_INET;
   memcpy(e->path.local_addr, server ? f->srv_addr : f->cli_addr, 4);
@@ -373,6 +388,7 @@ static void uflow_sample(const sim_flow *f, sim_flow_sample *s) {
   udccp_conn_get_info(u->cli.conn, &info);
   s->srtt = info.srtt;
   s->cwnd = info.cwnd;
+  s->ack_ratio = info.ack_ratio;
 }
 
 static int end_clean(const uflow_end *e) {
@@ -425,6 +441,9 @@ static void uflow_finish(sim_flow *f, sim_flow_result *r) {
   end_desc(b, sizeof(b), "server", &u->srv);
   snprintf(r->close_desc, sizeof(r->close_desc), "%s; %s", a, b);
   r->loss_event_rate = u->cli.info.p;
+  r->declared_lost = u->cli.info.pkts_lost;
+  r->rx_dropped = u->srv.info.pkts_dropped;
+  r->rx_seq_invalid = u->srv_seq_invalid;
   if (f->packet_size == 0) {
     f->packet_size = u->dgram;
   }

@@ -6,7 +6,8 @@
 #include "sim_flow.h"
 
 const sim_flow_kind *const sim_flow_kinds[] = {
-    &sim_kind_ccid2, &sim_kind_ccid3, &sim_kind_ccid4, &sim_kind_tcp, NULL};
+    &sim_kind_ccid2, &sim_kind_ccid3, &sim_kind_ccid4, &sim_kind_tcp,
+    &sim_kind_tcp_delack, NULL};
 
 const sim_flow_kind *sim_flow_kind_find(const char *name) {
   for (size_t i = 0; sim_flow_kinds[i] != NULL; i++) {

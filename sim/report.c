@@ -44,6 +44,13 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
             r->packet_size, fin(r->goodput_bps), fin(r->loss_rate),
             fin(r->rtt_ms), (unsigned long long)r->sent_pkts,
             (unsigned long long)r->delivered_pkts, fin(r->rate_cov));
+    fprintf(out, ", \"declared_lost_pkts\": %llu",
+            (unsigned long long)r->declared_lost);
+    if (r->ccid) {
+      fprintf(out, ", \"rx_dropped_pkts\": %llu, \"rx_seq_invalid_pkts\": %llu",
+              (unsigned long long)r->rx_dropped,
+              (unsigned long long)r->rx_seq_invalid);
+    }
     if (r->tfrc) {
       fprintf(out, ", \"loss_event_rate\": %.6f", fin(r->loss_event_rate));
     }
@@ -108,7 +115,7 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
           sim_fmt_rate(rate, sizeof(rate), (double)cfg->rate_bps),
           (double)cfg->delay / 1e6, res->queue_pkts, cfg->loss,
           (unsigned long long)cfg->seed, res->sim_time_s);
-  fprintf(out, "%-4s %-6s %5s %14s %8s %9s %9s %9s %6s  %s\n", "flow", "kind",
+  fprintf(out, "%-4s %-10s %5s %14s %8s %9s %9s %9s %6s  %s\n", "flow", "kind",
           "size", "goodput", "loss", "rtt", "sent", "delivered", "cov",
           "connection");
   for (size_t i = 0; i < res->n_flows; i++) {
@@ -120,7 +127,7 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
                        : r->ccid == 0   ? "-"
                        : r->closed_ok   ? "closed cleanly"
                                         : "did not close cleanly";
-    fprintf(out, "%-4zu %-6s %5u %14s %7.3f%% %9s %9llu %9llu %6.3f  %s\n", i,
+    fprintf(out, "%-4zu %-10s %5u %14s %7.3f%% %9s %9llu %9llu %6.3f  %s\n", i,
             r->kind, r->packet_size,
             sim_fmt_rate(gp, sizeof(gp), r->goodput_bps), r->loss_rate * 100,
             rtt, (unsigned long long)r->sent_pkts,

@@ -171,16 +171,16 @@ static void take_sample(sim *s, udccp_tstamp now) {
     if (k >= 1 && k - 1 < f->n_bins) {
       f->bins[k - 1] = bytes;
     }
-    sim_flow_sample smp = {0, 0};
+    sim_flow_sample smp = {0, 0, 0};
     f->kind->sample(f, &smp);
     if (smp.srtt > 0) {
       f->rtt_sum += (double)smp.srtt / 1e6;
       f->rtt_n++;
     }
     if (s->cfg->csv != NULL) {
-      fprintf(s->cfg->csv, "%.3f,%zu,%s,%.0f,%.3f,%u,%u\n",
+      fprintf(s->cfg->csv, "%.3f,%zu,%s,%.0f,%.3f,%u,%u,%u\n",
               (double)now / 1e9, i, f->kind->name, (double)bytes * 8.0,
-              (double)smp.srtt / 1e6, smp.cwnd,
+              (double)smp.srtt / 1e6, smp.cwnd, smp.ack_ratio,
               sim_link_backlog(&s->link[SIM_DIR_FWD], now));
     }
   }

@@ -3,7 +3,7 @@
  * bottleneck link in the forward direction (senders to receivers); their
  * acknowledgements share the reverse link, which has the same rate and
  * delay.  Flows of kind "ccid2" are real udccp connections driven through
- * the public API; "tcp" is a reference TCP NewReno flow living inside the
+ * the public API; "tcp" is a reference TCP (Reno with SACK) living inside the
  * simulator (sim_flow.h has the kind table).
  *
  * Everything is a function of the configuration and its seed: the same
@@ -45,6 +45,8 @@ typedef struct sim_config {
   udccp_tstamp duration;      /* measured period */
   uint64_t seed;
   uint32_t pkt_size;          /* datagram payload of udccp flows; 0 = the MPS */
+  uint64_t seq_window;        /* udccp settings.seq_window of both ends;
+                                 0 = the library default */
   udccp_tstamp start_spread;  /* flows start at random times in [0, this);
                                  UDCCP_TSTAMP_NEVER = one base RTT */
   udccp_tstamp close_grace;   /* after duration: time allowed to close */
@@ -74,6 +76,12 @@ typedef struct sim_flow_result {
   uint64_t delivered_pkts;   /* datagrams/segments the receiving app got */
   uint64_t delivered_bytes;
   uint64_t fwd_offered, fwd_lost;
+  uint64_t declared_lost;    /* sender's view: udccp info.pkts_lost (data
+                                packets the CCID declared lost), TCP:
+                                segments retransmitted */
+  uint64_t rx_dropped;       /* udccp receiver: packets its rules dropped
+                                (sequence-invalid...): info.pkts_dropped */
+  uint64_t rx_seq_invalid;   /* udccp receiver: read_pkt said UDCCP_ERR_SEQ */
   /* Connection life (udccp flows; the TCP model has no handshake). */
   int established;           /* reached OPEN */
   double established_s;      /* when, virtual seconds */

@@ -22,6 +22,7 @@ typedef struct sim_flow sim_flow;
 typedef struct sim_flow_sample {
   udccp_tstamp srtt; /* sender's smoothed RTT; 0 if unknown */
   uint32_t cwnd;     /* packets; 0 if not window-based */
+  uint32_t ack_ratio;/* data packets per ack (CCID 2 Ack Ratio); 0 unknown */
 } sim_flow_sample;
 
 struct sim_flow_kind {
@@ -85,6 +86,7 @@ extern const sim_flow_kind *const sim_flow_kinds[];
 const sim_flow_kind *sim_flow_kind_find(const char *name);
 
 extern const sim_flow_kind sim_kind_tcp;
+extern const sim_flow_kind sim_kind_tcp_delack;
 extern const sim_flow_kind sim_kind_ccid2;
 extern const sim_flow_kind sim_kind_ccid3;
 extern const sim_flow_kind sim_kind_ccid4;

@@ -92,19 +92,19 @@ i=1
 : >"$T/in.txt"
 awk 'BEGIN{for (i = 1; i <= 10000; i++) printf "line %05d of the udccp-cat test %s\n", i, (i % 7 ? "" : "with a longer tail to vary the datagram sizes")}' >"$T/in.txt"
 P=$((BASE + 4))
-timeout 60 "$CAT" -l -d -p "$P" >"$T/out.txt" 2>"$T/cat_srv.err" &
+timeout 60 "$CAT" -l -d -v -p "$P" >"$T/out.txt" 2>"$T/cat_srv.err" &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 60 "$CAT" -p "$P" 127.0.0.1 <"$T/in.txt" 2>"$T/cat_cli.err"
+timeout 60 "$CAT" -v -p "$P" 127.0.0.1 <"$T/in.txt" 2>"$T/cat_cli.err"
 rc=$?
 wait_pid "$spid" 15 || fail "udccp-cat listener did not exit after the close"
 if [ "$rc" -ne 0 ]; then
   fail "udccp-cat client exit $rc: $(cat "$T/cat_cli.err")"
 elif cmp -s "$T/in.txt" "$T/out.txt"; then
-  pass "udccp-cat: 10,000 lines intact ($(wc -c <"$T/in.txt") bytes)"
+  pass "udccp-cat: 10,000 lines intact ($(wc -c <"$T/in.txt") bytes); $(tail -n 1 "$T/cat_srv.err")"
 else
-  fail "udccp-cat: output differs: $(wc -l <"$T/out.txt") of 10000 lines; server: $(cat "$T/cat_srv.err")"
+  fail "udccp-cat: output differs: $(wc -l <"$T/out.txt") of 10000 lines; server: $(cat "$T/cat_srv.err"); client: $(cat "$T/cat_cli.err")"
 fi
 
 # Unknown host.  A label over 63 bytes fails inside the resolver, so no

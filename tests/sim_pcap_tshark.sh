@@ -14,54 +14,67 @@ command -v tshark >/dev/null 2>&1 ||
 
 TMP=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$TMP"' EXIT INT TERM
-PREFS="-o dccp.check_checksum:TRUE -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE"
 
-count() { # count FILE FILTER
-  # shellcheck disable=SC2086
-  tshark -n -r "$1" $PREFS -Y "$2" 2>/dev/null | wc -l | tr -d ' '
+# One line per frame: ip.proto|dccp.type|dccp cksum|ip cksum|tcp cksum|
+# expert severities|malformed.  Checksum status 1 = good, 0 = bad;
+# severity 8388608 = error (Wireshark's PI_ERROR).
+dissect() {
+  tshark -n -r "$1" -o dccp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+    -o tcp.check_checksum:TRUE -T fields -E separator='|' -E occurrence=a \
+    -E aggregator=';' -e ip.proto -e dccp.type -e dccp.checksum.status \
+    -e ip.checksum.status -e tcp.checksum.status -e _ws.expert.severity \
+    -e _ws.malformed 2>/dev/null
 }
 
-# The detector must see a bad DCCP packet: same checks on a capture with
-# one corrupted DCCP byte must fail, or this test could not fail.
+# Prints "frames dccp dccp_good malformed errors dccp_expert bad_ip
+# bad_tcp" for a dissection on stdin.
+tally() {
+  awk -F'|' '
+    { n++ }
+    $1 == 33 { d++; if ($3 == "1") g++; if ($6 != "") de++ }
+    $7 != "" { m++ }
+    $6 ~ /8388608/ { e++ }
+    $4 != "1" { bi++ }
+    $1 == 6 && $5 != "1" { bt++ }
+    END { printf "%d %d %d %d %d %d %d %d\n", n, d, g, m, e, de, bi, bt }'
+}
+
+# The detector must see a bad DCCP packet: the same checks on a capture
+# with one corrupted DCCP byte must fail, or this test could not fail.
 "$SIM" --flows ccid2 --rate 10mbit --delay 5ms --duration 200ms \
   --pcap "$TMP/one.pcap" >/dev/null || fail "udccp-sim (ccid2 only) failed"
 cp "$TMP/one.pcap" "$TMP/bad.pcap"
-# frame 1 is the Request: 24 (file hdr) + 16 (record hdr) + 20 (IPv4) + 12
-# puts us in its sequence number; flip that byte
+# frame 1 is the Request: 24 (file header) + 16 (record header) + 20
+# (IPv4) + 12 lands in its sequence number; flip that byte
 printf '\377' | dd of="$TMP/bad.pcap" bs=1 seek=72 conv=notrunc 2>/dev/null
-bad=$(count "$TMP/bad.pcap" 'dccp.checksum.status == 0 || _ws.expert.severity == "Error"')
-[ "$bad" -ge 1 ] || fail "self-check: a corrupted DCCP packet went unnoticed ($bad)"
+set -- $(dissect "$TMP/bad.pcap" | tally)
+[ "$2" -ge 1 ] || fail "self-check: no DCCP in the corrupted capture"
+[ "$3" -lt "$2" ] && [ "$5" -ge 1 ] ||
+  fail "self-check: a corrupted DCCP packet went unnoticed (good $3 of $2, errors $5)"
 
 # The capture under test: DCCP and TCP sharing a lossy bottleneck,
-# including the handshake, data, acks, losses and the close.
+# with handshakes, data, acks, losses and closes.
 "$SIM" --flows ccid2,tcp,ccid2 --rate 10mbit --delay 10ms --duration 3s \
   --loss 0.01 --pcap "$TMP/sim.pcap" >"$TMP/out.txt" ||
   { cat "$TMP/out.txt"; fail "udccp-sim failed"; }
+dissect "$TMP/sim.pcap" >"$TMP/fields.txt"
+set -- $(tally <"$TMP/fields.txt")
+echo "frames $1, dccp $2 (checksum good $3), malformed $4, expert errors $5," \
+  "dccp frames with expert info $6, bad ip cksum $7, bad tcp cksum $8"
+types=$(awk -F'|' '$1 == 33 { print $2 }' "$TMP/fields.txt" | sort -n | uniq -c |
+  awk '{ printf "type %s: %s; ", $2, $1 }')
+echo "dccp $types"
 
-total=$(count "$TMP/sim.pcap" 'frame')
-dccp=$(count "$TMP/sim.pcap" 'dccp')
-good=$(count "$TMP/sim.pcap" 'dccp.checksum.status == 1')
-malformed=$(count "$TMP/sim.pcap" '_ws.malformed')
-errors=$(count "$TMP/sim.pcap" '_ws.expert.severity == "Error"')
-dccp_expert=$(count "$TMP/sim.pcap" 'dccp && _ws.expert')
-badip=$(count "$TMP/sim.pcap" 'ip.checksum.status != 1')
-badtcp=$(count "$TMP/sim.pcap" 'tcp && tcp.checksum.status != 1')
-types=$(tshark -n -r "$TMP/sim.pcap" -T fields -e dccp.type -Y dccp 2>/dev/null |
-  sort -n | uniq -c | tr -s ' \n' ' ')
-echo "frames $total, dccp $dccp (checksum good $good), malformed $malformed," \
-  "expert errors $errors, dccp expert items $dccp_expert, bad ip cksum $badip," \
-  "bad tcp cksum $badtcp"
-echo "dccp types (count type): $types"
-
-[ "$dccp" -gt 100 ] || fail "too few DCCP packets in the capture ($dccp)"
-[ "$good" -eq "$dccp" ] || fail "$((dccp - good)) DCCP packets without a good checksum"
-[ "$malformed" -eq 0 ] || fail "$malformed malformed packets"
-[ "$errors" -eq 0 ] || fail "$errors expert errors"
-[ "$dccp_expert" -eq 0 ] || fail "$dccp_expert DCCP packets with expert info"
-[ "$badip" -eq 0 ] || fail "$badip bad IPv4 header checksums"
-[ "$badtcp" -eq 0 ] || fail "$badtcp bad TCP checksums"
-for t in 0 1 2 3 6 7; do # Request Response Data Ack Close Reset
-  tshark -n -r "$TMP/sim.pcap" -T fields -e dccp.type -Y "dccp.type == $t" \
-    2>/dev/null | grep -q . || fail "no DCCP packet of type $t in the capture"
+[ "$2" -gt 100 ] || fail "too few DCCP packets in the capture ($2)"
+[ "$3" -eq "$2" ] || fail "$(($2 - $3)) DCCP packets without a good checksum"
+[ "$4" -eq 0 ] || fail "$4 malformed packets"
+[ "$5" -eq 0 ] || fail "$5 packets with expert errors"
+[ "$6" -eq 0 ] || fail "$6 DCCP packets with expert info"
+[ "$7" -eq 0 ] || fail "$7 bad IPv4 header checksums"
+[ "$8" -eq 0 ] || fail "$8 bad TCP checksums"
+# Request, Response, Ack, Close, Reset, and data (Data or DataAck)
+for t in 0 1 3 6 7 "[24]"; do
+  awk -F'|' -v t="^$t\$" '$1 == 33 && $2 ~ t { f = 1 } END { exit !f }' \
+    "$TMP/fields.txt" || fail "no DCCP packet of type $t in the capture"
 done
 echo "PASS"

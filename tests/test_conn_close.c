@@ -227,6 +227,24 @@ static void test_rfc4340_8_5_step2_timewait_answers_no_connection(void **state) 
   udccp_pair_free(&p);
 }
 
+static void test_udccp_idle_timeout_aborts(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.idle_timeout = 3 * S;
+  open_pair(&p, &cs, NULL, 10);
+  p.loss[1] = 1.0; /* the server falls silent */
+  udccp_pair_run_for(&p, 2 * S);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
+  udccp_pair_run_for(&p, 2 * S);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_CLOSED);
+  assert_int_equal(udccp_conn_get_error(p.c[0]), UDCCP_ERR_TIMEOUT);
+  assert_int_equal(udccp_conn_get_reset_code(p.c[0]), UDCCP_RESET_ABORTED);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_3_client_close_client_holds_timewait),
@@ -238,6 +256,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_8_3_lost_closereq_retransmitted_then_giveup),
       cmocka_unit_test(test_rfc4340_8_3_timewait_lasts_2msl),
       cmocka_unit_test(test_rfc4340_8_5_step2_timewait_answers_no_connection),
+      cmocka_unit_test(test_udccp_idle_timeout_aborts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

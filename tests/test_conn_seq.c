@@ -320,6 +320,64 @@ static void test_rfc4340_8_5_step7_unexpected_types_elicit_sync(void **state) {
   udccp_pair_free(&p);
 }
 
+static void test_rfc4340_7_5_4_sync_in_request_answered_with_reset(
+    void **state) {
+  udccp_pair p;
+  udccp_tb_pkt tp;
+  udccp_conn_rxpkt rp;
+  uint8_t buf[1500];
+  uint64_t gss;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 11), 0);
+  assert_true(udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, 0) > 0);
+  gss = p.c[0]->gss;
+  /* "if the peer endpoint is in the REQUEST state, it MUST respond with a
+   * DCCP-Reset instead of a DCCP-SyncAck" */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, 3000, gss);
+  assert_int_equal(feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
+  rp = next_pkt(&p, 0, buf);
+  assert_int_equal(rp.h.type, UDCCP_PKT_RESET);
+  assert_int_equal(rp.h.ack, 3000);
+  /* The half-open client keeps trying. */
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_REQUEST);
+  udccp_pair_free(&p);
+}
+
+static void rand_ff(uint8_t *dest, size_t len, void *ud) {
+  (void)ud;
+  memset(dest, 0xFF, len);
+}
+
+static void test_rfc4340_7_1_sequence_numbers_wrap(void **state) {
+  udccp_pair p;
+  udccp_settings cs, ss;
+  uint8_t buf[1500];
+  int i, got = 0;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  udccp_pair_settings(&p, &ss);
+  /* ISS = 2^48 - 1 on both sides: every number wraps at once. */
+  cs.rand = ss.rand = rand_ff;
+  assert_int_equal(udccp_pair_init(&p, &cs, &ss, NULL, 12), 0);
+  assert_true(p.c[0]->iss == UDCCP_SEQ_MASK);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  for (i = 0; i < 50; ++i) {
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 100, 0, p.now), 0);
+    udccp_pair_run_for(&p, 5 * MS);
+  }
+  udccp_pair_run_for(&p, 1 * S);
+  while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    got++;
+  }
+  assert_int_equal(got, 50);
+  assert_true(p.c[0]->gss < 1000); /* wrapped past zero */
+  assert_int_equal(udccp_conn_close(p.c[0], p.now), 0);
+  udccp_pair_run_for(&p, 1 * S);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_TIMEWAIT);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_data_elicits_sync),
@@ -333,6 +391,8 @@ int main(void) {
           test_rfc4340_7_5_4_recovery_after_loss_burst_longer_than_window),
       cmocka_unit_test(test_rfc4340_7_6_short_seqnos_only_when_allowed),
       cmocka_unit_test(test_rfc4340_8_5_step7_unexpected_types_elicit_sync),
+      cmocka_unit_test(test_rfc4340_7_5_4_sync_in_request_answered_with_reset),
+      cmocka_unit_test(test_rfc4340_7_1_sequence_numbers_wrap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

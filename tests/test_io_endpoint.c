@@ -319,16 +319,118 @@ static int pair_accepted(void *arg) {
   return udccp_accept(p->sep, &p->s, 0) == 0;
 }
 
-static void open_pair(pair *p) {
+static void open_pair_cookie(pair *p, int cookie) {
   uint16_t port;
   memset(p, 0, sizeof(*p));
-  p->sep = server_ep(&port);
+  if (cookie) {
+    udccp_endpoint_config cfg;
+    udccp_endpoint_config_default(&cfg);
+    cfg.local_host = "127.0.0.1";
+    cfg.init_cookie = 1;
+    assert_int_equal(udccp_endpoint_new_config(&p->sep, &cfg), 0);
+    port = udccp_endpoint_local_port(p->sep);
+  } else {
+    p->sep = server_ep(&port);
+  }
   p->cep = client_ep(port);
   uint32_t code = 99;
   assert_int_equal(udccp_listen(p->sep, 6000, &code, 1), 0);
   assert_int_equal(udccp_connect(p->cep, &p->c, "127.0.0.1", 6000, code, 0, 0),
                    0);
   assert_true(drive(p->cep, p->sep, pair_accepted, p, 5000));
+}
+
+static void open_pair(pair *p) { open_pair_cookie(p, 0); }
+
+/* RFC 4340 §8.1.4: with Init Cookies the listener holds no state until the
+ * client's Ack returns the cookie; the connection then appears OPEN. */
+static void test_rfc4340_8_1_4_init_cookie_listener(void **state) {
+  (void)state;
+  pair p;
+  open_pair_cookie(&p, 1);
+  assert_int_equal(udccp_sock_state(p.s), UDCCP_STATE_OPEN);
+  assert_int_equal(udccp_send(p.c, "ping", 4, 1000), 4);
+  uint8_t buf[16];
+  udccp_ssize n = UDCCP_ERR_AGAIN;
+  for (int k = 0; k < 3000 && n == UDCCP_ERR_AGAIN; k++) {
+    (void)udccp_endpoint_process(p.cep);
+    n = udccp_recv(p.s, buf, sizeof(buf), 1);
+  }
+  assert_int_equal(n, 4);
+  udccp_endpoint_del(p.cep);
+  udccp_endpoint_del(p.sep);
+}
+
+#define MANY 200
+
+typedef struct many {
+  udccp_endpoint *sep;
+  udccp_sock *s[MANY];
+  int n;
+} many;
+
+static int many_accepted(void *arg) {
+  many *m = arg;
+  while (m->n < MANY && udccp_accept(m->sep, &m->s[m->n], 0) == 0) {
+    m->n++;
+  }
+  return m->n == MANY;
+}
+
+static int all_server_socks_closed(void *arg) {
+  many *m = arg;
+  for (int i = 0; i < MANY; i++) {
+    if (udccp_sock_error(m->s[i]) == 0) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* MANY connections from one client endpoint (one UDP 4-tuple, RFC 6773
+ * §3.8): all accepted, each datagram reaches its own connection, and all
+ * close; the endpoint's timer heap and lists grow and shrink with them. */
+static void test_rfc6773_3_8_many_connections_one_endpoint(void **state) {
+  (void)state;
+  uint16_t port;
+  static many m;
+  memset(&m, 0, sizeof(m));
+  m.sep = server_ep(&port);
+  udccp_endpoint *cep = client_ep(port);
+  uint32_t code = 8;
+  assert_int_equal(udccp_listen(m.sep, 5002, &code, 1), 0);
+  static udccp_sock *c[MANY];
+  for (int i = 0; i < MANY; i++) {
+    assert_int_equal(udccp_connect(cep, &c[i], "127.0.0.1", 5002, code, 0, 0),
+                     0);
+  }
+  assert_true(drive(cep, m.sep, many_accepted, &m, 20000));
+  for (int i = 0; i < MANY; i++) {
+    uint16_t id = udccp_sock_get_path(c[i])->local_port;
+    assert_int_equal(udccp_send(c[i], &id, sizeof(id), 2000), sizeof(id));
+  }
+  for (int i = 0; i < MANY; i++) {
+    uint16_t id = 0;
+    udccp_ssize n = UDCCP_ERR_AGAIN;
+    for (int k = 0; k < 3000 && n == UDCCP_ERR_AGAIN; k++) {
+      (void)udccp_endpoint_process(cep);
+      n = udccp_recv(m.s[i], &id, sizeof(id), 1);
+    }
+    assert_int_equal(n, sizeof(id));
+    assert_int_equal(id, udccp_sock_get_path(m.s[i])->remote_port);
+  }
+  /* every client closes in the background; every server side sees it */
+  for (int i = 0; i < MANY; i++) {
+    int rv = udccp_close(c[i], 0);
+    assert_true(rv == 0 || rv == UDCCP_ERR_TIMEOUT);
+  }
+  assert_true(drive(cep, m.sep, all_server_socks_closed, &m, 20000));
+  for (int i = 0; i < MANY; i++) {
+    assert_int_equal(udccp_sock_error(m.s[i]), UDCCP_ERR_CLOSED);
+    assert_int_equal(udccp_close(m.s[i], 0), 0);
+  }
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(m.sep);
 }
 
 static int server_closed(void *arg) {
@@ -419,6 +521,8 @@ int main(void) {
       cmocka_unit_test(test_rfc6773_3_8_two_connections_share_udp_ports),
       cmocka_unit_test(test_rfc4340_14_send_larger_than_mps_fails),
       cmocka_unit_test(test_io_endpoint_fd_and_timeout),
+      cmocka_unit_test(test_rfc4340_8_1_4_init_cookie_listener),
+      cmocka_unit_test(test_rfc6773_3_8_many_connections_one_endpoint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

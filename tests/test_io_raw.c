@@ -23,6 +23,7 @@
 
 #include "pkt.h"
 #include "pktbuild.h"
+#include "../io/wire.h"
 
 static uint64_t ms_now(void) {
   struct timespec ts;
@@ -131,11 +132,21 @@ static void test_rfc4340_9_1_raw_ipv6_transfer(void **state) {
   run_transfer("::1", 47002);
 }
 
-/* A raw socket of our own to play a peer: it sends DCCP packets and reads
- * every DCCP packet on loopback. */
-static int peer_sock(void) {
+/* A raw socket of our own to play a peer at DCCP port port: it sends DCCP
+ * packets and reads those to port (a port filter keeps other DCCP traffic
+ * on the host from filling its buffer). */
+static int peer_sock(uint16_t port) {
   int fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK, 33);
   assert_true(fd >= 0);
+  struct sock_filter prog[8];
+  size_t n = udccp_io_bpf_build(prog, 8, 1, &port, 1);
+  assert_true(n > 0);
+  struct sock_fprog fp = {(unsigned short)n, prog};
+  assert_int_equal(
+      setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp)), 0);
+  uint8_t junk[64];
+  while (recv(fd, junk, sizeof(junk), 0) >= 0) {
+  }
   return fd;
 }
 
@@ -186,7 +197,7 @@ static void test_rfc4340_9_raw_bad_checksum_ignored(void **state) {
   udccp_endpoint *ep = raw_ep("127.0.0.1");
   uint32_t code = 5;
   assert_int_equal(udccp_listen(ep, 47003, &code, 1), 0);
-  int fd = peer_sock();
+  int fd = peer_sock(47903);
   udccp_path peer;
   udccp_tb_path4(&peer, "127.0.0.1", 47903, "127.0.0.1", 47003);
   udccp_tb_pkt p;
@@ -224,7 +235,7 @@ static void test_io_raw_silent_for_foreign_ports(void **state) {
   udccp_endpoint *ep = raw_ep("127.0.0.1");
   uint32_t code = 5;
   assert_int_equal(udccp_listen(ep, 47004, &code, 1), 0);
-  int fd = peer_sock();
+  int fd = peer_sock(47904);
   udccp_path peer;
   udccp_tb_path4(&peer, "127.0.0.1", 47904, "127.0.0.1", 47005);
   uint8_t pkt[256], reply[2048];

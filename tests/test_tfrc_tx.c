@@ -197,6 +197,33 @@ static void test_rfc5348_4_3_data_limited_loss(void **state) {
   assert_int_equal(tx.n_xrs, 2);
 }
 
+/* §8.2.1: a not-limited time already credited to one feedback packet's
+ * interval moves on (NotLimited1 = NotLimited2) and does not make the next
+ * interval "not data-limited".  R = 20 ms; sends at +14 and +27 ms with
+ * more data waiting; feedback at +28 covers (-3, 17] (contains 14), the
+ * one at +39 covers (5, 25]: no not-limited time left there. */
+static void test_rfc5348_8_2_1_data_limited_intervals(void **state) {
+  udccp_tfrc_tx tx;
+  udccp_tfrc_fb fb;
+  udccp_tstamp t = T0 + SEC;
+  (void)state;
+  init_tx(&tx, 1000);
+  udccp_tfrc_tx_set_rtt(&tx, 20 * MS, T0);
+  udccp_tfrc_tx_on_sent(&tx, t + 14 * MS, 1);
+  udccp_tfrc_tx_on_sent(&tx, t + 27 * MS, 1);
+  fb = fb_make(20 * MS, 1e5, 0.01, t + 17 * MS);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 28 * MS);
+  assert_int_equal(tx.n_xrs, 1); /* Update X_recv_set: {1e5} */
+  assert_true(tx.xrs[0] == 1e5);
+  fb = fb_make(20 * MS, 1e5, 0.02, t + 25 * MS); /* p increased */
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 39 * MS);
+  /* data-limited with a loss increase: halve {1e5}, X_recv = 0.85e5,
+   * maximize -> {85000}, recv_limit = 85000 */
+  assert_int_equal(tx.n_xrs, 1);
+  assert_rel(tx.xrs[0], 85000.0, 1e-15);
+  assert_rel(tx.x, fmin(tx.x_bps, 85000.0), 1e-15);
+}
+
 /* §8.2.2: X_recv_set keeps at most 3 values, none older than 2R. */
 static void test_rfc5348_8_2_2_x_recv_set(void **state) {
   udccp_tfrc_tx tx;
@@ -598,6 +625,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_4_3_slow_start),
       cmocka_unit_test(test_rfc5348_4_3_congestion_avoidance),
       cmocka_unit_test(test_rfc5348_4_3_data_limited_loss),
+      cmocka_unit_test(test_rfc5348_8_2_1_data_limited_intervals),
       cmocka_unit_test(test_rfc5348_8_2_2_x_recv_set),
       cmocka_unit_test(test_rfc5348_4_4_nofeedback_halving),
       cmocka_unit_test(test_rfc4342_5_1_idle_keeps_initial_rate),

@@ -89,6 +89,18 @@ static int pump_out(udccp_sock *s, uint8_t *buf, size_t cap) {
   }
 }
 
+static void print_stats(udccp_sock *s) {
+  udccp_conn_info info;
+  udccp_sock_get_info(s, &info);
+  fprintf(stderr,
+          "udccp-cat: %llu datagrams sent, %llu received, %llu dropped here "
+          "(receive queue full), %llu declared lost by the CCID\n",
+          (unsigned long long)info.data_pkts_sent,
+          (unsigned long long)info.data_pkts_recv,
+          (unsigned long long)info.rx_qdrops,
+          (unsigned long long)info.pkts_lost);
+}
+
 static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
   size_t cap = 65536;
   uint8_t *rbuf = malloc(cap);
@@ -149,6 +161,9 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
     if (!stdin_open && in_len == 0 && !o->no_stdin) {
       /* EOF and all queued: close gracefully, waiting for the queue to
        * drain and the peer to acknowledge (bounded). */
+      if (o->verbose) {
+        print_stats(s);
+      }
       int crv = udccp_close(s, 30000);
       s = NULL;
       if (crv != 0) {
@@ -182,6 +197,9 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
         stdin_open = 0;
       }
     }
+  }
+  if (o->verbose && s != NULL) {
+    print_stats(s);
   }
   if (s != NULL) {
     (void)udccp_close(s, 2000);
@@ -286,6 +304,13 @@ int main(int argc, char **argv) {
   udccp_endpoint_config cfg;
   udccp_endpoint_config_default(&cfg);
   cfg.transport = o.raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
+  /* DCCP has no flow control: a reader that falls behind loses datagrams
+   * (Data Dropped, RFC 4340 §11.7).  A deep receive queue lets a file
+   * cross intact even when this process is short of CPU for a while. */
+  udccp_settings st;
+  udccp_settings_default(&st);
+  st.rx_qlen = 8192;
+  cfg.settings = &st;
   if (o.listen) {
     cfg.local_port = o.udp_port;
   } else {

@@ -67,6 +67,7 @@ typedef struct perf_result {
   double duration_s;
   double rtt_ms;
   int have_result;
+  double tx_per_batch, rx_per_batch; /* this end's sendmmsg/recvmmsg */
   interval iv[PERF_MAX_INTERVALS];
   size_t niv;
 } perf_result;
@@ -275,6 +276,8 @@ static int run_receiver(const perf_opts *o, udccp_sock *s, int is_client,
   memset(&rx, 0, sizeof(rx));
   double start = now_s(), next_report = start + 1.0, end_seen = 0;
   double hard_stop = start + (double)o->duration_ns / 1e9 + 60.0;
+  double last_rx = start;
+  uint64_t last_pkts = 0;
   uint64_t prev_bytes = 0, prev_pkts = 0, prev_lost = 0;
   double prev_t = start;
   int rv = 0;
@@ -337,7 +340,13 @@ static int run_receiver(const perf_opts *o, udccp_sock *s, int is_client,
     if (end_seen != 0 && !is_client && now - end_seen > 5.0) {
       break;
     }
-    if (now > hard_stop) {
+    if (rx.pkts != last_pkts || t > 0) {
+      last_pkts = rx.pkts;
+      last_rx = now;
+    }
+    /* A sender that vanished (killed, unplugged) leaves no trace in DCCP
+     * until the core's own timers fire; give up after 10 silent seconds. */
+    if (now > hard_stop || now - last_rx > 10.0) {
       rv = UDCCP_ERR_TIMEOUT;
       break;
     }
@@ -353,6 +362,9 @@ static int run_receiver(const perf_opts *o, udccp_sock *s, int is_client,
     g_res.ccid_lost = rx.end_lost;
     g_res.ccid = rx.end_ccid;
   } else {
+    udccp_conn_info info;
+    udccp_sock_get_info(s, &info);
+    g_res.ccid = info.rx_ccid;
     g_res.duration_s = rx.last_t > rx.first_t ? rx.last_t - rx.first_t : 0;
   }
   return rv;
@@ -460,6 +472,25 @@ static int run_sender(const perf_opts *o, udccp_endpoint *ep, udccp_sock *s,
     g_res.have_result = 1;
     g_res.recv_pkts = rx.res_pkts;
     g_res.recv_bytes = rx.res_bytes;
+    /* The last partial interval, from the final counts. */
+    if (dur - (prev_t - start) > 0.05 && rx.res_bytes >= prev_bytes) {
+      interval iv;
+      memset(&iv, 0, sizeof(iv));
+      iv.t0 = prev_t - start;
+      iv.t1 = dur;
+      iv.goodput_bps = (double)(rx.res_bytes - prev_bytes) * 8 / (iv.t1 - iv.t0);
+      uint64_t dp = rx.res_pkts - prev_pkts;
+      uint64_t dsent = seq > prev_pkts + prev_lost ? seq - prev_pkts - prev_lost
+                                                   : 0;
+      iv.loss = dsent > dp ? (double)(dsent - dp) / (double)dsent : 0;
+      iv.rtt_ms = (double)info.srtt / 1e6;
+      iv.cwnd = info.cwnd;
+      iv.x_bps = (double)info.x * 8;
+      if (is_client) {
+        add_interval(&iv);
+        print_interval(o, &iv, info.tx_ccid);
+      }
+    }
   } else {
     /* Fall back on the last REPORT. */
     g_res.recv_pkts = rx.last_report_pkts;
@@ -481,12 +512,14 @@ static void print_summary(const perf_opts *o, const char *who) {
            ", \"sent_bytes\": %" PRIu64 ", \"received_bytes\": %" PRIu64
            ", \"goodput_bps\": %.0f, \"rtt_ms\": %.3f, \"loss_rate\": %.6f, "
            "\"ccid_lost_pkts\": %" PRIu64 ", \"complete\": %s, "
+           "\"tx_pkts_per_batch\": %.2f, \"rx_pkts_per_batch\": %.2f, "
            "\"intervals\": [",
            (unsigned)g_res.ccid, o->raw ? "raw" : "udp",
            o->reverse ? "true" : "false", g_res.duration_s, g_res.sent_pkts,
            g_res.recv_pkts, lost, g_res.sent_bytes, g_res.recv_bytes, gp,
            g_res.rtt_ms, loss, g_res.ccid_lost,
-           g_res.have_result ? "true" : "false");
+           g_res.have_result ? "true" : "false", g_res.tx_per_batch,
+           g_res.rx_per_batch);
     for (size_t i = 0; i < g_res.niv; i++) {
       const interval *iv = &g_res.iv[i];
       printf("%s{\"start\": %.3f, \"end\": %.3f, \"goodput_bps\": %.0f, "
@@ -691,10 +724,18 @@ static int run_client(const perf_opts *o) {
   if (o->ccid != 0) {
     udccp_conn_info info;
     udccp_sock_get_info(s, &info);
-    if (info.tx_ccid != 0 && info.tx_ccid != o->ccid) {
-      fprintf(stderr, "udccp-perf: asked for CCID %u, the connection uses "
-                      "CCID %u\n",
-              (unsigned)o->ccid, (unsigned)info.tx_ccid);
+    uint8_t got = o->reverse ? info.rx_ccid : info.tx_ccid;
+    if (got != o->ccid) {
+      /* Feature negotiation (RFC 4340 §6.3.1) let the server's preference
+       * win: measuring another CCID than asked would mislead. */
+      fprintf(stderr,
+              "udccp-perf: asked for CCID %u but the connection negotiated "
+              "CCID %u (the server or this libudccp does not offer CCID %u "
+              "first); no test run\n",
+              (unsigned)o->ccid, (unsigned)got, (unsigned)o->ccid);
+      udccp_abort(s);
+      udccp_endpoint_del(ep);
+      return 1;
     }
   }
   size_t cap = 65536;
@@ -753,6 +794,12 @@ static int run_client(const perf_opts *o) {
   if (g_res.ccid == 0) {
     g_res.ccid = o->ccid ? o->ccid : 2;
   }
+  udccp_endpoint_stats st;
+  udccp_endpoint_get_stats(ep, &st);
+  g_res.tx_per_batch =
+      st.tx_batches ? (double)st.tx_pkts / (double)st.tx_batches : 0;
+  g_res.rx_per_batch =
+      st.rx_batches ? (double)st.rx_pkts / (double)st.rx_batches : 0;
   print_summary(o, o->reverse ? "receiver" : "sender");
   if (!g_res.have_result) {
     status = 1;

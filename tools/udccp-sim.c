@@ -23,7 +23,7 @@
 enum {
   OPT_FLOWS = 256, OPT_RATE, OPT_DELAY, OPT_QUEUE, OPT_LOSS, OPT_BURST,
   OPT_REORDER, OPT_REORDER_DELAY, OPT_DUP, OPT_DURATION, OPT_SEED, OPT_JSON,
-  OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION
+  OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION, OPT_SEQWIN
 };
 
 static void usage(FILE *out) {
@@ -63,9 +63,11 @@ static void usage(FILE *out) {
 "                      results\n"
 "  -l, --length BYTES  datagram payload of udccp flows (default: the\n"
 "                      connection's MPS). TCP flows use 1460-byte segments\n"
+"  --seq-window N      initial Sequence Window of udccp endpoints (RFC 4340\n"
+"                      7.5.2; default: the library's, 100)\n"
 "  --json              print one JSON object instead of the table\n"
 "  --csv FILE          write per-second samples (time_s, flow, kind,\n"
-"                      goodput_bps, rtt_ms, cwnd, fwd_queue_pkts)\n"
+"                      goodput_bps, rtt_ms, cwnd, ack_ratio, fwd_queue_pkts)\n"
 "  --pcap FILE         capture what crosses the bottleneck, both directions\n"
 "                      (raw IPv4; DCCP as udccp wrote it, TCP with synthetic\n"
 "                      headers and zero payload)\n"
@@ -143,6 +145,7 @@ int main(int argc, char **argv) {
       {"pcap", required_argument, NULL, OPT_PCAP},
       {"plot", required_argument, NULL, OPT_PLOT},
       {"progress", no_argument, NULL, OPT_PROGRESS},
+      {"seq-window", required_argument, NULL, OPT_SEQWIN},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
@@ -207,6 +210,14 @@ int main(int argc, char **argv) {
     case OPT_SEED:
       bad = sim_parse_uint(optarg, 0, UINT64_MAX, &cfg.seed, err, sizeof(err));
       break;
+    case OPT_SEQWIN:
+      bad = sim_parse_uint(optarg, 32, 70368744177663ULL, &cfg.seq_window, err,
+                           sizeof(err));
+      if (bad) { /* RFC 4340 §7.5.2: Wmin = 32, Wmax = 2^46 - 1 */
+        snprintf(err + strlen(err), sizeof(err) - strlen(err),
+                 " (--seq-window, RFC 4340 section 7.5.2)");
+      }
+      break;
     case 'l':
       bad = sim_parse_uint(optarg, 1, 65535, &v, err, sizeof(err));
       cfg.pkt_size = (uint32_t)v;
@@ -246,10 +257,10 @@ int main(int argc, char **argv) {
     return fail(err);
   }
   if (!have_flows || !have_rate || !have_delay) {
-    snprintf(err, sizeof(err), "missing %s%s%s: e.g. " PROG
+    snprintf(err, sizeof(err), "missing%s%s%s: e.g. " PROG
              " --flows ccid2,tcp --rate 50mbit --delay 20ms",
-             have_flows ? "" : "--flows ", have_rate ? "" : "--rate ",
-             have_delay ? "" : "--delay");
+             have_flows ? "" : " --flows", have_rate ? "" : " --rate",
+             have_delay ? "" : " --delay");
     return fail(err);
   }
   FILE *csv = NULL;
@@ -260,7 +271,8 @@ int main(int argc, char **argv) {
                "directory exists and is writable", csv_path);
       return fail(err);
     }
-    fprintf(csv, "time_s,flow,kind,goodput_bps,rtt_ms,cwnd,fwd_queue_pkts\n");
+    fprintf(csv, "time_s,flow,kind,goodput_bps,rtt_ms,cwnd,ack_ratio,"
+                 "fwd_queue_pkts\n");
     cfg.csv = csv;
   }
   if (progress || isatty(STDERR_FILENO)) {

@@ -468,6 +468,8 @@ typedef struct udccp_endpoint_config {
                               NULL: udccp_settings_default().  The runtime
                               sets rand, cksum_mode and hdr_overhead. */
   uint32_t max_conns;      /* per listener (Reset Too Busy above); 0: none */
+  uint8_t init_cookie;     /* 1: listeners keep no state until the client's
+                              Ack returns the Init Cookie (RFC 4340 §8.1.4) */
   uint32_t batch;          /* packets per recvmmsg/sendmmsg, 1..64: 32 */
   int sockbuf;             /* SO_RCVBUF/SO_SNDBUF bytes: 4 MiB; 0: system
                               default */
@@ -534,7 +536,10 @@ int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms);
  * Connection, Too Busy), UDCCP_ERR_RESET (any other Reset),
  * UDCCP_ERR_TIMEOUT (no answer within timeout_ms or the core's Request
  * timeout), UDCCP_ERR_INVALID_ARGUMENT (e.g. a CCID the library lacks),
- * UDCCP_ERR_NOMEM, UDCCP_ERR_SOCKET. */
+ * UDCCP_ERR_ADDRINUSE (no free local DCCP port), UDCCP_ERR_NOMEM,
+ * UDCCP_ERR_SOCKET (e.g. no route to host; errno tells).
+ * The CCID is a preference: feature negotiation (RFC 4340 §6.3.1) may
+ * settle on another one; udccp_sock_get_info() tells which. */
 int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
                   uint16_t port, uint32_t service_code, uint8_t ccid,
                   int timeout_ms);
@@ -615,7 +620,8 @@ void udccp_sock_get_info(const udccp_sock *sock, udccp_conn_info *info);
 
 /* Returns the underlying core connection (for calls this section does not
  * wrap, e.g. udccp_conn_queue_datagram() with a priority).  The endpoint
- * still owns it. */
+ * still owns it; the next udccp_endpoint_process() sends what such calls
+ * queued.  Never free it or feed it packets yourself. */
 udccp_conn *udccp_sock_get_conn(udccp_sock *sock);
 
 /* Counters of one endpoint. */

@@ -126,12 +126,17 @@ static void enqueue(udccp_pair *p, int dir, const uint8_t *pkt, size_t len) {
     p->dropped[dir]++;
     return;
   }
-  if (q->n == UDCCP_PAIR_QLEN || len > UDCCP_PAIR_MTU) {
+  if (q->n == UDCCP_PAIR_QLEN || len > UDCCP_PAIR_MTU ||
+      (p->qmax[dir] != 0 && q->n >= p->qmax[dir])) {
     p->dropped[dir]++;
     return;
   }
   slot = &q->pkts[(q->head + q->n) % UDCCP_PAIR_QLEN];
   slot->at = p->now + p->delay[dir];
+  if (p->spacing[dir] && slot->at < p->last_at[dir] + p->spacing[dir]) {
+    slot->at = p->last_at[dir] + p->spacing[dir];
+  }
+  p->last_at[dir] = slot->at;
   slot->len = len;
   memcpy(slot->data, pkt, len);
   q->n++;

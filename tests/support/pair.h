@@ -51,6 +51,11 @@ struct udccp_pair {
   udccp_settings s[2];
   udccp_tstamp now;
   udccp_tstamp delay[2];     /* one-way delay per direction: 10 ms */
+  udccp_tstamp spacing[2];   /* serialisation: min gap between arrivals
+                                per direction (a bottleneck); 0: none */
+  udccp_tstamp last_at[2];
+  size_t qmax[2];            /* drop-tail limit of packets in flight per
+                                direction; 0: UDCCP_PAIR_QLEN */
   double loss[2];            /* random loss per direction: 0 */
   udccp_pair_drop_fn drop;   /* optional hook */
   void *drop_ud;

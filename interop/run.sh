@@ -1,0 +1,430 @@
+#!/usr/bin/env bash
+# interop/run.sh -- udccp against the real Linux kernel DCCP (make interop).
+#
+#   interop/run.sh [BUILD_DIR]        (root; default BUILD_DIR: build-interop)
+#
+# The host kernel (>= 6.16) has no DCCP any more, so we boot Debian 12's 6.1
+# kernel (DCCP with CCID 2 and 3) ONCE in QEMU from a tiny initramfs and run
+# every scenario of interop/scenarios.sh against it:
+#   - the guest's /init runs a command loop on its second serial port
+#     (ttyS1 <-> the FIFOs $WORK/ctl.in / ctl.out): each line "ID COMMAND"
+#     runs COMMAND in the background; every output line comes back as
+#     "ID| line", and "ID| EXIT rc" when it ends.  The kernel console
+#     (ttyS0) goes to console.log.
+#   - the guest program is interop/guest/dccpt.c (static, kernel socket API);
+#   - the host side is udccp in native mode (raw IP protocol 33, full
+#     checksums): tools/udccp-cat, tools/udccp-perf and interop/host/*.c;
+#   - the tap device lives only inside a network namespace created here
+#     (10.233.0.1/30 + fd00:dcc::1/64 host, .2 / ::2 guest); QEMU runs in it,
+#     and every scenario is captured there (tcpdump) and checked with tshark.
+# Ends with "N passed, M failed"; exit status 0 iff M == 0.
+#
+# Env knobs: ONLY=REGEX (run the scenarios whose name matches), KEEP=1 (keep
+#   the temp dir), ACCEL=auto|tcg|kvm, MEM=512M, KPEER_CACHE (kernel cache,
+#   shared with /work/shared/kernel-peer), KERNEL_PKG, BUDGET=540 (seconds;
+#   scenarios not started by then are counted as failed "no time left").
+# Artifacts (pcaps, logs per scenario): BUILD_DIR/interop-results/<scenario>/.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build-interop}
+case $BUILD in /*) ;; *) BUILD=$SRC/$BUILD ;; esac
+T0=$(date +%s.%N)
+ACCEL=${ACCEL:-auto}
+MEM=${MEM:-512M}
+BUDGET=${BUDGET:-540}
+CACHE=${KPEER_CACHE:-/var/tmp/dccp-kernel-peer}
+NS=udccpi$$
+TAP=itap0
+HOST4=10.233.0.1 GUEST4=10.233.0.2
+HOST6=fd00:dcc::1 GUEST6=fd00:dcc::2
+OUT=$BUILD/interop-results
+
+el() { awk -v a="$(date +%s.%N)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
+say() { printf '[interop %6ss] %s\n' "$(el "$T0")" "$*"; }
+die() { say "ERROR: $*"; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "interop/run.sh: needs root (raw sockets, netns, tap)" >&2; exit 2; }
+
+# ---------------------------------------------------------------- packages
+need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
+command -v gcc >/dev/null || need+=(gcc libc6-dev)
+command -v cmake >/dev/null || need+=(cmake)
+command -v python3 >/dev/null || need+=(python3)
+command -v ip >/dev/null || need+=(iproute2)
+command -v tcpdump >/dev/null || need+=(tcpdump)
+command -v tshark >/dev/null || need+=(tshark)
+dpkg -s libcmocka-dev >/dev/null 2>&1 || need+=(libcmocka-dev)
+apt_lists() { ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || apt-get update -q >/dev/null; }
+if [ ${#need[@]} -gt 0 ]; then
+  say "apt-get install ${need[*]}"
+  apt_lists
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${need[@]}" >/dev/null
+fi
+
+# ---------------------------------------------------------------- kernel
+# Debian 12's kernel, extracted (never installed) into a cache shared with
+# /work/shared/kernel-peer/run.sh.
+MODS="drivers/virtio/virtio_ring.ko drivers/virtio/virtio.ko
+  drivers/virtio/virtio_pci_modern_dev.ko drivers/virtio/virtio_pci_legacy_dev.ko
+  drivers/virtio/virtio_pci.ko net/core/failover.ko drivers/net/net_failover.ko
+  drivers/net/virtio_net.ko net/dccp/dccp.ko net/dccp/dccp_ipv4.ko
+  net/dccp/dccp_ipv6.ko net/ipv4/inet_diag.ko net/dccp/dccp_diag.ko"
+if [ -z "${KERNEL_PKG:-}" ]; then
+  KERNEL_PKG=$(ls -d "$CACHE"/linux-image-6.1.0-*-amd64 2>/dev/null | sort -V | tail -n1)
+  KERNEL_PKG=${KERNEL_PKG##*/}
+  if [ -z "$KERNEL_PKG" ] || [ ! -f "$CACHE/$KERNEL_PKG/.done" ]; then
+    apt_lists
+    KERNEL_PKG=$(apt-cache depends linux-image-amd64 2>/dev/null |
+      awk '/Depends: linux-image-6\.1/{print $2; exit}')
+  fi
+fi
+[ -n "$KERNEL_PKG" ] || die "cannot resolve the Debian 12 kernel package"
+KDIR=$CACHE/$KERNEL_PKG
+KVER=${KERNEL_PKG#linux-image-}
+if [ ! -f "$KDIR/.done" ]; then
+  say "apt-get download $KERNEL_PKG (extracted with dpkg -x, not installed)"
+  rm -rf "$KDIR"; mkdir -p "$KDIR"
+  (cd "$KDIR" && apt-get download -q "$KERNEL_PKG" >/dev/null 2>&1 &&
+    dpkg -x ./*.deb root && rm -f ./*.deb)
+  M=$KDIR/root/lib/modules/$KVER/kernel
+  for m in $MODS; do mkdir -p "$KDIR/kernel/${m%/*}"; cp "$M/$m" "$KDIR/kernel/$m"; done
+  mkdir -p "$KDIR/boot"; cp "$KDIR/root/boot/"{vmlinuz,config,System.map}-"$KVER" "$KDIR/boot/"
+  rm -rf "$KDIR/root"; touch "$KDIR/.done"
+fi
+VMLINUZ=$KDIR/boot/vmlinuz-$KVER
+VMLINUX=$KDIR/vmlinux
+if [ ! -f "$VMLINUX" ]; then
+  # The uncompressed image boots through its PVH note: ~4 s faster (TCG).
+  python3 - "$VMLINUZ" "$VMLINUX.tmp" <<'PY' && mv "$VMLINUX.tmp" "$VMLINUX"
+import lzma, sys
+d = open(sys.argv[1], 'rb').read()
+i = d.find(b'\xfd7zXZ\x00')
+out = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(d[i:])
+assert out[:4] == b'\x7fELF'
+open(sys.argv[2], 'wb').write(out)
+PY
+fi
+for m in $MODS; do [ -f "$KDIR/kernel/$m" ] || die "module $m missing in $KDIR"; done
+
+# ---------------------------------------------------------------- build
+say "building udccp (tools, interop host programs) in $BUILD"
+cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DUDCCP_SANITIZE=ON >/dev/null
+cmake --build "$BUILD" -j2 --target udccp-cat udccp-perf udccp-interop-host \
+  >"$BUILD/interop-build.log" 2>&1 ||
+  { tail -n 30 "$BUILD/interop-build.log"; die "build failed (see $BUILD/interop-build.log)"; }
+CAT=$BUILD/udccp-cat PERF=$BUILD/udccp-perf UHOST=$BUILD/udccp-interop-host
+# Leak checking would turn a killed-by-timeout tool into noise; the
+# sanitizers still abort on memory errors and UB.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# ---------------------------------------------------------------- cleanup
+WORK=$(mktemp -d /tmp/udccp-interop.XXXXXX)
+PIDS=()          # every background process we start (killed by PID)
+QPID=
+cleanup() {
+  set +e
+  exec 7>&- 2>/dev/null
+  for p in "${PIDS[@]}" $QPID; do kill "$p" 2>/dev/null; done
+  sleep 0.3
+  for p in "${PIDS[@]}" $QPID; do kill -0 "$p" 2>/dev/null && kill -9 "$p" 2>/dev/null; done
+  ip netns del "$NS" 2>/dev/null     # also removes the tap inside it
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- initramfs
+say "initramfs: busybox, dccpt (static), virtio + dccp modules"
+R=$WORK/root
+mkdir -p "$R"/{bin,proc,sys,dev,tmp,lib/modules}
+cp /bin/busybox "$R/bin/busybox"
+for a in $("$R/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$R/bin/$a"; done
+gcc -static -O2 -Wall -Wextra -Werror -Wshadow -o "$R/bin/dccpt" "$SRC/interop/guest/dccpt.c"
+for m in $MODS; do cp "$KDIR/kernel/$m" "$R/lib/modules/"; done
+# shellcheck disable=SC2086  # one module path per word
+printf '%s\n' $MODS | sed 's,.*/,,' > "$R/modules.order"
+cat > "$R/init" <<EOF
+#!/bin/sh
+# PID 1: set up, then run the host's commands from ttyS1 (see run.sh).
+export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs dev /dev
+for m in \$(cat /modules.order); do insmod /lib/modules/\$m || echo "INSMOD-FAILED \$m"; done
+i=0; while [ ! -e /sys/class/net/eth0 ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done
+echo 0 > /proc/sys/net/ipv6/conf/all/accept_dad
+echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
+echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad
+ip link set lo up
+ip addr add $GUEST4/30 dev eth0
+ip -6 addr add $GUEST6/64 dev eth0
+ip link set eth0 up
+C=/dev/ttyS1
+stty -F \$C raw -echo
+{
+  echo "GUEST-READY uptime=\$(cut -d' ' -f1 /proc/uptime) kernel=\$(uname -r)"
+  dccpt info
+  for f in /proc/sys/net/dccp/default/*; do echo "SYSCTL \${f##*/}=\$(cat \$f)"; done
+} 2>&1 | awk '{ print "boot| " \$0; fflush() }' > \$C
+while read -r id cmd; do
+  case "\$id" in
+    QUIT) break ;;
+    '') continue ;;
+  esac
+  ( sh -c "\$cmd" 2>&1; echo "EXIT \$?" ) | awk -v id="\$id" '{ print id "| " \$0; fflush() }' > \$C &
+done < \$C
+echo "boot| GUEST-QUIT" > \$C
+poweroff -f
+EOF
+chmod +x "$R/init"
+(cd "$R" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$WORK/initramfs.gz"
+
+# ---------------------------------------------------------------- network
+if [ "$ACCEL" = auto ]; then
+  ACCEL=tcg
+  if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then ACCEL=kvm; fi
+fi
+ip netns add "$NS"
+ip -n "$NS" link set lo up
+ip netns exec "$NS" ip tuntap add dev "$TAP" mode tap
+ip -n "$NS" addr add "$HOST4/30" dev "$TAP"
+ip -n "$NS" -6 addr add "$HOST6/64" dev "$TAP" nodad
+ip -n "$NS" link set "$TAP" up
+say "netns $NS: $TAP $HOST4 / $HOST6 <-> guest $GUEST4 / $GUEST6 ($ACCEL)"
+# A raw protocol-33 socket (v4 + v6) open, and drained, for the whole run:
+# without one, the host kernel (no DCCP) answers guest packets that arrive
+# between scenarios with ICMP protocol-unreachable.  It must be read: a raw
+# socket whose receive buffer is full counts as absent (IpInUnknownProtos,
+# ICMP again).
+ip netns exec "$NS" python3 -c '
+import select, socket
+a = socket.socket(socket.AF_INET, socket.SOCK_RAW, 33)
+b = socket.socket(socket.AF_INET6, socket.SOCK_RAW, 33)
+for s in (a, b):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+while True:
+    for s in select.select([a, b], [], [], 3600)[0]:
+        s.recv(1)' &
+PIDS+=("$!")
+
+# ---------------------------------------------------------------- boot
+mkfifo "$WORK/ctl.in" "$WORK/ctl.out"
+TB=$(date +%s.%N)
+ip netns exec "$NS" qemu-system-x86_64 -accel "$ACCEL" -m "$MEM" -smp 1 \
+  -nodefaults -no-user-config -display none -no-reboot \
+  -serial "file:$WORK/console.log" -serial "pipe:$WORK/ctl" \
+  -kernel "$VMLINUX" -initrd "$WORK/initramfs.gz" \
+  -append "console=ttyS0 panic=-1 loglevel=4" \
+  -netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
+  -device "virtio-net-pci,netdev=n0,mac=52:54:00:d0:cc:02,romfile=" \
+  > "$WORK/qemu.log" 2>&1 &
+QPID=$!
+: > "$WORK/ctl.log"
+cat "$WORK/ctl.out" >> "$WORK/ctl.log" &
+PIDS+=("$!")
+exec 7<>"$WORK/ctl.in"
+CTL=$WORK/ctl.log
+
+# ------------------------------------------------------- guest control API
+# g_run ID CMD         start CMD in the guest (background), output tagged ID
+# g_wait ID SECS       wait for it to end; its exit status becomes ours
+#                      (124 on timeout)
+# g_wait_line ID ERE SECS   wait for a line of ID matching ERE
+# g_out ID             its output lines so far (tag stripped)
+g_run() { printf '%s %s\n' "$1" "$2" >&7; printf '%s %s\n' "$1" "$2" >> "$WORK/ctl.sent"; }
+g_out() { { grep -a "^$1| " "$CTL" || true; } | sed "s/^$1| //" | tr -d '\r'; }
+g_wait_line() {
+  local end=$(( $(date +%s) + $3 ))
+  while [ "$(date +%s)" -le "$end" ]; do
+    g_out "$1" | grep -Eq "$2" && return 0
+    kill -0 "$QPID" 2>/dev/null || return 125
+    sleep 0.1
+  done
+  return 124
+}
+g_wait() {
+  g_wait_line "$1" '^EXIT [0-9]+$' "$2" || return $?
+  return "$(g_out "$1" | sed -n 's/^EXIT \([0-9]*\)$/\1/p' | tail -n1)"
+}
+
+say "qemu pid $QPID booting $KERNEL_PKG"
+g_wait_line boot '^GUEST-READY' 90 ||
+  { tail -n 30 "$WORK/console.log"; cat "$WORK/qemu.log"; die "guest did not come up"; }
+say "guest ready after $(el "$TB")s: $(g_out boot | grep -E '^(GUEST-READY|INFO)' | tr '\n' ' ')"
+
+# ---------------------------------------------------------------- scenarios
+rm -rf "$OUT"; mkdir -p "$OUT"
+g_out boot > "$OUT/guest-boot.txt"
+NPASS=0 NFAIL=0 RESULTS=()
+# host_bg NAME SECS CMD...  run a host command in the netns, bounded by
+# timeout(1); stdout+stderr -> $SD/NAME.log; its PID in HPID_<NAME>
+host_bg() {
+  local name=$1 secs=$2; shift 2
+  # (fds 7 and 8, the guest control FIFO and a feed FIFO, stay with us:
+  # a child holding the feed open would never see its EOF)
+  ip netns exec "$NS" timeout -k 2 "$secs" "$@" > "$SD/$name.log" 2>&1 \
+    < "${HOST_STDIN:-/dev/null}" 7>&- 8>&- &
+  local p=$!
+  PIDS+=("$p")
+  eval "HPID_$name=$p"
+}
+# host_wait NAME: wait for it; its exit status becomes ours
+host_wait() { local p; eval "p=\$HPID_$1"; wait "$p"; }
+host_run() { local name=$1; host_bg "$@"; host_wait "$name"; }
+# check: record a failed expectation (the scenario goes on, to collect all)
+check() { # check "what" test-command...
+  local what=$1; shift
+  if "$@"; then return 0; fi
+  REASONS+=("$what")
+  return 0
+}
+has() { grep -Eq "$2" "$SD/$1.log"; }          # has LOG ERE
+ghas() { g_out "$1" | grep -Eq "$2"; }          # ghas ID ERE
+gcount() { g_out "$1" | grep -Ec "$2" || true; }
+
+start_capture() {
+  # -B: bulk scenarios run ~10k pkt/s on a busy 2-core box.  Immediate
+  # mode: without it, packets in libpcap's current TPACKET_V3 block are lost
+  # when tcpdump is stopped ("received by filter" > "captured").
+  ip netns exec "$NS" tcpdump -n -U --immediate-mode -B 65536 -i "$TAP" -w "$SD/capture.pcap" \
+    'ip proto 33 or ip6 proto 33 or icmp or icmp6' > "$SD/tcpdump.log" 2>&1 &
+  CAPPID=$!
+  PIDS+=("$CAPPID")
+  local i=0
+  while ! grep -q 'listening on' "$SD/tcpdump.log" 2>/dev/null && [ $i -lt 50 ]; do
+    sleep 0.1; i=$((i + 1)); done
+}
+stop_capture() {
+  sleep 0.3
+  kill -INT "$CAPPID" 2>/dev/null; wait "$CAPPID" 2>/dev/null || true
+  local dr cap rcv
+  dr=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$SD/tcpdump.log")
+  cap=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$SD/tcpdump.log")
+  rcv=$(sed -n 's/^\([0-9]*\) packets received by filter.*/\1/p' "$SD/tcpdump.log")
+  [ "${dr:-0}" = 0 ] || NOTES+=("capture dropped $dr packets")
+  [ "${cap:-0}" = "${rcv:-0}" ] || NOTES+=("capture: $cap of $rcv packets written")
+}
+TSHARK_PREFS="-o dccp.check_checksum:TRUE -o ip.check_checksum:TRUE"
+tcount() { # tcount FILTER
+  # shellcheck disable=SC2086
+  tshark -n -r "$SD/capture.pcap" $TSHARK_PREFS -Y "$1" 2>/dev/null | wc -l | tr -d ' '
+}
+check_capture() {
+  # shellcheck disable=SC2086
+  tshark -n -r "$SD/capture.pcap" $TSHARK_PREFS > "$SD/capture.txt" 2>&1 || true
+  # shellcheck disable=SC2086
+  tshark -n -r "$SD/capture.pcap" $TSHARK_PREFS -c 300 -V -Y dccp > "$SD/capture-verbose.txt" 2>&1 || true
+  local n bad mal icmp
+  n=$(tcount dccp); mal=$(tcount '_ws.malformed')
+  bad=$(tcount 'dccp.checksum.status == 0 || _ws.expert.severity == "Error"')
+  icmp=$(tcount '(icmp && icmp.type == 3) || (icmpv6 && icmpv6.type == 1)')
+  [ "$n" -gt 0 ] || REASONS+=("capture: no DCCP packet")
+  # every DCCP checksum verified (status 1 = Good; 2 would mean unchecked)
+  local unv; unv=$(tcount 'dccp && !icmp && !icmpv6 && dccp.checksum.status != 1')
+  [ "$unv" = 0 ] || REASONS+=("capture: $unv DCCP packet(s) whose checksum tshark did not find Good")
+  [ "$mal" = 0 ] || REASONS+=("capture: $mal Malformed packet(s) (tshark)")
+  [ "$bad" = 0 ] || REASONS+=("capture: $bad packet(s) with bad checksum / Error expert info")
+  # With the drained raw socket open all the time, an ICMP unreachable from
+  # the host means a raw socket overflowed (udccp's own, under load) or a
+  # real unreachable: the kernel peer reacts to it, so it fails the run.
+  [ "$icmp" = 0 ] || REASONS+=("capture: $icmp ICMP unreachable(s) sent to the guest")
+  CAPSUM="$n DCCP pkts"
+}
+
+SC_N=0
+run_scenario() { # run_scenario NAME DESCRIPTION
+  local name=$1 desc=$2
+  if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
+  SC_N=$((SC_N + 1))
+  SD=$OUT/$name; mkdir -p "$SD"
+  REASONS=(); NOTES=(); CAPSUM=
+  local ts; ts=$(date +%s.%N)
+  if [ "$(el "$T0" | cut -d. -f1)" -ge "$BUDGET" ]; then
+    REASONS+=("no time left (BUDGET=${BUDGET}s)")
+  elif ! kill -0 "$QPID" 2>/dev/null; then
+    REASONS+=("the guest is gone")
+  else
+    local con0; con0=$(wc -l < "$WORK/console.log")
+    start_capture
+    G="s$SC_N"       # guest command ids of this scenario: s<N>a, s<N>b, ...
+    PKT_CHECKS=()
+    "sc_$name" || REASONS+=("scenario script error")
+    stop_capture
+    check_capture
+    local c
+    for c in "${PKT_CHECKS[@]}"; do eval "$c"; done
+    exec 8>&- 2>/dev/null || true
+    # the guest kernel's complaints during this scenario (dmesg on ttyS0)
+    local kw; kw=$(tail -n +"$((con0 + 1))" "$WORK/console.log" | tr -d '\r' |
+      { grep -aE 'BUG|WARNING|Oops|dccp|DCCP' || true; } | head -n 3 | cut -c1-160 | tr '\n' ' ')
+    [ -z "$kw" ] || NOTES+=("guest kernel: $kw")
+    g_out "${G}a" > "$SD/guest-a.log"; g_out "${G}b" > "$SD/guest-b.log" 2>/dev/null
+    [ -s "$SD/guest-b.log" ] || rm -f "$SD/guest-b.log"
+  fi
+  local d; d=$(el "$ts")
+  if [ ${#REASONS[@]} -eq 0 ]; then
+    local nt=
+    [ ${#NOTES[@]} -eq 0 ] || nt="; note: $(printf '%s; ' "${NOTES[@]}")"
+    NPASS=$((NPASS + 1)); RESULTS+=("PASS $name (${d}s, $CAPSUM${nt%; })")
+    say "PASS $name: $desc (${d}s, $CAPSUM${nt%; })"
+  else
+    NFAIL=$((NFAIL + 1))
+    local r; r=$(printf '%s; ' "${REASONS[@]}")
+    RESULTS+=("FAIL $name: ${r%; }")
+    say "FAIL $name: $desc (${d}s)"
+    printf '       - %s\n' "${REASONS[@]}"
+    printf '%s\n' "${REASONS[@]}" > "$SD/FAILED"
+  fi
+}
+
+# shellcheck source=interop/scenarios.sh
+. "$SRC/interop/scenarios.sh"
+run_all_scenarios
+
+# The capture check must be able to fail: one flipped byte (in the sequence
+# number of the first IPv4 DCCP packet) in a copy of a capture must be
+# reported.
+selftest_capture_check() {
+  local f; f=$(ls "$OUT"/*/capture.pcap 2>/dev/null | head -n1)
+  [ -n "$f" ] || return 0
+  SD=$OUT/selftest; mkdir -p "$SD"
+  python3 - "$f" "$SD/capture.pcap" <<'PY' || { say "selftest: no IPv4 DCCP packet to corrupt"; return 0; }
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = 24                                   # pcap file header
+while off + 16 <= len(d):
+    incl = struct.unpack_from('<I', d, off + 8)[0]
+    pkt = off + 16                         # Ethernet frame
+    if d[pkt + 12:pkt + 14] == b'\x08\x00' and d[pkt + 23] == 33:
+        ihl = (d[pkt + 14] & 15) * 4
+        d[pkt + 14 + ihl + 10] ^= 0xFF     # DCCP sequence number byte
+        open(sys.argv[2], 'wb').write(d)
+        sys.exit(0)
+    off = pkt + incl
+sys.exit(1)
+PY
+  REASONS=(); NOTES=()
+  check_capture
+  if [ ${#REASONS[@]} -eq 0 ]; then
+    NFAIL=$((NFAIL + 1)); RESULTS+=("FAIL capture-check selftest: a corrupted packet went unnoticed")
+  else
+    say "capture-check selftest: corrupted copy of ${f#"$OUT"/} flagged (${REASONS[0]})"
+  fi
+}
+selftest_capture_check
+
+g_run QUIT ""
+for i in $(seq 1 30); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
+cp "$WORK/console.log" "$OUT/console.log" 2>/dev/null || true
+cp "$CTL" "$OUT/guest-ctl.log" 2>/dev/null || true
+echo
+echo "================ kernel interop summary (artifacts: $OUT) ================"
+printf '%s\n' "${RESULTS[@]}"
+if grep -aqiE 'BUG:|WARNING:|Oops|general protection' "$WORK/console.log"; then
+  echo "guest kernel log has warnings:"; grep -aiE -A3 'BUG:|WARNING:|Oops' "$WORK/console.log" | head -n 20
+fi
+say "total $(el "$T0")s (guest booted once, up $(el "$TB")s)"
+echo "$NPASS passed, $NFAIL failed"
+[ "$NFAIL" = 0 ]

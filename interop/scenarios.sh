@@ -1,0 +1,366 @@
+# interop/scenarios.sh -- the scenarios of the kernel interop run, sourced by
+# interop/run.sh (which provides g_run/g_wait/g_out, host_bg/host_wait,
+# has/ghas, tcount, $CAT $PERF $UHOST, addresses, and checks every capture
+# for Malformed packets, bad checksums and ICMP unreachables).
+#
+# "k2u" = kernel client -> udccp server, "u2k" = udccp client -> kernel
+# server.  Guest command ids are ${G}a, ${G}b; host logs are $SD/<name>.log.
+# A scenario adds to REASONS what went wrong, with the evidence.
+# shellcheck shell=bash disable=SC2154
+
+PERF_SVC=0x50455246   # udccp-perf's Service Code "PERF"
+
+# ---------------------------------------------------------------- helpers
+# wait for a host program's listening socket to exist (the raw endpoint is
+# open once the process printed LISTENING / has run a moment)
+host_ready() { sleep 0.8; }
+
+# A FIFO as a host program's stdin: feed_open, then HOST_STDIN=$SD/stdin
+# host_bg ...; feed TEXT writes to it; feed_close gives the program EOF.
+feed_open() { rm -f "$SD/stdin"; mkfifo "$SD/stdin"; exec 8<>"$SD/stdin"; }
+feed() { printf '%b' "$1" >&8; }
+feed_close() { exec 8>&- 2>/dev/null || true; }
+# host_wait_line NAME ERE SECS: wait until the host log has a matching line
+host_wait_line() {
+  local end=$(( $(date +%s) + $3 ))
+  while [ "$(date +%s)" -le "$end" ]; do
+    grep -Eq "$2" "$SD/$1.log" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 124
+}
+
+# guest_ok ID SECS: the guest command ended with status 0
+guest_ok() {
+  local rc=0
+  g_wait "$1" "$2" || rc=$?
+  [ "$rc" = 0 ] || REASONS+=("guest '$1' exit status $rc: $(g_out "$1" | grep -E 'ERROR|FAILED|TIMEOUT|CLOSED|ABORT' | tr '\n' ' ' | cut -c1-300)")
+}
+# host_ok NAME: the host program ended with status 0
+host_ok() {
+  local rc=0
+  host_wait "$1" || rc=$?
+  [ "$rc" = 0 ] || REASONS+=("host '$1' exit status $rc: $(grep -vE '^(RECV|SENT) ' "$SD/$1.log" | tail -n 4 | tr '\n' ' ' | cut -c1-300)")
+}
+expect_guest() { ghas "$1" "$2" || REASONS+=("guest '$1': no line matching /$2/ ($3)"); }
+expect_host() { has "$1" "$2" || REASONS+=("host '$1': no line matching /$2/ ($3)"); }
+# expect_pkts FILTER MIN WHAT: at least MIN packets of the capture match
+# (checked once the capture has stopped)
+expect_pkts() { PKT_CHECKS+=("$(printf 'check_pkts %q %q %q' "$1" "$2" "$3")"); }
+check_pkts() {
+  local n; n=$(tcount "$1")
+  [ "$n" -ge "$2" ] || REASONS+=("capture: $n packet(s) '$1', expected >= $2 ($3)")
+}
+# Every Change option the kernel sends in the handshake must be answered
+# by a Confirm of the same feature from udccp (RFC 4340 §6.2; Linux resets
+# the connection otherwise).  featcheck.py prints the whole negotiation.
+expect_confirms() { PKT_CHECKS+=("check_confirms $GUEST4"); }
+check_confirms() {
+  local r rc=0
+  r=$(tshark -n -r "$SD/capture.pcap" -Y dccp -T fields -E separator='|' \
+        -E occurrence=a -e ip.src -e ipv6.src -e dccp.type -e dccp.option_type \
+        -e dccp.feature_number 2>/dev/null | python3 "$SRC/interop/featcheck.py" "$1") || rc=$?
+  echo "$r" > "$SD/features.txt"
+  [ "$rc" = 0 ] || REASONS+=("feature negotiation: $(echo "$r" | grep 'NOT CONFIRMED' | tr '\n' ';')")
+}
+
+# After its Close, an endpoint sends nothing but Close retransmissions
+# (RFC 4340 §8.3: CLOSING waits for the Reset).  A stray Ack there is
+# answered by Linux, already CLOSED, with Reset(No Connection).
+expect_quiet_after_close() { PKT_CHECKS+=("check_quiet_after_close $1"); }
+check_quiet_after_close() {
+  local r
+  r=$(tshark -n -r "$SD/capture.pcap" -Y dccp -T fields -E separator=' ' \
+        -e frame.number -e ip.src -e ipv6.src -e dccp.type 2>/dev/null |
+      awk -v src="$1" '$2 == src && $3 == 6 && !c { c = $1; next }
+                       c && $2 == src && $3 != 6 && $3 != 7 { n++; f = f " " $1 "(type " $3 ")" }
+                       END { if (n) print n " packet(s) after its Close, frames" f }')
+  [ -z "$r" ] || REASONS+=("$1 sent $r")
+}
+
+# ------------------------------------------------ 1. handshake + data + close
+sc_k2u_basic() {  # kernel client -> udccp-cat -l: data both ways, client Close
+  local p=5011
+  feed_open; feed 'udccp-msg-0\nudccp-msg-1\n'
+  HOST_STDIN=$SD/stdin host_bg srv 25 "$CAT" -l --raw -p $p --service 43 -w 20
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 43 --send 3 --expect 2 --wait 10"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_guest "${G}a" 'CONNECTED tx_ccid=2 rx_ccid=2' "kernel default CCID 2 both ways"
+  expect_guest "${G}a" 'RECV .*udccp-msg-0' "udccp's first datagram"
+  expect_guest "${G}a" 'RECV .*udccp-msg-1' "udccp's second datagram"
+  for i in 0 1 2; do expect_host srv "kernel-msg-$i" "kernel datagram $i at udccp"; done
+  expect_pkts "dccp.type == 6 && ip.src == $GUEST4" 1 "kernel Close"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 1 && ip.src == $HOST4" 1 "udccp Reset(Closed)"
+  expect_confirms
+}
+
+sc_u2k_basic() {  # udccp-cat -> kernel server: data both ways, client Close
+  local p=5012
+  g_run "${G}a" "dccpt server -p $p -s 42 --send 2 --echo --close wait --wait 15"
+  g_wait_line "${G}a" '^LISTENING' 10
+  feed_open; feed 'udccp-msg-0\n'
+  HOST_STDIN=$SD/stdin host_bg cli 25 "$CAT" --raw -p $p --service 42 "$GUEST4"
+  # EOF (udccp's Close) once the kernel's echo is back
+  host_wait_line cli 'udccp-msg-0' 10 || REASONS+=("no echo from the kernel within 10 s")
+  feed_close
+  host_ok cli
+  guest_ok "${G}a" 20
+  expect_guest "${G}a" 'CONNECTED tx_ccid=2 rx_ccid=2' "kernel default CCID 2 both ways"
+  expect_guest "${G}a" 'RECV .*udccp-msg-0' "udccp's datagram at the kernel"
+  expect_guest "${G}a" 'PEER-CLOSED' "recv() == 0 after udccp's Close"
+  expect_host cli 'kernel-msg-0' "kernel datagram 0 at udccp"
+  expect_host cli 'kernel-msg-1' "kernel datagram 1 at udccp"
+  expect_host cli 'udccp-msg-0' "the kernel's echo at udccp"
+  expect_pkts "dccp.type == 6 && ip.src == $HOST4" 1 "udccp Close"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 1 && ip.src == $GUEST4" 1 "kernel Reset(Closed)"
+  expect_quiet_after_close "$HOST4"
+  expect_confirms
+}
+
+# ------------------------------------------------------------ 2. bulk
+# kernel client sends to udccp-perf -s (udccp-perf's own protocol, spoken
+# by dccpt --perf)
+bulk_k2u() {  # bulk_k2u CCID PORT [-R]
+  local ccid=$1 p=$2 rev=${3:-}
+  host_bg srv 40 "$PERF" -s --raw -p "$p" -1
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s $PERF_SVC --ccid $ccid --perf -t 3 $rev --alarm 60"
+  guest_ok "${G}a" 40
+  host_ok srv
+  expect_guest "${G}a" "CONNECTED tx_ccid=$ccid rx_ccid=$ccid" "CCID $ccid negotiated"
+  if [ -z "$rev" ]; then
+    expect_guest "${G}a" 'PERF-TX pkts=[1-9][0-9]{2,}.*result=yes' "kernel sent >= 100 pkts and got RESULT"
+    expect_host srv 'received [1-9][0-9]{2,} pkts' "udccp received >= 100 pkts"
+  else
+    expect_guest "${G}a" 'PERF-RX pkts=[1-9][0-9]{2,}' "kernel received >= 100 pkts"
+  fi
+  expect_guest "${G}a" '^KSTAT' "kernel CCID stats printed"
+  bulk_notes
+}
+# the figures, for the summary line
+bulk_notes() {
+  local h k
+  h=$(grep -hE 'goodput [0-9.]+ Mbit/s' "$SD"/*.log 2>/dev/null | head -n1 | sed 's/^[a-z]*: //')
+  k=$(g_out "${G}a" | grep -E '^PERF-(TX|RX)' | tail -n1 | grep -oE 'mbit=[0-9.]+')
+  NOTES+=("udccp-perf: ${h:-?}; kernel ${k:-?}")
+}
+bulk_u2k() {  # bulk_u2k CCID PORT [-R]
+  local ccid=$1 p=$2 rev=${3:-}
+  g_run "${G}a" "dccpt server -p $p -s $PERF_SVC --ccid $ccid --perf --wait 20 --alarm 60"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 40 "$PERF" -c "$GUEST4" --raw -p "$p" -t 3 --ccid "$ccid" $rev
+  host_ok cli
+  guest_ok "${G}a" 30
+  expect_guest "${G}a" "CONNECTED tx_ccid=$ccid rx_ccid=$ccid" "CCID $ccid negotiated"
+  expect_host cli 'goodput [0-9.]+ Mbit/s' "udccp-perf summary"
+  if [ -z "$rev" ]; then
+    expect_guest "${G}a" 'PERF-RX pkts=[1-9][0-9]{2,}' "kernel received >= 100 pkts"
+  else
+    expect_guest "${G}a" 'PERF-TX pkts=[1-9][0-9]{2,}.*result=yes' "kernel sent >= 100 pkts"
+  fi
+  expect_guest "${G}a" '^KSTAT' "kernel CCID stats printed"
+  bulk_notes
+}
+sc_k2u_bulk_ccid2() { bulk_k2u 2 5021; }
+sc_u2k_bulk_ccid2() { bulk_u2k 2 5022; }
+sc_u2k_bulk_ccid2_reverse() { bulk_u2k 2 5023 -R; }
+sc_k2u_bulk_ccid3() { bulk_k2u 3 5024; }
+sc_u2k_bulk_ccid3() { bulk_u2k 3 5025; }
+
+# ------------------------------------------------------------ 4. closes
+sc_u2k_closereq() {  # kernel server closes first: CloseReq -> udccp Close
+  local p=5041
+  g_run "${G}a" "dccpt server -p $p -s 42 --send 2 --expect 0 --close close --wait 15"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 20 "$CAT" --raw -d -p "$p" --service 42 "$GUEST4"
+  host_ok cli
+  guest_ok "${G}a" 20
+  expect_host cli 'kernel-msg-1' "both kernel datagrams before the close"
+  expect_pkts "dccp.type == 5 && ip.src == $GUEST4" 1 "kernel CloseReq"
+  expect_pkts "dccp.type == 6 && ip.src == $HOST4" 1 "udccp Close answering it"
+  expect_quiet_after_close "$HOST4"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 1 && ip.src == $GUEST4" 1 "kernel Reset(Closed)"
+}
+sc_k2u_closereq() {  # udccp server closes first: CloseReq -> kernel Close
+  local p=5042
+  printf 'udccp-msg-0\n' > "$SD/stdin.txt"   # then EOF: udccp closes first
+  HOST_STDIN=$SD/stdin.txt host_bg srv 25 "$CAT" -l --raw -p $p --service 43 -w 20
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 43 --expect 1 --close wait --wait 10"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_guest "${G}a" 'RECV .*udccp-msg-0' "udccp's datagram before its close"
+  expect_guest "${G}a" 'PEER-CLOSED' "recv() == 0 after udccp's CloseReq"
+  expect_pkts "dccp.type == 5 && ip.src == $HOST4" 1 "udccp CloseReq"
+  expect_pkts "dccp.type == 6 && ip.src == $GUEST4" 1 "kernel Close answering it"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 1 && ip.src == $HOST4" 1 "udccp Reset(Closed)"
+}
+
+sc_u2k_server_close() {  # kernel server with SERVER_TIMEWAIT: Close, not CloseReq
+  local p=5043
+  g_run "${G}a" "dccpt server -p $p -s 42 --server-timewait --send 1 --expect 0 --close close --wait 15"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 20 "$CAT" --raw -d -p "$p" --service 42 "$GUEST4"
+  host_ok cli
+  guest_ok "${G}a" 20
+  expect_host cli 'kernel-msg-0' "the kernel datagram before the close"
+  expect_pkts "dccp.type == 6 && ip.src == $GUEST4" 1 "kernel server Close"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 1 && ip.src == $HOST4" 1 "udccp Reset(Closed)"
+}
+sc_k2u_server_close() {  # udccp server with server_timewait: Close, not CloseReq
+  local p=5044
+  host_bg srv 25 "$UHOST" server "$p" 46 --server-timewait --send 1 --expect 0 --close close --wait 10
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 46 --expect 1 --close wait --wait 10"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_guest "${G}a" 'RECV .*udccp-msg-0' "udccp's datagram before its close"
+  expect_guest "${G}a" 'PEER-CLOSED' "recv() == 0 after udccp's Close"
+  expect_pkts "dccp.type == 6 && ip.src == $HOST4" 1 "udccp server Close"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 1 && ip.src == $GUEST4" 1 "kernel Reset(Closed)"
+  expect_quiet_after_close "$HOST4"
+}
+
+# ------------------------------------------------------ 5. wrong service code
+sc_u2k_bad_service() {  # kernel answers Reset(Bad Service Code): refused
+  local p=5051
+  g_run "${G}a" "dccpt server -p $p -s 42 --wait 6"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 20 "$CAT" --raw -p "$p" --service 99 -w 5 "$GUEST4" </dev/null
+  local rc=0; host_wait cli || rc=$?
+  [ "$rc" != 0 ] && [ "$rc" != 124 ] || REASONS+=("udccp-cat exit status $rc, expected a refusal (1)")
+  expect_host cli 'refused' "udccp-cat reports the refusal"
+  g_wait "${G}a" 10 || true
+  expect_guest "${G}a" 'ACCEPT-TIMEOUT' "nothing accepted by the kernel"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 8 && ip.src == $GUEST4" 1 "kernel Reset(Bad Service Code)"
+}
+sc_k2u_bad_service() {  # udccp answers Reset(Bad Service Code): EBADRQC
+  local p=5052
+  host_bg srv 15 "$CAT" -l --raw -d -p "$p" --service 43 -w 6
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 99 --wait 5"
+  g_wait "${G}a" 20 || true
+  host_wait srv || true
+  # Linux maps Reset(Bad Service Code) to EBADRQC (dccp_reset_code_convert)
+  expect_guest "${G}a" 'CONNECT-FAILED errno=EBADRQC' "connect() fails as for a Bad Service Code Reset"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 8 && ip.src == $HOST4" 1 "udccp Reset(Bad Service Code)"
+}
+
+# ------------------------------------------------------ 6. Reset mid-transfer
+sc_u2k_kernel_aborts() {  # udccp-perf sends; the kernel aborts after 1.5 s
+  local p=5061
+  g_run "${G}a" "dccpt server -p $p -s $PERF_SVC --perf --abort-after 1.5 --wait 20"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 30 "$PERF" -c "$GUEST4" --raw -p "$p" -t 4
+  local rc=0; host_wait cli || rc=$?
+  guest_ok "${G}a" 20
+  expect_guest "${G}a" '^ABORTED' "kernel aborted"
+  [ "$rc" != 0 ] && [ "$rc" != 124 ] || REASONS+=("udccp-perf exit status $rc, expected a failure report")
+  expect_host cli 'Reset: Aborted' "udccp-perf reports the Reset code"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 2 && ip.src == $GUEST4" 1 "kernel Reset(Aborted)"
+}
+sc_k2u_udccp_aborts() {  # the kernel sends; udccp aborts after 1.5 s
+  local p=5062
+  host_bg srv 30 "$UHOST" server "$p" 44 --abort-after 1.5 --wait 20
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 44 --bulk-send 4 --wait 10"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_host srv '^ABORTED' "udccp aborted"
+  expect_guest "${G}a" 'SEND-ERROR errno=(ECONNRESET|EPIPE)' "kernel send() fails after the Reset"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 2 && ip.src == $HOST4" 1 "udccp Reset(Aborted)"
+}
+sc_u2k_udccp_aborts() {  # udccp sends; udccp aborts after 1.5 s
+  local p=5063
+  g_run "${G}a" "dccpt server -p $p -s 44 --bulk-recv --wait 10"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 30 "$UHOST" client "$GUEST4" "$p" 44 --bulk 4 --abort-after 1.5
+  host_ok cli
+  guest_ok "${G}a" 20
+  expect_host cli '^ABORTED' "udccp aborted"
+  expect_guest "${G}a" 'BULK-RX pkts=[1-9]' "kernel received data before the Reset"
+  expect_guest "${G}a" 'SO_ERROR=ECONNRESET' "kernel socket error ECONNRESET after Reset(Aborted)"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 2 && ip.src == $HOST4" 1 "udccp Reset(Aborted)"
+}
+
+# --------------------------------------------------- 8. checksum coverage
+sc_k2u_cscov() {  # kernel sends CsCov=1 (SEND_CSCOV); udccp accepts MinCsCov 1
+  local p=5081
+  host_bg srv 25 "$UHOST" server "$p" 45 --min-cscov 1 --send 1 --expect 3 --close wait --wait 10
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 45 --send-cscov 1 --send 3 --expect 1 --wait 10"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_host srv 'RECV .*kernel-msg-2' "all kernel datagrams (partial coverage) delivered"
+  expect_guest "${G}a" 'RECV .*udccp-msg-0' "udccp's datagram"
+  expect_pkts "dccp.cscov == 1 && dccp.type == 4 && ip.src == $GUEST4" 1 "kernel DataAck with CsCov 1"
+}
+sc_u2k_cscov() {  # udccp sends CsCov=1; the kernel accepts (RECV_CSCOV 1)
+  local p=5082
+  g_run "${G}a" "dccpt server -p $p -s 45 --recv-cscov 1 --send 1 --expect 3 --close wait --wait 10"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 25 "$UHOST" client "$GUEST4" "$p" 45 --send-cscov 1 --send 3 --expect 1
+  host_ok cli
+  guest_ok "${G}a" 20
+  expect_guest "${G}a" 'RECV .*udccp-msg-2' "all udccp datagrams (partial coverage) delivered"
+  expect_host cli 'RECV .*kernel-msg-0' "kernel datagram"
+  expect_pkts "dccp.cscov == 1 && (dccp.type == 2 || dccp.type == 4) && ip.src == $HOST4" 1 "udccp Data/DataAck with CsCov 1"
+}
+
+# ------------------------------------------------------------ 9. IPv6
+sc_k2u_ipv6() {
+  local p=5091
+  feed_open; feed 'udccp-msg-0\n'
+  HOST_STDIN=$SD/stdin host_bg srv 25 "$CAT" -l --raw -p $p --service 43 -w 20
+  host_ready
+  g_run "${G}a" "dccpt client $HOST6 -6 -p $p -s 43 --send 2 --expect 1 --wait 10"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_guest "${G}a" 'RECV .*udccp-msg-0' "udccp's datagram over IPv6"
+  expect_host srv 'kernel-msg-1' "kernel datagrams over IPv6"
+  expect_pkts "ipv6 && dccp.type == 7 && dccp.reset_code == 1" 1 "Reset(Closed) over IPv6"
+}
+sc_u2k_ipv6() {
+  local p=5092
+  g_run "${G}a" "dccpt server -6 -p $p -s 42 --send 1 --echo --close wait --wait 15"
+  g_wait_line "${G}a" '^LISTENING' 10
+  feed_open; feed 'udccp-msg-0\n'
+  HOST_STDIN=$SD/stdin host_bg cli 25 "$CAT" --raw -p $p --service 42 "$GUEST6"
+  host_wait_line cli 'udccp-msg-0' 10 || REASONS+=("no echo from the kernel within 10 s")
+  feed_close
+  host_ok cli
+  guest_ok "${G}a" 20
+  expect_guest "${G}a" 'RECV .*udccp-msg-0' "udccp's datagram over IPv6"
+  expect_host cli 'kernel-msg-0' "kernel datagram over IPv6"
+  expect_pkts "ipv6 && dccp.type == 7 && dccp.reset_code == 1" 1 "Reset(Closed) over IPv6"
+}
+
+run_all_scenarios() {
+  GUEST_HOST4=$HOST4
+  run_scenario k2u_basic        "1 kernel client -> udccp server: service code, features, data both ways, close"
+  run_scenario u2k_basic        "1 udccp client -> kernel server: service code, features, data both ways, close"
+  run_scenario k2u_bulk_ccid2   "2 bulk CCID 2, kernel -> udccp-perf -s"
+  run_scenario u2k_bulk_ccid2   "2 bulk CCID 2, udccp-perf -c -> kernel"
+  run_scenario u2k_bulk_ccid2_reverse "2 bulk CCID 2, udccp-perf -c -R: kernel server sends"
+  run_scenario k2u_bulk_ccid3   "2 bulk CCID 3, kernel -> udccp-perf -s"
+  run_scenario u2k_bulk_ccid3   "2 bulk CCID 3, udccp-perf -c -> kernel"
+  run_scenario u2k_closereq     "4 kernel server closes: CloseReq -> udccp client"
+  run_scenario k2u_closereq     "4 udccp server closes: CloseReq -> kernel client"
+  run_scenario u2k_server_close "4 kernel server closes with SERVER_TIMEWAIT: Close -> udccp client"
+  run_scenario k2u_server_close "4 udccp server closes with server_timewait: Close -> kernel client"
+  run_scenario u2k_bad_service  "5 udccp client, wrong service code: kernel refuses"
+  run_scenario k2u_bad_service  "5 kernel client, wrong service code: udccp refuses"
+  run_scenario u2k_kernel_aborts "6 Reset mid-transfer: kernel aborts, udccp-perf sending"
+  run_scenario k2u_udccp_aborts "6 Reset mid-transfer: udccp aborts, kernel sending"
+  run_scenario u2k_udccp_aborts "6 Reset mid-transfer: udccp aborts, udccp sending"
+  run_scenario k2u_cscov        "8 CsCov: kernel SEND_CSCOV 1 -> udccp min_cscov 1"
+  run_scenario u2k_cscov        "8 CsCov: udccp send_cscov 1 -> kernel RECV_CSCOV 1"
+  if g_out boot | grep -q 'INFO ipv6=yes'; then
+    run_scenario k2u_ipv6       "9 IPv6 kernel client -> udccp server"
+    run_scenario u2k_ipv6       "9 IPv6 udccp client -> kernel server"
+  else
+    REASONS=(); say "SKIP ipv6: the guest has no dccp_ipv6"
+  fi
+}

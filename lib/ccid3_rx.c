@@ -1,0 +1,371 @@
+/*
+ * CCID 3 / CCID 4 receiver half (RFC 4342, RFC 5348, RFC 5622); see ccid3.h.
+ * Rules implemented, by section:
+ *
+ * RFC 5348 §5    Loss history with NDUPACK = 3, loss events by CCVal (RFC
+ *                4342 §10.2), weights of §5.4, ECN CE as loss (tfrc_lh).
+ * RFC 5348 §6.3  Feedback on the first data packet, X_recv = 0 in it.
+ * RFC 4342 §10.3 Feedback when a data packet's counter is >= last_counter
+ *                + 4; RFC 5348 §6.1 at once on a new loss event or a rise
+ *                of p; §6.2 feedback timer (2 R, a backup) while data
+ *                arrives.
+ * RFC 5348 §6.2  X_recv over the last RTT (the RFC 4342 erratum): over
+ *                t = max(R, time since the last feedback), RFC 4342 §8.3.
+ * RFC 4342 §8.1  The receiver's R from first arrivals of counters K and
+ *                K + D, D = 4 preferred, then 3, 2.
+ * RFC 4342 §8.2-8.6 Elapsed Time, Loss Event Rate, Loss Intervals (9
+ *                intervals), Receive Rate on every Ack/DataAck after data.
+ */
+#include "ccid3.h"
+
+#include <string.h>
+
+#include "seq.h"
+#include "tfrc_eq.h"
+
+typedef struct rate_snap {
+  udccp_tstamp ts;
+  uint64_t bytes, pkts; /* received up to the packet that arrived at ts */
+} rate_snap;
+
+typedef struct ccid3_rx {
+  udccp_ccid_env *env;
+  udccp_tfrc_ccid_params prm;
+  udccp_tfrc_lh lh;
+  int started, data_seen;
+  uint64_t gsr;
+  udccp_tstamp gsr_ts;
+  /* CCVal RTT estimate, RFC 4342 §8.1: first arrival of each counter value
+   * and its absolute counter position (positions start at 16; 0 = none). */
+  int cc_started;
+  uint8_t cc_last;
+  uint64_t cc_abs;
+  udccp_tstamp cc_t[16];
+  uint64_t cc_at[16];
+  udccp_tstamp rtt;
+  /* feedback */
+  int fb_sent;
+  int data_since_fb;
+  uint8_t last_counter, max_cc;
+  udccp_tstamp fb_time, fb_timer;
+  double p_fb;
+  /* receive rate */
+  uint64_t bytes, pkts, bytes_fb, pkts_fb;
+  udccp_tstamp first_data_ts;
+  rate_snap snap[UDCCP_CCID3_RATE_SNAPS];
+  unsigned n_snap, snap_head; /* snap_head: index of the newest */
+  double x_recv, x_recv_max_pkts;
+  double p;
+} ccid3_rx;
+
+_Static_assert(sizeof(ccid3_rx) <= UDCCP_CCID_STATE_SIZE, "rx state size");
+
+static ccid3_rx *rx_of(udccp_ccid_state *st) {
+  return (ccid3_rx *)(void *)st->bytes;
+}
+static const ccid3_rx *crx_of(const udccp_ccid_state *st) {
+  return (const ccid3_rx *)(const void *)st->bytes;
+}
+
+static udccp_tstamp add_sat(udccp_tstamp a, udccp_tstamp b) {
+  return a > UDCCP_TSTAMP_NEVER - b ? UDCCP_TSTAMP_NEVER : a + b;
+}
+
+static unsigned wc_dist(uint8_t from, uint8_t to) {
+  return (unsigned)(to - from) & 15u;
+}
+
+int udccp_tfrc_ccid_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                            udccp_tstamp ts,
+                            const udccp_tfrc_ccid_params *params) {
+  ccid3_rx *rx = rx_of(st);
+  (void)ts;
+  memset(rx, 0, sizeof(*rx));
+  rx->env = env;
+  rx->prm = *params;
+  /* RFC 4342 §10.2: loss events by window counter; RFC 4828 via sp; no
+   * history discounting, so the sender can recompute p from the option */
+  udccp_tfrc_lh_init(&rx->lh, UDCCP_TFRC_LH_CCVAL, params->sp, 0);
+  rx->fb_timer = UDCCP_TSTAMP_NEVER;
+  return 0;
+}
+
+void udccp_tfrc_ccid_rx_exit(udccp_ccid_state *st) { (void)st; }
+
+static udccp_tstamp rx_rtt(const ccid3_rx *rx) {
+  if (rx->rtt) {
+    return rx->rtt;
+  }
+  return rx->env ? rx->env->srtt : 0;
+}
+
+/* RFC 4342 §8.1: R from T(K+D) - T(K), the first arrivals of counters K and
+ * K + D, times 4/D; D = 4 preferred. */
+static void cc_rtt(ccid3_rx *rx, uint8_t c, udccp_tstamp ts) {
+  unsigned d, i;
+  if (!rx->cc_started) {
+    rx->cc_started = 1;
+    rx->cc_last = c;
+    rx->cc_abs = 16; /* positions below 16 mean "never" after a restart */
+    rx->cc_t[c] = ts;
+    rx->cc_at[c] = rx->cc_abs;
+    return;
+  }
+  d = wc_dist(rx->cc_last, c);
+  if (d == 0 || d >= 11) {
+    return; /* same counter, or a late packet */
+  }
+  if (d > 5) {
+    /* more than a wrap may have passed: forget old first arrivals */
+    rx->cc_abs += 32;
+    memset(rx->cc_at, 0, sizeof(rx->cc_at));
+  } else {
+    rx->cc_abs += d;
+  }
+  rx->cc_last = c;
+  rx->cc_t[c] = ts;
+  rx->cc_at[c] = rx->cc_abs;
+  for (i = 4; i >= 2; i--) {
+    uint8_t k = (uint8_t)((c - i) & 15u);
+    if (rx->cc_at[k] != 0 && rx->cc_at[k] == rx->cc_abs - i &&
+        ts > rx->cc_t[k]) {
+      udccp_tstamp sample = (ts - rx->cc_t[k]) * 4 / i;
+      /* a smoothed estimate: counters step in quarter RTTs */
+      rx->rtt = rx->rtt ? (3 * rx->rtt + sample) / 4 : sample;
+      break;
+    }
+  }
+}
+
+static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts) {
+  udccp_tstamp r = rx_rtt(rx), gap = r ? r / 8 : UDCCP_NS_PER_MS;
+  const rate_snap *last = rx->n_snap ? &rx->snap[rx->snap_head] : NULL;
+  if (last && ts < add_sat(last->ts, gap)) {
+    return;
+  }
+  rx->snap_head = rx->n_snap ? (rx->snap_head + 1) % UDCCP_CCID3_RATE_SNAPS
+                             : 0;
+  if (rx->n_snap < UDCCP_CCID3_RATE_SNAPS) {
+    rx->n_snap++;
+  }
+  rx->snap[rx->snap_head].ts = ts;
+  rx->snap[rx->snap_head].bytes = rx->bytes;
+  rx->snap[rx->snap_head].pkts = rx->pkts;
+}
+
+/* RFC 4342 §8.3 with the erratum / RFC 5348 §6.2 step 2: data received in
+ * the last t = max(R, time since the last feedback), over t.  pkts != 0:
+ * in packets per second instead of bytes. */
+static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
+  udccp_tstamp r = rx_rtt(rx), since, t;
+  const rate_snap *best = NULL;
+  unsigned i;
+  if (!rx->data_seen) {
+    return 0.0;
+  }
+  since = rx->fb_sent ? (ts > rx->fb_time ? ts - rx->fb_time : 0)
+                      : (ts > rx->first_data_ts ? ts - rx->first_data_ts : 0);
+  if (rx->fb_sent && since >= r && since > 0) {
+    /* exact: everything since the last feedback */
+    uint64_t n = pkts ? rx->pkts - rx->pkts_fb : rx->bytes - rx->bytes_fb;
+    return (double)n / ((double)since * 1e-9);
+  }
+  t = r > since ? r : since;
+  if (t == 0) {
+    return 0.0;
+  }
+  /* the newest snapshot at least t old; else the flow is younger than t */
+  for (i = 0; i < rx->n_snap; i++) {
+    const rate_snap *s =
+        &rx->snap[(rx->snap_head + UDCCP_CCID3_RATE_SNAPS - i) %
+                  UDCCP_CCID3_RATE_SNAPS];
+    best = s;
+    if (ts >= s->ts && ts - s->ts >= t) {
+      t = ts - s->ts;
+      break;
+    }
+  }
+  if (!best) {
+    return 0.0;
+  }
+  return (double)(pkts ? rx->pkts - best->pkts : rx->bytes - best->bytes) /
+         ((double)t * 1e-9);
+}
+
+int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                              udccp_tstamp ts) {
+  ccid3_rx *rx = rx_of(st);
+  udccp_tfrc_rx_pkt rp;
+  udccp_tfrc_rx_ctx cx;
+  unsigned flags;
+  int is_data = pkt->type == UDCCP_PKT_DATA || pkt->type == UDCCP_PKT_DATAACK;
+  int due = 0;
+  uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
+  if (udccp_tfrc_ccid_mandatory_unknown(pkt->opts, 0, rx->prm.sp)) {
+    return UDCCP_ERR_MANDATORY;
+  }
+  if (!rx->started || udccp_seq_gt(seq, rx->gsr)) {
+    rx->gsr = seq; /* the Acknowledgement Number of our next ack */
+    rx->gsr_ts = ts;
+  }
+  rx->started = 1;
+  if (is_data) {
+    uint8_t c = (uint8_t)(pkt->ccval & 15u);
+    cc_rtt(rx, c, ts);
+    if (!rx->data_seen) {
+      rx->data_seen = 1;
+      rx->first_data_ts = ts;
+      rx->max_cc = c;
+      due = 1; /* RFC 5348 §6.3: feedback on the first data packet */
+    } else if (!rx->data_since_fb || wc_dist(rx->max_cc, c) - 1u < 7u) {
+      rx->max_cc = c; /* circular maximum since the last feedback */
+    }
+    rx->bytes += pkt->payload_len;
+    rx->pkts++;
+    rate_snapshot(rx, ts);
+    rx->data_since_fb = 1;
+    /* RFC 4342 §10.3: a counter >= last_counter + 4 asks for feedback */
+    if (rx->fb_sent && wc_dist(rx->last_counter, c) - 4u < 8u) {
+      due = 1;
+    }
+  }
+  memset(&rp, 0, sizeof(rp));
+  rp.seq = seq;
+  rp.ts = ts;
+  rp.ccval = (uint8_t)(pkt->ccval & 15u);
+  rp.ecn = pkt->ecn; /* CE on data is a loss, RFC 5348 §5.1 */
+  rp.is_data = (uint8_t)is_data;
+  if (pkt->opts && (pkt->opts->present & UDCCP_OPTS_HAS_NDP_COUNT)) {
+    rp.ndp = pkt->opts->ndp_count > UINT32_MAX ? UINT32_MAX
+                                               : (uint32_t)pkt->opts->ndp_count;
+  }
+  memset(&cx, 0, sizeof(cx));
+  cx.rtt = rx_rtt(rx) ? rx_rtt(rx) : UDCCP_CCID3_DEFAULT_RTT;
+  cx.s = 0; /* packets: X_recv_max below is in packets per second */
+  cx.x_recv_max = rx->x_recv_max_pkts;
+  if (!rx->lh.have_loss) {
+    double now = recv_rate(rx, ts, 1);
+    if (now > cx.x_recv_max) {
+      cx.x_recv_max = now;
+    }
+  }
+  flags = udccp_tfrc_lh_add(&rx->lh, &rp, &cx);
+  if (flags & UDCCP_TFRC_LH_LOSS) {
+    rx->p = udccp_tfrc_lh_p(&rx->lh);
+    /* RFC 5348 §6.1 steps 2-4 */
+    if ((flags & UDCCP_TFRC_LH_NEW_EVENT) || rx->p > rx->p_fb) {
+      due = 1;
+    }
+  }
+  return due;
+}
+
+/* RFC 4342 §10.3: the window counter decides when feedback is due, once
+ * per RTT; the RFC 5348 §6.2 feedback timer only backs it up for a sender
+ * whose counters stall (the §10.3 example).  At R it would fire just
+ * before the counter rule and shift it, giving more than one feedback per
+ * RTT; at UDCCP_CCID3_FB_TIMER_RTTS x R it only fills such gaps, still
+ * well before the sender's 4 R nofeedback timer. */
+static udccp_tstamp fb_timer_after(const ccid3_rx *rx, udccp_tstamp ts) {
+  udccp_tstamp r = rx_rtt(rx);
+  if (r == 0) {
+    return UDCCP_TSTAMP_NEVER; /* no R yet: the counter rule alone */
+  }
+  return add_sat(ts, UDCCP_CCID3_FB_TIMER_RTTS * r);
+}
+
+int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
+                                  uint8_t type, udccp_tstamp ts) {
+  ccid3_rx *rx = rx_of(st);
+  uint8_t buf[1 + 9 * UDCCP_TFRC_LI_MAX];
+  udccp_ssize n;
+  uint64_t el;
+  double x;
+  int rv = 0;
+  if ((type != UDCCP_PKT_ACK && type != UDCCP_PKT_DATAACK) || !rx->data_seen) {
+    return 0; /* §8.3-8.6: never on DCCP-Data; nothing to report yet */
+  }
+  rx->p = udccp_tfrc_lh_p(&rx->lh);
+  /* RFC 5348 §6.3: the first feedback reports X_recv = 0 */
+  x = rx->fb_sent ? recv_rate(rx, ts, 0) : 0.0;
+  /* §8.2: Elapsed Time since the acknowledged packet (RFC 4340 §13.2) */
+  el = ts > rx->gsr_ts ? (ts - rx->gsr_ts) / 10000u : 0;
+  if (el > UINT32_MAX) {
+    el = UINT32_MAX;
+  }
+  rv |= udccp_optbuf_put_uint(ob, UDCCP_OPT_ELAPSED_TIME, el,
+                              el <= 0xFFFFu ? 2 : 4);
+  n = udccp_tfrc_lh_write_li(&rx->lh, rx->gsr, buf, sizeof(buf), 0);
+  if (n > 0) {
+    rv |= udccp_optbuf_put(ob, UDCCP_CCID3_OPT_LOSS_INTERVALS, 0, buf,
+                           (size_t)n);
+    if (rx->prm.sp) {
+      /* RFC 5622 §8.7: Dropped Packets covering the same intervals */
+      udccp_ssize m = udccp_tfrc_lh_write_dp(&rx->lh, buf, sizeof(buf), 0);
+      if (m > 0) {
+        rv |= udccp_optbuf_put(ob, UDCCP_CCID4_OPT_DROPPED_PACKETS, 0, buf,
+                               (size_t)m);
+      }
+    }
+  }
+  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_RECEIVE_RATE,
+                              x >= (double)UINT32_MAX ? UINT32_MAX
+                                                      : (uint64_t)(x + 0.5),
+                              4);
+  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
+                              udccp_ccid3_p_to_opt(rx->p), 4);
+  /* this ack is the feedback packet: restart the rules of §10.3 / §6.2 */
+  if (rx->fb_sent) {
+    double xp = recv_rate(rx, ts, 1);
+    if (xp > rx->x_recv_max_pkts) {
+      rx->x_recv_max_pkts = xp;
+    }
+  }
+  rx->x_recv = x;
+  rx->p_fb = rx->p;
+  if (rx->data_since_fb) {
+    rx->last_counter = rx->max_cc;
+  }
+  rx->data_since_fb = 0;
+  rx->fb_sent = 1;
+  rx->fb_time = ts;
+  rx->bytes_fb = rx->bytes;
+  rx->pkts_fb = rx->pkts;
+  rx->fb_timer = fb_timer_after(rx, ts);
+  return rv ? UDCCP_ERR_NOBUF : 0;
+}
+
+udccp_tstamp udccp_tfrc_ccid_rx_get_expiry(const udccp_ccid_state *st) {
+  const ccid3_rx *rx = crx_of(st);
+  /* RFC 5348 §6.2: no data since the last feedback, no feedback */
+  return rx->data_since_fb ? rx->fb_timer : UDCCP_TSTAMP_NEVER;
+}
+
+int udccp_tfrc_ccid_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
+  ccid3_rx *rx = rx_of(st);
+  if (!rx->data_since_fb || ts < rx->fb_timer) {
+    return 0;
+  }
+  /* §6.2 step 4: restart even if the ack is not sent now */
+  rx->fb_timer = fb_timer_after(rx, ts);
+  return 1;
+}
+
+void udccp_tfrc_ccid_rx_get_info(const udccp_ccid_state *st,
+                                 udccp_conn_info *info) {
+  const ccid3_rx *rx = crx_of(st);
+  if (info->x != 0) {
+    return; /* the sender half is TFRC too and reported its own view */
+  }
+  info->x_recv = udccp_tfrc_x_to_u64(rx->x_recv);
+  info->p = udccp_tfrc_lh_p(&rx->lh);
+}
+
+const udccp_tfrc_lh *udccp_tfrc_ccid_rx_lh(const udccp_ccid_state *st) {
+  return &crx_of(st)->lh;
+}
+
+udccp_tstamp udccp_tfrc_ccid_rx_rtt(const udccp_ccid_state *st) {
+  return crx_of(st)->rtt;
+}
+

@@ -1,0 +1,68 @@
+#!/bin/sh
+# udccp-sim's command line (DESIGN.md §4): --help lists every option,
+# errors name the problem and the fix and exit non-zero, --json carries the
+# contract fields, and the same seed gives the same JSON (but wall time).
+#   sh tests/sim_cli.sh BUILD_DIR [SOURCE_DIR]
+set -u
+BUILD=${1:?usage: sim_cli.sh BUILD_DIR [SOURCE_DIR]}
+SIM="$BUILD/udccp-sim"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$SIM" ] || fail "$SIM not built"
+TMP=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+"$SIM" --help >"$TMP/help" || fail "--help exited non-zero"
+for o in --flows --rate --delay --queue --loss --duration --seed --json \
+  --csv --pcap --plot --length --burst-loss --reorder --dup --progress \
+  --help --version ccid2 tcp "default 30s" "default 1"; do
+  grep -q -- "$o" "$TMP/help" || fail "--help does not mention $o"
+done
+"$SIM" --version | grep -q "udccp" || fail "--version"
+
+# expect_error MESSAGE_PART ARGS...: non-zero exit, message on stderr
+expect_error() {
+  want=$1
+  shift
+  if "$SIM" "$@" >"$TMP/out" 2>"$TMP/err"; then
+    fail "'$*' succeeded"
+  fi
+  grep -q -- "$want" "$TMP/err" ||
+    fail "'$*': stderr lacks '$want': $(cat "$TMP/err")"
+  echo "ok: $* -> $(head -1 "$TMP/err")"
+}
+BASE="--rate 10mbit --delay 10ms --duration 1s"
+expect_error "unknown flow kind 'ccid9'" --flows ccid9 $BASE
+expect_error "has no unit" --flows tcp --rate 50 --delay 10ms
+expect_error "use bit, kbit, mbit or gbit" --flows tcp --rate 50mbps --delay 10ms
+expect_error "has no unit" --flows tcp --rate 10mbit --delay 20
+expect_error "not yet implemented" --flows tcp $BASE --plot x.svg
+expect_error "missing --flows" $BASE
+expect_error "would drop everything" --flows tcp $BASE --loss 1
+expect_error "probability" --flows tcp $BASE --loss 2
+expect_error "packets" --flows tcp $BASE --queue -3
+expect_error "--burst-loss" --flows tcp $BASE --burst-loss 0.1
+expect_error "unexpected argument" --flows tcp $BASE extra
+
+# JSON contract and determinism (tcp flows: no connection engine needed)
+"$SIM" --flows tcp,tcp $BASE --loss 0.02 --seed 7 --json >"$TMP/a.json" ||
+  fail "json run"
+"$SIM" --flows tcp,tcp $BASE --loss 0.02 --seed 7 --json >"$TMP/b.json" ||
+  fail "json run"
+"$SIM" --flows tcp,tcp $BASE --loss 0.02 --seed 8 --json >"$TMP/c.json" ||
+  fail "json run"
+for k in flows ccid packet_size goodput_bps loss_rate rtt_ms sent_pkts \
+  delivered_pkts rate_cov utilization jain_fairness sim_time_s wall_time_s; do
+  grep -q "\"$k\"" "$TMP/a.json" || fail "JSON lacks $k"
+done
+grep -v wall_time_s "$TMP/a.json" >"$TMP/a2"
+grep -v wall_time_s "$TMP/b.json" >"$TMP/b2"
+grep -v wall_time_s "$TMP/c.json" >"$TMP/c2"
+cmp -s "$TMP/a2" "$TMP/b2" || fail "same seed, different JSON"
+cmp -s "$TMP/a2" "$TMP/c2" && fail "different seeds, same JSON"
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/a.json" ||
+    fail "--json output is not valid JSON"
+fi
+"$SIM" --flows 2xtcp $BASE --csv "$TMP/s.csv" >/dev/null || fail "csv run"
+[ "$(wc -l <"$TMP/s.csv")" -eq 3 ] || fail "csv: expected header + 2 rows"
+echo "PASS"

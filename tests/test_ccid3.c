@@ -1,0 +1,868 @@
+/*
+ * CCID 3 (lib/ccid3.c; RFC 4342 with RFC 5348).  The halves are driven
+ * directly, without a connection: data packets built from fields,
+ * feedback options written by the real receiver half (or built by fields)
+ * and parsed by the real option parser, and a virtual-time loop.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ccid.h"
+#include "ccid3.h"
+#include "feat.h"
+#include "opt.h"
+#include "tfrc_eq.h"
+#include "tfrc_lh.h"
+#include "tfrcloop.h"
+
+#define MS UDCCP_NS_PER_MS
+#define US 1000ULL
+#define RTT (100 * MS)
+
+static udccp_conn_info tx_info(tl_half *tx) {
+  udccp_conn_info i;
+  memset(&i, 0, sizeof(i));
+  tx->ops->tx_get_info(&tx->st, &i);
+  return i;
+}
+
+static double tx_x(tl_half *tx) {
+  return udccp_tfrc_tx_rate(udccp_tfrc_ccid_tx_tfrc(&tx->st));
+}
+
+static uint64_t get_be(const uint8_t *p, size_t n) {
+  uint64_t v = 0;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    v = (v << 8) | p[i];
+  }
+  return v;
+}
+
+static const udccp_opt *find_opt(const udccp_opts *o, uint8_t type) {
+  size_t i;
+  for (i = 0; i < o->n_ccid; i++) {
+    if (o->ccid[i].type == type) {
+      return &o->ccid[i];
+    }
+  }
+  return NULL;
+}
+
+/* Ideal sender's counter: one step per quarter RTT since t = 0. */
+static uint8_t ideal_cc(udccp_tstamp t, udccp_tstamp rtt) {
+  return (uint8_t)((t / (rtt / 4)) & 15u);
+}
+
+/* A no-loss Loss Intervals option for a flow of n packets. */
+static const tl_iv no_loss_iv = {10, 0, 0};
+
+/* --------------------------------------------------------------- §8.1 */
+
+static void test_rfc4342_8_1_ccval_quarter_rtt_increment(void **state) {
+  tl_half tx;
+  udccp_tstamp t;
+  uint8_t cc, prev = 0;
+  uint64_t seq = 1;
+  int i;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* packets every 10 ms: the counter moves when 25 ms have passed since
+   * the first packet with the current value, i.e. at 30, 60, 90 ms... */
+  for (t = 0; t <= 300 * MS; t += 10 * MS) {
+    cc = tl_send_data(&tx, seq++, 1000, t);
+    assert_int_equal(cc, (uint8_t)((t / (30 * MS)) & 15u));
+    prev = cc;
+  }
+  assert_int_equal(prev, 10);
+  /* §8.1: after a long silence the counter moves by at most 5, and wraps
+   * modulo 16 */
+  for (i = 1; i <= 5; i++) {
+    t += 1000 * MS;
+    cc = tl_send_data(&tx, seq++, 1000, t);
+    assert_int_equal(cc, (uint8_t)((prev + 5) & 15u));
+    prev = cc;
+  }
+  assert_int_equal(prev, (10 + 25) % 16);
+  tl_tx_exit(&tx);
+}
+
+static void test_rfc4342_8_1_ack_raises_ccval_to_wc_plus_4(void **state) {
+  tl_half tx;
+  tl_ack a;
+  uint8_t c1, c2, c3;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  c1 = tl_send_data(&tx, 1, 1000, 0);
+  c2 = tl_send_data(&tx, 2, 1000, 10 * MS);
+  assert_int_equal(c1, 0);
+  assert_int_equal(c2, 0);
+  /* an acknowledgement of packet 1 (counter 0), not even feedback */
+  assert_int_equal(tl_fb_build(&a, 900, 1, 0, 0, NULL, 0, UINT64_MAX, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 12 * MS), 0);
+  c3 = tl_send_data(&tx, 3, 1000, 13 * MS);
+  assert_int_equal(c3, 4); /* WC + 4, and only 4 above the previous */
+  assert_int_equal(tl_send_data(&tx, 4, 1000, 14 * MS), 4);
+  tl_tx_exit(&tx);
+}
+
+/* ------------------------------------------------------ sender rates */
+
+static void test_rfc4342_8_2_rtt_sample_subtracts_elapsed_time(void **state) {
+  tl_half tx;
+  tl_ack a;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, 0, 0), 0);
+  (void)tl_send_data(&tx, 7, 1000, 0);
+  /* the receiver held the ack 50 ms (5000 x 10 us) */
+  assert_int_equal(
+      tl_fb_build(&a, 900, 7, 5000, 0, &no_loss_iv, 1, 0, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 150 * MS), 0);
+  assert_int_equal(tx_info(&tx).srtt, 100 * MS);
+  assert_int_equal(tx.env.srtt, 100 * MS);
+  /* RFC 4342 §5: the first RTT gives the RFC 3390 initial rate */
+  assert_true(fabs(tx_x(&tx) - 4000.0 / 0.1) < 1e-6);
+  tl_tx_exit(&tx);
+}
+
+static void test_rfc5348_4_3_rtt_samples_with_large_windows(void **state) {
+  tl_half tx;
+  tl_ack a;
+  uint64_t seq;
+  udccp_tstamp t = 0;
+  int round;
+  (void)state;
+  /* 5000 packets per RTT: more than the initial history holds.  The first
+   * report finds its packet overwritten (no sample; the history grows),
+   * later ones give exact samples. */
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, 0, 0), 0);
+  for (round = 0, seq = 1; round < 4; round++) {
+    uint64_t first = seq;
+    udccp_tstamp t_first = t;
+    for (; seq < first + 5000; seq++, t += 10 * US) {
+      (void)tl_send_data(&tx, seq, 1000, t);
+    }
+    assert_int_equal(tl_fb_build(&a, 900 + (uint64_t)round, first, 0, 0,
+                                 &no_loss_iv, 1, 1000000, 0),
+                     0);
+    assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t_first + 50 * MS),
+                     0);
+    if (round == 0) {
+      assert_int_equal(tx_info(&tx).srtt, 0); /* no sample */
+    } else {
+      assert_int_equal(tx_info(&tx).srtt, 50 * MS);
+    }
+  }
+  tl_tx_exit(&tx);
+}
+
+static void test_rfc5348_4_3_slow_start_doubles_per_feedback(void **state) {
+  tl_half tx;
+  tl_ack a;
+  double x, x0;
+  int k;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  x0 = tx_x(&tx);
+  assert_true(fabs(x0 - 4000.0 / 0.1) < 1e-6); /* min(4s, max(2s, 4380))/R */
+  for (k = 1; k <= 5; k++) {
+    udccp_tstamp t = (udccp_tstamp)(2 * k) * RTT;
+    x = tx_x(&tx);
+    (void)tl_send_data(&tx, (uint64_t)k, 1000, t);
+    /* the receiver saw the whole rate: 2 * X_recv does not limit */
+    assert_int_equal(tl_fb_build(&a, 900 + (uint64_t)k, (uint64_t)k, 0, 0,
+                                 &no_loss_iv, 1, (uint64_t)x, 0),
+                     0);
+    assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t + RTT), 0);
+    assert_true(fabs(tx_x(&tx) - 2.0 * x) < 1e-6 * x);
+  }
+  assert_true(fabs(tx_x(&tx) - 32.0 * x0) < 1e-6 * x0);
+  assert_true(tx_info(&tx).p == 0.0);
+  tl_tx_exit(&tx);
+}
+
+/* Feedback for packet 50 sent at 0, arriving at RTT: 8 closed intervals
+ * of 100 data packets and an open one of 20 give p = 1/100. */
+static void feed_loss(tl_half *tx, udccp_tstamp t_send) {
+  tl_ack a;
+  tl_iv iv[9];
+  int i;
+  (void)tl_send_data(tx, 50, 1000, t_send);
+  iv[0] = (tl_iv){19, 1, 20};
+  for (i = 1; i < 9; i++) {
+    iv[i] = (tl_iv){99, 1, 100};
+  }
+  assert_int_equal(tl_fb_build(&a, 901, 50, 0, 0, iv, 9, 1000000, 0), 0);
+  assert_int_equal(tx->ops->tx_on_pkt(&tx->st, &a.pkt, t_send + RTT), 0);
+}
+
+static void test_rfc5348_4_3_equation_rate_after_loss(void **state) {
+  tl_half tx;
+  udccp_conn_info i;
+  double want;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  feed_loss(&tx, 0);
+  i = tx_info(&tx);
+  assert_true(fabs(i.p - 0.01) < 1e-12);
+  want = udccp_tfrc_calc_x(1000, RTT, 0.01);
+  printf("X = %.1f B/s, equation %.1f B/s, t_ipi %llu ns\n", tx_x(&tx), want,
+         (unsigned long long)i.t_ipi);
+  assert_true(fabs(tx_x(&tx) - want) < 1e-9 * want);
+  assert_int_equal(i.x_calc, udccp_tfrc_x_to_u64(want));
+  assert_int_equal(i.t_ipi, udccp_tfrc_t_ipi(1000, want));
+  tl_tx_exit(&tx);
+}
+
+static void test_rfc4342_8_5_loss_event_rate_only_feedback(void **state) {
+  tl_half tx;
+  tl_ack a;
+  (void)state;
+  /* Linux's CCID 3 receiver sends Loss Event Rate and Receive Rate only */
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  (void)tl_send_data(&tx, 5, 1000, 0);
+  assert_int_equal(tl_fb_build(&a, 900, 5, UINT32_MAX, 0, NULL, 0, 1000000,
+                               200),
+                   0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, RTT), 0);
+  assert_true(fabs(tx_info(&tx).p - 1.0 / 200.0) < 1e-15);
+  assert_true(fabs(tx_x(&tx) - udccp_tfrc_calc_x(1000, RTT, 0.005)) < 1e-6);
+  /* 2^32 - 1 means "no loss" */
+  assert_true(udccp_ccid3_opt_to_p(UINT32_MAX) == 0.0);
+  assert_int_equal(udccp_ccid3_p_to_opt(0.0), UINT32_MAX);
+  assert_int_equal(udccp_ccid3_p_to_opt(1.0 / 3.0), 3);
+  assert_int_equal(udccp_ccid3_p_to_opt(0.3), 4); /* rounded up */
+  tl_tx_exit(&tx);
+}
+
+static void test_rfc4342_6_ack_without_receive_rate_is_not_feedback(
+    void **state) {
+  tl_half tx;
+  tl_ack a;
+  double x;
+  udccp_tstamp exp;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  (void)tl_send_data(&tx, 5, 1000, 0);
+  x = tx_x(&tx);
+  exp = tx.ops->tx_get_expiry(&tx.st);
+  assert_int_equal(tl_fb_build(&a, 900, 5, 0, 0, &no_loss_iv, 1, UINT64_MAX,
+                               0),
+                   0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, RTT), 0);
+  assert_true(tx_x(&tx) == x);
+  assert_int_equal(tx.ops->tx_get_expiry(&tx.st), exp);
+  tl_tx_exit(&tx);
+}
+
+/* X after a loss report.  Round 1: packets every 25 ms (X = 40000 B/s,
+ * all of it used), feedback without loss: X doubles to 80000 B/s (t_ipi
+ * 12.5 ms).  Round 2: packets at send_ms after that feedback, then a
+ * report of a new loss for the last of them, RTT later. */
+static double x_after_loss(const unsigned *send_ms, size_t n) {
+  tl_half tx;
+  tl_ack a;
+  tl_iv iv[2] = {{5, 1, 6}, {9999, 1, 10000}};
+  udccp_tstamp t0 = UDCCP_NS_PER_S, t = 0, f1;
+  uint64_t seq = 10;
+  double x;
+  size_t i;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, t0), 0);
+  for (i = 0; i < 4; i++) {
+    t = t0 + i * 25 * MS;
+    (void)tl_send_data(&tx, seq++, 1000, t);
+  }
+  f1 = t + RTT;
+  assert_int_equal(tl_fb_build(&a, 900, seq - 1, 0, 0, &no_loss_iv, 1,
+                               40000, 0),
+                   0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, f1), 0);
+  assert_true(fabs(tx_x(&tx) - 80000.0) < 1e-6);
+  for (i = 0; i < n; i++) {
+    t = f1 + send_ms[i] * MS;
+    (void)tl_send_data(&tx, seq++, 1000, t);
+  }
+  assert_int_equal(tl_fb_build(&a, 901, seq - 1, 0, 0, iv, 2, 40000, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t + RTT), 0);
+  x = tx_x(&tx);
+  tl_tx_exit(&tx);
+  return x;
+}
+
+static void test_rfc5348_8_2_1_data_limited_sender_after_loss(void **state) {
+  /* round 2 at the full rate (every 12 ms, the pacing allows 12.5 ms
+   * after credit) or with one lone packet (data-limited) */
+  static const unsigned busy[] = {0, 12, 24, 36, 48, 60, 72};
+  static const unsigned lone[] = {60};
+  double xb = x_after_loss(busy, 7), xl = x_after_loss(lone, 1);
+  (void)state;
+  printf("after a loss: rate-limited X %.0f, data-limited X %.0f\n", xb, xl);
+  /* §4.3 step 4: not data-limited: min(X_Bps, 2 max(X_recv_set)) */
+  assert_true(fabs(xb - 80000.0) < 1e-6);
+  /* §4.3 step 4 with §8.2.1: data-limited and a new loss: X_recv_set
+   * halved, then 0.85 X_recv */
+  assert_true(fabs(xl - 0.85 * 40000.0) < 1e-6);
+}
+
+static void test_rfc5348_4_4_nofeedback_timer_halves_x(void **state) {
+  tl_half tx;
+  double x;
+  udccp_tstamp exp;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  feed_loss(&tx, 0);
+  x = tx_x(&tx);
+  exp = tx.ops->tx_get_expiry(&tx.st);
+  /* §4.3 step 6: max(4R, 2s/X) after the feedback */
+  assert_int_equal(exp, RTT + 4 * RTT);
+  (void)tl_send_data(&tx, 51, 1000, RTT + 10 * MS); /* not idle */
+  tx.ops->tx_on_expiry(&tx.st, exp - 1);
+  assert_true(tx_x(&tx) == x); /* not yet */
+  tx.ops->tx_on_expiry(&tx.st, exp);
+  assert_true(fabs(tx_x(&tx) - x / 2.0) < 1e-9 * x);
+  assert_true(tx.ops->tx_get_expiry(&tx.st) > exp);
+  tl_tx_exit(&tx);
+}
+
+static void test_rfc4342_5_1_idle_never_below_initial_rate(void **state) {
+  tl_half tx;
+  tl_ack a;
+  double init;
+  int k;
+  udccp_tstamp t = 0;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  init = tx_x(&tx);
+  for (k = 1; k <= 4; k++) { /* slow start to 16 x the initial rate */
+    double x = tx_x(&tx);
+    t = (udccp_tstamp)(2 * k) * RTT;
+    (void)tl_send_data(&tx, (uint64_t)k, 1000, t);
+    assert_int_equal(tl_fb_build(&a, 900 + (uint64_t)k, (uint64_t)k, 0, 0,
+                                 &no_loss_iv, 1, (uint64_t)x, 0),
+                     0);
+    assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t + RTT), 0);
+  }
+  assert_true(tx_x(&tx) > 8.0 * init);
+  /* idle: the nofeedback timer keeps expiring, nothing is sent */
+  for (k = 0; k < 20; k++) {
+    udccp_tstamp e = tx.ops->tx_get_expiry(&tx.st);
+    if (e == UDCCP_TSTAMP_NEVER) {
+      break; /* at the floor: the timer rests */
+    }
+    t = e;
+    tx.ops->tx_on_expiry(&tx.st, e);
+    assert_true(tx_x(&tx) >= init - 1e-9);
+  }
+  assert_true(k >= 3 && k < 20); /* it halved down to the floor, stopped */
+  assert_true(tx_x(&tx) < 2.0 * init);
+  /* the next data packet restarts the timer: max(4R, 2s/X) from then */
+  (void)tl_send_data(&tx, 99, 1000, t + 10 * RTT);
+  assert_int_equal(tx.ops->tx_get_expiry(&tx.st), t + 10 * RTT + 4 * RTT);
+  tl_tx_exit(&tx);
+}
+
+static void test_rfc5348_4_6_t_ipi_nonzero_and_exact_at_10gbit_5us(
+    void **state) {
+  tl_half tx;
+  tl_ack a;
+  udccp_conn_info i;
+  udccp_tstamp t, nxt, rtt = 5 * US;
+  uint64_t seq;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1460, rtt, 0), 0);
+  (void)tl_send_data(&tx, 1, 1460, 0);
+  assert_int_equal(tl_fb_build(&a, 900, 1, 0, 0, &no_loss_iv, 1,
+                               1250000000ULL, 0),
+                   0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, rtt), 0);
+  i = tx_info(&tx);
+  printf("X = %.3f Gbit/s, t_ipi = %llu ns\n", (double)i.x * 8e-9,
+         (unsigned long long)i.t_ipi);
+  assert_true((double)i.x * 8.0 >= 10e9);
+  assert_true(i.t_ipi > 0);
+  assert_int_equal(i.t_ipi, (udccp_tstamp)floor(1460.0 / tx_x(&tx) * 1e9 +
+                                                0.5));
+  /* §4.6: the allowed send times advance by exactly t_ipi per packet;
+   * credit for unused times (at most one RTT) may let packets go at once,
+   * after which they are spaced exactly t_ipi apart */
+  t = rtt;
+  nxt = tx.ops->tx_next_send(&tx.st, t);
+  for (seq = 2; seq < 3000; seq++) {
+    udccp_tstamp prev = nxt;
+    if (t < nxt) {
+      if (seq > 2000) {
+        assert_int_equal(nxt - t, i.t_ipi); /* steady state */
+      }
+      t = nxt;
+    }
+    (void)tl_send_data(&tx, seq, 1460, t);
+    nxt = tx.ops->tx_next_send(&tx.st, t);
+    assert_int_equal(nxt - prev, i.t_ipi);
+  }
+  tl_tx_exit(&tx);
+}
+
+/* One fresh sender's first feedback (RFC 4342 §5: slow start, X = min(2X,
+ * 2 X_recv) at least the initial rate), with extra options. */
+static double first_fb_x(uint64_t rr, const uint8_t *dd, size_t dd_len,
+                         int slow, int twice) {
+  tl_half tx;
+  tl_ack a;
+  double x;
+  int k;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  for (k = 0; k <= twice; k++) {
+    udccp_tstamp t = (udccp_tstamp)k * 2 * RTT;
+    (void)tl_send_data(&tx, 100 + (uint64_t)k, 1000, t);
+    assert_int_equal(tl_fb_build(&a, 900, 100 + (uint64_t)k, 0, 0,
+                                 &no_loss_iv, 1, rr, 0),
+                     0);
+    if (dd) {
+      assert_int_equal(tl_ack_add_opt(&a, UDCCP_OPT_DATA_DROPPED, 0, dd,
+                                      dd_len),
+                       0);
+    }
+    if (slow) {
+      assert_int_equal(tl_ack_add_opt(&a, UDCCP_OPT_SLOW_RECEIVER, 0, NULL,
+                                      0),
+                       0);
+    }
+    assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t + RTT), 0);
+  }
+  x = tx_x(&tx);
+  tl_tx_exit(&tx);
+  return x;
+}
+
+static void test_rfc4342_5_2_receive_buffer_drops_and_slow_receiver(
+    void **state) {
+  /* packet 100 received, 99 dropped in the receive buffer (code 2), 98
+   * delivered, 97..95 dropped with code 2, 94 corrupt (code 3) */
+  const uint8_t dd[] = {0x00, 0xA0, 0x00, 0xA2, 0xB0};
+  (void)state;
+  /* X0 = 40000 B/s; with X_recv 100000 B/s X doubles to 80000 */
+  assert_true(fabs(first_fb_x(100000, NULL, 0, 0, 0) - 80000.0) < 1e-6);
+  /* 4 receive-buffer drops, s/R = 10000: X_drop = 60000, X_recv = 30000:
+   * X = 2 X_recv = X_drop */
+  assert_true(fabs(first_fb_x(100000, dd, sizeof(dd), 0, 0) - 60000.0) <
+              1e-6);
+  /* Slow Receiver: X_drop = X_inrecv = 50000, so X is 50000, not 80000 */
+  assert_true(fabs(first_fb_x(50000, NULL, 0, 0, 0) - 80000.0) < 1e-6);
+  assert_true(fabs(first_fb_x(50000, NULL, 0, 1, 0) - 50000.0) < 1e-6);
+}
+
+static void test_rfc4342_5_2_drops_count_once(void **state) {
+  const uint8_t dd[] = {0x00, 0xA0, 0x00, 0xA2};
+  tl_half tx;
+  tl_ack a;
+  double x1;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  (void)tl_send_data(&tx, 100, 1000, 0);
+  assert_int_equal(tl_fb_build(&a, 900, 100, 0, 0, &no_loss_iv, 1, 100000,
+                               0),
+                   0);
+  assert_int_equal(tl_ack_add_opt(&a, UDCCP_OPT_DATA_DROPPED, 0, dd,
+                                  sizeof(dd)),
+                   0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, RTT), 0);
+  x1 = tx_x(&tx);
+  assert_true(fabs(x1 - 60000.0) < 1e-6);
+  /* the same report again, one RTT later, with one packet more: the old
+   * drops were counted already, so the rate doubles from X_recv = 100000
+   * and the drop-limited X_recv of 30000 of the last round */
+  (void)tl_send_data(&tx, 101, 1000, 2 * RTT);
+  assert_int_equal(tl_fb_build(&a, 901, 101, 0, 0, &no_loss_iv, 1, 100000,
+                               0),
+                   0);
+  {
+    const uint8_t dd2[] = {0x01, 0xA0, 0x00, 0xA2};
+    assert_int_equal(tl_ack_add_opt(&a, UDCCP_OPT_DATA_DROPPED, 0, dd2,
+                                    sizeof(dd2)),
+                     0);
+  }
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 3 * RTT), 0);
+  assert_true(fabs(tx_x(&tx) - 2.0 * x1) < 1e-6);
+  tl_tx_exit(&tx);
+}
+
+/* ---------------------------------------------------------- receiver */
+
+static void test_rfc5348_6_3_first_data_packet_gets_feedback(void **state) {
+  tl_half rx;
+  tl_ack a;
+  const udccp_opt *o;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  /* an Ack from the peer is no reason for feedback */
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_ACK, 99, 0, 0, 0, 0), 0);
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 100, 0, 0, 1000, MS), 1);
+  assert_int_equal(tl_rx_ack(&rx, &a, 7, 100, 3 * MS), 0);
+  /* §8.2 Elapsed Time: 2 ms since packet 100 */
+  assert_true(a.opts.present & UDCCP_OPTS_HAS_ELAPSED);
+  assert_int_equal(a.opts.elapsed_time, 200);
+  o = find_opt(&a.opts, 194);
+  assert_non_null(o);
+  assert_int_equal(get_be(o->val, 4), 0); /* X_recv = 0 */
+  o = find_opt(&a.opts, 192);
+  assert_non_null(o);
+  assert_int_equal(get_be(o->val, 4), UINT32_MAX); /* no loss yet */
+  o = find_opt(&a.opts, 193);
+  assert_non_null(o);
+  assert_int_equal(o->len, 10);    /* Skip Length + one interval */
+  assert_int_equal(o->val[0], 0);  /* nothing unsettled above it */
+  assert_int_equal(get_be(o->val + 1, 3), 2); /* packets 99, 100 */
+  assert_int_equal(get_be(o->val + 7, 3), 0); /* §6.1.1: 0 before loss */
+  /* the half never writes on DCCP-Data */
+  udccp_optbuf_init(&a.ob);
+  assert_int_equal(rx.ops->rx_write_opts(&rx.st, &a.ob, UDCCP_PKT_DATA, 4),
+                   0);
+  assert_int_equal(a.ob.len, 0);
+  tl_rx_exit(&rx);
+}
+
+/* Runs an ideal sender (packet every rtt/per_rtt, counter per quarter RTT)
+ * into the receiver for n_rtt RTTs; packets with seq % loss_mod ==
+ * loss_mod/2 are lost (loss_mod 0: none).  Acks are sent whenever the
+ * receiver asks.  Returns the number of feedback packets. */
+static unsigned drive_rx(tl_half *rx, udccp_tstamp rtt, unsigned per_rtt,
+                         unsigned n_rtt, unsigned loss_mod,
+                         udccp_tstamp *max_gap, uint64_t *last_seq) {
+  unsigned fb = 0, k;
+  udccp_tstamp t = 0, last_fb = 0, gap = 0;
+  tl_ack a;
+  uint64_t seq = 1000;
+  for (k = 0; k < per_rtt * n_rtt; k++, seq++) {
+    int due;
+    t = (udccp_tstamp)k * rtt / per_rtt;
+    if (t >= rx->ops->rx_get_expiry(&rx->st) &&
+        rx->ops->rx_on_expiry(&rx->st, t) == 1) {
+      assert_int_equal(tl_rx_ack(rx, &a, 1, seq - 1, t), 0);
+      gap = t - last_fb > gap && fb > 0 ? t - last_fb : gap;
+      last_fb = t;
+      fb++;
+    }
+    if (loss_mod && seq % loss_mod == loss_mod / 2) {
+      continue;
+    }
+    due = tl_rx_pkt(rx, UDCCP_PKT_DATA, seq, ideal_cc(t, rtt), 0, 1000, t);
+    assert_true(due == 0 || due == 1);
+    if (due) {
+      assert_int_equal(tl_rx_ack(rx, &a, 1, seq, t), 0);
+      gap = t - last_fb > gap && fb > 0 ? t - last_fb : gap;
+      last_fb = t;
+      fb++;
+    }
+  }
+  if (max_gap) {
+    *max_gap = gap;
+  }
+  if (last_seq) {
+    *last_seq = seq - 1;
+  }
+  return fb;
+}
+
+static void test_rfc4342_10_3_feedback_once_per_rtt(void **state) {
+  tl_half rx;
+  unsigned fb;
+  udccp_tstamp gap;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  fb = drive_rx(&rx, RTT, 20, 30, 0, &gap, NULL);
+  printf("30 RTTs: %u feedback packets, largest gap %.1f ms\n", fb,
+         (double)gap / 1e6);
+  assert_true(fb >= 29 && fb <= 32);
+  assert_true(gap <= RTT + RTT / 4);
+  /* the receiver learned R from the counters (§8.1) */
+  assert_true(udccp_tfrc_ccid_rx_rtt(&rx.st) >= RTT * 9 / 10 &&
+              udccp_tfrc_ccid_rx_rtt(&rx.st) <= RTT * 11 / 10);
+  tl_rx_exit(&rx);
+}
+
+static void test_rfc4342_10_3_feedback_per_packet_below_one_per_rtt(
+    void **state) {
+  tl_half rx;
+  udccp_tstamp t;
+  uint64_t seq = 1;
+  uint8_t cc = 0;
+  tl_ack a;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  /* one packet every 2 RTTs: the counter moves by 5 each time */
+  for (t = 0; t < 20 * RTT; t += 2 * RTT) {
+    assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq++, cc, 0, 500, t), 1);
+    assert_int_equal(tl_rx_ack(&rx, &a, 1, seq - 1, t), 0);
+    cc = (uint8_t)((cc + 5) & 15u);
+  }
+  tl_rx_exit(&rx);
+}
+
+static void test_rfc5348_6_2_receive_rate_over_last_rtt(void **state) {
+  tl_half rx;
+  tl_ack a;
+  const udccp_opt *o;
+  uint64_t seq, rr;
+  udccp_tstamp t = 0;
+  int k;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  /* 20 packets of 1000 bytes per RTT: 200000 B/s */
+  for (seq = 1; seq <= 400; seq++) {
+    t = (seq - 1) * (RTT / 20);
+    if (tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq, ideal_cc(t, RTT), 0, 1000, t)) {
+      assert_int_equal(tl_rx_ack(&rx, &a, 1, seq, t), 0);
+    }
+  }
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, seq - 1, t), 0); /* feedback now */
+  o = find_opt(&a.opts, 194);
+  assert_non_null(o);
+  rr = get_be(o->val, 4);
+  assert_true(rr >= 190000 && rr <= 210000);
+  /* a burst right after: packet 401 is lost, 402..405 arrive within 1 ms;
+   * the new loss event asks for feedback at once (RFC 5348 §6.1) */
+  for (k = 2; k <= 5; k++) {
+    int due = tl_rx_pkt(&rx, UDCCP_PKT_DATA, 400 + (uint64_t)k,
+                        ideal_cc(t, RTT), 0, 1000,
+                        t + (udccp_tstamp)k * 250 * US);
+    assert_int_equal(due, k == 4 ? 1 : 0);
+    if (due) {
+      assert_int_equal(tl_rx_ack(&rx, &a, 1, 404, t + MS), 0);
+    }
+  }
+  /* X_recv is the rate over the last RTT, not over the 1 ms since the
+   * last feedback (RFC 4342 erratum; 3 MB/s there) */
+  o = find_opt(&a.opts, 194);
+  assert_non_null(o);
+  rr = get_be(o->val, 4);
+  printf("Receive Rate after the burst: %llu B/s\n", (unsigned long long)rr);
+  assert_true(rr >= 190000 && rr <= 260000);
+  tl_rx_exit(&rx);
+}
+
+static void test_rfc5348_5_4_receiver_p_from_known_loss_pattern(
+    void **state) {
+  tl_half rx;
+  tl_ack a;
+  const udccp_opt *o;
+  const udccp_tfrc_lh *lh;
+  uint64_t last;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  /* one loss every 100 packets = every 5 RTTs: separate events; after 12
+   * of them, I_1..I_8 are all 100 data packets long */
+  (void)drive_rx(&rx, RTT, 20, 61, 100, NULL, &last);
+  lh = udccp_tfrc_ccid_rx_lh(&rx.st);
+  assert_int_equal(lh->n_events, 12);
+  assert_int_equal(lh->n_lost, 12);
+  assert_true(fabs(udccp_tfrc_lh_p(lh) - 0.01) < 1e-12);
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, last, 61 * RTT), 0);
+  o = find_opt(&a.opts, 192);
+  assert_non_null(o);
+  assert_int_equal(get_be(o->val, 4), 100); /* §8.5: 1/p */
+  o = find_opt(&a.opts, 193);
+  assert_non_null(o);
+  assert_int_equal(o->len, 1 + 9 * 9); /* §8.6.1: NINTERVAL + 1 */
+  assert_int_equal(get_be(o->val + 1 + 9 + 6, 3), 100); /* I_1 data */
+  tl_rx_exit(&rx);
+}
+
+static void test_rfc5348_6_1_new_loss_event_triggers_feedback(void **state) {
+  tl_half rx;
+  tl_ack a;
+  uint64_t s;
+  udccp_tstamp t = 0;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 1, 0, 0, 1000, t), 1);
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, 1, t), 0);
+  for (s = 2; s <= 5; s++) {
+    t += MS;
+    assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, s, 0, 0, 1000, t), 0);
+  }
+  /* 6 is lost; it is declared lost once NDUPACK = 3 packets follow */
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 7, 0, 0, 1000, t + 1), 0);
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 8, 0, 0, 1000, t + 2), 0);
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 9, 0, 0, 1000, t + 3), 1);
+  assert_true(udccp_tfrc_lh_p(udccp_tfrc_ccid_rx_lh(&rx.st)) > 0.0);
+  tl_rx_exit(&rx);
+}
+
+static void test_rfc4342_7_ecn_ce_counts_as_loss(void **state) {
+  tl_half rx;
+  tl_ack a;
+  udccp_conn_info i;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 1, 0, 2, 1000, 0), 1);
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, 1, 0), 0);
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 2, 0, 2, 1000, MS), 0);
+  /* CE (3) on a data packet: a loss event at once */
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, 3, 0, 3, 1000, 2 * MS), 1);
+  memset(&i, 0, sizeof(i));
+  rx.ops->rx_get_info(&rx.st, &i);
+  assert_true(i.p > 0.0);
+  assert_int_equal(udccp_tfrc_ccid_rx_lh(&rx.st)->n_marked, 1);
+  tl_rx_exit(&rx);
+}
+
+static void test_rfc4342_8_6_loss_intervals_roundtrip(void **state) {
+  tl_half rx, tx;
+  tl_ack a;
+  uint64_t last;
+  double p_rx;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* losses every 60 packets (3 RTTs), stopping right after a new event,
+   * so that the open interval I_0 does not count */
+  (void)drive_rx(&rx, RTT, 20, 18, 60, NULL, &last);
+  p_rx = udccp_tfrc_lh_p(udccp_tfrc_ccid_rx_lh(&rx.st));
+  assert_true(p_rx > 0.0);
+  (void)tl_send_data(&tx, last, 1000, 0);
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, last, 18 * RTT), 0);
+  assert_non_null(find_opt(&a.opts, 193));
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, RTT), 0);
+  printf("p receiver %.6f, p sender %.6f\n", p_rx, tx_info(&tx).p);
+  assert_true(fabs(tx_info(&tx).p - p_rx) < 1e-12);
+  tl_tx_exit(&tx);
+  tl_rx_exit(&rx);
+}
+
+/* ------------------------------------------------------ options, deps */
+
+static void test_rfc4340_5_8_2_mandatory_unknown_ccid_option(void **state) {
+  tl_half rx, tx;
+  udccp_optbuf ob;
+  udccp_opts o;
+  udccp_ccid_pkt p;
+  uint8_t v[4] = {0, 0, 0, 1};
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  memset(&p, 0, sizeof(p));
+  p.type = UDCCP_PKT_ACK;
+  p.has_ack = 1;
+  p.seq = 10;
+  p.ack = 1;
+  p.opts = &o;
+  /* 150 is for the HC-Receiver (§10.3) and unknown to CCID 3 */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, 150, 1, v, 4), 0);
+  assert_int_equal(udccp_opts_parse(&o, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  assert_int_equal(rx.ops->rx_on_pkt(&rx.st, &p, 0), UDCCP_ERR_MANDATORY);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &p, 0), 0);
+  /* 200 is for the HC-Sender */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, 200, 1, v, 4), 0);
+  assert_int_equal(udccp_opts_parse(&o, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &p, 0), UDCCP_ERR_MANDATORY);
+  /* a known one with Mandatory is fine; 195 is CCID 4's only */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, 192, 1, v, 4), 0);
+  assert_int_equal(udccp_opts_parse(&o, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &p, 0), 0);
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, 195, 1, v, 3), 0);
+  assert_int_equal(udccp_opts_parse(&o, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &p, 0), UDCCP_ERR_MANDATORY);
+  tl_tx_exit(&tx);
+  tl_rx_exit(&rx);
+}
+
+static void test_rfc4342_8_4_dependencies_and_registry(void **state) {
+  const udccp_ccid_ops *ops = udccp_ccid_find(3);
+  size_t i;
+  int lev = 0, ndp = 0, av = 0;
+  (void)state;
+  assert_ptr_equal(ops, &udccp_ccid3_ops);
+  assert_true(udccp_ccid_supported(3));
+  for (i = 0; i < ops->n_deps; i++) {
+    const udccp_ccid_dep *d = &ops->deps[i];
+    assert_false(d->mandatory); /* optional features (§8 Table 2) */
+    if (d->feat == UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE) {
+      lev = d->at_receiver && d->val == 1;
+    } else if (d->feat == UDCCP_FEAT_SEND_NDP_COUNT) {
+      ndp = !d->at_receiver && d->val == 1;
+    } else if (d->feat == UDCCP_FEAT_SEND_ACK_VECTOR) {
+      av = d->at_receiver && d->val == 0;
+    } else {
+      fail_msg("unexpected dependency on feature %u", d->feat);
+    }
+  }
+  assert_true(lev && ndp && av);
+}
+
+/* ------------------------------------------------------ virtual time */
+
+static void test_rfc5348_3_1_loop_converges_to_equation_rate(void **state) {
+  tl_loop_cfg c;
+  tl_loop_res r;
+  double x_eq, err, p_ev;
+  (void)state;
+  memset(&c, 0, sizeof(c));
+  c.ccid = 3;
+  c.s = 1000;
+  c.mps = 1000;
+  c.owd = 50 * MS;
+  c.loss = 0.01;
+  c.seed = 12345;
+  c.duration = 200 * UDCCP_NS_PER_S;
+  c.measure_from = 50 * UDCCP_NS_PER_S;
+  assert_int_equal(tl_loop_run(&c, &r), 0);
+  /* the loss event rate the flow actually saw while it was measured */
+  p_ev = (double)r.events_measured / (double)r.sent_measured;
+  x_eq = udccp_tfrc_calc_x(1000, r.r_tx, p_ev);
+  err = (r.rate_Bps - x_eq) / x_eq;
+  printf("loss 1%%: sent %llu, dropped %llu, feedback %llu, nofb %llu\n"
+         "R %.2f ms (receiver %.2f ms), loss event rate %.5f (final p rx "
+         "%.5f tx %.5f)\n"
+         "rate %.0f B/s, equation %.0f B/s, error %+.1f%%\n",
+         (unsigned long long)r.sent, (unsigned long long)r.dropped,
+         (unsigned long long)r.feedbacks, (unsigned long long)r.nofb,
+         (double)r.r_tx / 1e6, (double)r.rx_rtt / 1e6, p_ev, r.p_rx, r.p_tx,
+         r.rate_Bps, x_eq, 100.0 * err);
+  assert_true(p_ev > 0.005 && p_ev <= 0.011);
+  assert_true(r.r_tx >= 99 * MS && r.r_tx <= 102 * MS);
+  /* about one feedback per RTT */
+  assert_true((double)r.feedbacks < 1.5 * (double)c.duration / (double)(2 * c.owd));
+  assert_true(fabs(err) <= 0.25);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4342_8_1_ccval_quarter_rtt_increment),
+      cmocka_unit_test(test_rfc4342_8_1_ack_raises_ccval_to_wc_plus_4),
+      cmocka_unit_test(test_rfc4342_8_2_rtt_sample_subtracts_elapsed_time),
+      cmocka_unit_test(test_rfc5348_4_3_rtt_samples_with_large_windows),
+      cmocka_unit_test(test_rfc5348_4_3_slow_start_doubles_per_feedback),
+      cmocka_unit_test(test_rfc5348_4_3_equation_rate_after_loss),
+      cmocka_unit_test(test_rfc4342_8_5_loss_event_rate_only_feedback),
+      cmocka_unit_test(test_rfc4342_6_ack_without_receive_rate_is_not_feedback),
+      cmocka_unit_test(test_rfc5348_8_2_1_data_limited_sender_after_loss),
+      cmocka_unit_test(test_rfc5348_4_4_nofeedback_timer_halves_x),
+      cmocka_unit_test(test_rfc4342_5_1_idle_never_below_initial_rate),
+      cmocka_unit_test(test_rfc5348_4_6_t_ipi_nonzero_and_exact_at_10gbit_5us),
+      cmocka_unit_test(test_rfc4342_5_2_receive_buffer_drops_and_slow_receiver),
+      cmocka_unit_test(test_rfc4342_5_2_drops_count_once),
+      cmocka_unit_test(test_rfc5348_6_3_first_data_packet_gets_feedback),
+      cmocka_unit_test(test_rfc4342_10_3_feedback_once_per_rtt),
+      cmocka_unit_test(test_rfc4342_10_3_feedback_per_packet_below_one_per_rtt),
+      cmocka_unit_test(test_rfc5348_6_2_receive_rate_over_last_rtt),
+      cmocka_unit_test(test_rfc5348_5_4_receiver_p_from_known_loss_pattern),
+      cmocka_unit_test(test_rfc5348_6_1_new_loss_event_triggers_feedback),
+      cmocka_unit_test(test_rfc4342_7_ecn_ce_counts_as_loss),
+      cmocka_unit_test(test_rfc4342_8_6_loss_intervals_roundtrip),
+      cmocka_unit_test(test_rfc4340_5_8_2_mandatory_unknown_ccid_option),
+      cmocka_unit_test(test_rfc4342_8_4_dependencies_and_registry),
+      cmocka_unit_test(test_rfc5348_3_1_loop_converges_to_equation_rate),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,263 @@
+/*
+ * Feature negotiation as the connection drives it (RFC 4340 §6, §7.5.2,
+ * §11.3, §10): negotiated values applied when stable, Changes repeated
+ * until Confirmed, and Linux's rule that a handshake leaving Changes
+ * unconfirmed resets the connection.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "conn.h"
+#include "feat.h"
+#include "pair.h"
+#include "pktbuild.h"
+
+#define S UDCCP_NS_PER_S
+#define MS UDCCP_NS_PER_MS
+
+static void test_rfc4340_7_5_2_sequence_window_applied(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  udccp_conn_info si, ci;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.seq_window = 400;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 1), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, 200 * MS);
+  /* Sequence Window/client = 400: the server's window for the client's
+   * packets is 400 wide, the client's ack window too (§7.5.1). */
+  udccp_conn_get_info(p.c[1], &si);
+  udccp_conn_get_info(p.c[0], &ci);
+  assert_int_equal(udccp_seq_sub(si.swh, si.gsr), 300);
+  assert_int_equal(p.c[0]->seqwin_local, 400);
+  assert_int_equal(p.c[1]->seqwin_remote, 400);
+  /* The other direction kept the default 100. */
+  assert_int_equal(udccp_seq_sub(ci.swh, ci.gsr), 75);
+  assert_int_equal(p.c[0]->env.seq_window_out, 400);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_11_3_ack_ratio_applied(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.ack_ratio = 4;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 2), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, 200 * MS);
+  /* Ack Ratio/client governs how the server acks the client's data: the
+   * value in force at the client's sender half (negotiated from the
+   * setting, then steered by CCID 2, RFC 4341 §6.1.2) is the one the
+   * server's receiver half uses. */
+  assert_true(udccp_feat_all_confirmed(&p.c[0]->feat));
+  assert_int_equal(p.c[0]->env.ack_ratio,
+                   udccp_feat_get_local(&p.c[0]->feat, UDCCP_FEAT_ACK_RATIO));
+  assert_int_equal(p.c[1]->env_rx.ack_ratio, p.c[0]->env.ack_ratio);
+  assert_int_equal(p.c[1]->env.ack_ratio,
+                   udccp_feat_get_local(&p.c[1]->feat, UDCCP_FEAT_ACK_RATIO));
+  assert_int_equal(p.c[0]->env_rx.ack_ratio, p.c[1]->env.ack_ratio);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_10_ccid2_halves_and_ack_vectors(void **state) {
+  udccp_pair p;
+  udccp_conn_info ci, si;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 3), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_conn_get_info(p.c[0], &ci);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(ci.tx_ccid, 2);
+  assert_int_equal(ci.rx_ccid, 2);
+  assert_int_equal(si.tx_ccid, 2);
+  assert_int_equal(si.rx_ccid, 2);
+  assert_true(p.c[0]->tx_ccid_up && p.c[0]->rx_ccid_up);
+  assert_true(p.c[1]->tx_ccid_up && p.c[1]->rx_ccid_up);
+  /* RFC 4341 §10: CCID 2 needs Send Ack Vector at both receivers. */
+  assert_true(p.c[0]->send_ackvec);
+  assert_true(p.c[1]->send_ackvec);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_6_6_3_change_repeated_until_confirmed(void **state) {
+  udccp_pair p;
+  uint64_t acks_before;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 4), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, 500 * MS);
+  /* A mid-connection NN Change; the peer never answers (all of the
+   * server's packets are lost for a while). */
+  assert_int_equal(
+      udccp_feat_change_nn(&p.c[0]->feat, UDCCP_FEAT_SEQ_WINDOW, 1000), 0);
+  p.loss[1] = 1.0;
+  acks_before = udccp_pair_count(&p, 0, UDCCP_PKT_ACK);
+  udccp_pair_run_for(&p, 5 * S);
+  /* Idle otherwise: the Change went out again on Acks. */
+  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_ACK) >= acks_before + 2);
+  assert_false(udccp_feat_all_confirmed(&p.c[0]->feat));
+  p.loss[1] = 0;
+  udccp_pair_run_for(&p, 5 * S);
+  assert_true(udccp_feat_all_confirmed(&p.c[0]->feat));
+  assert_int_equal(p.c[0]->seqwin_local, 1000);
+  assert_int_equal(p.c[1]->seqwin_remote, 1000);
+  udccp_pair_free(&p);
+}
+
+static void test_linux_unconfirmed_changes_reset_client(void **state) {
+  udccp_pair p;
+  uint8_t buf[1500], pkt[256];
+  udccp_tb_pkt tp;
+  udccp_ssize n;
+  udccp_conn_rxpkt rp;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 5), 0);
+  assert_true(udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, 0) > 0);
+  /* A Response that confirms none of the client's Changes. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_RESPONSE, 5000, p.c[0]->gss);
+  tp.service_code = 42;
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[1], &tp);
+  assert_int_equal(udccp_conn_read_pkt(p.c[0], pkt, (size_t)n, 0, 0),
+                   UDCCP_ERR_RESET);
+  n = udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, 0);
+  assert_true(n > 0);
+  assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
+  assert_int_equal(rp.h.type, UDCCP_PKT_RESET);
+  /* As Linux (dccp_rcv_request_sent_state_process): Aborted. */
+  assert_int_equal(rp.h.reset_code, UDCCP_RESET_ABORTED);
+  assert_int_equal(rp.h.ack, 5000);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_CLOSED);
+  udccp_pair_free(&p);
+}
+
+static void test_linux_unconfirmed_changes_reset_server(void **state) {
+  udccp_pair p;
+  uint8_t buf[1500], pkt[256];
+  udccp_tb_pkt tp;
+  udccp_ssize n;
+  udccp_conn_rxpkt rp;
+  (void)state;
+  udccp_settings ss;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &ss);
+  ss.seq_window = 500; /* an NN Change L the client must Confirm */
+  assert_int_equal(udccp_pair_init(&p, NULL, &ss, NULL, 6), 0);
+  /* Request in, Response out; then an Ack without the Confirms. */
+  while (p.c[1] == NULL) {
+    assert_true(udccp_pair_step(&p));
+  }
+  assert_true(udccp_conn_write_pkt(p.c[1], buf, sizeof(buf), NULL, p.now) > 0);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_RESPOND);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK,
+                    (p.c[1]->gsr + 1) & UDCCP_SEQ_MASK, p.c[1]->gss);
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
+  assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now),
+                   UDCCP_ERR_RESET);
+  n = udccp_conn_write_pkt(p.c[1], buf, sizeof(buf), NULL, p.now);
+  assert_true(n > 0);
+  assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
+  assert_int_equal(rp.h.type, UDCCP_PKT_RESET);
+  /* As Linux (dccp_check_req after a failed activation): Too Busy. */
+  assert_int_equal(rp.h.reset_code, UDCCP_RESET_TOO_BUSY);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_2_sequence_window_follows_cwnd(void **state) {
+  udccp_pair p;
+  udccp_conn_info ci, si;
+  uint8_t buf[1000];
+  udccp_tstamp end;
+  uint64_t got = 0;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 7), 0);
+  p.delay[0] = p.delay[1] = 100 * MS; /* long path: a big window */
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  memset(buf, 0, sizeof(buf));
+  end = p.now + 10 * S;
+  while (p.now < end) {
+    while (udccp_conn_get_send_space(p.c[0]) > 0) {
+      assert_int_equal(
+          udccp_conn_queue_datagram(p.c[0], buf, sizeof(buf), 0, p.now), 0);
+    }
+    assert_true(udccp_pair_step(&p));
+    while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+      got++;
+    }
+  }
+  udccp_conn_get_info(p.c[0], &ci);
+  udccp_conn_get_info(p.c[1], &si);
+  print_message("cwnd %u, Sequence Window %llu, delivered %llu, syncs %llu\n",
+                ci.cwnd, (unsigned long long)p.c[0]->seqwin_local,
+                (unsigned long long)got, (unsigned long long)si.syncs_sent);
+  /* §7.5.2: the window grew with the packets in flight and the peer
+   * uses it for our packets. */
+  assert_true(ci.cwnd > 100);
+  assert_true(p.c[0]->seqwin_local >= 4 * (uint64_t)ci.cwnd / 2);
+  assert_int_equal(p.c[1]->seqwin_remote, p.c[0]->seqwin_local);
+  assert_true(si.pkts_dropped < got / 100);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_2_acking_side_window_follows_its_acks(
+    void **state) {
+  udccp_pair p;
+  udccp_conn_info ci, si;
+  uint8_t buf[1500];
+  udccp_tstamp end;
+  (void)state;
+  memset(buf, 0, sizeof(buf));
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 8), 0);
+  p.delay[0] = p.delay[1] = 20 * MS;
+  p.spacing[0] = p.spacing[1] = 200000;
+  p.qmax[0] = p.qmax[1] = 400; /* a drop-tail bottleneck of ~2 BDP */
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  end = p.now + 3 * S;
+  while (p.now < end) {
+    while (udccp_conn_get_send_space(p.c[0]) > 0 &&
+           udccp_conn_queue_datagram(p.c[0], buf, 1000, 0, p.now) == 0) {
+    }
+    assert_true(udccp_pair_step(&p));
+    while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    }
+  }
+  udccp_conn_get_info(p.c[0], &ci);
+  udccp_conn_get_info(p.c[1], &si);
+  print_message("server sends %llu pkts/RTT, its window %llu; drops %llu/%llu\n",
+                (unsigned long long)p.c[1]->sent_per_rtt,
+                (unsigned long long)p.c[1]->seqwin_local,
+                (unsigned long long)ci.pkts_dropped,
+                (unsigned long long)si.pkts_dropped);
+  /* The server sends only acks, more than 100 per RTT: its own Sequence
+   * Window grew so the client's acks of them stay valid (§7.5.3). */
+  assert_true(p.c[1]->sent_per_rtt > 100);
+  assert_true(p.c[1]->seqwin_local >= 4 * p.c[1]->sent_per_rtt);
+  assert_int_equal(p.c[0]->seqwin_remote, p.c[1]->seqwin_local);
+  /* No packet was refused for its numbers (§7.5.3). */
+  assert_int_equal(si.pkts_dropped, 0);
+  assert_int_equal(ci.pkts_dropped, 0);
+  assert_int_equal(si.syncs_sent, 0);
+  udccp_pair_free(&p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4340_7_5_2_sequence_window_applied),
+      cmocka_unit_test(test_rfc4340_11_3_ack_ratio_applied),
+      cmocka_unit_test(test_rfc4340_10_ccid2_halves_and_ack_vectors),
+      cmocka_unit_test(test_rfc4340_6_6_3_change_repeated_until_confirmed),
+      cmocka_unit_test(test_linux_unconfirmed_changes_reset_client),
+      cmocka_unit_test(test_linux_unconfirmed_changes_reset_server),
+      cmocka_unit_test(test_rfc4340_7_5_2_sequence_window_follows_cwnd),
+      cmocka_unit_test(test_rfc4340_7_5_2_acking_side_window_follows_its_acks),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
