@@ -607,6 +607,11 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     udccp_tstamp rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
     conn->state = UDCCP_STATE_CLOSING;
     conn->pending |= UDCCP_PEND_CLOSE;
+    /* The Close acknowledges the CloseReq; an Ack built before it would
+     * reach a server that may already have closed and draw a Reset (No
+     * Connection) -- seen against Linux 6.1. */
+    conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
+    conn->ackq_n = 0;
     conn->closing_after_q = 0;
     conn->peer_closed = 1;
     udccp_conn_timer_start(conn,

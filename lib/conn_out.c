@@ -291,8 +291,10 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
 static int can_ack(const udccp_conn *conn) {
   return conn->state == UDCCP_STATE_OPEN ||
          conn->state == UDCCP_STATE_PARTOPEN ||
-         conn->state == UDCCP_STATE_CLOSEREQ ||
-         conn->state == UDCCP_STATE_CLOSING;
+         conn->state == UDCCP_STATE_CLOSEREQ;
+  /* Not in CLOSING: our Close (and its retransmissions) carries the
+   * acknowledgement, and the peer answers it with a Reset (§8.3); a
+   * separate Ack after the Close only draws Reset(No Connection). */
 }
 
 void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts) {

@@ -171,12 +171,15 @@ static void flexible_reorder(const udccp_feat_set *fs, udccp_feat_entry *e,
   }
 }
 
-/* Builds the list [first, then every other CCID we implement]. */
+/* Builds the list [first, then every other CCID we implement] for a
+ * server.  A client offers only the CCID it was asked for, as Linux does:
+ * under server-priority reconciliation (§6.3.1) a longer client list lets
+ * the server's first choice win over the application's explicit request. */
 static size_t ccid_prefs(const udccp_feat_set *fs, uint8_t first,
                          uint8_t *out) {
   size_t n = 0, i;
   out[n++] = first;
-  if (!fs->ccid_find) {
+  if (!fs->ccid_find || !fs->is_server) {
     return n;
   }
   for (i = 0; i < sizeof(ccid_candidates) && n < UDCCP_FEAT_MAX_PREF; i++) {

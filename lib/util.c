@@ -26,6 +26,13 @@ const char *udccp_strerror(int err) {
   case UDCCP_ERR_REFUSED: return "connection refused by peer";
   case UDCCP_ERR_TIMEOUT: return "connection timed out";
   case UDCCP_ERR_CLOSED: return "connection closed";
+  /* the socket runtime's codes (io/), named here too so that one call
+   * names every code */
+  case -220: return "address already in use";
+  case -221: return "unknown host or bad address";
+  case -222: return "socket system call failed";
+  case -223: return "permission denied (raw sockets need root)";
+  case -224: return "address family not supported";
   default: return "unknown error";
   }
 }

@@ -533,8 +533,8 @@ static void test_rfc4340_6_6_8_invalid_confirm_resets(void **state) {
   assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_RESPONSE, 9000, 1, 1000),
                    UDCCP_ERR_OPTION);
   assert_int_equal(c.reset_code, UDCCP_RESET_OPTION_ERROR);
-  /* A Confirm with the value reconciliation gives is fine: the server
-   * listed 3 first, but our list [2, 3] ... server wins: 3. */
+  /* A client offers only the CCID it was asked for (as Linux does), so a
+   * Confirm choosing another CCID is invalid (§6.6.8). */
   {
     static const uint8_t ccid3[] = {1, 3, 3, 2};
     s = defaults();
@@ -542,8 +542,20 @@ static void test_rfc4340_6_6_8_invalid_confirm_resets(void **state) {
     udccp_optbuf_init(&ob);
     assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_L, 0, ccid3, 4),
                      0);
+    assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_RESPONSE, 9000, 1, 1000),
+                     UDCCP_ERR_OPTION);
+    assert_int_equal(c.reset_code, UDCCP_RESET_OPTION_ERROR);
+  }
+  /* ...while the Confirm of the CCID we asked for is fine. */
+  {
+    static const uint8_t ccid2[] = {1, 2, 2};
+    s = defaults();
+    client_after_request(&c, &s);
+    udccp_optbuf_init(&ob);
+    assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_L, 0, ccid2, 3),
+                     0);
     assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_RESPONSE, 9000, 1, 1000), 0);
-    assert_int_equal(udccp_feat_get_remote(&c.fs, UDCCP_FEAT_CCID), 3);
+    assert_int_equal(udccp_feat_get_remote(&c.fs, UDCCP_FEAT_CCID), 2);
   }
 }
 
@@ -908,9 +920,9 @@ static void test_linux_ccid2_response_accepted(void **state) {
   assert_int_equal(count_type(&c.ob, UDCCP_OPT_CHANGE_L), 0);
   assert_int_equal(count_type(&c.ob, UDCCP_OPT_CHANGE_R), 0);
   {
-    static const uint8_t want_l[] = {33, 6, 1, 2, 2, 3};
+    static const uint8_t want_l[] = {33, 5, 1, 2, 2};
     static const uint8_t want_sav[] = {35, 5, 6, 1, 1};
-    /* We are the client: the server's list (2 3) wins; our list follows. */
+    /* We are the client: we confirm 2 with our one-entry list. */
     assert_true(has_bytes(&c.ob, want_l, sizeof(want_l)));
     assert_true(has_bytes(&c.ob, want_sav, sizeof(want_sav)));
   }

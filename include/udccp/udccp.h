@@ -171,7 +171,8 @@ typedef struct udccp_settings {
   uint8_t ecn_capable;        /* 1: offer ECN (feature ECN Incapable = 0) */
   uint8_t send_ndp_count;     /* 1: ask the peer to send NDP Count */
   uint8_t allow_short_seqnos; /* 1: accept X=0 packets from the peer */
-  uint8_t check_data_checksum;/* 1: require Data Checksum from the peer */
+  uint8_t check_data_checksum;/* 1: ask the peer to check our Data Checksums
+                                (Mandatory Change R of feature 9, §9.3.1) */
   uint8_t server_timewait;    /* server: hold TIMEWAIT (send CloseReq-less Close) */
   uint8_t qpolicy;            /* enum udccp_qpolicy: SIMPLE */
   uint32_t tx_qlen;           /* send queue length in datagrams: 32 */
