@@ -1,22 +1,35 @@
 #!/bin/sh
-# make demo: a short, readable transfer.  Until the socket runtime has its
-# own demo this is simulated: a udccp CCID 2 connection and a reference TCP
-# flow share a 20 Mbit/s bottleneck with 20 ms one-way delay for 20 s of
-# virtual time (a real udccp client and server, driven through the public
-# API; see sim/).  Usage: sh tools/demo.sh BUILD_DIR   (builds nothing)
+# make demo: the main job on loopback in one command.  A udccp-perf server
+# and client talk DCCP-UDP (RFC 6773) over 127.0.0.1: CCID 2, then CCID 3,
+# a few seconds each, with interval lines and a summary; then a simulated
+# CCID 2 flow sharing a bottleneck with TCP Reno (sim/, virtual time).
+# Usage: sh tools/demo.sh BUILD_DIR   (builds nothing)
 set -eu
 BUILD=${1:-build}
+PERF="$BUILD/udccp-perf"
 SIM="$BUILD/udccp-sim"
-if [ ! -x "$SIM" ]; then
-  echo "demo: $SIM not found; build first (make build)" >&2
-  exit 1
-fi
-echo "== udccp demo: CCID 2 and TCP sharing 20 Mbit/s, 20 ms one-way, 20 s =="
+for t in "$PERF" "$SIM"; do
+  if [ ! -x "$t" ]; then
+    echo "demo: $t not found; build first (make build)" >&2
+    exit 1
+  fi
+done
+PORT=${DEMO_PORT:-7521}
+srv=""
+cleanup() { [ -n "$srv" ] && kill "$srv" 2>/dev/null; wait 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+
+for ccid in 2 3; do
+  echo "== udccp-perf, CCID $ccid, DCCP-UDP over 127.0.0.1, 4 s =="
+  "$PERF" -s -1 -p "$PORT" >/dev/null 2>&1 &
+  srv=$!
+  sleep 0.5
+  timeout 30 "$PERF" -c 127.0.0.1 -p "$PORT" -t 4 --ccid "$ccid"
+  wait "$srv" 2>/dev/null || true
+  srv=""
+  echo
+done
+
+echo "== simulated: CCID 2 and TCP Reno sharing 20 Mbit/s, 20 ms one-way, 20 s =="
 echo "   $SIM --flows ccid2,tcp --rate 20mbit --delay 20ms --duration 20s"
-echo
 "$SIM" --flows ccid2,tcp --rate 20mbit --delay 20ms --duration 20s
-echo
-echo "== the same CCID 2 connection alone, with 2% random loss =="
-echo "   $SIM --flows ccid2 --rate 20mbit --delay 20ms --duration 20s --loss 0.02"
-echo
-"$SIM" --flows ccid2 --rate 20mbit --delay 20ms --duration 20s --loss 0.02
