@@ -294,6 +294,13 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
       udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, rv);
       return;
     }
+    if (rv == UDCCP_ERR_MANDATORY) {
+      /* §5.8.2: a Mandatory CCID option (128..255) the sender half does
+       * not know. */
+      udccp_conn_send_reset(conn, UDCCP_RESET_MANDATORY_ERROR, NULL,
+                            UDCCP_ERR_RESET);
+      return;
+    }
     check_ack_ratio(conn);
     udccp_conn_sync_env(conn);
     if (p->h.has_ack) {
