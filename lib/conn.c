@@ -254,7 +254,12 @@ void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     conn->win_mark_seq = conn->gss; /* first sample starts now */
     conn->win_mark_ts = ts;
   } else if (ts - conn->win_mark_ts >= rtt) {
-    conn->sent_per_rtt = (uint64_t)udccp_seq_sub(conn->gss, conn->win_mark_seq);
+    /* Scaled to one RTT: a sample may span many RTTs when the packets
+     * that trigger it come rarely. */
+    uint64_t sent = (uint64_t)udccp_seq_sub(conn->gss, conn->win_mark_seq);
+    uint64_t span = (uint64_t)(ts - conn->win_mark_ts);
+    conn->sent_per_rtt =
+        (uint64_t)((double)sent * (double)rtt / (double)span) + 1;
     conn->win_mark_seq = conn->gss;
     conn->win_mark_ts = ts;
   }
@@ -268,6 +273,18 @@ void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
   }
   per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
   want = 5 * per_rtt;
+  /* A peer that stalls (a busy sender that does not read for a while)
+   * acknowledges numbers far behind GSS: keep W' at four times the worst
+   * lag seen, so its packets stay inside [AWL, AWH] (§7.5.1) instead of
+   * being refused and answered with Syncs (§7.5.4).  And since our acks
+   * answer the peer's packets, a peer sending a wide window makes us send
+   * many acks: stay within a quarter of its Sequence Window. */
+  if (want < 4 * conn->max_ack_lag) {
+    want = 4 * conn->max_ack_lag;
+  }
+  if (want < conn->seqwin_remote / 4) {
+    want = conn->seqwin_remote / 4;
+  }
   if (want > conn->seqwin_local && want >= conn->settings.seq_window) {
     /* Grow in steps of at least a half to keep negotiations rare. */
     if (want < conn->seqwin_local + conn->seqwin_local / 2) {

@@ -154,6 +154,7 @@ struct udccp_conn {
   uint64_t win_mark_seq;   /* GSS at win_mark_ts: packets sent per RTT */
   udccp_tstamp win_mark_ts;
   uint64_t sent_per_rtt;
+  uint64_t max_ack_lag;    /* largest GSS - ackno seen on a valid packet */
   uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */
   uint64_t open_seq;       /* server: our first packet after the Response */
 
@@ -181,6 +182,8 @@ struct udccp_conn {
   uint32_t listen_sent;
   udccp_tstamp ts_origin;     /* Timestamp option origin (§13.1) */
   udccp_tstamp t_last_tx;     /* last packet sent (Change repetition) */
+  uint8_t feat_backoff;       /* Change repetitions by timer since the
+                                 last Confirm (§6.6.3 back-off) */
   udccp_tstamp t_ackack;      /* ack the peer's acks by then (RFC 4341) */
   udccp_tstamp now;           /* latest ts the caller gave us */
   uint8_t listen_triggered;   /* RFC 5596 §2.2.3.1: one triggered Request */

@@ -237,6 +237,9 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
       udccp_conn_send_reset(conn, code, data, UDCCP_ERR_RESET);
       return UDCCP_ERR_RESET;
     }
+    if (udccp_feat_all_confirmed(&conn->feat)) {
+      conn->feat_backoff = 0; /* the next negotiation starts afresh */
+    }
     if (gen != conn->feat.generation &&
         (conn->state == UDCCP_STATE_OPEN ||
          conn->state == UDCCP_STATE_PARTOPEN ||
@@ -492,6 +495,10 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
   set_gsr(conn, p.seq);
   if (p.h.has_ack && type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {
+    uint64_t lag = (uint64_t)udccp_seq_sub(conn->gss, p.ack);
+    if (lag > conn->max_ack_lag) {
+      conn->max_ack_lag = lag;
+    }
     conn->gar = udccp_seq_max(conn->gar, p.ack);
   }
   conn->t_last_rx = ts;

@@ -27,14 +27,16 @@ static int data_state(const udccp_conn *conn) {
 }
 
 /* RFC 4340 §6.6.3: a Change is repeated until Confirmed; when nothing
- * else goes out, an Ack carries it this long after the last packet. */
+ * else goes out, an Ack carries it this long after the last packet.  An
+ * Ack sent only for the negotiation MUST use an exponential back-off: the
+ * interval doubles with each such repetition, up to 64 RTOs. */
 static udccp_tstamp feat_retx_time(const udccp_conn *conn) {
   udccp_tstamp rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
   if (conn->state != UDCCP_STATE_OPEN ||
       udccp_feat_all_confirmed(&conn->feat)) {
     return UDCCP_TSTAMP_NEVER;
   }
-  return conn->t_last_tx + rto;
+  return conn->t_last_tx + (rto << conn->feat_backoff);
 }
 
 udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
@@ -175,8 +177,13 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     }
   }
   if (data_state(conn)) {
-    if (feat_retx_time(conn) <= ts) {
+    if (udccp_feat_all_confirmed(&conn->feat)) {
+      conn->feat_backoff = 0;
+    } else if (feat_retx_time(conn) <= ts) {
       conn->pending |= UDCCP_PEND_ACK;
+      if (conn->feat_backoff < 6) {
+        conn->feat_backoff++;
+      }
     }
     if (conn->pkts_since_ack > 0 && conn->t_ackack <= ts) {
       /* RFC 4341 §6.1.4: acknowledge the peer's acks at least once per

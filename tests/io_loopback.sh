@@ -102,7 +102,19 @@ wait_pid "$spid" 15 || fail "udccp-cat listener did not exit after the close"
 if [ "$rc" -ne 0 ]; then
   fail "udccp-cat client exit $rc: $(cat "$T/cat_cli.err")"
 elif cmp -s "$T/in.txt" "$T/out.txt"; then
-  pass "udccp-cat: 10,000 lines intact ($(wc -c <"$T/in.txt") bytes); $(tail -n 1 "$T/cat_srv.err")"
+  pass "udccp-cat: 10,000 lines intact ($(wc -c <"$T/in.txt") bytes); $(grep datagrams "$T/cat_srv.err")"
+elif missing=$(awk 'NR == FNR { want[++n] = $0; next }
+                    { while (i < n && want[++i] != $0) miss++
+                      if (want[i] != $0) { bad = 1; exit } }
+                    END { if (bad) exit 1; print miss + (n - i) }' \
+                 "$T/in.txt" "$T/out.txt") &&
+     lost=$(sed -n 's/.* \([0-9]*\) declared lost by the CCID.*/\1/p' "$T/cat_cli.err") &&
+     [ -n "$lost" ] && [ "$missing" -le "$lost" ] && [ "$missing" -le 500 ]; then
+  # DCCP is unreliable: a datagram may be lost (on a loaded machine the
+  # kernel or a Sync exchange can drop some), but never silently: what
+  # arrived is in order, uncorrupted, and the sender's CCID reported at
+  # least as many losses as lines are missing.
+  pass "udccp-cat: $((10000 - missing)) of 10,000 lines in order, $missing lost and reported ($lost declared lost by the CCID)"
 else
   fail "udccp-cat: output differs: $(wc -l <"$T/out.txt") of 10000 lines; server: $(cat "$T/cat_srv.err"); client: $(cat "$T/cat_cli.err")"
 fi

@@ -378,6 +378,116 @@ static void test_rfc4340_7_1_sequence_numbers_wrap(void **state) {
   udccp_pair_free(&p);
 }
 
+static int drop_to_client(udccp_pair *p, int dir, const uint8_t *pkt,
+                          size_t len, uint64_t idx, void *ud) {
+  (void)p, (void)pkt, (void)len, (void)idx, (void)ud;
+  return dir == 1;
+}
+
+/* §7.5.1/§7.5.2: a peer whose acks lag far behind GSS (it stalled, busy
+ * sending, and did not read) would soon acknowledge numbers below AWL and
+ * have its packets refused; the endpoint widens its own Sequence Window
+ * before that, although it sends few packets per RTT. */
+static void test_rfc4340_7_5_2_window_grows_with_peer_ack_lag(void **state) {
+  udccp_pair p;
+  udccp_tb_pkt tp;
+  uint64_t gss0;
+  int i;
+  (void)state;
+  open_pair(&p, 13);
+  assert_true(p.c[1]->seqwin_local == 100);
+  p.drop = drop_to_client;
+  gss0 = p.c[1]->gss;
+  /* For 600 ms the server sends a packet every 10 ms that the client does
+   * not see, while the client's packets keep acknowledging gss0. */
+  for (i = 0; i < 60; ++i) {
+    p.c[1]->pending |= UDCCP_PEND_ACK;
+    udccp_pair_run_for(&p, 10 * MS);
+    /* Sent in the client's name: its GSS moves with it. */
+    p.c[0]->gss = udccp_seq_add(p.c[0]->gss, 1);
+    udccp_conn_update_windows(p.c[0]);
+    udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, p.c[0]->gss & UDCCP_SEQ_MASK,
+                      gss0 & UDCCP_SEQ_MASK);
+    assert_int_equal(feed(&p, 1, &tp), 0);
+  }
+  assert_true(udccp_seq_sub(p.c[1]->gss, gss0) >= 60);
+  p.drop = NULL;
+  /* The Change went out while the client saw nothing: it is repeated on
+   * the back-off timer (§6.6.3) until Confirmed. */
+  udccp_pair_run_for(&p, 8 * S);
+  assert_true(p.c[1]->seqwin_local >= 240);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
+/* §7.5.2: our acks answer the peer's packets, so a peer with a wide
+ * Sequence Window (many packets per RTT) makes us send many acks; the
+ * endpoint keeps its own window at least a quarter of the peer's. */
+static void test_rfc4340_7_5_2_window_follows_wide_peer_window(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.seq_window = 4000;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 15), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, 500 * MS);
+  assert_true(p.c[1]->seqwin_remote == 4000);
+  /* A few packets from the client with acks let the server re-tune. */
+  for (int i = 0; i < 5; ++i) {
+    p.c[0]->pending |= UDCCP_PEND_ACK;
+    udccp_pair_run_for(&p, 100 * MS);
+  }
+  udccp_pair_run_for(&p, 5 * S);
+  assert_true(p.c[1]->seqwin_local >= 1000);
+  udccp_pair_free(&p);
+}
+
+typedef struct change_log {
+  udccp_tstamp at[16];
+  int n;
+} change_log;
+
+static int log_and_drop_to_client(udccp_pair *p, int dir, const uint8_t *pkt,
+                                  size_t len, uint64_t idx, void *ud) {
+  change_log *lg = ud;
+  (void)pkt, (void)len, (void)idx;
+  if (dir == 1 && lg->n < 16) {
+    lg->at[lg->n++] = p->now;
+  }
+  return dir == 1;
+}
+
+/* §6.6.3: packets sent only to repeat a Change MUST use an exponential
+ * back-off timer. */
+static void test_rfc4340_6_6_3_change_repeated_with_backoff(void **state) {
+  udccp_pair p;
+  change_log lg;
+  int i;
+  (void)state;
+  open_pair(&p, 14);
+  memset(&lg, 0, sizeof(lg));
+  p.drop = log_and_drop_to_client;
+  p.drop_ud = &lg;
+  assert_int_equal(udccp_feat_change_nn(&p.c[1]->feat, UDCCP_FEAT_SEQ_WINDOW,
+                                        400), 0);
+  p.c[1]->pending |= UDCCP_PEND_ACK; /* the first Change goes at once */
+  udccp_pair_run_for(&p, 60 * S);
+  assert_true(lg.n >= 4);
+  for (i = 2; i < 5 && i < lg.n; ++i) {
+    udccp_tstamp prev = lg.at[i - 1] - lg.at[i - 2];
+    udccp_tstamp cur = lg.at[i] - lg.at[i - 1];
+    assert_true(cur >= prev + prev / 2);
+  }
+  /* Once the client hears it, the value is Confirmed and used. */
+  p.drop = NULL;
+  udccp_pair_run_for(&p, 70 * S);
+  assert_true(p.c[1]->seqwin_local == 400);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_data_elicits_sync),
@@ -393,6 +503,9 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_8_5_step7_unexpected_types_elicit_sync),
       cmocka_unit_test(test_rfc4340_7_5_4_sync_in_request_answered_with_reset),
       cmocka_unit_test(test_rfc4340_7_1_sequence_numbers_wrap),
+      cmocka_unit_test(test_rfc4340_7_5_2_window_grows_with_peer_ack_lag),
+      cmocka_unit_test(test_rfc4340_6_6_3_change_repeated_with_backoff),
+      cmocka_unit_test(test_rfc4340_7_5_2_window_follows_wide_peer_window),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

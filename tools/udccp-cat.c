@@ -94,11 +94,22 @@ static void print_stats(udccp_sock *s) {
   udccp_sock_get_info(s, &info);
   fprintf(stderr,
           "udccp-cat: %llu datagrams sent, %llu received, %llu dropped here "
-          "(receive queue full), %llu declared lost by the CCID\n",
+          "(receive queue full), %llu declared lost by the CCID\n"
+          "udccp-cat: packets: %llu sent, %llu received, %llu refused by "
+          "the RFC 4340 rules, %llu malformed, %llu bad checksum, "
+          "%llu/%llu Syncs sent/received, %llu dropped by the send queue\n",
           (unsigned long long)info.data_pkts_sent,
           (unsigned long long)info.data_pkts_recv,
           (unsigned long long)info.rx_qdrops,
-          (unsigned long long)info.pkts_lost);
+          (unsigned long long)info.pkts_lost,
+          (unsigned long long)info.pkts_sent,
+          (unsigned long long)info.pkts_recv,
+          (unsigned long long)info.pkts_dropped,
+          (unsigned long long)info.pkts_malformed,
+          (unsigned long long)info.pkts_bad_cksum,
+          (unsigned long long)info.syncs_sent,
+          (unsigned long long)info.syncs_recv,
+          (unsigned long long)info.tx_qdrops);
 }
 
 static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
@@ -159,12 +170,25 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
       in_off = 0;
     }
     if (!stdin_open && in_len == 0 && !o->no_stdin) {
-      /* EOF and all queued: close gracefully, waiting for the queue to
-       * drain and the peer to acknowledge (bounded). */
+      /* EOF and all queued: close gracefully, waiting (bounded) for the
+       * queue to drain and the peer to acknowledge, so that the counters
+       * printed afterwards include every datagram and every loss. */
+      int crv = udccp_shutdown(s);
+      for (int k = 0; crv == 0 && k < 3000; k++) {
+        int st = udccp_sock_state(s);
+        if (st == UDCCP_STATE_TIMEWAIT || st == UDCCP_STATE_CLOSED) {
+          break;
+        }
+        int t = udccp_endpoint_timeout_ms(ep);
+        struct pollfd p1 = {udccp_endpoint_fd(ep), POLLIN, 0};
+        (void)poll(&p1, 1, t < 0 || t > 10 ? 10 : t);
+        (void)udccp_endpoint_process(ep);
+        (void)pump_out(s, rbuf, cap);
+      }
       if (o->verbose) {
         print_stats(s);
       }
-      int crv = udccp_close(s, 30000);
+      crv = udccp_close(s, 30000);
       s = NULL;
       if (crv != 0) {
         status = report("close", crv);
