@@ -3,14 +3,15 @@
 #   make check   install what is missing, build with ASan+UBSan (gcc and
 #                clang), run every test, build and briefly run the fuzzers
 #   make fuzz    run the fuzz targets for FUZZ_SECONDS each (default 300)
-#   make bench   (later) benchmark tables
+#   make bench   loopback goodput table: UDP sendmmsg/GSO vs udccp-perf
+#                CCID 2/3 over DCCP-UDP and raw IP (Release, build-bench/)
 #   make interop kernel interop: udccp against Linux 6.1's DCCP in a QEMU
 #                guest, booted once (root; interop/run.sh, build-interop/)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 300
 CHECK_FUZZ_SECONDS ?= 20
-DEPS = cmake gcc clang make pkg-config libcmocka-dev tshark
+DEPS = cmake gcc clang make pkg-config libcmocka-dev tshark librsvg2-bin iperf3 iputils-ping man-db python3
 CTEST_ARGS ?= --output-on-failure
 
 .PHONY: all deps build demo check check-gcc check-clang fuzz-build fuzz fuzz-check clean
@@ -56,8 +57,15 @@ fuzz-check: fuzz-build
 fuzz: fuzz-build
 	@sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
+BENCH_SECONDS ?= 3
+.PHONY: bench
+bench: deps
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
+	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast
+	@sh bench/run.sh build-bench $(BENCH_SECONDS)
+
 clean:
-	rm -rf build build-asan-gcc build-asan-clang build-fuzz
+	rm -rf build build-asan-gcc build-asan-clang build-fuzz build-bench
 
 .PHONY: interop
 interop:

@@ -55,6 +55,7 @@ command -v python3 >/dev/null || need+=(python3)
 command -v ip >/dev/null || need+=(iproute2)
 command -v tcpdump >/dev/null || need+=(tcpdump)
 command -v tshark >/dev/null || need+=(tshark)
+command -v nft >/dev/null || need+=(nftables)
 dpkg -s libcmocka-dev >/dev/null 2>&1 || need+=(libcmocka-dev)
 apt_lists() { ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || apt-get update -q >/dev/null; }
 if [ ${#need[@]} -gt 0 ]; then
@@ -144,6 +145,11 @@ mkdir -p "$R"/{bin,proc,sys,dev,tmp,lib/modules}
 cp /bin/busybox "$R/bin/busybox"
 for a in $("$R/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$R/bin/$a"; done
 gcc -static -O2 -Wall -Wextra -Werror -Wshadow -o "$R/bin/dccpt" "$SRC/interop/guest/dccpt.c"
+# udccp-perf, static and optimised, for the side-by-side run in the guest
+# (getaddrinfo's static-link warning is harmless: the guest uses literals).
+gcc -static -O2 -std=gnu11 -D_GNU_SOURCE -DNDEBUG -I"$SRC/include" -I"$SRC/lib" -o "$R/bin/udccp-perf" \
+  "$SRC"/lib/*.c "$SRC"/io/*.c "$SRC/tools/udccp-perf.c" -lm 2>"$WORK/perf-static.log" ||
+  { cat "$WORK/perf-static.log"; die "static udccp-perf build failed"; }
 for m in $MODS; do cp "$KDIR/kernel/$m" "$R/lib/modules/"; done
 # shellcheck disable=SC2086  # one module path per word
 printf '%s\n' $MODS | sed 's,.*/,,' > "$R/modules.order"

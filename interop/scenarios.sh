@@ -337,6 +337,120 @@ sc_u2k_ipv6() {
   expect_pkts "ipv6 && dccp.type == 7 && dccp.reset_code == 1" 1 "Reset(Closed) over IPv6"
 }
 
+# ------------------------------------------------- 4. close with data queued
+sc_u2k_close_queued() {  # udccp queues 3000 datagrams and closes at once
+  local p=5041 n=3000
+  g_run "${G}a" "dccpt server -p $p -s 47 --bulk-recv --wait 20"
+  g_wait_line "${G}a" '^LISTENING' 10
+  # --send N then close(): udccp_close() drains the send queue first
+  # (RFC 4340 §8.3: Close after the data), so every datagram arrives.
+  host_bg cli 40 "$UHOST" client "$GUEST4" "$p" 47 --send "$n" --close now --wait 20
+  host_ok cli
+  guest_ok "${G}a" 30
+  expect_guest "${G}a" "BULK-RX pkts=$n " "the kernel received all $n datagrams queued before the Close"
+  expect_pkts "dccp.type == 6 && ip.src == $HOST4" 1 "udccp Close"
+  expect_quiet_after_close "$HOST4"
+}
+sc_k2u_close_queued() {  # the kernel sends 3000 datagrams and closes at once
+  local p=5042 n=3000
+  host_bg srv 40 "$UHOST" server "$p" 47 --expect "$n" --close wait --wait 20
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 47 --send $n --close close --wait 15"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_host srv "RECV .*kernel-msg-$((n - 1))\"" "the last datagram the kernel queued before close()"
+  local got; got=$(grep -c '^RECV ' "$SD/srv.log" 2>/dev/null || true)
+  [ "${got:-0}" = "$n" ] || REASONS+=("udccp received $got of $n datagrams")
+  expect_pkts "dccp.type == 6 && ip.src == $GUEST4" 1 "kernel Close"
+}
+
+# -------------------------------------------------- 7. loss burst > window
+# nftables in the host's namespace drops every DCCP packet at one hook for
+# SECS seconds in the middle of a CCID 3 transfer.  CCID 3 is rate-based:
+# the sender keeps sending through the blackout (its nofeedback timer only
+# halves the rate), far more packets than 3/4 of its Sequence Window, so
+# the receiver finds the first packets after the burst sequence-invalid and
+# resynchronises with Sync/SyncAck (RFC 4340 §7.5.4, §7.5.6 example).
+nft_blackhole() {  # nft_blackhole input|output SECS
+  ip netns exec "$NS" nft add table inet ublack
+  ip netns exec "$NS" nft add chain inet ublack c "{ type filter hook $1 priority 0; }"
+  ip netns exec "$NS" nft add rule inet ublack c meta l4proto 33 counter drop
+  sleep "$2"
+  ip netns exec "$NS" nft list table inet ublack > "$SD/nft.txt" 2>&1
+  ip netns exec "$NS" nft delete table inet ublack
+  BURST=$(sed -n 's/.*counter packets \([0-9]*\).*/\1/p' "$SD/nft.txt" | head -n1)
+  NOTES+=("burst: ${BURST:-?} packets dropped at $1")
+}
+# expect_resync SENDER RECEIVER: the receiver Synced, the sender SyncAcked,
+# and the sender's data got through after the SyncAck.
+expect_resync() { PKT_CHECKS+=("check_resync $1 $2"); }
+check_resync() {
+  local r
+  r=$(tshark -n -r "$SD/capture.pcap" -Y dccp -T fields -E separator=' ' \
+        -e frame.number -e ip.src -e dccp.type 2>/dev/null |
+      awk -v snd="$1" -v rcv="$2" '
+        $2 == rcv && $3 == 8 && !sync { sync = $1 }
+        $2 == snd && $3 == 9 && sync && !sack { sack = $1 }
+        sack && $2 == snd && ($3 == 2 || $3 == 4) { after++ }
+        END { printf "%d %d %d", sync, sack, after }')
+  set -- $r
+  [ "${1:-0}" != 0 ] || { REASONS+=("no Sync from the receiver after the burst"); return; }
+  [ "${2:-0}" != 0 ] || { REASONS+=("no SyncAck from the sender after the receiver's Sync"); return; }
+  [ "${3:-0}" -ge 50 ] || REASONS+=("only ${3:-0} data packets after the SyncAck: the transfer did not resume")
+}
+sc_u2k_loss_burst() {  # udccp sends CCID 3; its packets vanish for 1 s
+  local p=5071
+  g_run "${G}a" "dccpt server -p $p -s 46 --ccid 3 --bulk-recv --wait 20"
+  g_wait_line "${G}a" '^LISTENING' 10
+  host_bg cli 40 "$UHOST" client "$GUEST4" "$p" 46 --ccid 3 --bulk 5
+  sleep 2
+  nft_blackhole output 1
+  host_ok cli
+  guest_ok "${G}a" 30
+  [ "${BURST:-0}" -ge 100 ] || REASONS+=("the burst dropped only ${BURST:-0} packets (< 100, the kernel's Sequence Window)")
+  expect_guest "${G}a" 'BULK-RX pkts=[1-9]' "the kernel received data"
+  expect_resync "$HOST4" "$GUEST4"
+}
+sc_k2u_loss_burst() {  # the kernel sends CCID 3; its packets vanish for 1 s
+  local p=5072
+  host_bg srv 40 "$UHOST" server "$p" 46 --ccid 3 --close wait --wait 20
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 46 --ccid 3 --bulk-send 5 --wait 15"
+  sleep 2
+  nft_blackhole input 1
+  guest_ok "${G}a" 30
+  host_ok srv
+  [ "${BURST:-0}" -ge 100 ] || REASONS+=("the burst dropped only ${BURST:-0} packets (< 100, udccp's Sequence Window)")
+  expect_host srv 'syncs_sent=[1-9]' "udccp sent Sync"
+  expect_resync "$GUEST4" "$HOST4"
+}
+
+# ------------------------------------ side by side, inside the guest
+# The kernel's DCCP on the guest's loopback (dccpt --perf at both ends)
+# against udccp-perf (static, DCCP-UDP) on the same loopback: the same
+# single CPU, the same kernel, one after the other.
+sc_guest_side_by_side() {
+  local ccid kt ut
+  for ccid in 2 3; do
+    g_run "${G}k$ccid" "dccpt server -p 509$ccid -s $PERF_SVC --ccid $ccid --perf --wait 20 --alarm 40"
+    g_wait_line "${G}k$ccid" '^LISTENING' 10
+    g_run "${G}c$ccid" "dccpt client 127.0.0.1 -p 509$ccid -s $PERF_SVC --ccid $ccid --perf -t 3 --alarm 40"
+    g_wait "${G}c$ccid" 30 || REASONS+=("kernel CCID $ccid loopback run failed")
+    g_wait "${G}k$ccid" 10 || true
+    kt=$(g_out "${G}c$ccid" | grep -E '^PERF-TX' | grep -oE 'mbit=[0-9.]+' | cut -d= -f2)
+    g_run "${G}s$ccid" "udccp-perf -s -1 -p 519$ccid"
+    sleep 1
+    g_run "${G}u$ccid" "udccp-perf -c 127.0.0.1 -p 519$ccid -t 3 --ccid $ccid"
+    g_wait "${G}u$ccid" 30 || REASONS+=("udccp-perf CCID $ccid loopback run failed")
+    g_wait "${G}s$ccid" 10 || true
+    ut=$(g_out "${G}u$ccid" | grep -oE 'goodput [0-9.]+ Mbit/s' | tail -n1 | cut -d' ' -f2)
+    [ -n "$kt" ] || REASONS+=("no kernel CCID $ccid figure")
+    [ -n "$ut" ] || REASONS+=("no udccp CCID $ccid figure: $(g_out "${G}u$ccid" | tail -n 2 | tr '\n' ' ')")
+    SIDE+=("$(printf '  CCID %s   kernel DCCP %10s Mbit/s   udccp DCCP-UDP %10s Mbit/s' "$ccid" "${kt:-?}" "${ut:-?}")")
+  done
+  NOTES+=("in-guest loopback, 1 vCPU: $(printf '%s;' "${SIDE[@]}" | tr -s ' ')")
+}
+
 run_all_scenarios() {
   GUEST_HOST4=$HOST4
   run_scenario k2u_basic        "1 kernel client -> udccp server: service code, features, data both ways, close"
@@ -346,6 +460,8 @@ run_all_scenarios() {
   run_scenario u2k_bulk_ccid2_reverse "2 bulk CCID 2, udccp-perf -c -R: kernel server sends"
   run_scenario k2u_bulk_ccid3   "2 bulk CCID 3, kernel -> udccp-perf -s"
   run_scenario u2k_bulk_ccid3   "2 bulk CCID 3, udccp-perf -c -> kernel"
+  run_scenario u2k_close_queued "4 udccp client closes with 3000 datagrams queued: all arrive"
+  run_scenario k2u_close_queued "4 kernel client closes with 3000 datagrams queued: all arrive"
   run_scenario u2k_closereq     "4 kernel server closes: CloseReq -> udccp client"
   run_scenario k2u_closereq     "4 udccp server closes: CloseReq -> kernel client"
   run_scenario u2k_server_close "4 kernel server closes with SERVER_TIMEWAIT: Close -> udccp client"
@@ -355,6 +471,8 @@ run_all_scenarios() {
   run_scenario u2k_kernel_aborts "6 Reset mid-transfer: kernel aborts, udccp-perf sending"
   run_scenario k2u_udccp_aborts "6 Reset mid-transfer: udccp aborts, kernel sending"
   run_scenario u2k_udccp_aborts "6 Reset mid-transfer: udccp aborts, udccp sending"
+  run_scenario u2k_loss_burst   "7 loss burst longer than the window, udccp sending: Sync/SyncAck"
+  run_scenario k2u_loss_burst   "7 loss burst longer than the window, kernel sending: Sync/SyncAck"
   run_scenario k2u_cscov        "8 CsCov: kernel SEND_CSCOV 1 -> udccp min_cscov 1"
   run_scenario u2k_cscov        "8 CsCov: udccp send_cscov 1 -> kernel RECV_CSCOV 1"
   if g_out boot | grep -q 'INFO ipv6=yes'; then
@@ -362,5 +480,11 @@ run_all_scenarios() {
     run_scenario u2k_ipv6       "9 IPv6 udccp client -> kernel server"
   else
     REASONS=(); say "SKIP ipv6: the guest has no dccp_ipv6"
+  fi
+  SIDE=()
+  run_scenario guest_side_by_side "side by side in the guest: kernel DCCP vs udccp-perf on loopback"
+  if [ ${#SIDE[@]} -gt 0 ]; then
+    say "in-guest loopback goodput (1 vCPU, same kernel, one run):"
+    printf '%s\n' "${SIDE[@]}"
   fi
 }

@@ -29,6 +29,8 @@
 #include "endpoint.h"
 #include "wire.h"
 
+static void tx_flush(udccp_endpoint *ep);
+
 udccp_tstamp udccp_io_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -153,6 +155,9 @@ static int open_socket(udccp_endpoint *ep, int fidx, uint16_t port) {
     set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
     set_int(fd, IPPROTO_IPV6, IPV6_RECVERR, 1);
   }
+  if (!raw) {
+    udccp_io_offload_setup(ep, fd);
+  }
   if (!raw || ep->local_family != 0) {
     struct sockaddr_storage ss;
     uint8_t any[16] = {0};
@@ -269,16 +274,33 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   }
   uint64_t seed;
   udccp_io_rand((uint8_t *)&seed, sizeof(seed), NULL);
-  ep->rbuf = malloc((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_RXBUF);
   ep->tbuf = malloc((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_TXBUF);
   ep->portref = calloc(65536, sizeof(uint16_t));
-  if (ep->rbuf == NULL || ep->tbuf == NULL || ep->portref == NULL ||
+  if (ep->tbuf == NULL || ep->portref == NULL ||
       udccp_demux_init(&ep->demux, 64, seed) != 0) {
     rv = UDCCP_ERR_NOMEM;
     goto fail;
   }
+  ep->gso = ep->gro =
+      cfg->transport == UDCCP_TRANSPORT_UDP && !cfg->no_offload;
   rv = open_sockets(ep);
   if (rv != 0) {
+    goto fail;
+  }
+  if (!ep->gro) {
+    /* One socket may have taken UDP_GRO before the other refused it: the
+     * receive slots below are too small for coalesced datagrams. */
+    for (int f = 0; f < 2; f++) {
+      if (ep->fd[f] >= 0 && cfg->transport == UDCCP_TRANSPORT_UDP) {
+        udccp_io_gro_off(ep->fd[f]);
+      }
+    }
+  }
+  /* A coalesced (GRO) datagram may be up to 64 KiB. */
+  ep->rxbufsz = ep->gro ? 65536 : UDCCP_IO_RXBUF;
+  ep->rbuf = malloc((size_t)ep->batch * ep->rxbufsz);
+  if (ep->rbuf == NULL) {
+    rv = UDCCP_ERR_NOMEM;
     goto fail;
   }
   ep->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -310,6 +332,7 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
   if (ep == NULL) {
     return;
   }
+  tx_flush(ep); /* what udccp_send_more() left in the batch */
   while (ep->nsocks > 0) {
     udccp_io_sock_free(ep->socks[ep->nsocks - 1]);
   }
@@ -512,12 +535,12 @@ void udccp_io_sock_free(udccp_sock *s) {
 
 /* ------------------------------------------------------------ transmit */
 
-static void tx_flush(udccp_endpoint *ep) {
-  size_t i = 0;
-  while (i < ep->ntx) {
+size_t udccp_io_tx_plain(udccp_endpoint *ep, size_t from, size_t to) {
+  size_t i = from, sent = 0;
+  while (i < to) {
     int f = ep->tfidx[i];
     size_t j = i;
-    while (j < ep->ntx && ep->tfidx[j] == f) {
+    while (j < to && ep->tfidx[j] == f) {
       j++;
     }
     while (i < j) {
@@ -527,6 +550,7 @@ static void tx_flush(udccp_endpoint *ep) {
         ep->stats.tx_pkts += (uint64_t)r;
         ep->stats.tx_batches++;
         i += (size_t)r;
+        sent += (size_t)r;
         continue;
       }
       if (r < 0 && errno == EINTR) {
@@ -542,6 +566,15 @@ static void tx_flush(udccp_endpoint *ep) {
       }
       i++;
     }
+  }
+  return sent;
+}
+
+static void tx_flush(udccp_endpoint *ep) {
+  if (ep->gso && ep->ntx > 1) {
+    udccp_io_gso_flush(ep);
+  } else {
+    (void)udccp_io_tx_plain(ep, 0, ep->ntx);
   }
   ep->ntx = 0;
 }
@@ -625,6 +658,16 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
     }
     tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, ecn);
   }
+}
+
+void udccp_io_sock_gen(udccp_sock *s) {
+  if (s->ep->filter_dirty) {
+    filter_update(s->ep);
+  }
+  sock_gen(s, udccp_io_now());
+  udccp_io_sched_update(s);
+  /* dirty: udccp_endpoint_timeout_ms() says 0 until the loop sends */
+  udccp_io_sched_touch(s);
 }
 
 void udccp_io_sock_flush(udccp_sock *s) {
@@ -723,14 +766,15 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   }
 }
 
-static void input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
-                      udccp_tstamp now) {
+/* Returns the number of packets the message carried (GRO: several). */
+static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
+                        udccp_tstamp now) {
   struct msghdr *m = &mm->msg_hdr;
   size_t len = mm->msg_len;
   const uint8_t *buf = m->msg_iov[0].iov_base;
   if (m->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
     ep->stats.rx_bad++;
-    return;
+    return 1;
   }
   udccp_path path;
   memset(&path, 0, sizeof(path));
@@ -739,7 +783,7 @@ static void input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
   if (udccp_io_addr_from_sockaddr(m->msg_name, &path.family,
                                   path.remote_addr, &sport) != 0) {
     ep->stats.rx_bad++;
-    return;
+    return 1;
   }
   for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c != NULL;
        c = CMSG_NXTHDR(m, c)) {
@@ -769,7 +813,7 @@ static void input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
       uint8_t src[4], dst[4];
       if (udccp_io_ipv4_strip(buf, len, &off, &dlen, src, dst, &ecn) != 0) {
         ep->stats.rx_bad++;
-        return;
+        return 1;
       }
       memcpy(path.remote_addr, src, 4);
       memcpy(path.local_addr, dst, 4);
@@ -777,30 +821,64 @@ static void input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
       len = dlen;
     }
   } else {
-    /* RFC 6773 §3.3: drop when the UDP length is below 20, i.e. less than
-     * 12 bytes of DCCP.  The kernel has already dropped packets with a bad
-     * UDP checksum (zero checksums cannot be told apart on IPv4 sockets). */
-    if (len < 12) {
-      ep->stats.rx_bad++;
-      return;
-    }
     udp_rport = sport;
   }
   if (udccp_io_addr_is_any(path.family, path.local_addr) &&
       ep->local_family == path.family) {
     memcpy(path.local_addr, ep->local_addr, 16);
   }
-  input(ep, fidx, &path, udp_rport, pkt, len, ecn, now);
+  if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
+    input(ep, fidx, &path, udp_rport, pkt, len, ecn, now);
+    return 1;
+  }
+  /* UDP_GRO: several datagrams of one peer in one buffer, cut at the
+   * segment size (only the last segment may be shorter). */
+  if (len < 12) {
+    ep->stats.rx_bad++; /* RFC 6773 §3.3, as below */
+    return 1;
+  }
+  size_t seg = ep->gro ? udccp_io_gro_size(m) : 0;
+  if (seg == 0 || seg >= len) {
+    seg = len;
+  } else {
+    ep->stats.rx_gro_msgs++;
+    ep->stats.rx_gro_pkts += (len + seg - 1) / seg;
+    ep->stats.rx_pkts += (len + seg - 1) / seg - 1;
+  }
+  for (size_t off = 0; off < len; off += seg) {
+    size_t n = len - off < seg ? len - off : seg;
+    /* RFC 6773 §3.3: drop when the UDP length is below 20, i.e. less than
+     * 12 bytes of DCCP.  The kernel has already dropped packets with a bad
+     * UDP checksum (zero checksums cannot be told apart on IPv4 sockets). */
+    if (n < 12) {
+      ep->stats.rx_bad++;
+      continue;
+    }
+    input(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now);
+  }
+  return (len + seg - 1) / seg;
 }
 
 static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now) {
   int fd = ep->fd[fidx];
-  /* Bounded, so that acks and timers get their turn under a flood. */
-  for (int round = 0; round < 8; round++) {
-    for (uint32_t i = 0; i < ep->batch; i++) {
+  /* Bounded, so that acks and timers get their turn under a flood, and in
+   * packets: one turn hands the connections at most 8 batches' worth (an
+   * application's receive queue is counted in datagrams). */
+  size_t budget = 8 * (size_t)ep->batch, done = 0;
+  for (int round = 0; round < 8 && done < budget; round++) {
+    /* With GRO one message may carry dozens of packets: ask for as many
+     * messages as the budget allows at the last call's packets/message. */
+    uint32_t vlen = ep->batch;
+    if (ep->gro && ep->rx_per_msg > 1) {
+      size_t want = (budget - done + ep->rx_per_msg - 1) / ep->rx_per_msg;
+      if (want < vlen) {
+        vlen = (uint32_t)want;
+      }
+    }
+    for (uint32_t i = 0; i < vlen; i++) {
       struct msghdr *m = &ep->rmsg[i].msg_hdr;
-      ep->riov[i].iov_base = ep->rbuf + (size_t)i * UDCCP_IO_RXBUF;
-      ep->riov[i].iov_len = UDCCP_IO_RXBUF;
+      ep->riov[i].iov_base = ep->rbuf + (size_t)i * ep->rxbufsz;
+      ep->riov[i].iov_len = ep->rxbufsz;
       m->msg_name = &ep->rname[i];
       m->msg_namelen = sizeof(ep->rname[i]);
       m->msg_iov = &ep->riov[i];
@@ -809,7 +887,7 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now) {
       m->msg_controllen = UDCCP_IO_CTLBUF;
       m->msg_flags = 0;
     }
-    int n = recvmmsg(fd, ep->rmsg, ep->batch, MSG_DONTWAIT, NULL);
+    int n = recvmmsg(fd, ep->rmsg, vlen, MSG_DONTWAIT, NULL);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         return 0;
@@ -832,10 +910,13 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now) {
     }
     ep->stats.rx_pkts += (uint64_t)n;
     ep->stats.rx_batches++;
+    size_t pk = 0;
     for (int i = 0; i < n; i++) {
-      input_msg(ep, fidx, &ep->rmsg[i], now);
+      pk += input_msg(ep, fidx, &ep->rmsg[i], now);
     }
-    if ((uint32_t)n < ep->batch) {
+    done += pk;
+    ep->rx_per_msg = (pk + (size_t)n - 1) / (size_t)n;
+    if ((uint32_t)n < vlen) {
       return 0;
     }
   }

@@ -88,6 +88,14 @@ struct udccp_endpoint {
   int tfidx[UDCCP_IO_BATCH_MAX];
   uint8_t *tbuf;
   size_t ntx;
+  /* gso.c: UDP GSO/GRO (DCCP-UDP only) */
+  uint8_t gso;             /* UDP_SEGMENT in use */
+  uint8_t gro;             /* UDP_GRO enabled on the sockets */
+  size_t rxbufsz;          /* bytes per receive slot */
+  size_t rx_per_msg;       /* packets per received message, last call */
+  struct mmsghdr gmsg[UDCCP_IO_BATCH_MAX];
+  uint8_t gctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
+  uint16_t gfirst[UDCCP_IO_BATCH_MAX], gcount[UDCCP_IO_BATCH_MAX];
   udccp_endpoint_stats stats;
 };
 
@@ -108,6 +116,29 @@ void udccp_io_sock_free(udccp_sock *s);
 
 /* Generates s's packets now and sends every batched packet. */
 void udccp_io_sock_flush(udccp_sock *s);
+
+/* Generates s's packets now into the transmit batch, sending only full
+ * batches; the loop (or the next flush) sends the rest. */
+void udccp_io_sock_gen(udccp_sock *s);
+
+/* Sends tmsg[from..to) one packet per message (sendmmsg); returns how
+ * many the kernel took.  EMSGSIZE updates the path MTU; other failures
+ * count in tx_errors (a full buffer loses the packet, as a router would). */
+size_t udccp_io_tx_plain(udccp_endpoint *ep, size_t from, size_t to);
+
+/* gso.c.  Turns on UDP_GRO on fd and checks that UDP_SEGMENT exists;
+ * sets ep->gso/ep->gro accordingly (DCCP-UDP sockets). */
+void udccp_io_offload_setup(udccp_endpoint *ep, int fd);
+/* Sends tmsg[0..ntx) with GSO: runs of equal-size packets (the last may
+ * be shorter) to one peer with the same ancillary data become one
+ * UDP_SEGMENT send.  A GSO send the kernel refuses (EIO, EINVAL,
+ * ENOPROTOOPT, EOPNOTSUPP) is resent packet by packet; if those go
+ * through, GSO is switched off for the endpoint. */
+void udccp_io_gso_flush(udccp_endpoint *ep);
+/* Turns UDP_GRO off on fd (errors ignored). */
+void udccp_io_gro_off(int fd);
+/* The gso_size of a coalesced datagram (UDP_GRO control message), or 0. */
+size_t udccp_io_gro_size(struct msghdr *m);
 
 /* Picks an unused local DCCP port in 49152..65535, or returns 0. */
 uint16_t udccp_io_pick_port(udccp_endpoint *ep);

@@ -257,8 +257,8 @@ static int is_open_or_dead(void *arg) {
   return is_dead(s) || udccp_conn_get_state(s->conn) >= UDCCP_STATE_OPEN;
 }
 
-udccp_ssize udccp_send(udccp_sock *s, const void *buf, size_t len,
-                       int timeout_ms) {
+static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
+                               int timeout_ms, int more) {
   if (s == NULL || (buf == NULL && len > 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
@@ -278,7 +278,11 @@ udccp_ssize udccp_send(udccp_sock *s, const void *buf, size_t len,
       }
       int r = udccp_conn_queue_datagram(s->conn, buf, len, 0, udccp_io_now());
       if (r == 0) {
-        udccp_io_sock_flush(s);
+        if (more) {
+          udccp_io_sock_gen(s);
+        } else {
+          udccp_io_sock_flush(s);
+        }
         return (udccp_ssize)len;
       }
       if (r == UDCCP_ERR_INVALID_STATE && st == UDCCP_STATE_PARTOPEN) {
@@ -306,6 +310,16 @@ udccp_ssize udccp_send(udccp_sock *s, const void *buf, size_t len,
       return rv;
     }
   }
+}
+
+udccp_ssize udccp_send(udccp_sock *s, const void *buf, size_t len,
+                       int timeout_ms) {
+  return send_common(s, buf, len, timeout_ms, 0);
+}
+
+udccp_ssize udccp_send_more(udccp_sock *s, const void *buf, size_t len,
+                            int timeout_ms) {
+  return send_common(s, buf, len, timeout_ms, 1);
 }
 
 static int readable_or_dead(void *arg) {

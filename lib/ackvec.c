@@ -33,6 +33,13 @@ static uint8_t *slot(const udccp_ackvec *av, uint64_t seq) {
   return &av->states[seq & (av->cap - 1)];
 }
 
+/* A slot holds the 2-bit state and, in bit 2, the ECN nonce the packet
+ * carried (§12.2: ECT(1) is nonce 1, RFC 3540 §2). */
+#define NONCE_BIT 0x04u
+static uint8_t st_at(const udccp_ackvec *av, uint64_t seq) {
+  return (uint8_t)(*slot(av, seq) & 3u);
+}
+
 int udccp_ackvec_init(udccp_ackvec *av, const udccp_mem *mem, size_t cap) {
   size_t c = 64;
   memset(av, 0, sizeof(*av));
@@ -109,9 +116,27 @@ static void av_recs_hold(udccp_ackvec *av, uint64_t seq) {
 }
 
 int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state) {
+  return udccp_ackvec_record_nonce(av, seq, state, 0);
+}
+
+int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
+  /* §12.2: CE is a mark (the nonce is destroyed); ECT(1) carries nonce 1,
+   * ECT(0) and Not-ECT nonce 0. */
+  if ((ecn & 3) == 3) {
+    return udccp_ackvec_record_nonce(av, seq, UDCCP_AV_ECN_MARKED, 0);
+  }
+  return udccp_ackvec_record_nonce(av, seq, UDCCP_AV_RECEIVED,
+                                   (ecn & 3) == 1 ? 1 : 0);
+}
+
+int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                              uint8_t nonce) {
   seq &= UDCCP_SEQ_MASK;
   if (state != UDCCP_AV_RECEIVED && state != UDCCP_AV_ECN_MARKED) {
     return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (state == UDCCP_AV_RECEIVED && nonce) {
+    state |= NONCE_BIT;
   }
   if (!av->head_valid) {
     av->head = av->tail = seq;
@@ -158,14 +183,14 @@ int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state) {
   /* A.1.2: an old packet fills its hole, or is a duplicate. */
   {
     uint8_t *s = slot(av, seq);
-    if (*s == UDCCP_AV_NOT_RECEIVED) {
+    if ((*s & 3u) == UDCCP_AV_NOT_RECEIVED) {
       *s = state;
       av_recs_hold(av, seq);
       return 0;
     }
     /* §11.4.1 receiver table: a duplicate may turn Received into Received
      * ECN Marked; we keep the mark (the conservative choice). */
-    if (*s == UDCCP_AV_RECEIVED && state == UDCCP_AV_ECN_MARKED) {
+    if ((*s & 3u) == UDCCP_AV_RECEIVED && state == UDCCP_AV_ECN_MARKED) {
       *s = UDCCP_AV_ECN_MARKED;
     }
     return UDCCP_ERR_DROPPED;
@@ -196,10 +221,10 @@ static size_t av_count_bytes(const udccp_ackvec *av, size_t limit,
   size_t n = av_len(av), i = 0, bytes = 0;
   while (i < n && bytes < limit) {
     uint64_t q = udccp_seq_add(av->head, -(int64_t)i);
-    uint8_t st = *slot(av, q);
+    uint8_t st = st_at(av, q);
     size_t run = 1;
     while (run < MAX_RUN && i + run < n &&
-           *slot(av, udccp_seq_add(q, -(int64_t)run)) == st) {
+           st_at(av, udccp_seq_add(q, -(int64_t)run)) == st) {
       run++;
     }
     i += run;
@@ -232,19 +257,27 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
   n = av_len(av);
   while (nbytes > 0) {
     size_t k = 0;
+    unsigned nonce = 0;
     int rv;
     while (k < MAX_AV_LEN && i < n) {
       uint64_t q = udccp_seq_add(av->head, -(int64_t)i);
-      uint8_t st = *slot(av, q);
+      uint8_t st = st_at(av, q);
       size_t run = 1;
+      nonce ^= (unsigned)(*slot(av, q) >> 2) & 1u;
       while (run < MAX_RUN && i + run < n &&
-             *slot(av, udccp_seq_add(q, -(int64_t)run)) == st) {
+             st_at(av, udccp_seq_add(q, -(int64_t)run)) == st) {
+        nonce ^= (unsigned)(*slot(av, udccp_seq_add(q, -(int64_t)run)) >> 2) &
+                 1u;
         run++;
       }
       vec[k++] = (uint8_t)((st << 6) | (run - 1));
       i += run;
     }
-    rv = udccp_optbuf_put(ob, UDCCP_OPT_ACK_VECTOR_0, 0, vec, k);
+    /* §12.2: the option type carries the one-bit sum of the nonces of the
+     * packets it reports in state 0 (only those have the bit set). */
+    rv = udccp_optbuf_put(
+        ob, (uint8_t)(nonce ? UDCCP_OPT_ACK_VECTOR_1 : UDCCP_OPT_ACK_VECTOR_0),
+        0, vec, k);
     if (rv != 0) {
       return rv;
     }
@@ -373,4 +406,48 @@ int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
     }
   }
   return 0;
+}
+
+int udccp_ackvec_nonce_check(const udccp_opts *opts, uint64_t ackno,
+                             udccp_ackvec_nonce_fn nonce_of, void *user_data,
+                             unsigned *n_checked) {
+  uint64_t cur = ackno & UDCCP_SEQ_MASK;
+  size_t i, j;
+  int mismatches = 0;
+  if (n_checked != NULL) {
+    *n_checked = 0;
+  }
+  /* §12.2: each option's Nonce Echo is the parity of the nonces of the
+   * packets it reports in state 0.  An option naming a packet whose nonce
+   * the sender no longer knows cannot be checked, and is skipped. */
+  for (i = 0; i < opts->n_ackvec; i++) {
+    const udccp_opt *o = &opts->ackvec[i];
+    unsigned sum = 0;
+    int known = 1;
+    for (j = 0; j < o->len; j++) {
+      uint8_t st = (uint8_t)(o->val[j] >> 6);
+      uint64_t run = (uint64_t)(o->val[j] & 0x3F) + 1, k;
+      if (st == UDCCP_AV_RECEIVED && known) {
+        for (k = 0; k < run; k++) {
+          int nb = nonce_of(udccp_seq_add(cur, -(int64_t)k), user_data);
+          if (nb < 0) {
+            known = 0;
+            break;
+          }
+          sum ^= (unsigned)nb;
+        }
+      }
+      cur = udccp_seq_add(cur, -(int64_t)run);
+    }
+    if (!known) {
+      continue;
+    }
+    if (n_checked != NULL) {
+      (*n_checked)++;
+    }
+    if (sum != (unsigned)(o->type == UDCCP_OPT_ACK_VECTOR_1)) {
+      mismatches++;
+    }
+  }
+  return mismatches;
 }

@@ -58,6 +58,16 @@ void udccp_ackvec_free(udccp_ackvec *av);
  * UDCCP_ERR_NOMEM, or UDCCP_ERR_DROPPED (duplicate, or older than the tail). */
 int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state);
 
+/* As udccp_ackvec_record(), with the packet's ECN nonce (§12.2): the
+ * nonce counts in the Nonce Echo of the vectors that report the packet in
+ * state 0. */
+int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                              uint8_t nonce);
+
+/* As udccp_ackvec_record_nonce(), from the packet's IP ECN codepoint: CE
+ * (3) is ECN_MARKED, ECT(1) (1) nonce 1, ECT(0) and Not-ECT nonce 0. */
+int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
+
 /* Appends to ob the Ack Vector option(s) describing head down to tail, and
  * remembers that our packet pkt_seq (which will carry them, with
  * Acknowledgement Number = head) acknowledges them.  Returns 0 (nothing
@@ -91,5 +101,17 @@ typedef int (*udccp_ackvec_run_cb)(uint64_t hi, uint64_t lo, uint8_t state,
  * ackno).  Returns 0, or UDCCP_ERR_OPTION if a state is the reserved 2. */
 int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
                        udccp_ackvec_run_cb cb, void *user_data);
+
+/* Sender side, §12.2: the nonce (0 or 1) packet seq was sent with, or -1
+ * if unknown (forgotten, or never sent). */
+typedef int (*udccp_ackvec_nonce_fn)(uint64_t seq, void *user_data);
+
+/* Checks the ECN Nonce Echo of every Ack Vector option in opts (received
+ * with Acknowledgement Number ackno) against the nonces nonce_of() knows.
+ * Returns the number of options whose echo is wrong; *n_checked (may be
+ * NULL) receives the number of options that could be checked. */
+int udccp_ackvec_nonce_check(const udccp_opts *opts, uint64_t ackno,
+                             udccp_ackvec_nonce_fn nonce_of, void *user_data,
+                             unsigned *n_checked);
 
 #endif /* UDCCP_ACKVEC_H */

@@ -25,11 +25,21 @@ typedef struct udccp_ccid_env {
   uint64_t seq_window_out; /* Sequence Window the peer uses for our packets */
   uint32_t ack_ratio;      /* current Ack Ratio (feature 5) */
   uint8_t ecn;             /* 1: ECN negotiated on */
+  uint8_t tx_nonce;        /* ECN nonce of the packet tx_on_sent reports:
+                              1 if sent ECT(1), else 0 (RFC 4340 §12.2) */
+  uint8_t tx_more;         /* for the data packet tx_on_sent reports: more
+                              data waits behind it (UDCCP_CCID_MORE_*);
+                              RFC 5348 §8.2.1 data-limited intervals */
   /* outputs (CCID -> connection) */
   uint32_t want_ack_ratio; /* sender half: Ack Ratio to negotiate; 0 = none */
   uint64_t pkts_lost;      /* sender half: data packets declared lost */
   udccp_tstamp srtt, rttvar, rto, min_rtt; /* sender half's RTT estimate */
 } udccp_ccid_env;
+
+/* env.tx_more: unknown (the CCID guesses from timing), yes, no. */
+#define UDCCP_CCID_MORE_UNKNOWN 0
+#define UDCCP_CCID_MORE_YES 1
+#define UDCCP_CCID_MORE_NO 2
 
 /* An incoming packet, as the CCID halves see it. */
 typedef struct udccp_ccid_pkt {

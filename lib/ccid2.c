@@ -41,7 +41,9 @@
  * RFC 4340 §7.5.2 cwnd never exceeds Sequence Window/A.
  * RFC 4340 §11.3 Receiver half: lib/ccid2_rx.c.
  *
- * Not done: ECN Nonce Echo verification (RFC 4341 §7 SHOULD).
+ * §7 (SHOULD)    ECN Nonce Echo verification: nonces of the last 2^16
+ *                packets kept; a wrong echo counts as a mark (RFC 4340
+ *                §12.3).
  */
 #include <string.h>
 
@@ -117,7 +119,16 @@ typedef struct ccid2_tx {
   uint64_t rp_high, rp_judged, rp_seen;
 
   uint64_t pkts_lost;
+
+  /* ECN nonces (RFC 4340 §12.2, RFC 4341 §7): bit seq & (NONCE_BITS - 1)
+   * is the nonce our packet seq carried, known for the last NONCE_BITS
+   * packets from nonce_first on. */
+  uint8_t *nonces;
+  uint64_t nonce_first;
+  uint64_t ecn_marks, nonce_checks, nonce_mismatches;
 } ccid2_tx;
+
+#define NONCE_BITS (1u << 16)
 
 _Static_assert(sizeof(ccid2_tx) <= UDCCP_CCID_STATE_SIZE, "tx state size");
 
@@ -608,6 +619,12 @@ static int ccid2_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
     return UDCCP_ERR_NOMEM;
   }
   tx->cap = cap;
+  tx->nonces = tx->mem->calloc(NONCE_BITS / 8, 1, tx->mem->user_data);
+  if (!tx->nonces) {
+    tx->mem->free(tx->ring, tx->mem->user_data);
+    tx->ring = NULL;
+    return UDCCP_ERR_NOMEM;
+  }
   tx->iw = udccp_ccid2_initial_cwnd(env->mps); /* RFC 4341 §5, RFC 3390 */
   tx->cwnd = tx->iw;
   tx->ssthresh = UINT32_MAX; /* §5: "arbitrarily high" */
@@ -626,6 +643,10 @@ static void ccid2_tx_exit(udccp_ccid_state *st) {
   if (tx->ring) {
     tx->mem->free(tx->ring, tx->mem->user_data);
     tx->ring = NULL;
+  }
+  if (tx->nonces) {
+    tx->mem->free(tx->nonces, tx->mem->user_data);
+    tx->nonces = NULL;
   }
 }
 
@@ -658,6 +679,14 @@ static void ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
   }
   cwv_tick(tx, ts);
   hist_push(tx, seq, ts, (uint8_t)(ENT_SENT | (is_data ? ENT_DATA : 0)));
+  if (first) {
+    tx->nonce_first = seq;
+  }
+  {
+    uint8_t bit = (uint8_t)(1u << (seq & 7u));
+    uint8_t *b = &tx->nonces[(seq & (NONCE_BITS - 1)) >> 3];
+    *b = (uint8_t)(tx->env->tx_nonce && is_data ? (*b | bit) : (*b & ~bit));
+  }
   if (first || udccp_seq_gt(seq, tx->gss)) {
     tx->gss = seq;
   }
@@ -747,6 +776,7 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
         }
         c->newly_data++;
         if (state == UDCCP_AV_ECN_MARKED) {
+          tx->ecn_marks++;
           congestion(tx, q); /* RFC 4341 §5, §7 */
         } else if (!tx->in_recovery || udccp_seq_gt(q, tx->recovery_seq)) {
           c->grow++;
@@ -758,6 +788,39 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
     }
   }
   return 0;
+}
+
+/* The nonce our packet seq carried, or -1 if unknown (§12.2). */
+static int nonce_of(uint64_t seq, void *user_data) {
+  const ccid2_tx *tx = user_data;
+  uint64_t age;
+  if (!tx->started || udccp_seq_gt(seq, tx->gss) ||
+      udccp_seq_lt(seq, tx->nonce_first)) {
+    return -1;
+  }
+  age = (uint64_t)udccp_seq_sub(tx->gss, seq);
+  if (age >= NONCE_BITS) {
+    return -1; /* overwritten by newer packets */
+  }
+  return (tx->nonces[(seq & (NONCE_BITS - 1)) >> 3] >> (seq & 7u)) & 1;
+}
+
+/* RFC 4341 §7 SHOULD, RFC 4340 §12.3: a wrong Nonce Echo means a marked or
+ * lost packet was reported as received; respond as if the newest packet
+ * the ack reports had been marked (one congestion event per window). */
+static void check_nonces(ccid2_tx *tx, const udccp_ccid_pkt *pkt) {
+  unsigned checked = 0;
+  int bad;
+  if (!tx->env->ecn || pkt->opts == NULL || pkt->opts->n_ackvec == 0) {
+    return;
+  }
+  bad = udccp_ackvec_nonce_check(pkt->opts, pkt->ack & UDCCP_SEQ_MASK,
+                                 nonce_of, tx, &checked);
+  tx->nonce_checks += checked;
+  if (bad > 0) {
+    tx->nonce_mismatches += (uint64_t)bad;
+    congestion(tx, pkt->ack & UDCCP_SEQ_MASK);
+  }
 }
 
 /* RFC 4341 §5 (2): everything before the third-newest acked packet that is
@@ -948,6 +1011,7 @@ static int ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     rc = udccp_ackvec_parse(o, pkt->ack & UDCCP_SEQ_MASK, av_run, &c);
   }
   if (rc == 0) {
+    check_nonces(tx, pkt);
     detect_losses(tx);
     if (o && (o->present & UDCCP_OPTS_HAS_DATA_DROPPED)) {
       dropped = data_dropped(tx, o, pkt->ack & UDCCP_SEQ_MASK);
@@ -1023,6 +1087,9 @@ static void ccid2_tx_get_info(const udccp_ccid_state *st,
   info->rto = tx->rto;
   info->ack_ratio = tx->ar;
   info->pkts_lost = tx->pkts_lost;
+  info->ecn_marks = tx->ecn_marks;
+  info->nonce_checks = tx->nonce_checks;
+  info->nonce_mismatches = tx->nonce_mismatches;
 }
 
 /* RFC 4341 §4: Ack Vectors are mandatory.  Ack Ratio 2 is the RFC 4340

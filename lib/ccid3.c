@@ -22,9 +22,10 @@
  * RFC 4342 §5.2  Data Dropped Drop Code 2 and Slow Receiver: X_recv =
  *                min(X_inrecv, X_drop / 2), X_drop = X_inrecv - k s/R (at
  *                least min(X_inrecv, s/R)), or X_inrecv (Slow Receiver).
- * RFC 5348 §8.2.1 Data-limited intervals: a packet sent within one t_ipi of
- *                the time pacing allowed it, or of the previous packet,
- *                counts as rate-limited.
+ * RFC 5348 §8.2.1 Data-limited intervals: a data packet with more data
+ *                queued behind it (env->tx_more) is rate-limited; without
+ *                that information, one sent within one t_ipi of the time
+ *                pacing allowed it, or of the previous packet.
  * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).
  * RFC 4342 §5.1  Idle: the rate stops at the initial rate; the nofeedback
  *                timer then rests until data flows again.
@@ -71,7 +72,7 @@ typedef struct ccid3_tx {
   /* feedback */
   int have_loss_start;
   uint64_t loss_start; /* first seq of the newest reported loss interval */
-  double s_mean;       /* CCID 4: mean data segment size */
+  double s_mean;       /* mean data segment size (EWMA, 1/16) */
   int nofb_parked;     /* idle at the idle floor: timer stopped */
   /* RFC 4342 §5.2: Data Dropped (Drop Code 2) and Slow Receiver reports
    * not yet applied to a feedback packet */
@@ -333,10 +334,16 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
     int limited = ts < add_sat(allowed, t->t_ipi) ||
                   (t->sent_any && ts >= t->last_send &&
                    ts - t->last_send <= t->t_ipi);
+    if (tx->env->tx_more != UDCCP_CCID_MORE_UNKNOWN) {
+      /* the connection knows: more data waiting behind this packet means
+       * the rate, not the application, holds it back */
+      limited = tx->env->tx_more == UDCCP_CCID_MORE_YES;
+    }
+    /* the mean data segment size: RFC 4828 §3 s_true for CCID 4; for
+     * CCID 3 it converts the Receive Rate into MPS units (below) */
+    tx->s_mean += ((double)len - tx->s_mean) /
+                  (double)(1u << UDCCP_CCID3_S_EWMA_SHIFT);
     if (tx->prm.sp) {
-      /* RFC 4828 §3: s_true, the mean data segment size */
-      tx->s_mean += ((double)len - tx->s_mean) /
-                    (double)(1u << UDCCP_CCID3_S_EWMA_SHIFT);
       tx->tfrc.cfg.s = tx->s_mean < 1.0 ? 1u : (uint32_t)(tx->s_mean + 0.5);
       tx->tfrc.cfg.s_nominal = nominal_s(tx->env->mps);
     } else if (tx->env->mps && tx->env->mps != tx->tfrc.cfg.s) {
@@ -499,6 +506,20 @@ static double adjust_x_recv(ccid3_tx *tx, double x_in) {
   return x_in < x_drop / 2.0 ? x_in : x_drop / 2.0;
 }
 
+/* The Receive Rate counts payload bytes (RFC 4342 §8.3).  CCID 3 takes
+ * s = the MPS (RFC 4342 §5.3: "each packet transmitted then counts as one
+ * MSS ... the equation specifies the sending rate in packets per second"),
+ * so X and X_recv must count packets the same way: a flow of 100-byte
+ * datagrams received at 50 packets/s has X_recv = 50 MPS/s, not 5000
+ * bytes/s -- else min(X, 2 X_recv) would shrink X by s/100 at every
+ * feedback.  CCID 4's s is the mean segment size itself. */
+static double rr_in_s_units(const ccid3_tx *tx, uint32_t rr) {
+  if (tx->prm.sp || !(tx->s_mean >= 1.0)) {
+    return (double)rr;
+  }
+  return (double)rr * (double)tx->tfrc.cfg.s / tx->s_mean;
+}
+
 int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
                               const udccp_ccid_pkt *pkt, udccp_tstamp ts) {
   ccid3_tx *tx = tx_of(st);
@@ -551,7 +572,7 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   }
   fb.p = p;
   fb.new_loss = (uint8_t)new_loss;
-  fb.x_recv = adjust_x_recv(tx, (double)f.rr);
+  fb.x_recv = adjust_x_recv(tx, rr_in_s_units(tx, f.rr));
   fb.t_new = h ? h->ts : ts;
   if (h && ts > h->ts) {
     udccp_tstamp d = ts - h->ts, el = 0;

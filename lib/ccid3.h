@@ -31,10 +31,11 @@
  *     taken as the first RTT (RFC 5348 §4.2); afterwards the sender half
  *     writes its RTT estimate R there, and env->rto gets the nofeedback
  *     interval.
- *   - The ops carry no "more data is queued" flag, so the sender infers
- *     RFC 5348 §8.2.1 data-limitedness from timing: a data packet sent
- *     within one t_ipi of its allowed time or of the previous packet is
- *     rate-limited.
+ *   - env->tx_more says whether more data waits behind the data packet
+ *     tx_on_sent() reports: with it, RFC 5348 §8.2.1 "sent all it is
+ *     allowed to send" is exact.  Left UDCCP_CCID_MORE_UNKNOWN, the sender
+ *     infers it from timing: a data packet sent within one t_ipi of its
+ *     allowed time or of the previous packet is rate-limited.
  *   - tx_get_expiry() returns UDCCP_TSTAMP_NEVER while an idle sender sits
  *     at its RFC 4342 §5.1 floor (the nofeedback timer would change
  *     nothing); the next data packet or feedback restarts it.

@@ -102,6 +102,7 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
 
   /* RFC 4340 §7.2: the initial sequence number is random. */
   conn->iss = rand48(conn);
+  conn->nonce_rng = (rand48(conn) << 16) | 1u; /* xorshift: never 0 */
   conn->gss = udccp_seq_add(conn->iss, -1);
   conn->gar = conn->iss;
 

@@ -154,6 +154,8 @@ struct udccp_conn {
   uint64_t win_mark_seq;   /* GSS at win_mark_ts: packets sent per RTT */
   udccp_tstamp win_mark_ts;
   uint64_t sent_per_rtt;
+  uint64_t nonce_rng;      /* xorshift64 state for ECN nonces (§12.2) */
+  uint8_t *cur_pecn;       /* write_pkt's ECN codepoint out-parameter */
   uint64_t max_ack_lag;    /* largest GSS - ackno seen on a valid packet */
   uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */
   uint64_t open_seq;       /* server: our first packet after the Response */

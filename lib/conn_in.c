@@ -97,12 +97,21 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
 /* Handshake end: like Linux (net/dccp/feat.c, activation), a connection
  * whose Changes were not all Confirmed is not used; then the negotiated
  * CCIDs start (§6.6, §10). */
-static int finish_negotiation(udccp_conn *conn, udccp_tstamp ts) {
+static int finish_negotiation(udccp_conn *conn, const udccp_conn_rxpkt *p,
+                              udccp_tstamp ts) {
   int rv;
   if (!udccp_feat_all_confirmed(&conn->feat)) {
     return UDCCP_ERR_OPTION;
   }
   udccp_conn_apply_features(conn, ts);
+  /* The handshake's round trip is the sender half's first RTT: RFC 5348
+   * §4.2 lets TFRC start at W_init/R with it instead of one packet per
+   * second.  Only when this packet acknowledges the latest one we sent
+   * (Request or Response): a retransmission's sample would be ambiguous. */
+  if (conn->env.srtt == 0 && !conn->tx_ccid_up && p->h.has_ack &&
+      p->ack == conn->gss && ts > conn->t_last_tx) {
+    conn->env.srtt = ts - conn->t_last_tx;
+  }
   rv = udccp_conn_start_ccids(conn, ts);
   return rv;
 }
@@ -196,9 +205,8 @@ static int mark_acknowledgeable(udccp_conn *conn, udccp_conn_rxpkt *p) {
   if (!conn->send_ackvec || !conn->av_up || p->recorded) {
     return 0;
   }
-  rv = udccp_ackvec_record(&conn->av, p->seq,
-                           p->ecn == 3 ? UDCCP_AV_ECN_MARKED
-                                       : UDCCP_AV_RECEIVED);
+  /* CE is state 1; ECT(1) adds a nonce to the Nonce Echo (§12.2). */
+  rv = udccp_ackvec_record_ecn(&conn->av, p->seq, p->ecn);
   if (rv == UDCCP_ERR_NOMEM) {
     udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_NOMEM);
     return UDCCP_ERR_NOMEM;
@@ -548,7 +556,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
 
   /* Step 10: REQUEST -> PARTOPEN on a valid Response. */
   if (conn->state == UDCCP_STATE_REQUEST) {
-    if (finish_negotiation(conn, ts) != 0) {
+    if (finish_negotiation(conn, &p, ts) != 0) {
       udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_RESET);
       return UDCCP_ERR_RESET;
     }
@@ -571,7 +579,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     if (type == UDCCP_PKT_REQUEST) {
       conn->pending |= UDCCP_PEND_RESPONSE;
     } else {
-      if (finish_negotiation(conn, ts) != 0) {
+      if (finish_negotiation(conn, &p, ts) != 0) {
         /* Linux (net/dccp/minisocks.c) refuses such a child socket and
          * answers Too Busy. */
         udccp_conn_send_reset(conn, UDCCP_RESET_TOO_BUSY, NULL,

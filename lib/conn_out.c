@@ -258,7 +258,23 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->gss = seq;
     udccp_conn_update_windows(conn);
     udccp_feat_check_wrap(&conn->feat, conn->gsr, conn->gss);
+    conn->env.tx_nonce = 0;
+    if (is_data && conn->cur_pecn != NULL && *conn->cur_pecn != 0) {
+      /* RFC 4340 §12.2 SHOULD, RFC 4341 §7: data packets carry a random
+       * ECN nonce, ECT(1) for 1 and ECT(0) for 0 (RFC 3540 §2). */
+      uint64_t x = conn->nonce_rng;
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      conn->nonce_rng = x;
+      conn->env.tx_nonce = (uint8_t)(x >> 63);
+      *conn->cur_pecn = conn->env.tx_nonce ? 1 : 2;
+    }
     if (conn->tx_ccid_up && conn->tx_ccid->tx_on_sent) {
+      /* the datagram being sent is still the head of the queue */
+      conn->env.tx_more = udccp_sendq_len(&conn->sendq) > (is_data ? 1u : 0u)
+                              ? UDCCP_CCID_MORE_YES
+                              : UDCCP_CCID_MORE_NO;
       conn->tx_ccid->tx_on_sent(&conn->tx_st, seq, is_data, payload_len, ts);
     }
     /* §7.7: count runs of non-data packets. */
@@ -384,8 +400,18 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   return n;
 }
 
+static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
+                             uint8_t *pecn, udccp_tstamp ts);
+
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts) {
+  udccp_ssize n = write_pkt(conn, dst, cap, pecn, ts);
+  conn->cur_pecn = NULL;
+  return n;
+}
+
+static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
+                             uint8_t *pecn, udccp_tstamp ts) {
   udccp_ssize n = 0;
   if (pecn != NULL) {
     /* RFC 4340 §12.1: ECT(0) when the peer reads ECN (ECN Incapable/peer
@@ -395,6 +421,7 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                 ? 2
                 : 0;
   }
+  conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
   conn->now = ts;
   if (dst == NULL || cap < pkt_max(conn)) {
     return UDCCP_ERR_NOBUF;

@@ -76,6 +76,9 @@ static void note_progress(udccp_tfrc_lh *lh, const udccp_tfrc_rec *r) {
     return;
   }
   if (lh->mode == UDCCP_TFRC_LH_CCVAL) {
+    if (!r->is_data) {
+      return; /* its CCVal is no window counter (RFC 4342 §8.1) */
+    }
     /* RFC 4342 §10.2: a packet more than 4 counters (1 RTT) after
      * C(X_prev) separates later losses from this event. */
     if (wc_dist(lh->ev_ccval, r->ccval) > 4) {
@@ -186,7 +189,7 @@ static void settle_recv(udccp_tfrc_lh *lh, const udccp_tfrc_rec *r,
      * its own arrival time is T_new.  Marks on non-data packets may occur
      * freely in the lossless part (RFC 4342 §6.1). */
     lh->n_marked++;
-    loss_one(lh, r->seq, r->ts, lh->prev.ccval, ctx, flags);
+    loss_one(lh, r->seq, r->ts, lh->prev_cc, ctx, flags);
   } else {
     li0 = &lh->li[0];
     li0->seq_len++;
@@ -198,6 +201,9 @@ static void settle_recv(udccp_tfrc_lh *lh, const udccp_tfrc_rec *r,
     }
   }
   lh->prev = *r;
+  if (r->is_data) {
+    lh->prev_cc = r->ccval;
+  }
   *flags |= UDCCP_TFRC_LH_SETTLED;
 }
 
@@ -217,7 +223,7 @@ static void settle_run(udccp_tfrc_lh *lh, uint64_t a, uint64_t len,
    * §6.1). */
   uint64_t nd = r->ndp < len ? r->ndp : len;
   uint64_t ndata = len - nd, x = a, left = ndata;
-  uint8_t ref = lh->prev.ccval;
+  uint8_t ref = lh->prev_cc; /* C(X_prev), X_prev a data packet */
   lh->n_lost += ndata;
   if (lh->mode == UDCCP_TFRC_LH_CCVAL) {
     /* RFC 4342 §10.2: X_prev = Y_prev for all losses of one run, so the

@@ -124,6 +124,10 @@ typedef struct udccp_tfrc_lh {
   uint64_t last;       /* every seq <= last is received or declared lost */
   uint64_t seq_max;    /* greatest sequence number received */
   udccp_tfrc_rec prev; /* the received packet with seq <= last, greatest */
+  uint8_t prev_cc;     /* window counter of the greatest received *data*
+                          packet with seq <= last: only data packets carry
+                          one (RFC 4342 §8.1); a non-data packet's CCVal
+                          of 0 must not open or close loss events */
   udccp_tfrc_rec pend[UDCCP_TFRC_NDUPACK]; /* received above a hole, sorted */
   uint32_t n_pend;
   uint32_t n_li;       /* valid entries of li[] (>= 1 once started) */

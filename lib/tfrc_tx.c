@@ -57,7 +57,7 @@ static udccp_tstamp add_sat(udccp_tstamp a, udccp_tstamp b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static void update_sched(udccp_tfrc_tx *tx) {
+static void update_sched(udccp_tfrc_tx *tx, udccp_tstamp ts) {
   udccp_tstamp gran = tx->cfg.t_gran;
   tx->x = dmin(tx->x, UDCCP_TFRC_TX_X_MAX);
   tx->x_inst = dmin(tx->x_inst, UDCCP_TFRC_TX_X_MAX);
@@ -65,8 +65,14 @@ static void update_sched(udccp_tfrc_tx *tx) {
   if (tx->sent_any) {
     /* a higher rate applies to the packet already waiting: otherwise the
      * first packet, scheduled 1 s out at the initial 1 packet/s, would
-     * hold back the initial_rate of §4.2 until then */
+     * hold back the initial_rate of §4.2 until then.  But not before now:
+     * the send times the old, lower rate did not allow are no unused
+     * credit (§4.6), and counting them would send a burst of
+     * (now - last_send)/t_ipi packets at once. */
     udccp_tstamp due = add_sat(tx->last_send, tx->t_ipi);
+    if (due < ts) {
+      due = ts;
+    }
     if (due < tx->t_nom) {
       tx->t_nom = due;
     }
@@ -133,7 +139,7 @@ void udccp_tfrc_tx_init(udccp_tfrc_tx *tx, const udccp_tfrc_tx_cfg *cfg,
   tx->nofb_expiry = add_sat(ts, UDCCP_TFRC_NOFB_INIT);
   tx->rto = UDCCP_TFRC_NOFB_INIT;
   tx->idle = 1;
-  update_sched(tx);
+  update_sched(tx, ts);
 }
 
 static udccp_tstamp clamp_rtt(udccp_tstamp r) {
@@ -161,7 +167,7 @@ void udccp_tfrc_tx_set_rtt(udccp_tfrc_tx *tx, udccp_tstamp rtt,
                            udccp_tstamp ts) {
   if (!tx->has_rtt) {
     first_rtt(tx, rtt, ts);
-    update_sched(tx);
+    update_sched(tx, ts);
   }
 }
 
@@ -210,19 +216,25 @@ static void xrs_maximize(udccp_tfrc_tx *tx, double x_recv, udccp_tstamp ts) {
   tx->n_xrs = 1;
 }
 
-/* §8.2.1: was the whole interval covered by this feedback data-limited? */
-static int data_limited(udccp_tfrc_tx *tx, udccp_tstamp t_new,
-                        udccp_tstamp ts) {
-  /* t_old < NL  <=>  NL + R > t_new, without underflow of t_new - R */
-  int not_limited =
-      (add_sat(tx->nl1, tx->r) > t_new && tx->nl1 <= t_new && tx->nl1 != 0) ||
-      (add_sat(tx->nl2, tx->r) > t_new && tx->nl2 <= t_new && tx->nl2 != 0);
-  tx->t_new = t_new;
-  tx->t_next = ts;
-  if (tx->nl1 <= t_new && tx->nl2 > t_new) {
-    tx->nl1 = tx->nl2;
+int udccp_tfrc_tx_not_limited_in(const udccp_tfrc_tx *tx, udccp_tstamp t_old,
+                                 udccp_tstamp t_new) {
+  uint32_t i;
+  for (i = 0; i < tx->nl_n; i++) {
+    uint32_t k = (tx->nl_head + i) % UDCCP_TFRC_NL_RUNS;
+    /* the stretch [start, end] meets (t_old, t_new] */
+    if (tx->nl_start[k] <= t_new && tx->nl_end[k] > t_old) {
+      return 1;
+    }
   }
-  return !not_limited;
+  return 0;
+}
+
+/* §8.2.1: was the whole interval covered by this feedback data-limited?
+ * The interval is (t_old, t_new], t_old = t_new - R, t_new the send time
+ * of the packet the feedback acknowledges. */
+static int data_limited(const udccp_tfrc_tx *tx, udccp_tstamp t_new) {
+  udccp_tstamp t_old = t_new > tx->r ? t_new - tx->r : 0;
+  return !udccp_tfrc_tx_not_limited_in(tx, t_old, t_new);
 }
 
 void udccp_tfrc_tx_on_feedback(udccp_tfrc_tx *tx, const udccp_tfrc_fb *fb,
@@ -264,7 +276,7 @@ void udccp_tfrc_tx_on_feedback(udccp_tfrc_tx *tx, const udccp_tfrc_fb *fb,
      * (set by first_rtt) */
   } else {
     /* step 4.  A first report (X_recv = 0) is never data-limited. */
-    if (x_recv > 0.0 && data_limited(tx, fb->t_new, ts)) {
+    if (x_recv > 0.0 && data_limited(tx, fb->t_new)) {
       if (fb->new_loss || tx->p > p_prev) {
         uint32_t i;
         for (i = 0; i < tx->n_xrs; i++) {
@@ -301,7 +313,7 @@ void udccp_tfrc_tx_on_feedback(udccp_tfrc_tx *tx, const udccp_tfrc_fb *fb,
   tx->has_fb = 1;
   tx->nofb_expiry = add_sat(ts, tx->rto);
   tx->idle = 1;
-  update_sched(tx);
+  update_sched(tx, ts);
 }
 
 /* §4.4 Update_Limits(timer_limit) */
@@ -340,7 +352,7 @@ void udccp_tfrc_tx_on_nofeedback(udccp_tfrc_tx *tx, udccp_tstamp ts) {
   }
   tx->x_inst = tx->cfg.osc ? dmin(tx->x_inst, tx->x) : tx->x;
   arm_nofb(tx, ts); /* step 2: max(4R, 2s/X) */
-  update_sched(tx);
+  update_sched(tx, ts);
 }
 
 udccp_tstamp udccp_tfrc_tx_get_expiry(const udccp_tfrc_tx *tx) {
@@ -368,17 +380,31 @@ void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
   if (ts > window && base < ts - window) {
     base = ts - window;
   }
+  if (!tx->sent_any && base < ts) {
+    /* §4.6 "t_0 = t_now": the schedule starts with the first packet; the
+     * time between tx_init and it is no unused send time */
+    base = ts;
+  }
   tx->t_nom = add_sat(base, tx->t_ipi);
   tx->last_send = ts;
   tx->sent_any = 1;
   tx->idle = 0;
-  if (rate_limited) {
-    /* §8.2.1: not data-limited at this instant */
-    if (tx->nl1 <= tx->t_new) {
-      tx->nl1 = ts;
-    } else if (tx->nl2 <= tx->t_next) {
-      tx->nl2 = ts;
+  if (!rate_limited) {
+    tx->nl_open = 0; /* data-limited at this instant */
+  } else if (tx->nl_open && tx->nl_n > 0) {
+    /* §8.2.1: not data-limited at this instant either: extend */
+    tx->nl_end[(tx->nl_head + tx->nl_n - 1) % UDCCP_TFRC_NL_RUNS] = ts;
+  } else {
+    uint32_t k;
+    if (tx->nl_n == UDCCP_TFRC_NL_RUNS) { /* forget the oldest */
+      tx->nl_head = (tx->nl_head + 1) % UDCCP_TFRC_NL_RUNS;
+      tx->nl_n--;
     }
+    k = (tx->nl_head + tx->nl_n) % UDCCP_TFRC_NL_RUNS;
+    tx->nl_start[k] = ts;
+    tx->nl_end[k] = ts;
+    tx->nl_n++;
+    tx->nl_open = 1;
   }
 }
 

@@ -11,7 +11,10 @@
  * Scheduling (§4.6, §8.3): packet i+1 is nominally due t_ipi = s/X after
  * packet i; it may go t_delta = min(t_ipi, t_gran, R)/2 early.  Unused send
  * times are kept as credit for at most one RTT, so a burst is never more
- * than one RTT's worth of packets (the §4.6 MUST).  t_ipi is at least 1 ns.
+ * than one RTT's worth of packets (the §4.6 MUST).  The schedule starts
+ * with the first packet (t_0 = t_now), and a rate increase moves the next
+ * send time to max(last_send + t_ipi, now): slots the old rate did not
+ * allow are no credit.  t_ipi is at least 1 ns.
  * TFRC-SP: t_ipi is at least 10 ms, t_delta is 0 and no packet goes sooner
  * than 10 ms after the previous one (RFC 5622 §5; we do not use its MAY of
  * an extra packet per timeslice).
@@ -30,6 +33,7 @@
 #define UDCCP_TFRC_SP_HDR 36         /* RFC 5622 §5: IPv4 + 16-byte Data */
 #define UDCCP_TFRC_XRS_MAX 3         /* X_recv_set size, §8.2.2 */
 #define UDCCP_TFRC_T_GRAN_DEFAULT (1 * UDCCP_NS_PER_MS)
+#define UDCCP_TFRC_NL_RUNS 8 /* rate-limited stretches remembered, §8.2.1 */
 /* X never exceeds this (bytes/s, 8 Pbit/s): slow start doubling against a
  * reported infinite X_recv would otherwise reach infinity. */
 #define UDCCP_TFRC_TX_X_MAX 1e15
@@ -79,7 +83,16 @@ typedef struct udccp_tfrc_tx {
   udccp_tstamp t_ipi;
   udccp_tstamp t_delta;
   udccp_tstamp last_send;
-  udccp_tstamp nl1, nl2, t_new, t_next; /* §8.2.1 NotLimited1/2 */
+  /* §8.2.1: the sender's recent rate-limited ("sent all it is allowed
+   * to send") stretches, [start, end] in send times, newest at
+   * (nl_head + nl_n - 1) % UDCCP_TFRC_NL_RUNS; nl_open: the newest is
+   * still going on.  The RFC's two NotLimited variables lose the marks
+   * inside (t_new - R, t_new] once feedback comes more often than once
+   * per RTT (each feedback moves t_next, NotLimited2 follows the latest
+   * send); the runs answer the §8.2.1 question exactly. */
+  udccp_tstamp nl_start[UDCCP_TFRC_NL_RUNS], nl_end[UDCCP_TFRC_NL_RUNS];
+  uint32_t nl_head, nl_n;
+  uint8_t nl_open;
   uint8_t has_rtt;
   uint8_t has_fb;
   uint8_t idle;        /* no data packet sent since the nofeedback timer
@@ -120,9 +133,16 @@ udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
                                      udccp_tstamp ts);
 
 /* A data packet was sent at ts.  rate_limited: 1 if more data was waiting,
- * i.e. the sender is sending all it is allowed (§8.2.1). */
+ * i.e. the sender is sending all it is allowed (§8.2.1); consecutive such
+ * sends form one rate-limited stretch [first, last]. */
 void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
                            int rate_limited);
+
+/* §8.2.1: 1 if the sender was rate-limited (not data-limited) at some
+ * time in (t_old, t_new], as far as its record of recent rate-limited
+ * stretches reaches. */
+int udccp_tfrc_tx_not_limited_in(const udccp_tfrc_tx *tx, udccp_tstamp t_old,
+                                 udccp_tstamp t_new);
 
 /* The rate packets are paced at: X_inst with §4.5, else X. */
 double udccp_tfrc_tx_rate(const udccp_tfrc_tx *tx);

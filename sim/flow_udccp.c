@@ -283,6 +283,7 @@ static void end_setup(sim_flow *f, uflow_end *e, int server) {
   e->set.rand_user_data = &e->rng;
   e->set.ccid = (uint8_t)f->kind->ccid;
   e->set.cksum_mode = UDCCP_CKSUM_FULL;
+  e->set.ecn_capable = (uint8_t)(sim_flow_config(f)->ecn != 0);
   if (sim_flow_config(f)->seq_window != 0) {
     e->set.seq_window = sim_flow_config(f)->seq_window;
   }
@@ -389,6 +390,10 @@ static void uflow_sample(const sim_flow *f, sim_flow_sample *s) {
   s->srtt = info.srtt;
   s->cwnd = info.cwnd;
   s->ack_ratio = info.ack_ratio;
+  if (f->kind->tfrc) {
+    s->x_bps = (double)info.x * 8.0;
+    s->p = info.p;
+  }
 }
 
 static int end_clean(const uflow_end *e) {
@@ -440,7 +445,6 @@ static void uflow_finish(sim_flow *f, sim_flow_result *r) {
   end_desc(a, sizeof(a), "client", &u->cli);
   end_desc(b, sizeof(b), "server", &u->srv);
   snprintf(r->close_desc, sizeof(r->close_desc), "%s; %s", a, b);
-  r->loss_event_rate = u->cli.info.p;
   r->declared_lost = u->cli.info.pkts_lost;
   r->rx_dropped = u->srv.info.pkts_dropped;
   r->rx_seq_invalid = u->srv_seq_invalid;

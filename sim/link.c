@@ -76,6 +76,32 @@ static int link_lost_before_queue(sim_link *l, int *verdict) {
 
 int sim_link_send(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
                   udccp_tstamp arrive[2], int *verdict) {
+  return sim_link_send_ecn(l, wire_bytes, now, arrive, verdict, NULL);
+}
+
+/* RED-like marking on the instantaneous queue (RFC 3168 §5: mark ECT
+ * packets where a non-ECN queue would drop early). */
+static void link_mark(sim_link *l, uint8_t *ecn) {
+  uint32_t q = l->txq_count;
+  double p;
+  if (ecn == NULL || l->cfg.mark_min == 0 || (*ecn != 1 && *ecn != 2) ||
+      q < l->cfg.mark_min) {
+    return;
+  }
+  if (q >= l->cfg.mark_max) {
+    p = 1.0;
+  } else {
+    p = l->cfg.mark_pmax * (double)(q - l->cfg.mark_min) /
+        (double)(l->cfg.mark_max - l->cfg.mark_min);
+  }
+  if (sim_rng_chance(&l->rng, p)) {
+    *ecn = 3;
+    l->stats.ce_marked++;
+  }
+}
+
+int sim_link_send_ecn(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
+                      udccp_tstamp arrive[2], int *verdict, uint8_t *ecn) {
   l->stats.offered++;
   if (link_lost_before_queue(l, verdict)) {
     return 0;
@@ -86,6 +112,7 @@ int sim_link_send(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
     *verdict = SIM_LINK_DROPPED_QUEUE;
     return 0;
   }
+  link_mark(l, ecn);
   /* Service starts when the previous packet is done, or now if idle. */
   uint64_t rate = l->cfg.rate_bps;
   udccp_tstamp start = l->tx_end;

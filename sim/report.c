@@ -52,7 +52,8 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
               (unsigned long long)r->rx_seq_invalid);
     }
     if (r->tfrc) {
-      fprintf(out, ", \"loss_event_rate\": %.6f", fin(r->loss_event_rate));
+      fprintf(out, ", \"loss_event_rate\": %.6f, \"loss_event_rate_end\": %.6f",
+              fin(r->loss_event_rate), fin(r->loss_event_rate_end));
     }
     fprintf(out, ", \"established\": %s, \"closed_cleanly\": %s",
             r->established ? "true" : "false", r->closed_ok ? "true" : "false");
@@ -81,11 +82,12 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
           res->end_time_s);
   fprintf(out,
           "  \"events\": %llu, \"fwd_queue_drops\": %llu, "
-          "\"fwd_random_losses\": %llu, \"max_backlog_pkts\": %u",
+          "\"fwd_random_losses\": %llu, \"fwd_ce_marks\": %llu, "
+          "\"max_backlog_pkts\": %u",
           (unsigned long long)res->events,
           (unsigned long long)res->fwd.dropped_queue,
           (unsigned long long)(res->fwd.lost_random + res->fwd.lost_burst),
-          res->fwd.max_backlog);
+          (unsigned long long)res->fwd.ce_marked, res->fwd.max_backlog);
   if (wall_s >= 0) {
     fprintf(out, ",\n  \"wall_time_s\": %.3f", wall_s);
   }

@@ -104,7 +104,8 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
   if (fwd) {
     f->fwd_offered++;
   }
-  int n = sim_link_send(&s->link[p->dir], p->wire_len, now, arrive, &verdict);
+  int n = sim_link_send_ecn(&s->link[p->dir], p->wire_len, now, arrive,
+                            &verdict, &p->ecn);
   if (n == 0) {
     if (fwd) {
       f->fwd_lost++;
@@ -171,17 +172,24 @@ static void take_sample(sim *s, udccp_tstamp now) {
     if (k >= 1 && k - 1 < f->n_bins) {
       f->bins[k - 1] = bytes;
     }
-    sim_flow_sample smp = {0, 0, 0};
+    sim_flow_sample smp;
+    memset(&smp, 0, sizeof(smp));
     f->kind->sample(f, &smp);
     if (smp.srtt > 0) {
       f->rtt_sum += (double)smp.srtt / 1e6;
       f->rtt_n++;
     }
+    if (k >= 1 && k - 1 < f->n_bins && smp.p > 0) {
+      f->p_sum += smp.p;
+      f->p_n++;
+    }
+    f->p_end = smp.p;
     if (s->cfg->csv != NULL) {
-      fprintf(s->cfg->csv, "%.3f,%zu,%s,%.0f,%.3f,%u,%u,%u\n",
+      fprintf(s->cfg->csv, "%.3f,%zu,%s,%.0f,%.3f,%u,%u,%u,%.0f,%.6f\n",
               (double)now / 1e9, i, f->kind->name, (double)bytes * 8.0,
               (double)smp.srtt / 1e6, smp.cwnd, smp.ack_ratio,
-              sim_link_backlog(&s->link[SIM_DIR_FWD], now));
+              sim_link_backlog(&s->link[SIM_DIR_FWD], now), smp.x_bps,
+              smp.p);
     }
   }
 }
@@ -311,6 +319,17 @@ static void flow_result(const sim *s, sim_flow *f, sim_flow_result *r) {
     sum2 += d * d;
   }
   r->rate_cov = mean > 0 ? sqrt(sum2 / (double)f->n_bins) / mean : 0;
+  if (r->tfrc) {
+    r->loss_event_rate = f->p_n ? f->p_sum / (double)f->p_n : 0;
+    r->loss_event_rate_end = f->p_end;
+  }
+  r->rate_series = calloc(f->n_bins ? f->n_bins : 1, sizeof(double));
+  if (r->rate_series != NULL) {
+    for (size_t k = 0; k < f->n_bins; k++) {
+      r->rate_series[k] = (double)f->bins[k] * 8.0;
+    }
+    r->n_series = f->n_bins;
+  }
   if (f->err[0] != '\0') {
     memcpy(r->err, f->err, sizeof(r->err));
   }
@@ -369,6 +388,17 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
   lc.reorder = cfg->reorder;
   lc.reorder_delay = cfg->reorder_delay;
   lc.dup = cfg->dup;
+  if (cfg->ecn) {
+    /* Mark from half the queue, with a probability rising to 0.2 at 7/8
+     * and certainly above: a window-halving sender that backs off there
+     * still keeps the link busy (half a BDP of queue stays), and the
+     * drop-tail limit is rarely met. */
+    lc.mark_min = lc.queue_pkts / 2 > 0 ? lc.queue_pkts / 2 : 1;
+    lc.mark_max = (7 * lc.queue_pkts) / 8 > lc.mark_min
+                      ? (7 * lc.queue_pkts) / 8
+                      : lc.mark_min + 1;
+    lc.mark_pmax = 0.2;
+  }
   res->queue_pkts = lc.queue_pkts;
   if (sim_link_init(&s->link[SIM_DIR_FWD], &lc, cfg->seed, STREAM_LINK_FWD) ||
       sim_link_init(&s->link[SIM_DIR_REV], &lc, cfg->seed, STREAM_LINK_REV)) {
@@ -503,6 +533,9 @@ int sim_run(const sim_config *cfg, sim_result *res) {
 }
 
 void sim_result_free(sim_result *res) {
+  for (size_t i = 0; res->flows != NULL && i < res->n_flows; i++) {
+    free(res->flows[i].rate_series);
+  }
   free(res->flows);
   res->flows = NULL;
   res->n_flows = 0;

@@ -42,6 +42,7 @@ typedef struct sim_config {
   double reorder;             /* reordering probability... */
   udccp_tstamp reorder_delay; /* ...and the extra delay of a reordered packet */
   double dup;                 /* duplication probability */
+  int ecn;                    /* 1: udccp flows use ECN, queues mark CE */
   udccp_tstamp duration;      /* measured period */
   uint64_t seed;
   uint32_t pkt_size;          /* datagram payload of udccp flows; 0 = the MPS */
@@ -71,7 +72,14 @@ typedef struct sim_flow_result {
   double loss_rate;          /* forward packets lost / offered (network) */
   double rtt_ms;             /* mean of the sender's 1-second RTT estimates */
   double rate_cov;           /* coefficient of variation of 1-s goodput */
-  double loss_event_rate;    /* TFRC p at the end (CCID 3/4) */
+  double loss_event_rate;    /* TFRC p (CCID 3/4): mean of the sender's
+                                1-second samples of p over the measured
+                                period, counting those with p > 0 */
+  double loss_event_rate_end;/* TFRC p when the measured period ended */
+  double *rate_series;       /* goodput of each whole second of the
+                                measured period, bits/s (the --csv
+                                goodput_bps); n_series values */
+  size_t n_series;
   uint64_t sent_pkts;        /* data packets the sender transmitted */
   uint64_t delivered_pkts;   /* datagrams/segments the receiving app got */
   uint64_t delivered_bytes;

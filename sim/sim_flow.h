@@ -23,6 +23,8 @@ typedef struct sim_flow_sample {
   udccp_tstamp srtt; /* sender's smoothed RTT; 0 if unknown */
   uint32_t cwnd;     /* packets; 0 if not window-based */
   uint32_t ack_ratio;/* data packets per ack (CCID 2 Ack Ratio); 0 unknown */
+  double x_bps;      /* TFRC allowed rate X, bits/s; 0 if not rate-based */
+  double p;          /* TFRC loss event rate; 0 if none */
 } sim_flow_sample;
 
 struct sim_flow_kind {
@@ -79,6 +81,9 @@ struct sim_flow {
   uint64_t bin_mark;
   double rtt_sum;
   uint64_t rtt_n;
+  double p_sum;                    /* p > 0 samples in the measured period */
+  uint64_t p_n;
+  double p_end;                    /* p of the sample at the stop */
 };
 
 /* The kinds, NULL-terminated, and lookup by name (NULL if unknown). */

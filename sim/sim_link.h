@@ -25,6 +25,12 @@ typedef struct sim_link_cfg {
   double reorder;             /* probability a packet is held back... */
   udccp_tstamp reorder_delay; /* ...by this much extra delay */
   double dup;                 /* probability a packet arrives twice */
+  /* RED-like ECN marking (RFC 3168 §5, RFC 7567): an ECT packet that finds
+   * at least mark_min packets queued is marked CE with a probability
+   * rising linearly to mark_pmax at mark_max (and always above); Not-ECT
+   * packets only meet the drop-tail limit.  mark_min = 0: no marking. */
+  uint32_t mark_min, mark_max;
+  double mark_pmax;
 } sim_link_cfg;
 
 enum sim_link_verdict {
@@ -36,7 +42,7 @@ enum sim_link_verdict {
 
 typedef struct sim_link_stats {
   uint64_t offered, lost_random, lost_burst, dropped_queue;
-  uint64_t forwarded, forwarded_bytes, reordered, duplicated;
+  uint64_t forwarded, forwarded_bytes, reordered, duplicated, ce_marked;
   uint32_t max_backlog;
 } sim_link_stats;
 
@@ -64,6 +70,11 @@ void sim_link_free(sim_link *l);
  * their arrival times into arrive[]; *verdict tells what happened. */
 int sim_link_send(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
                   udccp_tstamp arrive[2], int *verdict);
+
+/* As sim_link_send(), for a packet whose IP ECN codepoint is *ecn: the
+ * marking queue may set it to CE (3). */
+int sim_link_send_ecn(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
+                      udccp_tstamp arrive[2], int *verdict, uint8_t *ecn);
 
 /* Packets queued or in service at now. */
 uint32_t sim_link_backlog(sim_link *l, udccp_tstamp now);

@@ -35,7 +35,7 @@ expect_error "unknown flow kind 'ccid9'" --flows ccid9 $BASE
 expect_error "has no unit" --flows tcp --rate 50 --delay 10ms
 expect_error "use bit, kbit, mbit or gbit" --flows tcp --rate 50mbps --delay 10ms
 expect_error "has no unit" --flows tcp --rate 10mbit --delay 20
-expect_error "not yet implemented" --flows tcp $BASE --plot x.svg
+expect_error "cannot create --plot file" --flows tcp $BASE --plot /nonexistent/x.svg
 expect_error "missing --flows" $BASE
 expect_error "would drop everything" --flows tcp $BASE --loss 1
 expect_error "probability" --flows tcp $BASE --loss 2

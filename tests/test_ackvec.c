@@ -520,6 +520,101 @@ static void test_rfc4340_11_4_random_roundtrip(void **state) {
   udccp_ackvec_free(&av);
 }
 
+/* The sender's view for the nonce tests: nonce of seq, -1 if unknown. */
+typedef struct nonce_map {
+  uint64_t lo, hi;
+  uint8_t bit[512];
+} nonce_map;
+
+static int map_nonce(uint64_t seq, void *ud) {
+  const nonce_map *m = ud;
+  if (seq < m->lo || seq > m->hi) {
+    return -1;
+  }
+  return m->bit[seq - m->lo];
+}
+
+/* §12.2: the Nonce Echo is the parity of the nonces of the packets the
+ * option reports in state 0: marked (CE) and lost packets do not count,
+ * and the option type (38 or 39) carries it.  The sender's check agrees,
+ * and catches a receiver that hides a loss. */
+static void test_rfc4340_12_2_nonce_echo_in_option_type(void **state) {
+  udccp_ackvec av;
+  nonce_map m;
+  uint64_t q;
+  unsigned checked = 0, parity = 0;
+  uint32_t rng = 7;
+  (void)state;
+  init_av(&av, 64);
+  memset(&m, 0, sizeof(m));
+  m.lo = 1;
+  m.hi = 300;
+  for (q = 1; q <= 300; q++) {
+    rng = rng * 1103515245u + 12345u;
+    m.bit[q - 1] = (uint8_t)((rng >> 16) & 1);
+    if (q % 17 == 0) {
+      continue; /* lost */
+    }
+    if (q % 23 == 0) {
+      /* CE destroys the nonce */
+      assert_int_equal(udccp_ackvec_record_ecn(&av, q, 3), 0);
+      continue;
+    }
+    assert_int_equal(udccp_ackvec_record_ecn(&av, q, m.bit[q - 1] ? 1 : 2),
+                     0);
+    parity ^= m.bit[q - 1];
+  }
+  (void)roundtrip(&av, 1000);
+  assert_int_equal(g_opts.n_ackvec, 1);
+  assert_int_equal(g_ob.buf[0], parity ? UDCCP_OPT_ACK_VECTOR_1
+                                       : UDCCP_OPT_ACK_VECTOR_0);
+  assert_int_equal(udccp_ackvec_nonce_check(&g_opts, av.head, map_nonce, &m,
+                                            &checked),
+                   0);
+  assert_int_equal(checked, 1);
+  /* A cheating receiver claims lost packet 17 arrived: the echo it keeps
+   * is wrong half the time; with 17's nonce set, it is wrong now. */
+  m.bit[17 - 1] = 1;
+  assert_int_equal(udccp_ackvec_record_ecn(&av, 17, 2), 0); /* fills hole */
+  (void)roundtrip(&av, 1001);
+  assert_int_equal(udccp_ackvec_nonce_check(&g_opts, av.head, map_nonce, &m,
+                                            &checked),
+                   1);
+  /* An option reaching packets the sender forgot is not judged. */
+  m.lo = 100;
+  assert_int_equal(udccp_ackvec_nonce_check(&g_opts, av.head, map_nonce, &m,
+                                            &checked),
+                   0);
+  assert_int_equal(checked, 0);
+  udccp_ackvec_free(&av);
+}
+
+/* §12.2: several options each carry the echo of their own packets. */
+static void test_rfc4340_12_2_nonce_echo_per_option(void **state) {
+  udccp_ackvec av;
+  nonce_map m;
+  uint64_t q;
+  unsigned checked = 0;
+  (void)state;
+  init_av(&av, 512);
+  memset(&m, 0, sizeof(m));
+  m.lo = 1;
+  m.hi = 500;
+  /* Alternate received and lost packets: one byte per packet, so 500
+   * packets need two options. */
+  for (q = 1; q <= 500; q += 2) {
+    m.bit[q - 1] = (uint8_t)((q / 2) % 3 == 0);
+    assert_int_equal(udccp_ackvec_record_ecn(&av, q, m.bit[q - 1] ? 1 : 2), 0);
+  }
+  (void)roundtrip(&av, 2000);
+  assert_true(g_opts.n_ackvec >= 2);
+  assert_int_equal(udccp_ackvec_nonce_check(&g_opts, av.head, map_nonce, &m,
+                                            &checked),
+                   0);
+  assert_int_equal(checked, g_opts.n_ackvec);
+  udccp_ackvec_free(&av);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_11_4_in_order_single_run),
@@ -539,6 +634,8 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_11_4_reserved_state_rejected),
       cmocka_unit_test(test_rfc4340_11_4_parse_stop_and_type_39),
       cmocka_unit_test(test_rfc4340_11_4_random_roundtrip),
+      cmocka_unit_test(test_rfc4340_12_2_nonce_echo_in_option_type),
+      cmocka_unit_test(test_rfc4340_12_2_nonce_echo_per_option),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

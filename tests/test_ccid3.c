@@ -16,7 +16,9 @@
 
 #include "ccid.h"
 #include "ccid3.h"
+#include "conn.h"
 #include "feat.h"
+#include "pair.h"
 #include "opt.h"
 #include "tfrc_eq.h"
 #include "tfrc_lh.h"
@@ -836,8 +838,137 @@ static void test_rfc5348_3_1_loop_converges_to_equation_rate(void **state) {
   assert_true(fabs(err) <= 0.25);
 }
 
+/* RFC 5348 §8.2.1 "after sending a segment: if (sender has sent all it
+ * is allowed to send)": env->tx_more says so.  A packet sent late (an
+ * application that was slow, or a late wakeup) with more data queued is
+ * rate-limited all the same; a packet sent on time with nothing behind
+ * it is not (the application had no more to give). */
+static void test_rfc5348_8_2_1_queued_data_decides_not_limited(void **state) {
+  tl_half tx;
+  const udccp_tfrc_tx *t;
+  udccp_tstamp ts = 10 * UDCCP_NS_PER_S, at, at2;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  t = udccp_tfrc_ccid_tx_tfrc(&tx.st);
+  /* late by far more than t_ipi (25 ms at 40000 B/s), data queued */
+  tx.env.tx_more = UDCCP_CCID_MORE_YES;
+  tl_send_data(&tx, 1, 1000, ts);
+  assert_true(udccp_tfrc_tx_not_limited_in(t, ts - 1, ts));
+  /* exactly on time but the queue ran empty: data-limited */
+  at = tx.ops->tx_next_send(&tx.st, ts);
+  tx.env.tx_more = UDCCP_CCID_MORE_NO;
+  tl_send_data(&tx, 2, 1000, at);
+  assert_false(udccp_tfrc_tx_not_limited_in(t, ts, at));
+  /* unknown: the timing guess (on time = rate-limited) */
+  at2 = tx.ops->tx_next_send(&tx.st, at);
+  tx.env.tx_more = UDCCP_CCID_MORE_UNKNOWN;
+  tl_send_data(&tx, 3, 1000, at2);
+  assert_true(udccp_tfrc_tx_not_limited_in(t, at, at2));
+  tl_tx_exit(&tx);
+}
+
+static int sent_data(udccp_pair *p, void *ud) {
+  return p->c[0]->info.data_pkts_sent >= *(const uint64_t *)ud;
+}
+
+/* The connection fills env->tx_more from its send queue: with three
+ * datagrams queued the first goes out "more waiting", the last not.  And
+ * RFC 5348 §4.6 "t_0 = t_now": the schedule starts with the first data
+ * packet, so the time the sender half waited for data since the handshake
+ * is no credit -- one packet goes, then one per t_ipi. */
+static void test_rfc5348_8_2_1_connection_reports_queued_data(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  static const uint8_t d[100];
+  uint64_t n;
+  int i;
+  (void)state;
+  udccp_settings_default(&cs);
+  cs.ccid = 3;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 6), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL,
+                                   5 * UDCCP_NS_PER_S));
+  for (i = 0; i < 3; i++) {
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], d, sizeof(d), 0,
+                                               p.now), 0);
+  }
+  n = 1;
+  assert_true(udccp_pair_run_until(&p, sent_data, &n, 5 * UDCCP_NS_PER_S));
+  assert_int_equal(p.c[0]->info.data_pkts_sent, 1); /* paced: one at once */
+  assert_int_equal(p.c[0]->env.tx_more, UDCCP_CCID_MORE_YES);
+  n = 3;
+  assert_true(udccp_pair_run_until(&p, sent_data, &n, 5 * UDCCP_NS_PER_S));
+  assert_int_equal(p.c[0]->env.tx_more, UDCCP_CCID_MORE_NO); /* the last */
+  udccp_pair_free(&p);
+}
+
+/* RFC 4342 §5.3 with s = MPS: every packet counts as one MPS, so the
+ * Receive Rate (payload bytes/s, §8.3) is taken in the same units.  A
+ * sender of 100-byte datagrams (MPS 1000) whose receiver reports 50
+ * packets/s = 5000 bytes/s has X_recv = 50000 "MPS bytes"/s; X stays
+ * near 2 X_recv instead of collapsing to a tenth of it per feedback. */
+static void test_rfc4342_5_3_receive_rate_in_mps_units(void **state) {
+  tl_half tx;
+  tl_ack a;
+  static const tl_iv iv = {100, 0, 0};
+  udccp_tstamp t = 0;
+  uint64_t seq;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  for (seq = 1; seq <= 200; seq++, t += MS) {
+    tl_send_data(&tx, seq, 100, t);
+  }
+  t += RTT;
+  assert_int_equal(tl_fb_build(&a, 7, 200, 0, 0, &iv, 1, 5000, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t), 0);
+  /* s_mean is an EWMA (1/16) from the MPS: after 200 packets of 100 it
+   * is within 0.01 % of 100 */
+  assert_true(fabs(udccp_tfrc_ccid_tx_tfrc(&tx.st)->x_recv - 50000.0) <
+              0.001 * 50000.0);
+  tl_tx_exit(&tx);
+}
+
+/* ------------------------------------------------- with a connection */
+
+static int client_tx_up(udccp_pair *p, void *ud) {
+  (void)ud;
+  return p->c[0] != NULL && p->c[0]->tx_ccid_up;
+}
+
+/* RFC 5348 §4.2: "if the sender has an RTT measurement from the handshake"
+ * the initial rate is W_init/R at once.  The connection hands the
+ * Request/Response round trip (2 x 50 ms here) to the sender half before
+ * tx_init; without it the sender would start at one packet per second. */
+static void test_rfc5348_4_2_handshake_rtt_gives_initial_rate(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  udccp_conn_info ci;
+  const udccp_tfrc_tx *t;
+  double w_init;
+  (void)state;
+  memset(&cs, 0, sizeof(cs));
+  udccp_settings_default(&cs);
+  cs.ccid = 3;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 5), 0);
+  p.delay[0] = p.delay[1] = 50 * MS;
+  assert_true(udccp_pair_run_until(&p, client_tx_up, NULL, 5 * UDCCP_NS_PER_S));
+  assert_int_equal(p.c[0]->tx_ccid_id, 3);
+  t = udccp_tfrc_ccid_tx_tfrc(&p.c[0]->tx_st);
+  assert_true(t->has_rtt);
+  assert_true(t->r >= 100 * MS && t->r <= 101 * MS);
+  udccp_conn_get_info(p.c[0], &ci);
+  w_init = fmin(4.0 * t->cfg.s, fmax(2.0 * t->cfg.s, 4380.0));
+  assert_true(fabs((double)ci.x - w_init / ((double)t->r * 1e-9)) <= 1.0);
+  assert_true((double)ci.x > 10.0 * t->cfg.s); /* not 1 packet/s */
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc5348_4_2_handshake_rtt_gives_initial_rate),
+      cmocka_unit_test(test_rfc4342_5_3_receive_rate_in_mps_units),
+      cmocka_unit_test(test_rfc5348_8_2_1_queued_data_decides_not_limited),
+      cmocka_unit_test(test_rfc5348_8_2_1_connection_reports_queued_data),
       cmocka_unit_test(test_rfc4342_8_1_ccval_quarter_rtt_increment),
       cmocka_unit_test(test_rfc4342_8_1_ack_raises_ccval_to_wc_plus_4),
       cmocka_unit_test(test_rfc4342_8_2_rtt_sample_subtracts_elapsed_time),

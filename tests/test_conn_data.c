@@ -445,7 +445,7 @@ static void test_rfc4340_12_1_ect_when_peer_reads_ecn(void **state) {
   open_pair(&p, &cs, NULL, 12);
   assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 100, 0, p.now), 0);
   assert_true(udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), &ecn, p.now) > 0);
-  assert_int_equal(ecn, 2); /* ECT(0) */
+  assert_true(ecn == 1 || ecn == 2); /* ECT(1) or ECT(0): the nonce */
   /* The server did not enable ECN for what it sends. */
   assert_int_equal(udccp_conn_queue_datagram(p.c[1], buf, 100, 0, p.now), 0);
   assert_true(udccp_conn_write_pkt(p.c[1], buf, sizeof(buf), &ecn, p.now) > 0);

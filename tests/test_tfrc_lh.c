@@ -312,6 +312,37 @@ static void test_rfc4342_10_2_ccval_loss_events(void **state) {
   }
 }
 
+/* RFC 4342 §10.2 counts window counters, which only data packets carry
+ * (§8.1): the CCVal 0 of the Acks the sender's other half interleaves in
+ * the same sequence space must neither close an event nor serve as
+ * C(X_prev).  Data packets all at counter 7 (one quarter RTT), every third
+ * sequence number an Ack with CCVal 0, losses at 20, 32 and 44: one loss
+ * event.  (An Ack at counter distance 9 from 7 once split every loss into
+ * its own event, a loss event rate near 1/5 at start-up.) */
+static void test_rfc4342_10_2_nondata_ccval_ignored(void **state) {
+  udccp_tfrc_lh lh;
+  udccp_tfrc_rx_ctx c = ctx_default();
+  uint64_t s;
+  (void)state;
+  udccp_tfrc_lh_init(&lh, UDCCP_TFRC_LH_CCVAL, 0, 0);
+  for (s = 1; s <= 60; s++) {
+    int data = s % 3 != 0;
+    if (s == 20 || s == 32 || s == 44) {
+      continue;
+    }
+    rx_full(&lh, &c, s, s * US, data ? 7 : 0, 2, (uint8_t)data, 0);
+  }
+  assert_int_equal(lh.n_lost, 3);
+  assert_int_equal(lh.n_events, 1);
+  assert_int_equal(lh.li[0].loss_len, 25); /* 20..44 */
+  /* a data packet 5 counters on does close it: the next loss is new */
+  rx_full(&lh, &c, 61, 61 * US, 12, 2, 1, 0);
+  for (s = 63; s <= 66; s++) {
+    rx_full(&lh, &c, s, s * US, 12, 2, 1, 0);
+  }
+  assert_int_equal(lh.n_events, 2);
+}
+
 /* RFC 5348 §5.2 with times: 1 packet per ms, R = 10 ms; T_old + R >= T_new
  * is the same event. */
 static void test_rfc5348_5_2_rtt_loss_events(void **state) {
@@ -843,6 +874,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_5_1_ecn_mark_immediate),
       cmocka_unit_test(test_rfc4342_6_1_ndp_count_lost_nondata),
       cmocka_unit_test(test_rfc4342_10_2_ccval_loss_events),
+      cmocka_unit_test(test_rfc4342_10_2_nondata_ccval_ignored),
       cmocka_unit_test(test_rfc5348_5_2_rtt_loss_events),
       cmocka_unit_test(test_rfc5348_5_2_interpolated_run),
       cmocka_unit_test(test_rfc5348_5_2_huge_gap_bounded),

@@ -86,8 +86,9 @@ static void test_rfc5348_4_3_first_feedback_and_rtt_filter(void **state) {
   assert_rel(tx.x, 43800.0, 1e-15);
   assert_int_equal(udccp_tfrc_tx_get_expiry(&tx), T0 + 500 * MS); /* 4R */
   /* the packet waiting since T0 (1 s out at 1 packet/s) may now go at
-   * the new rate: s/X = 1460/43800 s after the last send */
-  assert_int_equal(tx.t_nom, T0 + udccp_tfrc_t_ipi(1460, 43800.0));
+   * the new rate: s/X = 1460/43800 s after the last send, but not
+   * earlier than now (§4.6, no burst for the slots the old rate had) */
+  assert_int_equal(tx.t_nom, T0 + 100 * MS);
   assert_true(udccp_tfrc_tx_next_send(&tx, T0 + 100 * MS) <= T0 + 100 * MS);
   fb = fb_make(200 * MS, 30000.0, 0.0, T0 + 100 * MS);
   udccp_tfrc_tx_on_feedback(&tx, &fb, T0 + 150 * MS);
@@ -197,11 +198,12 @@ static void test_rfc5348_4_3_data_limited_loss(void **state) {
   assert_int_equal(tx.n_xrs, 2);
 }
 
-/* §8.2.1: a not-limited time already credited to one feedback packet's
- * interval moves on (NotLimited1 = NotLimited2) and does not make the next
- * interval "not data-limited".  R = 20 ms; sends at +14 and +27 ms with
- * more data waiting; feedback at +28 covers (-3, 17] (contains 14), the
- * one at +39 covers (5, 25]: no not-limited time left there. */
+/* §8.2.1: "was there any time in (t_old, t_new] when the sender was not
+ * data-limited", R = 20 ms.  Sends: +14 ms with more data waiting (rate-
+ * limited until its next send), +20 ms with nothing waiting (data-limited
+ * from then), +27 ms rate-limited, +30 ms data-limited again.  A feedback
+ * naming t_new = +25 covers (5, 25]: the sender was rate-limited at 14..20
+ * -> not data-limited; t_new = +60 covers (40, 60]: data-limited. */
 static void test_rfc5348_8_2_1_data_limited_intervals(void **state) {
   udccp_tfrc_tx tx;
   udccp_tfrc_fb fb;
@@ -210,13 +212,19 @@ static void test_rfc5348_8_2_1_data_limited_intervals(void **state) {
   init_tx(&tx, 1000);
   udccp_tfrc_tx_set_rtt(&tx, 20 * MS, T0);
   udccp_tfrc_tx_on_sent(&tx, t + 14 * MS, 1);
+  udccp_tfrc_tx_on_sent(&tx, t + 20 * MS, 0);
   udccp_tfrc_tx_on_sent(&tx, t + 27 * MS, 1);
-  fb = fb_make(20 * MS, 1e5, 0.01, t + 17 * MS);
-  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 28 * MS);
+  udccp_tfrc_tx_on_sent(&tx, t + 30 * MS, 0);
+  assert_true(udccp_tfrc_tx_not_limited_in(&tx, t + 5 * MS, t + 25 * MS));
+  assert_true(udccp_tfrc_tx_not_limited_in(&tx, t + 20 * MS, t + 40 * MS));
+  assert_false(udccp_tfrc_tx_not_limited_in(&tx, t + 20 * MS, t + 26 * MS));
+  assert_false(udccp_tfrc_tx_not_limited_in(&tx, t + 40 * MS, t + 60 * MS));
+  fb = fb_make(20 * MS, 1e5, 0.01, t + 25 * MS);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 45 * MS);
   assert_int_equal(tx.n_xrs, 1); /* Update X_recv_set: {1e5} */
   assert_true(tx.xrs[0] == 1e5);
-  fb = fb_make(20 * MS, 1e5, 0.02, t + 25 * MS); /* p increased */
-  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 39 * MS);
+  fb = fb_make(20 * MS, 1e5, 0.02, t + 60 * MS); /* p increased */
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 80 * MS);
   /* data-limited with a loss increase: halve {1e5}, X_recv = 0.85e5,
    * maximize -> {85000}, recv_limit = 85000 */
   assert_int_equal(tx.n_xrs, 1);
@@ -396,6 +404,110 @@ static void test_rfc5348_4_6_t_ipi_10gbit_10us(void **state) {
     udccp_tfrc_tx_on_sent(&tx, t, 1);
     assert_true(tx.t_nom > prev_next);
     prev_next = tx.t_nom;
+  }
+}
+
+/* §4.6: a rate increase (here the first feedback, 1 packet/s -> W_init/R,
+ * and slow-start doubling) applies from now on: the next packet goes at
+ * max(last_send + t_ipi, now).  The send times the old rate did not allow
+ * are not unused credit -- a greedy sender that was rate-limited all along
+ * must not send (now - last_send)/t_ipi packets at once. */
+static void test_rfc5348_4_6_rate_increase_sends_no_burst(void **state) {
+  udccp_tfrc_tx tx;
+  udccp_tfrc_fb fb;
+  udccp_tstamp t = T0;
+  int burst = 0;
+  udccp_tstamp k;
+  (void)state;
+  init_tx(&tx, 1000);
+  send_busy(&tx, t); /* the first packet; the next is 1 s away */
+  assert_true(udccp_tfrc_tx_next_send(&tx, t) >= t + SEC - MS);
+  t += 100 * MS;     /* its feedback: R = 100 ms, X = 4000/0.1 */
+  fb = fb_make(100 * MS, 0.0, 0.0, T0);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t);
+  assert_rel(tx.x, 40000.0, 1e-15); /* t_ipi = 25 ms */
+  while (udccp_tfrc_tx_next_send(&tx, t) <= t && burst < 100) {
+    send_busy(&tx, t);
+    burst++;
+  }
+  assert_int_equal(burst, 1); /* not 4 (100 ms / 25 ms) */
+  assert_int_equal(tx.t_nom, t + 25 * MS);
+  /* slow start: the sender uses its slots at +125, +150, +175 ms; at
+   * +200 ms, one RTT after the first feedback, X doubles: the slot due
+   * then is max(last_send + 12.5 ms, now) = now, and only one packet goes
+   * (counting from last_send alone would allow +187.5 and +200) */
+  for (k = 1; k <= 3; k++) {
+    assert_true(udccp_tfrc_tx_next_send(&tx, t + k * 25 * MS) <=
+                t + k * 25 * MS);
+    send_busy(&tx, t + k * 25 * MS);
+  }
+  t += 100 * MS;
+  fb = fb_make(100 * MS, 40000.0, 0.0, t - 100 * MS);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t);
+  assert_rel(tx.x, 80000.0, 1e-15);
+  burst = 0;
+  while (udccp_tfrc_tx_next_send(&tx, t) <= t && burst < 100) {
+    send_busy(&tx, t);
+    burst++;
+  }
+  assert_int_equal(burst, 1);
+}
+
+/* §8.2.1: the interval a feedback covers is (t_old, t_new], t_old = t_new
+ * - R, in the sender's clock (t_new: when the acknowledged packet was
+ * sent).  A not-limited send exactly at t_old is outside it; one a
+ * nanosecond later is inside. */
+static void test_rfc5348_8_2_1_interval_is_t_new_minus_r(void **state) {
+  udccp_tfrc_tx tx;
+  udccp_tfrc_fb fb;
+  udccp_tstamp t = T0 + SEC, t_new = t + 50 * MS;
+  int k;
+  (void)state;
+  for (k = 0; k < 2; k++) {
+    init_tx(&tx, 1000);
+    udccp_tfrc_tx_set_rtt(&tx, 20 * MS, T0);
+    send_busy(&tx, t);
+    fb = fb_make(20 * MS, 3e5, 0.01, t);
+    udccp_tfrc_tx_on_feedback(&tx, &fb, t + 20 * MS);
+    assert_int_equal(tx.n_xrs, 1); /* {3e5} */
+    /* the only rate-limited send of the next interval: at t_old (k = 0)
+     * or a nanosecond after it */
+    udccp_tfrc_tx_on_sent(&tx, t_new - 20 * MS + (udccp_tstamp)k, 1);
+    udccp_tfrc_tx_on_sent(&tx, t_new, 0);
+    fb = fb_make(20 * MS, 1e5, 0.01, t_new);
+    udccp_tfrc_tx_on_feedback(&tx, &fb, t_new + 5 * MS);
+    /* data-limited: Maximize X_recv_set -> {3e5}; not data-limited:
+     * Update it -> {3e5, 1e5} */
+    assert_int_equal(tx.n_xrs, k == 0 ? 1 : 2);
+  }
+}
+
+/* §8.2.1 with feedback more often than once per RTT (each Ack of a DCCP
+ * connection may carry it): a sender that is rate-limited all the time is
+ * never data-limited, whatever t_new the feedback names.  (The RFC's
+ * NotLimited1/NotLimited2 pair, with t_next moving on every feedback, kept
+ * only marks after t_new here and halved X_recv_set as if data-limited.) */
+static void test_rfc5348_8_2_1_frequent_feedback_busy_sender(void **state) {
+  udccp_tfrc_tx tx;
+  udccp_tfrc_fb fb;
+  udccp_tstamp t = T0 + SEC, send = t;
+  int i;
+  (void)state;
+  init_tx(&tx, 1000);
+  udccp_tfrc_tx_set_rtt(&tx, 40 * MS, T0);
+  /* a packet every ms from t on; from t + 60 ms a feedback after every
+   * packet, acknowledging the packet sent 40 ms earlier, with new loss */
+  for (i = 0; i < 200; i++, send += MS) {
+    udccp_tfrc_tx_on_sent(&tx, send, 1);
+    if (i >= 60) {
+      fb = fb_make(40 * MS, 1e6, 0.001 * (1 + i / 50), send - 40 * MS);
+      fb.new_loss = (uint8_t)(i % 50 == 0);
+      udccp_tfrc_tx_on_feedback(&tx, &fb, send);
+      /* never data-limited: X_recv_set is Updated (>1 entry kept within
+       * 2R), never Maximized and halved to one entry */
+      assert_true(tx.n_xrs >= (i > 60 ? 2u : 1u));
+      assert_true(tx.x >= fmin(tx.x_bps, 2e6) * (1 - 1e-12));
+    }
   }
 }
 
@@ -632,6 +744,9 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_4_5_oscillation_reduction),
       cmocka_unit_test(test_rfc5348_4_6_t_ipi_10gbit_10us),
       cmocka_unit_test(test_rfc5348_4_6_burst_at_most_one_rtt),
+      cmocka_unit_test(test_rfc5348_4_6_rate_increase_sends_no_burst),
+      cmocka_unit_test(test_rfc5348_8_2_1_interval_is_t_new_minus_r),
+      cmocka_unit_test(test_rfc5348_8_2_1_frequent_feedback_busy_sender),
       cmocka_unit_test(test_rfc5348_8_3_t_delta),
       cmocka_unit_test(test_rfc5622_5_tfrc_sp_rate_and_min_interval),
       cmocka_unit_test(test_rfc5348_3_1_t_rto_min_option),

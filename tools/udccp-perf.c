@@ -42,7 +42,7 @@
 enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT };
 
 typedef struct perf_opts {
-  int server, once, raw, reverse, json;
+  int server, once, raw, reverse, json, no_offload;
   const char *host;
   uint16_t port, udp_port;
   int udp_port_set;
@@ -114,9 +114,9 @@ static int msg_type(const uint8_t *b, udccp_ssize n) {
 
 static void usage(FILE *f) {
   fprintf(f,
-"usage: udccp-perf -s [-p PORT] [--raw] [-1]\n"
+"usage: udccp-perf -s [-p PORT] [--raw] [--no-gso] [-1]\n"
 "       udccp-perf -c HOST [-p PORT] [--raw] [-t SECONDS] [--ccid 2|3|4]\n"
-"                  [-l BYTES] [-b RATE] [-R] [-J]\n"
+"                  [-l BYTES] [-b RATE] [-R] [-J] [--no-gso]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
@@ -130,6 +130,8 @@ static void usage(FILE *f) {
 "                        RFC 6773 port, or PORT when -p is given)\n"
 "      --raw             native DCCP over raw IP sockets (needs root)\n"
 "                        instead of DCCP-UDP (RFC 6773, the default)\n"
+"      --no-gso          DCCP-UDP: no UDP GSO/GRO offload (default: used\n"
+"                        where the kernel has it)\n"
 "  -t, --time SECONDS    test length (default 10; units s/ms allowed)\n"
 "      --ccid N          congestion control: 2, 3 or 4 (default 2)\n"
 "  -l, --length BYTES    datagram size (default: the connection's MPS)\n"
@@ -386,9 +388,16 @@ static int run_sender(const perf_opts *o, udccp_endpoint *ep, udccp_sock *s,
   double next_send = start, prev_t = start;
   uint64_t seq = 0, bytes = 0, prev_bytes = 0, prev_pkts = 0, prev_lost = 0;
   int rv = 0;
-  double now = start;
+  double now = start, next_poll = start;
   while ((now = now_s()) < stop) {
-    int t = drain(s, &rx, buf, cap, 0);
+    /* Control datagrams (REPORT) are read every millisecond, not after
+     * every datagram: each look runs the endpoint's loop, and the loop
+     * sends what udccp_send_more() batched. */
+    int t = 0;
+    if (now >= next_poll || o->rate_bps != 0) {
+      t = drain(s, &rx, buf, cap, 0);
+      next_poll = now + 0.001;
+    }
     if (t < 0) {
       rv = t;
       break;
@@ -424,7 +433,12 @@ static int run_sender(const perf_opts *o, udccp_endpoint *ep, udccp_sock *s,
     }
     put64(data + 8, seq);
     int tmo = (int)((stop - now) * 1e3);
-    udccp_ssize n = udccp_send(s, data, length, tmo > 100 ? 100 : tmo);
+    /* Unpaced, datagrams go out in batches (one sendmmsg, or one GSO
+     * send, per batch); paced ones at once. */
+    udccp_ssize n = o->rate_bps != 0
+                        ? udccp_send(s, data, length, tmo > 100 ? 100 : tmo)
+                        : udccp_send_more(s, data, length,
+                                          tmo > 100 ? 100 : tmo);
     if (n == (udccp_ssize)length) {
       seq++;
       bytes += length;
@@ -614,6 +628,7 @@ static int run_server(const perf_opts *o) {
   udccp_endpoint_config cfg;
   udccp_endpoint_config_default(&cfg);
   cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
+  cfg.no_offload = (uint8_t)o->no_offload;
   cfg.local_port = o->udp_port;
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
@@ -670,6 +685,7 @@ static int run_client(const perf_opts *o) {
   udccp_endpoint_config cfg;
   udccp_endpoint_config_default(&cfg);
   cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
+  cfg.no_offload = (uint8_t)o->no_offload;
   cfg.remote_udp_port = o->udp_port;
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
@@ -820,7 +836,7 @@ int main(int argc, char **argv) {
   o.udp_port = UDCCP_UDP_PORT_DEFAULT;
   o.duration_ns = 10 * UDCCP_NS_PER_S;
   int port_set = 0;
-  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_VERSION };
+  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_VERSION, OPT_NO_GSO };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -828,6 +844,7 @@ int main(int argc, char **argv) {
       {"port", required_argument, NULL, 'p'},
       {"udp-port", required_argument, NULL, OPT_UDP_PORT},
       {"raw", no_argument, NULL, OPT_RAW},
+      {"no-gso", no_argument, NULL, OPT_NO_GSO},
       {"time", required_argument, NULL, 't'},
       {"ccid", required_argument, NULL, OPT_CCID},
       {"length", required_argument, NULL, 'l'},
@@ -862,6 +879,7 @@ int main(int argc, char **argv) {
       }
       break;
     case OPT_RAW: o.raw = 1; break;
+    case OPT_NO_GSO: o.no_offload = 1; break;
     case 't':
       if (udccp_io_parse_time(optarg, &o.duration_ns) != 0 ||
           o.duration_ns == 0 || o.duration_ns > 3600 * UDCCP_NS_PER_S) {

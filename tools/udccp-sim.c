@@ -16,6 +16,7 @@
 #include "sim.h"
 #include "sim_flow.h"
 #include "sim_parse.h"
+#include "sim_plot.h"
 #include "sim_report.h"
 
 #define PROG "udccp-sim"
@@ -23,7 +24,8 @@
 enum {
   OPT_FLOWS = 256, OPT_RATE, OPT_DELAY, OPT_QUEUE, OPT_LOSS, OPT_BURST,
   OPT_REORDER, OPT_REORDER_DELAY, OPT_DUP, OPT_DURATION, OPT_SEED, OPT_JSON,
-  OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION, OPT_SEQWIN
+  OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION, OPT_SEQWIN,
+  OPT_ECN
 };
 
 static void usage(FILE *out) {
@@ -57,6 +59,10 @@ static void usage(FILE *out) {
 "                      (default 0)\n"
 "  --reorder-delay TIME extra delay of a reordered packet (default 5ms)\n"
 "  --dup P             probability a packet is duplicated (default 0)\n"
+"  --ecn               udccp flows negotiate ECN (RFC 4340 §12) and the\n"
+"                      bottleneck queue marks ECT packets CE, RED-like: from\n"
+"                      1/2 of the queue limit, with a probability rising to\n"
+"                      0.2 at 7/8, always above\n"
 "  --duration TIME     measured period (default 30s); udccp flows then close\n"
 "                      and the run continues until they are done\n"
 "  --seed N            random seed (default 1); the same seed gives the same\n"
@@ -67,11 +73,13 @@ static void usage(FILE *out) {
 "                      7.5.2; default: the library's, 100)\n"
 "  --json              print one JSON object instead of the table\n"
 "  --csv FILE          write per-second samples (time_s, flow, kind,\n"
-"                      goodput_bps, rtt_ms, cwnd, ack_ratio, fwd_queue_pkts)\n"
+"                      goodput_bps, rtt_ms, cwnd, ack_ratio, fwd_queue_pkts,\n"
+"                      x_bps and p: TFRC allowed rate and loss event rate)\n"
 "  --pcap FILE         capture what crosses the bottleneck, both directions\n"
 "                      (raw IPv4; DCCP as udccp wrote it, TCP with synthetic\n"
 "                      headers and zero payload)\n"
-"  --plot FILE.svg     (not yet implemented)\n"
+"  --plot FILE.svg     draw every flow's goodput over time (the --csv\n"
+"                      samples) as an SVG image, in Mbit/s against s\n"
 "  --progress          progress lines on stderr every 10 s of simulated\n"
 "                      time (default: only when stderr is a terminal)\n"
 "  -h, --help          this help\n"
@@ -137,6 +145,7 @@ int main(int argc, char **argv) {
       {"reorder", required_argument, NULL, OPT_REORDER},
       {"reorder-delay", required_argument, NULL, OPT_REORDER_DELAY},
       {"dup", required_argument, NULL, OPT_DUP},
+      {"ecn", no_argument, NULL, OPT_ECN},
       {"duration", required_argument, NULL, OPT_DURATION},
       {"seed", required_argument, NULL, OPT_SEED},
       {"length", required_argument, NULL, 'l'},
@@ -154,7 +163,7 @@ int main(int argc, char **argv) {
   cfg.reorder_delay = 5 * UDCCP_NS_PER_MS;
   char err[512];
   int have_flows = 0, have_rate = 0, have_delay = 0, json = 0, progress = 0;
-  const char *csv_path = NULL;
+  const char *csv_path = NULL, *plot_path = NULL;
   uint64_t v;
   int c;
   while ((c = getopt_long(argc, argv, "hl:", opts, NULL)) != -1) {
@@ -200,6 +209,9 @@ int main(int argc, char **argv) {
     case OPT_DUP:
       bad = sim_parse_prob(optarg, &cfg.dup, err, sizeof(err));
       break;
+    case OPT_ECN:
+      cfg.ecn = 1;
+      break;
     case OPT_DURATION:
       bad = sim_parse_time(optarg, &cfg.duration, err, sizeof(err));
       if (!bad && cfg.duration == 0) {
@@ -232,8 +244,8 @@ int main(int argc, char **argv) {
       cfg.pcap_path = optarg;
       break;
     case OPT_PLOT:
-      return fail("--plot is not yet implemented: use --csv FILE and plot the "
-                  "per-second samples with your own tool");
+      plot_path = optarg;
+      break;
     case OPT_PROGRESS:
       progress = 1;
       break;
@@ -272,8 +284,20 @@ int main(int argc, char **argv) {
       return fail(err);
     }
     fprintf(csv, "time_s,flow,kind,goodput_bps,rtt_ms,cwnd,ack_ratio,"
-                 "fwd_queue_pkts\n");
+                 "fwd_queue_pkts,x_bps,p\n");
     cfg.csv = csv;
+  }
+  FILE *svg = NULL;
+  if (plot_path != NULL) {
+    svg = fopen(plot_path, "w"); /* before the run: fail early */
+    if (svg == NULL) {
+      if (csv != NULL) {
+        fclose(csv);
+      }
+      snprintf(err, sizeof(err), "cannot create --plot file '%s': check the "
+               "directory exists and is writable", plot_path);
+      return fail(err);
+    }
   }
   if (progress || isatty(STDERR_FILENO)) {
     cfg.progress = on_progress;
@@ -288,8 +312,23 @@ int main(int argc, char **argv) {
   }
   if (rv != 0) {
     fprintf(stderr, PROG ": %s\n", res.err);
+    if (svg != NULL) {
+      fclose(svg);
+    }
     sim_result_free(&res);
     return 1;
+  }
+  if (svg != NULL) {
+    int bad = sim_plot_svg(svg, &cfg, &res) != 0;
+    if (fclose(svg) != 0) {
+      bad = 1;
+    }
+    if (bad) {
+      fprintf(stderr, PROG ": cannot write --plot file '%s': check the "
+              "directory exists and is writable\n", plot_path);
+      sim_result_free(&res);
+      return 1;
+    }
   }
   if (json) {
     sim_report_json(stdout, &cfg, &res, wall);

@@ -359,6 +359,10 @@ typedef struct udccp_conn_info {
   uint64_t rx_qdrops;         /* datagrams dropped: receive queue full */
   uint64_t syncs_sent, syncs_recv;
   uint64_t retransmits;       /* Requests, Closes, CloseReqs resent */
+  /* ECN (RFC 4340 §12), sender half */
+  uint64_t ecn_marks;         /* our data packets reported CE-marked */
+  uint64_t nonce_checks;      /* Ack Vectors whose Nonce Echo was checked */
+  uint64_t nonce_mismatches;  /* ... and found wrong (§12.2) */
 } udccp_conn_info;
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
@@ -474,6 +478,10 @@ typedef struct udccp_endpoint_config {
   uint32_t batch;          /* packets per recvmmsg/sendmmsg, 1..64: 32 */
   int sockbuf;             /* SO_RCVBUF/SO_SNDBUF bytes: 4 MiB; 0: system
                               default */
+  uint8_t no_offload;      /* DCCP-UDP: 1 = no UDP GSO/GRO; 0 (default):
+                              UDP_SEGMENT for runs of equal-size packets
+                              to one peer and UDP_GRO on receive, where
+                              the kernel has them (Linux >= 5.0) */
 } udccp_endpoint_config;
 
 /* Fills *cfg with the defaults named above. */
@@ -568,6 +576,16 @@ int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms);
 udccp_ssize udccp_send(udccp_sock *sock, const void *buf, size_t len,
                        int timeout_ms);
 
+/* As udccp_send(), but more datagrams follow at once (as Linux's
+ * MSG_MORE): the packets may wait in the endpoint's transmit batch until
+ * it is full, until the next udccp_send(), or until the endpoint's loop
+ * runs (any call that waits, udccp_endpoint_process(); meanwhile
+ * udccp_endpoint_timeout_ms() returns 0).  A bulk sender that uses it for
+ * all but its last datagram hands the kernel one sendmmsg (or one GSO
+ * send) per batch instead of one system call per datagram. */
+udccp_ssize udccp_send_more(udccp_sock *sock, const void *buf, size_t len,
+                            int timeout_ms);
+
 /* Receives one whole datagram into buf.  Returns its length (0 is a valid
  * empty datagram), UDCCP_ERR_NOBUF (cap too small; the datagram stays
  * queued, udccp_sock_peek_len() tells its size), UDCCP_ERR_AGAIN (none
@@ -634,6 +652,11 @@ typedef struct udccp_endpoint_stats {
   uint64_t resets_sent;  /* Reset No Connection for unknown connections */
   uint64_t tx_errors;    /* sendmmsg failures other than EMSGSIZE */
   uint64_t pmtu_updates; /* EMSGSIZE or ICMP Too Big applied to a conn */
+  uint64_t tx_gso_sends; /* UDP GSO super-datagrams handed to the kernel */
+  uint64_t tx_gso_pkts;  /* packets inside them (counted in tx_pkts too) */
+  uint64_t rx_gro_msgs;  /* coalesced datagrams received (UDP_GRO) */
+  uint64_t rx_gro_pkts;  /* packets split out of them (in rx_pkts too) */
+  uint64_t gso_fallbacks;/* GSO switched off: the kernel refused it */
 } udccp_endpoint_stats;
 
 void udccp_endpoint_get_stats(const udccp_endpoint *ep,

@@ -106,7 +106,8 @@ void udccp_pair_free(udccp_pair *p) {
   p->lis = NULL;
 }
 
-static void enqueue(udccp_pair *p, int dir, const uint8_t *pkt, size_t len) {
+static void enqueue_ecn(udccp_pair *p, int dir, const uint8_t *pkt,
+                        size_t len, uint8_t ecn) {
   udccp_pair_q *q = &p->q[dir];
   udccp_pair_pkt *slot;
   uint8_t type = len >= 9 ? (uint8_t)((pkt[8] >> 1) & 0xF) : 0xFF;
@@ -137,9 +138,17 @@ static void enqueue(udccp_pair *p, int dir, const uint8_t *pkt, size_t len) {
     slot->at = p->last_at[dir] + p->spacing[dir];
   }
   p->last_at[dir] = slot->at;
+  if (p->ecn_fn != NULL) {
+    p->ecn_fn(p, dir, pkt, len, &ecn, p->ecn_ud);
+  }
+  slot->ecn = ecn;
   slot->len = len;
   memcpy(slot->data, pkt, len);
   q->n++;
+}
+
+static void enqueue(udccp_pair *p, int dir, const uint8_t *pkt, size_t len) {
+  enqueue_ecn(p, dir, pkt, len, 0);
 }
 
 void udccp_pair_inject(udccp_pair *p, int from, const uint8_t *pkt,
@@ -155,21 +164,23 @@ static void drain(udccp_pair *p, int side) {
   uint8_t buf[UDCCP_PAIR_MTU];
   int guard = 0;
   while (p->c[side] != NULL && guard++ < 100000) {
+    uint8_t ecn = 0;
     udccp_ssize n =
-        udccp_conn_write_pkt(p->c[side], buf, sizeof(buf), NULL, p->now);
+        udccp_conn_write_pkt(p->c[side], buf, sizeof(buf), &ecn, p->now);
     if (n <= 0) {
       break;
     }
-    enqueue(p, side, buf, (size_t)n);
+    enqueue_ecn(p, side, buf, (size_t)n, ecn);
   }
 }
 
-static void deliver(udccp_pair *p, int dir, const uint8_t *pkt, size_t len) {
+static void deliver(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
+                    uint8_t ecn) {
   int to = 1 - dir;
   uint8_t out[UDCCP_PAIR_MTU];
   p->delivered[dir]++;
   if (side_alive(p, to)) {
-    p->last_rv[to] = udccp_conn_read_pkt(p->c[to], pkt, len, 0, p->now);
+    p->last_rv[to] = udccp_conn_read_pkt(p->c[to], pkt, len, ecn, p->now);
     return;
   }
   if (to == 1 && p->lis != NULL) {
@@ -236,7 +247,7 @@ static int step_lim(udccp_pair *p, udccp_tstamp lim) {
       udccp_pair_pkt *pk = &q->pkts[q->head];
       q->head = (q->head + 1) % UDCCP_PAIR_QLEN;
       q->n--;
-      deliver(p, dir, pk->data, pk->len);
+      deliver(p, dir, pk->data, pk->len, pk->ecn);
     }
   }
   for (side = 0; side < 2; ++side) {

@@ -32,10 +32,15 @@ typedef struct udccp_pair udccp_pair;
 typedef int (*udccp_pair_drop_fn)(udccp_pair *p, int dir, const uint8_t *pkt,
                                   size_t len, uint64_t idx, void *ud);
 typedef int (*udccp_pair_cond_fn)(udccp_pair *p, void *ud);
+/* May rewrite *ecn, the IP ECN codepoint of a packet entering direction
+ * dir (a marking router, or a cheat). */
+typedef void (*udccp_pair_ecn_fn)(udccp_pair *p, int dir, const uint8_t *pkt,
+                                  size_t len, uint8_t *ecn, void *ud);
 
 typedef struct udccp_pair_pkt {
   udccp_tstamp at;
   size_t len;
+  uint8_t ecn;               /* IP ECN codepoint the sender chose */
   uint8_t data[UDCCP_PAIR_MTU];
 } udccp_pair_pkt;
 
@@ -59,6 +64,8 @@ struct udccp_pair {
   double loss[2];            /* random loss per direction: 0 */
   udccp_pair_drop_fn drop;   /* optional hook */
   void *drop_ud;
+  udccp_pair_ecn_fn ecn_fn;  /* optional ECN hook */
+  void *ecn_ud;
   udccp_pair_q q[2];
   uint64_t offered[2], dropped[2], delivered[2];
   uint64_t rng;              /* xorshift64* state for loss */

@@ -1,0 +1,145 @@
+#!/bin/sh
+# make bench: goodput on loopback for 1200-byte payloads, side by side, in
+# one run: plain UDP (sendmmsg/recvmmsg: the limit), UDP with GSO/GRO, and
+# udccp-perf CCID 2 and CCID 3 over DCCP-UDP and over raw IP.
+#
+#   sh bench/run.sh BUILD_DIR [SECONDS]     (BENCH_SECONDS, BENCH_LEN too)
+#
+# Every figure is payload goodput measured at the receiver.  The ratio is
+# to the sendmmsg/recvmmsg row of the same run.  Loopback numbers depend
+# on what else the machine runs: compare rows of one run, not runs.
+set -u
+BUILD=${1:?usage: run.sh BUILD_DIR [SECONDS]}
+SECS=${2:-${BENCH_SECONDS:-3}}
+LEN=${BENCH_LEN:-1200}
+BLAST=$BUILD/bench/udccp-udpblast
+PERF=$BUILD/udccp-perf
+for p in "$BLAST" "$PERF"; do
+  if [ ! -x "$p" ]; then
+    echo "bench: $p not built (cmake --build $BUILD)" >&2
+    exit 1
+  fi
+done
+TMP=$(mktemp -d /tmp/udccp-bench.XXXXXX)
+PIDS=""
+cleanup() {
+  for p in $PIDS; do kill "$p" 2>/dev/null; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+# Ports: a random base, so that two runs (or other tests) rarely collide.
+BASE=$(( 20000 + $$ % 20000 ))
+
+# field NAME FILE: the first number after "NAME": in a JSON line
+field() {
+  grep -o "\"$1\": [0-9.]*" "$2" 2>/dev/null | head -1 | sed 's/.*: //'
+}
+
+# wait_for PATTERN FILE: up to 5 s
+wait_for() {
+  i=0
+  while [ $i -lt 50 ]; do
+    grep -q "$1" "$2" 2>/dev/null && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 1
+}
+
+# blast NAME PORT SENDER_OPT RECEIVER_OPT -> goodput in $TMP/NAME.bps
+blast() {
+  out=$TMP/$1.rx
+  "$BLAST" -r -a 127.0.0.1 -p "$2" -T $((SECS + 15)) $4 >"$out" 2>"$TMP/$1.rxerr" &
+  rpid=$!
+  PIDS="$PIDS $rpid"
+  if ! wait_for ready "$out"; then
+    wait $rpid; rc=$?
+    if [ $rc = 3 ]; then echo "n/a (no UDP_GRO)"; else echo "error"; fi >"$TMP/$1.note"
+    return
+  fi
+  "$BLAST" -s -a 127.0.0.1 -p "$2" -l "$LEN" -t "$SECS" $3 2>"$TMP/$1.txerr"
+  src=$?
+  wait $rpid
+  if [ $src = 3 ]; then
+    echo "n/a (no UDP_SEGMENT)" >"$TMP/$1.note"
+    return
+  fi
+  field goodput_bps "$out" >"$TMP/$1.bps"
+  echo "$(field received_pkts "$out")/$(field sent_pkts "$out") pkts received" \
+    >"$TMP/$1.note"
+}
+
+# perf NAME PORT CCID [OPTIONS]   (OPTIONS for both ends: --raw, --no-gso)
+perf() {
+  srv=$TMP/$1.srv
+  "$PERF" -s -1 -p "$2" $4 >"$srv" 2>&1 &
+  spid=$!
+  PIDS="$PIDS $spid"
+  if ! wait_for "udccp-perf server" "$srv"; then
+    kill $spid 2>/dev/null
+    if grep -q "needs root" "$srv"; then
+      echo "n/a (needs root)" >"$TMP/$1.note"
+    else
+      echo "error: $(head -1 "$srv")" >"$TMP/$1.note"
+    fi
+    return
+  fi
+  "$PERF" -c 127.0.0.1 -p "$2" -t "$SECS" -l "$LEN" --ccid "$3" $4 -J \
+    >"$TMP/$1.json" 2>"$TMP/$1.err"
+  wait $spid
+  bps=$(field goodput_bps "$TMP/$1.json")
+  if [ -z "$bps" ]; then
+    echo "error: $(head -1 "$TMP/$1.err")" >"$TMP/$1.note"
+    return
+  fi
+  echo "$bps" >"$TMP/$1.bps"
+  echo "loss $(field loss_rate "$TMP/$1.json"), rtt $(field rtt_ms "$TMP/$1.json") ms, $(field tx_pkts_per_batch "$TMP/$1.json") pkts/sendmmsg" \
+    >"$TMP/$1.note"
+}
+
+echo "udccp bench: loopback, $LEN-byte payloads, $SECS s per row ($(uname -r), $(nproc) CPUs)"
+# The limit is measured first and last; the better of the two counts, so
+# that a busy machine makes the ratios smaller, never larger.
+blast udp_mmsg $BASE "" ""
+blast udp_gso $((BASE + 1)) --gso --gro
+perf ccid2_udp $((BASE + 2)) 2 ""
+perf ccid3_udp $((BASE + 3)) 3 ""
+perf ccid2_udp_nogso $((BASE + 4)) 2 --no-gso
+perf ccid3_udp_nogso $((BASE + 5)) 3 --no-gso
+if [ "$(id -u)" = 0 ]; then
+  perf ccid2_raw $((BASE + 6)) 2 --raw
+  perf ccid3_raw $((BASE + 7)) 3 --raw
+else
+  echo "n/a (needs root)" >"$TMP/ccid2_raw.note"
+  echo "n/a (needs root)" >"$TMP/ccid3_raw.note"
+fi
+blast udp_mmsg2 $((BASE + 8)) "" ""
+
+LIMIT=$(cat "$TMP/udp_mmsg.bps" "$TMP/udp_mmsg2.bps" 2>/dev/null |
+  awk 'BEGIN { m = 0 } $1 > m { m = $1 } END { printf "%.0f", m }')
+printf '\n%-34s %14s %9s  %s\n' "sender -> receiver" "goodput" "vs limit" "notes"
+printf '%-34s %14s %9s  %s\n' "----------------------------------" \
+  "--------------" "---------" "-----"
+row() {
+  bps=$(cat "$TMP/$1.bps" 2>/dev/null || true)
+  note=$(cat "$TMP/$1.note" 2>/dev/null || true)
+  if [ -z "$bps" ]; then
+    printf '%-34s %14s %9s  %s\n' "$2" "-" "-" "$note"
+    return
+  fi
+  awk -v b="$bps" -v l="$LIMIT" -v name="$2" -v note="$note" 'BEGIN {
+    if (b >= 1e9) g = sprintf("%.2f Gbit/s", b / 1e9);
+    else g = sprintf("%.1f Mbit/s", b / 1e6);
+    r = l > 0 ? sprintf("%.0f %%", 100 * b / l) : "-";
+    printf "%-34s %14s %9s  %s\n", name, g, r, note }'
+}
+row udp_mmsg  "UDP sendmmsg/recvmmsg (first)"
+row udp_mmsg2 "UDP sendmmsg/recvmmsg (last)"
+row udp_gso   "UDP GSO/GRO"
+row ccid2_udp "udccp-perf CCID 2, DCCP-UDP"
+row ccid3_udp "udccp-perf CCID 3, DCCP-UDP"
+row ccid2_udp_nogso "  CCID 2, DCCP-UDP, --no-gso"
+row ccid3_udp_nogso "  CCID 3, DCCP-UDP, --no-gso"
+row ccid2_raw "udccp-perf CCID 2, raw IP"
+row ccid3_raw "udccp-perf CCID 3, raw IP"
+echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the receiver"

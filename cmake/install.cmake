@@ -1,0 +1,59 @@
+# Installation: cmake --install BUILD [--prefix P] puts in place
+#   lib/libudccp.a, lib/libudccp.so*            (static and shared)
+#   include/udccp/udccp.h
+#   lib/pkgconfig/libudccp.pc                   (pkg-config --cflags --libs libudccp)
+#   lib/cmake/udccp/udccpConfig*.cmake          (find_package(udccp): udccp::udccp,
+#                                                udccp::udccp_static)
+#   bin/udccp-*                                  (the tools, see CMakeLists.txt)
+#   share/man/man1/udccp-*.1, share/man/man3/udccp.3
+# tests/install_pkgconfig.sh installs into a temporary prefix and builds
+# against it both ways.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set_target_properties(udccp_shared PROPERTIES EXPORT_NAME udccp)
+set_target_properties(udccp_static PROPERTIES EXPORT_NAME udccp_static)
+install(TARGETS udccp_static udccp_shared EXPORT udccpTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/udccp)
+
+set(UDCCP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/udccp)
+install(EXPORT udccpTargets NAMESPACE udccp:: DESTINATION ${UDCCP_CMAKE_DIR})
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/udccpConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/udccpConfig.cmake INSTALL_DESTINATION ${UDCCP_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/udccpConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/udccpConfig.cmake
+  ${CMAKE_BINARY_DIR}/udccpConfigVersion.cmake DESTINATION ${UDCCP_CMAKE_DIR})
+
+# pkg-config: the prefix is found from the .pc file's own place
+# (${pcfiledir}), so an install with DESTDIR or cmake --install --prefix
+# is usable where it lands.
+foreach(d LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${d}}")
+    set(UDCCP_PC_${d} "${CMAKE_INSTALL_${d}}")
+  else()
+    set(UDCCP_PC_${d} "\${prefix}/${CMAKE_INSTALL_${d}}")
+  endif()
+endforeach()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(UDCCP_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH UDCCP_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+  string(REGEX REPLACE "/$" "" UDCCP_PC_UP "${UDCCP_PC_UP}")
+  set(UDCCP_PC_PREFIX "\${pcfiledir}/${UDCCP_PC_UP}")
+endif()
+configure_file(${CMAKE_SOURCE_DIR}/cmake/libudccp.pc.in
+  ${CMAKE_BINARY_DIR}/libudccp.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/libudccp.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# Man pages (doc/*.1 for the tools, doc/*.3 for the API)
+file(GLOB UDCCP_MAN1 CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/doc/*.1)
+file(GLOB UDCCP_MAN3 CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/doc/*.3)
+install(FILES ${UDCCP_MAN1} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${UDCCP_MAN3} DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)

@@ -1,0 +1,181 @@
+/*
+ * UDP segmentation offload for DCCP-UDP (see endpoint.h).
+ *
+ * Transmit (UDP_SEGMENT, Linux >= 4.18): a run of packets in the transmit
+ * batch that go to one peer with the same ancillary data and share one
+ * size (the last may be shorter) leaves as one super-datagram; the kernel
+ * (or the NIC) cuts it into ordinary UDP datagrams, each one DCCP packet
+ * with its own header, so the wire is the same as without GSO.  The
+ * packets are not copied: the message points at their slots (one iovec
+ * each) and the segment size makes the boundaries.
+ *
+ * Receive (UDP_GRO, Linux >= 5.0): the kernel may hand us several
+ * datagrams of one flow as one buffer with the segment size in a control
+ * message; endpoint.c cuts it back into packets (RFC 6773 §3.3 still
+ * applies to each: every segment was one UDP datagram).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "endpoint.h"
+
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+/* Kernel limits: at most 64 segments (UDP_MAX_SEGMENTS in older
+ * kernels), and the whole super-datagram must fit one IPv4 datagram's
+ * 16-bit length with its 20-byte IP and 8-byte UDP headers. */
+#define GSO_MAX_SEGS 64
+#define GSO_MAX_BYTES (65535 - 20 - 8)
+
+void udccp_io_offload_setup(udccp_endpoint *ep, int fd) {
+  int zero = 0, one = 1;
+  /* Setting the per-socket segment size to 0 (none) only tests that the
+   * option exists; each send names its size in a control message. */
+  if (ep->gso &&
+      setsockopt(fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) != 0) {
+    ep->gso = 0;
+  }
+  if (ep->gro && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) != 0) {
+    ep->gro = 0;
+  }
+}
+
+void udccp_io_gro_off(int fd) {
+  int zero = 0;
+  (void)setsockopt(fd, SOL_UDP, UDP_GRO, &zero, sizeof(zero));
+}
+
+size_t udccp_io_gro_size(struct msghdr *m) {
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c != NULL;
+       c = CMSG_NXTHDR(m, c)) {
+    if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+        c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+      int g;
+      memcpy(&g, CMSG_DATA(c), sizeof(g));
+      return g > 0 ? (size_t)g : 0;
+    }
+  }
+  return 0;
+}
+
+/* Can packet j join the run that starts at packet i? */
+static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
+  const struct msghdr *a = &ep->tmsg[i].msg_hdr, *b = &ep->tmsg[j].msg_hdr;
+  return ep->tfidx[i] == ep->tfidx[j] && a->msg_namelen == b->msg_namelen &&
+         memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0 &&
+         a->msg_controllen == b->msg_controllen &&
+         (a->msg_controllen == 0 ||
+          memcmp(a->msg_control, b->msg_control, a->msg_controllen) == 0);
+}
+
+/* Groups tmsg[0..ntx) into gmsg[]; returns the number of messages. */
+static size_t group(udccp_endpoint *ep) {
+  size_t ng = 0, i = 0;
+  while (i < ep->ntx) {
+    size_t seg = ep->tiov[i].iov_len, total = seg, j = i + 1;
+    while (j < ep->ntx && j - i < GSO_MAX_SEGS && same_run(ep, i, j) &&
+           ep->tiov[j].iov_len <= seg &&
+           total + ep->tiov[j].iov_len <= GSO_MAX_BYTES) {
+      total += ep->tiov[j].iov_len;
+      /* A shorter packet ends the run: only the last segment may be. */
+      if (ep->tiov[j++].iov_len < seg) {
+        break;
+      }
+    }
+    struct mmsghdr *g = &ep->gmsg[ng];
+    g->msg_hdr = ep->tmsg[i].msg_hdr;
+    g->msg_len = 0;
+    ep->gfirst[ng] = (uint16_t)i;
+    ep->gcount[ng] = (uint16_t)(j - i);
+    if (j - i > 1) {
+      struct msghdr *m = &g->msg_hdr;
+      m->msg_iovlen = j - i; /* tiov[i..j) are adjacent */
+      size_t used = m->msg_controllen;
+      uint8_t *ctl = ep->gctl[ng];
+      memset(ctl, 0, UDCCP_IO_CTLBUF);
+      if (used > 0) {
+        memcpy(ctl, m->msg_control, used);
+      }
+      struct cmsghdr *c = (struct cmsghdr *)(void *)(ctl + used);
+      uint16_t gs = (uint16_t)seg;
+      c->cmsg_level = SOL_UDP;
+      c->cmsg_type = UDP_SEGMENT;
+      c->cmsg_len = CMSG_LEN(sizeof(gs));
+      memcpy(CMSG_DATA(c), &gs, sizeof(gs));
+      m->msg_control = ctl;
+      m->msg_controllen = used + CMSG_SPACE(sizeof(gs));
+    }
+    ng++;
+    i = j;
+  }
+  return ng;
+}
+
+static int gso_refused(int err) {
+  return err == EIO || err == EINVAL || err == ENOPROTOOPT ||
+         err == EOPNOTSUPP;
+}
+
+void udccp_io_gso_flush(udccp_endpoint *ep) {
+  size_t ng = group(ep);
+  size_t g = 0;
+  while (g < ng) {
+    int f = ep->tfidx[ep->gfirst[g]];
+    size_t h = g;
+    while (h < ng && ep->tfidx[ep->gfirst[h]] == f) {
+      h++;
+    }
+    while (g < h) {
+      int r = sendmmsg(ep->fd[f], &ep->gmsg[g], (unsigned)(h - g),
+                       MSG_DONTWAIT);
+      if (r > 0) {
+        ep->stats.tx_batches++;
+        for (size_t k = g; k < g + (size_t)r; k++) {
+          ep->stats.tx_pkts += ep->gcount[k];
+          if (ep->gcount[k] > 1) {
+            ep->stats.tx_gso_sends++;
+            ep->stats.tx_gso_pkts += ep->gcount[k];
+          }
+        }
+        g += (size_t)r;
+        continue;
+      }
+      if (r < 0 && errno == EINTR) {
+        continue;
+      }
+      int err = r < 0 ? errno : EIO;
+      size_t first = ep->gfirst[g], cnt = ep->gcount[g];
+      if (cnt > 1 && gso_refused(err)) {
+        /* Resend packet by packet.  If that works, the kernel (or the
+         * route's device) cannot segment: stop asking.  If it fails too
+         * (e.g. EMSGSIZE after a PMTU drop, which GSO reports as
+         * EINVAL), the plain path has handled it and GSO stays. */
+        if (udccp_io_tx_plain(ep, first, first + cnt) > 0) {
+          ep->gso = 0;
+          ep->stats.gso_fallbacks++;
+          size_t rest = first + cnt;
+          (void)udccp_io_tx_plain(ep, rest, ep->ntx);
+          return;
+        }
+      } else if (err == EMSGSIZE) {
+        /* The plain path learns the path MTU from its own EMSGSIZE. */
+        (void)udccp_io_tx_plain(ep, first, first + cnt);
+      } else {
+        /* A full buffer: every packet of the run is lost, as a full
+         * router queue would lose it; the CCID sees the loss. */
+        ep->stats.tx_errors += cnt;
+      }
+      g++;
+    }
+  }
+}

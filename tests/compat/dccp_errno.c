@@ -1,0 +1,312 @@
+/*
+ * Error numbers and options of DCCP sockets as the Linux kernel gave them,
+ * written against <linux/dccp.h> alone (run under libudccp-preload by
+ * tests/compat_preload.sh).  One process is both server and client.
+ *
+ *   dccp_errno PORT [noconn]
+ *
+ * PORT is the listener's DCCP port; "noconn" also checks ECONNREFUSED for
+ * a port nobody listens on (needs a DCCP stack answering for every port,
+ * as DCCP-UDP does; over raw IP nobody answers for unowned ports).
+ * Prints one line per check and "PASS" at the end, or "FAIL: ..." (exit 1).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/dccp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SOL_DCCP
+#define SOL_DCCP 269
+#endif
+
+static int g_port;
+
+static void fail(const char *what, int want, int got) {
+  printf("FAIL: %s: want errno %d (%s), got %d (%s)\n", what, want,
+         strerror(want), got, strerror(got));
+  exit(1);
+}
+
+/* rv must be -1 with errno want. */
+static void expect(const char *what, long rv, int want) {
+  if (rv != -1 || errno != want) {
+    fail(what, want, rv == -1 ? errno : 0);
+  }
+  printf("ok %-44s %s\n", what, strerror(want));
+}
+
+static void ok(const char *what, int cond) {
+  if (!cond) {
+    printf("FAIL: %s (errno %d: %s)\n", what, errno, strerror(errno));
+    exit(1);
+  }
+  printf("ok %s\n", what);
+}
+
+static int dccp_socket(uint32_t service) {
+  int fd = socket(AF_INET, SOCK_DCCP, IPPROTO_DCCP);
+  uint32_t sc = htonl(service);
+  ok("socket(AF_INET, SOCK_DCCP, IPPROTO_DCCP)", fd >= 0);
+  if (setsockopt(fd, SOL_DCCP, DCCP_SOCKOPT_SERVICE, &sc, sizeof(sc)) != 0) {
+    ok("setsockopt SERVICE", 0);
+  }
+  return fd;
+}
+
+static struct sockaddr_in addr(int port) {
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return a;
+}
+
+static int connect_to(int port, uint32_t service) {
+  int fd = dccp_socket(service);
+  struct sockaddr_in a = addr(port);
+  if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+    return -1 - 0 * close(fd);
+  }
+  return fd;
+}
+
+static int accept_one(int lis) {
+  struct pollfd p = {lis, POLLIN, 0};
+  ok("listener polls readable on a new connection", poll(&p, 1, 5000) == 1);
+  int c = accept(lis, NULL, NULL);
+  ok("accept", c >= 0);
+  return c;
+}
+
+static void wait_hup(int fd) {
+  struct pollfd p = {fd, POLLIN, 0};
+  ok("poll reports the Reset (POLLHUP)",
+     poll(&p, 1, 5000) == 1 && (p.revents & POLLHUP));
+}
+
+/* The server end aborts: zero linger time, as Linux's dccp_close() turns
+ * into Reset "Aborted" (RFC 4340 §5.6). */
+static void abort_conn(int fd) {
+  struct linger lg = {1, 0};
+  ok("SO_LINGER 0", setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
+                               sizeof(lg)) == 0);
+  close(fd);
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc < 2) {
+    fprintf(stderr, "usage: dccp_errno PORT [noconn]\n");
+    return 2;
+  }
+  g_port = atoi(argv[1]);
+  char buf[4096];
+
+  /* --- a socket that is not connected (Linux dccp_recvmsg/sendmsg) */
+  int fd = dccp_socket(42);
+  expect("recv on an unconnected socket: ENOTCONN",
+         recv(fd, buf, sizeof(buf), MSG_DONTWAIT), ENOTCONN);
+  struct sockaddr_in pa;
+  socklen_t pl = sizeof(pa);
+  expect("shutdown unconnected: ENOTCONN", shutdown(fd, SHUT_WR), ENOTCONN);
+  expect("getpeername unconnected: ENOTCONN",
+         getpeername(fd, (struct sockaddr *)&pa, &pl), ENOTCONN);
+  expect("send unconnected: EPIPE (sk_stream_wait_connect)",
+         send(fd, "x", 1, MSG_DONTWAIT), EPIPE);
+  uint8_t bad = 99;
+  expect("setsockopt CCID 99: EINVAL",
+         setsockopt(fd, SOL_DCCP, DCCP_SOCKOPT_CCID, &bad, 1), EINVAL);
+  int one = 1;
+  expect("SERVER_TIMEWAIT on a client: EOPNOTSUPP",
+         setsockopt(fd, SOL_DCCP, DCCP_SOCKOPT_SERVER_TIMEWAIT, &one,
+                    sizeof(one)),
+         EOPNOTSUPP);
+  int v = 16;
+  expect("SEND_CSCOV 16: EINVAL",
+         setsockopt(fd, SOL_DCCP, DCCP_SOCKOPT_SEND_CSCOV, &v, sizeof(v)),
+         EINVAL);
+  uint8_t ccids[8];
+  socklen_t cl = sizeof(ccids);
+  ok("AVAILABLE_CCIDS lists 2 and 3",
+     getsockopt(fd, SOL_DCCP, DCCP_SOCKOPT_AVAILABLE_CCIDS, ccids, &cl) == 0 &&
+         cl >= 2 && ccids[0] == 2 && ccids[1] == 3);
+  close(fd);
+
+  /* --- the listener: service codes 42 and 7 (RFC 5595 §4) */
+  int lis = socket(AF_INET, SOCK_DCCP, 0);
+  uint32_t scl[2] = {htonl(42), htonl(7)};
+  ok("listener SERVICE list",
+     setsockopt(lis, SOL_DCCP, DCCP_SOCKOPT_SERVICE, scl, sizeof(scl)) == 0);
+  struct sockaddr_in la = addr(g_port);
+  ok("bind + listen", bind(lis, (struct sockaddr *)&la, sizeof(la)) == 0 &&
+                          listen(lis, 4) == 0);
+  uint32_t got[4];
+  socklen_t gl = sizeof(got);
+  ok("getsockopt SERVICE returns both codes",
+     getsockopt(lis, SOL_DCCP, DCCP_SOCKOPT_SERVICE, got, &gl) == 0 &&
+         gl == 8 && got[0] == htonl(42) && got[1] == htonl(7));
+  expect("recv on a listener: ENOTCONN", recv(lis, buf, 1, MSG_DONTWAIT),
+         ENOTCONN);
+  int nread = 0;
+  expect("FIONREAD on a listener: ENOTCONN", ioctl(lis, FIONREAD, &nread),
+         ENOTCONN);
+  fcntl(lis, F_SETFL, O_NONBLOCK);
+  expect("accept with nothing pending (O_NONBLOCK): EAGAIN",
+         accept(lis, NULL, NULL), EAGAIN);
+
+  /* --- refusals */
+  expect("connect, wrong service code: EBADRQC (Linux's mapping)",
+         connect_to(g_port, 43), EBADRQC);
+  if (argc > 2 && strcmp(argv[2], "noconn") == 0) {
+    expect("connect, nobody listening: ECONNREFUSED",
+           connect_to(g_port + 1, 42), ECONNREFUSED);
+  }
+
+  /* --- a connection on the second code: EMSGSIZE, EAGAIN */
+  int c = connect_to(g_port, 7);
+  ok("connect with the listener's second service code", c >= 0);
+  int s = accept_one(lis);
+  int mps = 0;
+  socklen_t ml = sizeof(mps);
+  ok("GET_CUR_MPS", getsockopt(c, SOL_DCCP, DCCP_SOCKOPT_GET_CUR_MPS, &mps,
+                               &ml) == 0 && mps > 500 && mps < 65536);
+  char *big = calloc(1, (size_t)mps + 1);
+  expect("send above the MPS: EMSGSIZE", send(c, big, (size_t)mps + 1, 0),
+         EMSGSIZE);
+  ok("send of exactly the MPS", send(c, big, (size_t)mps, 0) == mps);
+  struct pollfd sp = {s, POLLIN, 0};
+  ok("the MPS-sized datagram arrives whole",
+     poll(&sp, 1, 5000) == 1 && recv(s, big, (size_t)mps + 1, 0) == mps);
+  ok("FIONREAD 0 with nothing queued",
+     ioctl(s, FIONREAD, &nread) == 0 && nread == 0);
+  v = 1;
+  expect("QPOLICY_ID after connect: EISCONN",
+         setsockopt(c, SOL_DCCP, DCCP_SOCKOPT_QPOLICY_ID, &v, sizeof(v)),
+         EISCONN);
+  struct tfrc_info_like {
+    uint32_t a[16];
+  } ti;
+  socklen_t tl = sizeof(ti);
+  expect("CCID_TX_INFO on CCID 2: ENOPROTOOPT",
+         getsockopt(c, SOL_DCCP, DCCP_SOCKOPT_CCID_TX_INFO, &ti, &tl),
+         ENOPROTOOPT);
+  ok("SERVER_TIMEWAIT on the accepted socket",
+     setsockopt(s, SOL_DCCP, DCCP_SOCKOPT_SERVER_TIMEWAIT, &one,
+                sizeof(one)) == 0);
+  {
+    /* DCCP_SCM_PRIORITY needs the prio policy (Linux: EINVAL). */
+    uint32_t prio = 5;
+    char cb[CMSG_SPACE(sizeof(prio))];
+    struct iovec iov = {"p", 1};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb,
+                       .msg_controllen = sizeof(cb)};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_DCCP;
+    cm->cmsg_type = DCCP_SCM_PRIORITY;
+    cm->cmsg_len = CMSG_LEN(sizeof(prio));
+    memcpy(CMSG_DATA(cm), &prio, sizeof(prio));
+    expect("DCCP_SCM_PRIORITY with the simple policy: EINVAL",
+           sendmsg(c, &m, 0), EINVAL);
+  }
+  /* The server does not read: the sender's queue fills up. */
+  fcntl(c, F_SETFL, O_NONBLOCK);
+  long n = 0;
+  ssize_t r = 0;
+  for (n = 0; n < 200000; n++) {
+    r = send(c, big, 1000, 0);
+    if (r < 0) {
+      break;
+    }
+  }
+  expect("non-blocking send on a full queue: EAGAIN", r, EAGAIN);
+  printf("   (after %ld datagrams)\n", n);
+  struct pollfd wp = {c, POLLOUT, 0};
+  ok("writable again once the queue drains",
+     poll(&wp, 1, 10000) == 1 && (wp.revents & POLLOUT));
+
+  /* --- the peer resets: recv 0, then ECONNRESET, then EPIPE (Linux) */
+  abort_conn(s);
+  wait_hup(c);
+  for (int k = 0; k < 100000; k++) { /* what was in flight before */
+    if (recv(c, big, (size_t)mps + 1, 0) <= 0) {
+      break;
+    }
+  }
+  ok("recv after the Reset returns 0", recv(c, buf, sizeof(buf), 0) == 0);
+  expect("send after the peer's Reset: ECONNRESET", send(c, "x", 1, 0),
+         ECONNRESET);
+  expect("send again: EPIPE", send(c, "x", 1, 0), EPIPE);
+  close(c);
+
+  /* --- another Reset, seen through SO_ERROR */
+  fcntl(lis, F_SETFL, 0);
+  c = connect_to(g_port, 42);
+  ok("connect again", c >= 0);
+  s = accept_one(lis);
+  abort_conn(s);
+  wait_hup(c);
+  int err = 0;
+  socklen_t el = sizeof(err);
+  ok("SO_ERROR after the Reset is ECONNRESET",
+     getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &el) == 0 &&
+         err == ECONNRESET);
+  expect("send after SO_ERROR was read: EPIPE", send(c, "x", 1, 0), EPIPE);
+  close(c);
+
+  /* --- priority queue: DCCP_SCM_PRIORITY carried, data intact */
+  c = dccp_socket(42);
+  v = 1;
+  ok("QPOLICY_ID prio", setsockopt(c, SOL_DCCP, DCCP_SOCKOPT_QPOLICY_ID, &v,
+                                   sizeof(v)) == 0);
+  struct sockaddr_in ca = addr(g_port);
+  ok("connect (prio policy)", connect(c, (struct sockaddr *)&ca,
+                                      sizeof(ca)) == 0);
+  s = accept_one(lis);
+  for (uint32_t i = 0; i < 5; i++) {
+    uint32_t prio = i;
+    char cb[CMSG_SPACE(sizeof(prio))];
+    char data[32];
+    int len = snprintf(data, sizeof(data), "prio-%u", i);
+    struct iovec iov = {data, (size_t)len};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb,
+                       .msg_controllen = sizeof(cb)};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_DCCP;
+    cm->cmsg_type = DCCP_SCM_PRIORITY;
+    cm->cmsg_len = CMSG_LEN(sizeof(prio));
+    memcpy(CMSG_DATA(cm), &prio, sizeof(prio));
+    ok("sendmsg with DCCP_SCM_PRIORITY", sendmsg(c, &m, 0) == len);
+  }
+  ok("write() on the prio socket", write(c, "plain", 5) == 5);
+  struct timeval tv = {5, 0};
+  setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  int seen = 0;
+  for (int i = 0; i < 6; i++) {
+    ssize_t rr = recv(s, buf, sizeof(buf), 0);
+    ok("a prioritised datagram arrives", rr > 0);
+    buf[rr] = 0;
+    seen += strncmp(buf, "prio-", 5) == 0 || strcmp(buf, "plain") == 0;
+  }
+  ok("every datagram intact (no priority header leaked)", seen == 6);
+  /* shutdown(): nothing on the wire, as Linux's dccp_shutdown() */
+  ok("shutdown(SHUT_WR)", shutdown(c, SHUT_WR) == 0);
+  expect("send after SHUT_WR: EPIPE", send(c, "x", 1, 0), EPIPE);
+  ok("the peer still sends", send(s, "back", 4, 0) == 4);
+  setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ok("and SHUT_WR's side still receives", recv(c, buf, sizeof(buf), 0) == 4);
+  ok("shutdown(SHUT_RD)", shutdown(c, SHUT_RD) == 0);
+  ok("recv after SHUT_RD returns 0", recv(c, buf, sizeof(buf), 0) == 0);
+  close(c);
+  close(s);
+  close(lis);
+  free(big);
+  printf("PASS dccp_errno\n");
+  return 0;
+}

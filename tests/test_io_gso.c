@@ -1,0 +1,317 @@
+/*
+ * UDP GSO/GRO in the socket runtime (io/gso.c) over loopback DCCP-UDP: a
+ * burst of equal-size datagrams sent with udccp_send_more() leaves as
+ * UDP_SEGMENT super-datagrams, arrives coalesced (UDP_GRO) and is cut
+ * back into DCCP packets; every datagram arrives intact and in order.
+ * Also: no_offload turns both off, and a kernel refusal of GSO (here
+ * forced with SO_NO_CHECK, which makes UDP_SEGMENT sends fail with
+ * EINVAL) falls back to one datagram per packet without losing any.
+ * RFC 4340 §14: a GSO send above the path MTU (EINVAL from the kernel)
+ * is retried plainly, whose EMSGSIZE shrinks the MPS; GSO stays on.
+ * RFC 6773 §3.3: each segment is one UDP datagram carrying one DCCP
+ * packet, so the wire is the same with and without offload.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <udccp/udccp.h>
+
+#include "../io/endpoint.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+#define NDGRAMS 2000
+#define DLEN 1000
+
+static uint64_t ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Does this kernel have the option at all?  (Linux >= 4.18 / 5.0.) */
+static int kernel_has(int opt, int val) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  assert_true(fd >= 0);
+  int ok = setsockopt(fd, IPPROTO_UDP, opt, &val, sizeof(val)) == 0;
+  close(fd);
+  return ok;
+}
+
+typedef struct pair {
+  udccp_endpoint *sep, *cep;
+  udccp_sock *c, *s;
+} pair;
+
+static void drive_once(pair *p) {
+  assert_int_equal(udccp_endpoint_process(p->cep), 0);
+  assert_int_equal(udccp_endpoint_process(p->sep), 0);
+  struct pollfd fds[2] = {{udccp_endpoint_fd(p->cep), POLLIN, 0},
+                          {udccp_endpoint_fd(p->sep), POLLIN, 0}};
+  int t1 = udccp_endpoint_timeout_ms(p->cep);
+  int t2 = udccp_endpoint_timeout_ms(p->sep);
+  int t = t1 < 0 || (t2 >= 0 && t2 < t1) ? t2 : t1;
+  (void)poll(fds, 2, t < 0 || t > 1 ? 1 : t);
+}
+
+static void open_pair(pair *p, int no_offload) {
+  memset(p, 0, sizeof(*p));
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  cfg.no_offload = (uint8_t)no_offload;
+  assert_int_equal(udccp_endpoint_new_config(&p->sep, &cfg), 0);
+  cfg.remote_udp_port = udccp_endpoint_local_port(p->sep);
+  assert_int_equal(udccp_endpoint_new_config(&p->cep, &cfg), 0);
+  uint32_t code = 77;
+  assert_int_equal(udccp_listen(p->sep, 6100, &code, 1), 0);
+  assert_int_equal(udccp_connect(p->cep, &p->c, "127.0.0.1", 6100, code, 2, 0),
+                   0);
+  uint64_t end = ms_now() + 5000;
+  while (ms_now() < end &&
+         (p->s == NULL || udccp_sock_state(p->c) != UDCCP_STATE_OPEN)) {
+    drive_once(p);
+    if (p->s == NULL && udccp_accept(p->sep, &p->s, 0) != 0) {
+      p->s = NULL;
+    }
+  }
+  assert_non_null(p->s);
+  assert_int_equal(udccp_sock_state(p->c), UDCCP_STATE_OPEN);
+}
+
+static void close_pair(pair *p) {
+  udccp_abort(p->c);
+  udccp_abort(p->s);
+  udccp_endpoint_del(p->cep);
+  udccp_endpoint_del(p->sep);
+}
+
+static void fill(uint8_t *b, uint32_t seq) {
+  for (size_t i = 0; i < 1400; i++) {
+    b[i] = (uint8_t)(seq * 7 + i * 13);
+  }
+  memcpy(b, &seq, sizeof(seq));
+}
+
+/* Sends NDGRAMS datagrams of len bytes in bursts and checks that each one
+ * arrives once, in order, with its bytes. */
+static void transfer_len(pair *p, size_t len) {
+  uint8_t out[1400], in[1400 + 16], want[1400];
+  uint32_t sent = 0, got = 0;
+  uint64_t end = ms_now() + 20000;
+  while (got < NDGRAMS && ms_now() < end) {
+    while (sent < NDGRAMS) {
+      fill(out, sent);
+      udccp_ssize n = sent + 1 == NDGRAMS
+                          ? udccp_send(p->c, out, len, 0)
+                          : udccp_send_more(p->c, out, len, 0);
+      if (n == UDCCP_ERR_AGAIN) {
+        break;
+      }
+      assert_int_equal(n, len);
+      sent++;
+    }
+    drive_once(p);
+    for (;;) {
+      udccp_ssize n = udccp_recv(p->s, in, sizeof(in), 0);
+      if (n == UDCCP_ERR_AGAIN) {
+        break;
+      }
+      assert_int_equal(n, len);
+      fill(want, got);
+      assert_memory_equal(in, want, len);
+      got++;
+    }
+  }
+  assert_int_equal(sent, NDGRAMS);
+  assert_int_equal(got, NDGRAMS);
+}
+
+static void transfer(pair *p) { transfer_len(p, DLEN); }
+
+static void print_stats(const char *what, const udccp_endpoint_stats *c,
+                        const udccp_endpoint_stats *s) {
+  printf("%s: client tx %llu pkts, %llu GSO sends carrying %llu, %llu "
+         "fallbacks; server rx %llu pkts, %llu GRO datagrams carrying %llu\n",
+         what, (unsigned long long)c->tx_pkts,
+         (unsigned long long)c->tx_gso_sends,
+         (unsigned long long)c->tx_gso_pkts,
+         (unsigned long long)c->gso_fallbacks,
+         (unsigned long long)s->rx_pkts, (unsigned long long)s->rx_gro_msgs,
+         (unsigned long long)s->rx_gro_pkts);
+}
+
+static void test_rfc6773_gso_gro_used_data_intact(void **state) {
+  (void)state;
+  pair p;
+  open_pair(&p, 0);
+  transfer(&p);
+  udccp_endpoint_stats cs, ss;
+  udccp_endpoint_get_stats(p.cep, &cs);
+  udccp_endpoint_get_stats(p.sep, &ss);
+  print_stats("offload on", &cs, &ss);
+  if (kernel_has(UDP_SEGMENT, 0)) {
+    assert_true(cs.tx_gso_sends > 0);
+    assert_true(cs.tx_gso_pkts >= 2 * cs.tx_gso_sends);
+    assert_true(cs.tx_gso_pkts <= cs.tx_pkts);
+    assert_int_equal(cs.gso_fallbacks, 0);
+  } else {
+    printf("kernel without UDP_SEGMENT: checking the plain path only\n");
+    assert_int_equal(cs.tx_gso_sends, 0);
+  }
+  if (kernel_has(UDP_GRO, 1) && kernel_has(UDP_SEGMENT, 0)) {
+    /* Loopback keeps a GSO super-datagram whole up to a UDP_GRO
+     * socket, which gets it coalesced. */
+    assert_true(ss.rx_gro_msgs > 0);
+    assert_true(ss.rx_gro_pkts >= 2 * ss.rx_gro_msgs);
+  }
+  close_pair(&p);
+}
+
+static void test_io_no_offload_sends_plain(void **state) {
+  (void)state;
+  pair p;
+  open_pair(&p, 1);
+  transfer(&p);
+  udccp_endpoint_stats cs, ss;
+  udccp_endpoint_get_stats(p.cep, &cs);
+  udccp_endpoint_get_stats(p.sep, &ss);
+  print_stats("no_offload", &cs, &ss);
+  assert_int_equal(cs.tx_gso_sends, 0);
+  assert_int_equal(cs.tx_gso_pkts, 0);
+  assert_int_equal(ss.rx_gro_msgs, 0);
+  /* send_more still batches: fewer sendmmsg calls than packets */
+  assert_true(cs.tx_batches < cs.tx_pkts);
+  close_pair(&p);
+}
+
+static void test_io_gso_refused_falls_back(void **state) {
+  (void)state;
+  if (!kernel_has(UDP_SEGMENT, 0)) {
+    printf("kernel without UDP_SEGMENT: the endpoint never tries GSO\n");
+    pair p;
+    open_pair(&p, 0);
+    assert_int_equal(p.cep->gso, 0);
+    close_pair(&p);
+    return;
+  }
+  pair p;
+  open_pair(&p, 0);
+  assert_int_equal(p.cep->gso, 1);
+  /* UDP_SEGMENT sends on a socket without UDP checksums fail (EINVAL);
+   * plain ones go through with a zero checksum. */
+  int one = 1;
+  assert_int_equal(setsockopt(p.cep->fd[UDCCP_IO_V4], SOL_SOCKET, SO_NO_CHECK,
+                              &one, sizeof(one)),
+                   0);
+  transfer(&p);
+  udccp_endpoint_stats cs, ss;
+  udccp_endpoint_get_stats(p.cep, &cs);
+  udccp_endpoint_get_stats(p.sep, &ss);
+  print_stats("GSO refused", &cs, &ss);
+  assert_int_equal(cs.gso_fallbacks, 1);
+  assert_int_equal(p.cep->gso, 0);
+  assert_int_equal(cs.tx_gso_sends, 0);
+  close_pair(&p);
+}
+
+/* A private network namespace whose loopback has a 1280-byte MTU. */
+static int private_loopback(int mtu) {
+  if (geteuid() != 0 || unshare(CLONE_NEWNET) != 0) {
+    return -1;
+  }
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd < 0) {
+    return -1;
+  }
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof(ifr));
+  strcpy(ifr.ifr_name, "lo");
+  ifr.ifr_mtu = mtu;
+  int rv = ioctl(fd, SIOCSIFMTU, &ifr);
+  memset(&ifr, 0, sizeof(ifr));
+  strcpy(ifr.ifr_name, "lo");
+  ifr.ifr_flags = IFF_UP | IFF_RUNNING;
+  rv |= ioctl(fd, SIOCSIFFLAGS, &ifr);
+  close(fd);
+  return rv;
+}
+
+/* Runs last: it moves the process into its own network namespace. */
+static void test_rfc4340_14_gso_above_pmtu_shrinks_mps(void **state) {
+  (void)state;
+  if (!kernel_has(UDP_SEGMENT, 0)) {
+    skip();
+  }
+  if (private_loopback(1280) != 0) {
+    fail_msg("needs root (a network namespace with a 1280-byte loopback)");
+  }
+  pair p;
+  open_pair(&p, 0);
+  assert_int_equal(p.cep->gso, 1);
+  size_t mps0 = udccp_sock_get_mps(p.c);
+  assert_true(mps0 >= 1300); /* the default 1500-byte path MTU */
+  /* A burst of 1300-byte datagrams: the GSO send is refused (EINVAL:
+   * segment above the MTU), the plain retry gets EMSGSIZE, and the MPS
+   * shrinks.  Those packets are lost, as in the network. */
+  uint8_t out[1400];
+  fill(out, 0);
+  for (int k = 0; k < 8; k++) {
+    assert_int_equal(udccp_send_more(p.c, out, 1300, 0), 1300);
+  }
+  assert_int_equal(udccp_endpoint_process(p.cep), 0);
+  size_t mps1 = udccp_sock_get_mps(p.c);
+  udccp_endpoint_stats cs;
+  udccp_endpoint_get_stats(p.cep, &cs);
+  printf("path MTU 1280: MPS %zu -> %zu, %llu PMTU updates, %llu GSO "
+         "fallbacks\n", mps0, mps1, (unsigned long long)cs.pmtu_updates,
+         (unsigned long long)cs.gso_fallbacks);
+  assert_true(cs.pmtu_updates > 0);
+  assert_true(mps1 < 1300);
+  assert_int_equal(udccp_send(p.c, out, 1300, 0), UDCCP_ERR_MSGSIZE);
+  /* not the kernel's lack of GSO: it stays on, and works below the MTU */
+  assert_int_equal(cs.gso_fallbacks, 0);
+  assert_int_equal(p.cep->gso, 1);
+  uint64_t before = cs.tx_gso_sends;
+  /* the lost 1300-byte datagrams do not count: DCCP does not resend */
+  udccp_ssize junk;
+  uint8_t in[1400];
+  while ((junk = udccp_recv(p.s, in, sizeof(in), 0)) >= 0) {
+  }
+  transfer_len(&p, 1000);
+  udccp_endpoint_get_stats(p.cep, &cs);
+  assert_true(cs.tx_gso_sends > before);
+  close_pair(&p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc6773_gso_gro_used_data_intact),
+      cmocka_unit_test(test_io_no_offload_sends_plain),
+      cmocka_unit_test(test_io_gso_refused_falls_back),
+      cmocka_unit_test(test_rfc4340_14_gso_above_pmtu_shrinks_mps),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
