@@ -183,7 +183,10 @@ struct udccp_conn {
   udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */
   uint32_t listen_sent;
   udccp_tstamp ts_origin;     /* Timestamp option origin (§13.1) */
-  udccp_tstamp t_last_tx;     /* last packet sent (Change repetition) */
+  udccp_tstamp t_last_tx;     /* last packet sent */
+  udccp_tstamp t_feat_tx;     /* last packet that carried our Changes */
+  uint64_t feat_tx_seq;       /* ... and its Sequence Number */
+  uint8_t feat_tx_valid;
   uint8_t feat_backoff;       /* Change repetitions by timer since the
                                  last Confirm (§6.6.3 back-off) */
   udccp_tstamp t_ackack;      /* ack the peer's acks by then (RFC 4341) */

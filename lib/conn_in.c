@@ -255,10 +255,21 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
          conn->state == UDCCP_STATE_CLOSING)) {
       udccp_conn_apply_features(conn, ts);
     }
-    if (udccp_feat_want_packet(&conn->feat) && p->h.type != UDCCP_PKT_RESET) {
-      /* §6.6.1: Confirms are owed; an Ack carries them. */
+    if (udccp_feat_owes_confirm(&conn->feat) &&
+        p->h.type != UDCCP_PKT_RESET) {
+      /* §6.6.1: Confirms are owed; an Ack carries them.  Our own pending
+       * Changes wait for the back-off timer (§6.6.3) or a packet that goes
+       * anyway. */
       conn->ack_needed = 1;
       conn->pending |= UDCCP_PEND_ACK;
+    }
+    if (p->h.has_ack && conn->state == UDCCP_STATE_OPEN &&
+        conn->feat_tx_valid && udccp_seq_ge(p->ack, conn->feat_tx_seq) &&
+        !udccp_feat_all_confirmed(&conn->feat)) {
+      /* §6.6.3: the peer acknowledged the packet with our Changes but did
+       * not Confirm them all -- a Change or its Confirm was lost.  The next
+       * packet repeats them; an RTT passes before this can happen again. */
+      conn->feat.repeat = 1;
     }
   }
   if (p->opts.present & UDCCP_OPTS_HAS_TIMESTAMP) {

@@ -165,8 +165,19 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
 
   acking = type == UDCCP_PKT_ACK || type == UDCCP_PKT_DATAACK;
   if (type != UDCCP_PKT_RESET && type != UDCCP_PKT_LISTEN) {
-    /* §6: Change and Confirm ride on every non-Data packet. */
-    (void)udccp_feat_write(&conn->feat, &ob, type, seq);
+    /* §6: Confirms and new Changes ride on the next non-Data packet.
+     * Unconfirmed Changes are repeated on every handshake packet (each has
+     * its own retransmission timer) and, once OPEN, when the §6.6.3
+     * back-off timer says so (conn_timer.c): repeating them on every
+     * packet would draw a Confirm, hence an Ack, for each (§6.6.1). */
+    if (conn->state != UDCCP_STATE_OPEN) {
+      conn->feat.repeat = 1;
+    }
+    if (udccp_feat_write(&conn->feat, &ob, type, seq) > 0) {
+      conn->t_feat_tx = ts;
+      conn->feat_tx_seq = seq;
+      conn->feat_tx_valid = 1;
+    }
     /* §8.1.5: every PARTOPEN packet repeats the Response's Init Cookie. */
     if (conn->init_cookie_len > 0 &&
         ((conn->is_server && type == UDCCP_PKT_RESPONSE) ||

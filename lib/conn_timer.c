@@ -26,17 +26,17 @@ static int data_state(const udccp_conn *conn) {
          conn->state == UDCCP_STATE_PARTOPEN;
 }
 
-/* RFC 4340 §6.6.3: a Change is repeated until Confirmed; when nothing
- * else goes out, an Ack carries it this long after the last packet.  An
- * Ack sent only for the negotiation MUST use an exponential back-off: the
- * interval doubles with each such repetition, up to 64 RTOs. */
+/* RFC 4340 §6.6.3: a Change is repeated until Confirmed, this long after
+ * the last packet that carried it (at least an RTT: the RTO).  Repetitions
+ * MUST use an exponential back-off: the interval doubles with each one, up
+ * to 64 RTOs.  The next packet carries it, or an Ack made for it. */
 static udccp_tstamp feat_retx_time(const udccp_conn *conn) {
   udccp_tstamp rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
   if (conn->state != UDCCP_STATE_OPEN ||
       udccp_feat_all_confirmed(&conn->feat)) {
     return UDCCP_TSTAMP_NEVER;
   }
-  return conn->t_last_tx + (rto << conn->feat_backoff);
+  return conn->t_feat_tx + (rto << conn->feat_backoff);
 }
 
 udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
@@ -180,6 +180,8 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     if (udccp_feat_all_confirmed(&conn->feat)) {
       conn->feat_backoff = 0;
     } else if (feat_retx_time(conn) <= ts) {
+      conn->feat.repeat = 1;
+      conn->t_feat_tx = ts; /* counts from now, even if the Ack waits */
       conn->pending |= UDCCP_PEND_ACK;
       if (conn->feat_backoff < 6) {
         conn->feat_backoff++;

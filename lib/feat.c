@@ -20,7 +20,8 @@ typedef struct feat_spec {
   uint64_t def;     /* initial value, §6.4 */
 } feat_spec;
 
-/* RFC 4340 §6.4 table 4; 192 from RFC 4342 §8.5 (CCID 3, also CCID 4). */
+/* RFC 4340 §6.4 table 4; 192 from RFC 4342 §8.5 (CCID 3, also CCID 4);
+ * 128 from RFC 6323 §3.2.2 (CCID 3 and 4). */
 static const feat_spec specs[UDCCP_FEAT_N_KNOWN] = {
     {UDCCP_FEAT_CCID, UDCCP_FEAT_SP, 1, 1, 2},
     {UDCCP_FEAT_ALLOW_SHORT_SEQNOS, UDCCP_FEAT_SP, 1, 1, 0},
@@ -32,6 +33,7 @@ static const feat_spec specs[UDCCP_FEAT_N_KNOWN] = {
     {UDCCP_FEAT_MIN_CSCOV, UDCCP_FEAT_SP, 1, 0, 0},
     {UDCCP_FEAT_CHECK_DATA_CKSUM, UDCCP_FEAT_SP, 1, 0, 0},
     {UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE, UDCCP_FEAT_SP, 1, 0, 0},
+    {UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE, UDCCP_FEAT_SP, 1, 0, 0}, /* 6323 */
 };
 
 /* CCIDs we offer after the configured one, if implemented.  Only those
@@ -612,7 +614,7 @@ static int put_confirm(udccp_optbuf *ob, const udccp_feat_entry *e) {
 int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
                      uint64_t seq) {
   size_t i;
-  int with_ack;
+  int with_ack, n = 0, unsent = 0;
   seq &= UDCCP_SEQ_MASK;
   if (udccp_seq_gt(fs->fgss, seq)) {
     fs->fgss = udccp_seq_add(seq, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
@@ -643,9 +645,14 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
   }
   for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
     udccp_feat_entry *e = &fs->ent[i];
-    if (e->state == UDCCP_FEAT_STABLE || put_change(ob, e) != 0) {
+    if (e->state == UDCCP_FEAT_STABLE || (!e->change_new && !fs->repeat)) {
       continue;
     }
+    if (put_change(ob, e) != 0) {
+      unsent++;
+      continue;
+    }
+    n++;
     if (e->change_new) {
       /* §6.6.4: a packet with a new Change moves FGSS. */
       fs->fgss = seq;
@@ -653,7 +660,10 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
     }
     e->state = UDCCP_FEAT_CHANGING; /* UNSTABLE ends once sent (§6.6.5) */
   }
-  return 0;
+  if (unsent == 0) {
+    fs->repeat = 0;
+  }
+  return n;
 }
 
 int udccp_feat_want_packet(const udccp_feat_set *fs) {
@@ -662,7 +672,22 @@ int udccp_feat_want_packet(const udccp_feat_set *fs) {
     return 1;
   }
   for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
-    if (fs->ent[i].confirm_owed || fs->ent[i].state != UDCCP_FEAT_STABLE) {
+    const udccp_feat_entry *e = &fs->ent[i];
+    if (e->confirm_owed || (e->state != UDCCP_FEAT_STABLE &&
+                            (e->change_new || fs->repeat))) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
+  size_t i;
+  if (fs->n_empty > 0) {
+    return 1;
+  }
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    if (fs->ent[i].confirm_owed) {
       return 1;
     }
   }

@@ -49,6 +49,7 @@ enum udccp_feat_num {
   UDCCP_FEAT_CHECK_DATA_CKSUM = 9,
   /* CCID-specific (§10.3): 128..191 located at the HC-Sender, 192..255 at
    * the HC-Receiver. */
+  UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE = 128, /* RFC 6323 §3.2.2, CCID 3/4 */
   UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE = 192 /* RFC 4342 §8.5, also CCID 4 */
 };
 
@@ -67,7 +68,7 @@ enum udccp_feat_state {
 enum udccp_feat_rule { UDCCP_FEAT_SP = 1, UDCCP_FEAT_NN = 2 };
 
 #define UDCCP_FEAT_MAX_PREF 16   /* SP preference list length we keep */
-#define UDCCP_FEAT_N_KNOWN 10    /* features 1..9 and 192 */
+#define UDCCP_FEAT_N_KNOWN 11    /* features 1..9, 192 and 128 */
 #define UDCCP_FEAT_MAX_EMPTY 8   /* Empty Confirms owed for unknown features */
 
 /* One feature at one location. */
@@ -102,6 +103,9 @@ typedef struct udccp_feat_set {
   const udccp_ccid_ops *(*ccid_find)(uint8_t id);
   udccp_feat_entry ent[2 * UDCCP_FEAT_N_KNOWN]; /* [i*2+0] remote, +1 local */
   size_t n_empty;         /* Empty Confirms owed for unknown features */
+  uint8_t repeat;         /* set by the caller: the next packet repeats
+                             every unconfirmed Change (handshake packets,
+                             the §6.6.3 back-off timer); cleared once sent */
   struct {
     uint8_t type;         /* UDCCP_OPT_CONFIRM_L or _R */
     uint8_t num;
@@ -154,10 +158,12 @@ int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
 
 /* Appends to ob the options due on the packet we are about to send, of
  * type pkt_type and Sequence Number seq: every owed Confirm (once; only on
- * packets with an Acknowledgement Number, §6.6.1) and every unconfirmed
- * Change (repeated on each packet until answered, §6.6.3).  Nothing on
- * Data, Reset or Listen packets (but call it for them too: it keeps FGSS
- * <= GSS, erratum 974).  What does not fit stays pending.  Returns 0. */
+ * packets with an Acknowledgement Number, §6.6.1), every Change with new
+ * contents, and -- when fs->repeat is set -- every unconfirmed Change
+ * (§6.6.3: repeated once the endpoint "realizes that it has not heard
+ * back", not on every packet).  Nothing on Data, Reset or Listen packets
+ * (but call it for them too: it keeps FGSS <= GSS, erratum 974).  What
+ * does not fit stays pending.  Returns the number of Changes written. */
 int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
                      uint64_t seq);
 
@@ -166,8 +172,14 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
  * the packets they see). */
 void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss);
 
-/* 1 if a Confirm is owed or a Change is unanswered. */
+/* 1 if the next packet has negotiation options to carry: a Confirm owed,
+ * a Change not sent yet, or a repetition asked for (fs->repeat). */
 int udccp_feat_want_packet(const udccp_feat_set *fs);
+
+/* 1 if a Confirm (or an empty Confirm) is owed: the peer's Change asks for
+ * an answer now (§6.6.1).  Our own unanswered Changes do not: they are
+ * repeated on the back-off timer (§6.6.3). */
+int udccp_feat_owes_confirm(const udccp_feat_set *fs);
 
 /* 1 if every feature is STABLE (all our Changes were Confirmed). */
 int udccp_feat_all_confirmed(const udccp_feat_set *fs);

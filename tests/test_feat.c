@@ -63,7 +63,7 @@ static void ep_init(ep *e, const udccp_settings *s, int server, uint64_t iss) {
 /* Writes the next packet of "from" (options only). */
 static udccp_optbuf *ep_write(ep *from, uint8_t type) {
   udccp_optbuf_init(&from->ob);
-  assert_int_equal(udccp_feat_write(&from->fs, &from->ob, type, from->seq), 0);
+  assert_true(udccp_feat_write(&from->fs, &from->ob, type, from->seq) >= 0);
   from->seq = udccp_seq_add(from->seq, 1);
   return &from->ob;
 }
@@ -251,10 +251,19 @@ static void test_rfc4340_6_6_3_change_retransmitted_until_confirmed(
   first = sv.ob;
   assert_true(has_bytes(&first, change, sizeof(change)));
   assert_int_equal(udccp_feat_get_local(&sv.fs, UDCCP_FEAT_CCID), 2);
+  /* §6.6.3: not repeated on every packet, only once the caller (its
+   * back-off timer, or an ack without the Confirm) asks for it. */
+  assert_false(udccp_feat_want_packet(&sv.fs));
+  ep_write(&sv, UDCCP_PKT_ACK);
+  assert_int_equal(find_opt(&sv.ob, UDCCP_OPT_CHANGE_L, UDCCP_FEAT_CCID, NULL),
+                   -1);
+  sv.fs.repeat = 1;
+  assert_true(udccp_feat_want_packet(&sv.fs));
   ep_write(&sv, UDCCP_PKT_ACK); /* lost too */
   assert_int_equal(sv.ob.len, first.len);
   assert_memory_equal(sv.ob.buf, first.buf, first.len);
-  assert_true(udccp_feat_want_packet(&sv.fs));
+  assert_int_equal(sv.fs.repeat, 0);
+  sv.fs.repeat = 1;
   assert_int_equal(xfer(&sv, &c, UDCCP_PKT_DATAACK), 0);
   assert_int_equal(xfer(&c, &sv, UDCCP_PKT_ACK), 0);
   assert_true(has_bytes(&c.ob, confirm, sizeof(confirm)));
