@@ -567,6 +567,13 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
 
   /* Step 10: REQUEST -> PARTOPEN on a valid Response. */
   if (conn->state == UDCCP_STATE_REQUEST) {
+    if (p.h.service_code != conn->service_code) {
+      /* §5.3: the Response's Service Code MUST equal the Request's; this
+       * is not the service we asked for (§8.1.2, RFC 5595 §4). */
+      udccp_conn_send_reset(conn, UDCCP_RESET_BAD_SERVICE_CODE, NULL,
+                            UDCCP_ERR_SERVICE);
+      return UDCCP_ERR_SERVICE;
+    }
     if (finish_negotiation(conn, &p, ts) != 0) {
       udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_RESET);
       return UDCCP_ERR_RESET;

@@ -132,7 +132,7 @@ static void test_linux_unconfirmed_changes_reset_client(void **state) {
   assert_true(udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, 0) > 0);
   /* A Response that confirms none of the client's Changes. */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_RESPONSE, 5000, p.c[0]->gss);
-  tp.service_code = 42;
+  tp.service_code = p.c[0]->service_code;
   n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[1], &tp);
   assert_int_equal(udccp_conn_read_pkt(p.c[0], pkt, (size_t)n, 0, 0),
                    UDCCP_ERR_RESET);

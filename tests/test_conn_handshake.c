@@ -14,6 +14,7 @@
 #include "conn.h"
 #include "opt.h"
 #include "pair.h"
+#include "pktbuild.h"
 
 #define S UDCCP_NS_PER_S
 #define MS UDCCP_NS_PER_MS
@@ -331,6 +332,35 @@ static void test_rfc4340_11_4_partopen_data_acked_no_false_loss(void **state) {
   udccp_pair_free(&p);
 }
 
+/* §5.3: a Response's Service Code MUST equal the Request's.  A client
+ * answered for another service resets with Bad Service Code (§8.1.2) and
+ * reports it, instead of talking to the wrong service. */
+static void test_rfc4340_5_3_response_service_code_must_match(void **state) {
+  udccp_pair p;
+  uint8_t buf[1500], pkt[256];
+  udccp_tb_pkt tp;
+  udccp_ssize n;
+  udccp_conn_rxpkt rp;
+  (void)state;
+  assert_int_equal(udccp_pair_init_sc(&p, NULL, NULL, NULL, 31, 77), 0);
+  assert_true(udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, 0) > 0);
+  assert_int_equal(p.c[0]->service_code, 77);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_RESPONSE, 5000, p.c[0]->gss);
+  tp.service_code = 78;
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[1], &tp);
+  assert_int_equal(udccp_conn_read_pkt(p.c[0], pkt, (size_t)n, 0, 0),
+                   UDCCP_ERR_SERVICE);
+  n = udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, 0);
+  assert_true(n > 0);
+  assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
+  assert_int_equal(rp.h.type, UDCCP_PKT_RESET);
+  assert_int_equal(rp.h.reset_code, UDCCP_RESET_BAD_SERVICE_CODE);
+  assert_int_equal(rp.h.ack, 5000);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_CLOSED);
+  assert_int_equal(udccp_conn_get_error(p.c[0]), UDCCP_ERR_SERVICE);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_1_three_way_handshake),
@@ -344,6 +374,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_8_1_5_partopen_timeout_aborts),
       cmocka_unit_test(test_udccp_settings_validation),
       cmocka_unit_test(test_rfc4340_11_4_partopen_data_acked_no_false_loss),
+      cmocka_unit_test(test_rfc4340_5_3_response_service_code_must_match),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
