@@ -33,6 +33,8 @@
 
 #include <udccp/udccp.h>
 
+#include "privnet.h"
+
 #include "../io/endpoint.h"
 
 #ifndef UDP_SEGMENT
@@ -237,35 +239,13 @@ static void test_io_gso_refused_falls_back(void **state) {
   close_pair(&p);
 }
 
-/* A private network namespace whose loopback has a 1280-byte MTU. */
-static int private_loopback(int mtu) {
-  if (geteuid() != 0 || unshare(CLONE_NEWNET) != 0) {
-    return -1;
-  }
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  if (fd < 0) {
-    return -1;
-  }
-  struct ifreq ifr;
-  memset(&ifr, 0, sizeof(ifr));
-  strcpy(ifr.ifr_name, "lo");
-  ifr.ifr_mtu = mtu;
-  int rv = ioctl(fd, SIOCSIFMTU, &ifr);
-  memset(&ifr, 0, sizeof(ifr));
-  strcpy(ifr.ifr_name, "lo");
-  ifr.ifr_flags = IFF_UP | IFF_RUNNING;
-  rv |= ioctl(fd, SIOCSIFFLAGS, &ifr);
-  close(fd);
-  return rv;
-}
-
 /* Runs last: it moves the process into its own network namespace. */
 static void test_rfc4340_14_gso_above_pmtu_shrinks_mps(void **state) {
   (void)state;
   if (!kernel_has(UDP_SEGMENT, 0)) {
     skip();
   }
-  if (private_loopback(1280) != 0) {
+  if (udccp_test_private_loopback(1280) != 0) {
     fail_msg("needs root (a network namespace with a 1280-byte loopback)");
   }
   pair p;

@@ -26,36 +26,14 @@
 
 #include <udccp/udccp.h>
 
+#include "privnet.h"
+
 #define LO_MTU 1280
 
 static uint64_t ms_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static int private_loopback(void) {
-  if (geteuid() != 0) {
-    return -1;
-  }
-  if (unshare(CLONE_NEWNET) != 0) {
-    return -2;
-  }
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  if (fd < 0) {
-    return -3;
-  }
-  struct ifreq ifr;
-  memset(&ifr, 0, sizeof(ifr));
-  strcpy(ifr.ifr_name, "lo");
-  ifr.ifr_mtu = LO_MTU;
-  int rv = ioctl(fd, SIOCSIFMTU, &ifr);
-  memset(&ifr, 0, sizeof(ifr));
-  strcpy(ifr.ifr_name, "lo");
-  ifr.ifr_flags = IFF_UP | IFF_RUNNING;
-  rv |= ioctl(fd, SIOCSIFFLAGS, &ifr);
-  close(fd);
-  return rv == 0 ? 0 : -4;
 }
 
 static void run(const char *host) {
@@ -113,7 +91,7 @@ static void test_rfc4340_14_emsgsize_shrinks_mps(void **state) {
 }
 
 int main(void) {
-  int rv = private_loopback();
+  int rv = udccp_test_private_loopback(LO_MTU);
   if (rv != 0) {
     fprintf(stderr, "test_io_pmtu: FAIL: needs root to create a private "
                     "network namespace with a 1280-byte loopback (step %d); "

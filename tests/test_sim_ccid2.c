@@ -19,6 +19,7 @@
 
 #include "sim.h"
 #include "sim_parse.h"
+#include "simrun.h"
 #include "sim_report.h"
 
 #define MS UDCCP_NS_PER_MS
@@ -34,37 +35,6 @@ static int free_result(void **state) {
   return 0;
 }
 
-static void run(const char *flows, uint64_t rate, udccp_tstamp delay,
-                udccp_tstamp duration, double loss, sim_result *res) {
-  sim_config cfg;
-  sim_config_default(&cfg);
-  char err[256];
-  assert_int_equal(sim_parse_flows(flows, &cfg, err, sizeof(err)), 0);
-  cfg.rate_bps = rate;
-  cfg.delay = delay;
-  cfg.duration = duration;
-  cfg.loss = loss;
-  int rv = sim_run(&cfg, res);
-  if (rv != 0) {
-    fail_msg("sim_run: %s", res->err);
-  }
-  printf("%s over %.0f Mbit/s, %.0f ms, %.0f s, loss %.2f:\n", flows,
-         (double)rate / 1e6, (double)delay / 1e6, (double)duration / 1e9, loss);
-  for (size_t i = 0; i < res->n_flows; i++) {
-    const sim_flow_result *r = &res->flows[i];
-    printf("  flow %zu %s: goodput %.3f Mbit/s, loss %.4f, rtt %.1f ms, "
-           "sent %llu, delivered %llu, cov %.3f%s%s\n", i, r->kind,
-           r->goodput_bps / 1e6, r->loss_rate, r->rtt_ms,
-           (unsigned long long)r->sent_pkts,
-           (unsigned long long)r->delivered_pkts, r->rate_cov,
-           r->err[0] ? ", ERROR: " : "", r->err);
-    if (r->ccid != 0) {
-      printf("    established %s at %.3f s; close: %s (%s)\n",
-             r->established ? "yes" : "NO", r->established_s,
-             r->closed_ok ? "clean" : "NOT CLEAN", r->close_desc);
-    }
-  }
-}
 
 static void expect_no_flow_errors(const sim_result *res) {
   for (size_t i = 0; i < res->n_flows; i++) {
@@ -76,7 +46,7 @@ static void expect_no_flow_errors(const sim_result *res) {
 
 static void test_rfc4341_ccid2_fills_50mbit_20ms(void **state) {
   (void)state;
-  run("ccid2", 50000000, 20 * MS, 20 * S, 0, &g_res);
+  udccp_test_sim_run("ccid2", 50000000, 20 * MS, 20 * S, 0, &g_res);
   printf("ccid2 utilization %.3f (need >= 0.90)\n", g_res.utilization);
   expect_no_flow_errors(&g_res);
   assert_true(g_res.flows[0].established);
@@ -86,7 +56,7 @@ static void test_rfc4341_ccid2_fills_50mbit_20ms(void **state) {
 
 static void test_rfc4341_four_ccid2_flows_share_fairly(void **state) {
   (void)state;
-  run("4xccid2", 50000000, 10 * MS, 30 * S, 0, &g_res);
+  udccp_test_sim_run("4xccid2", 50000000, 10 * MS, 30 * S, 0, &g_res);
   printf("4 x ccid2: jain %.4f (need >= 0.95), utilization %.3f\n",
          g_res.jain_fairness, g_res.utilization);
   expect_no_flow_errors(&g_res);
@@ -97,7 +67,7 @@ static void test_rfc4341_four_ccid2_flows_share_fairly(void **state) {
 
 static void test_rfc4341_ccid2_is_tcp_friendly(void **state) {
   (void)state;
-  run("ccid2,tcp", 50000000, 20 * MS, 60 * S, 0, &g_res);
+  udccp_test_sim_run("ccid2,tcp", 50000000, 20 * MS, 60 * S, 0, &g_res);
   double ratio = g_res.flows[1].goodput_bps > 0
                      ? g_res.flows[0].goodput_bps / g_res.flows[1].goodput_bps
                      : 1e9;
@@ -111,7 +81,7 @@ static void test_rfc4341_ccid2_is_friendly_to_delayed_ack_tcp(void **state) {
   (void)state;
   /* RFC 4341 §5: Ack Ratio 2 is CCID 2's counterpart of TCP's delayed
    * ACKs, so this is the like-for-like comparison. */
-  run("ccid2,tcp-delack", 50000000, 20 * MS, 60 * S, 0, &g_res);
+  udccp_test_sim_run("ccid2,tcp-delack", 50000000, 20 * MS, 60 * S, 0, &g_res);
   double ratio = g_res.flows[1].goodput_bps > 0
                      ? g_res.flows[0].goodput_bps / g_res.flows[1].goodput_bps
                      : 1e9;
@@ -123,7 +93,7 @@ static void test_rfc4341_ccid2_is_friendly_to_delayed_ack_tcp(void **state) {
 static void test_rfc4340_8_connections_survive_20pct_loss(void **state) {
   (void)state;
   /* two flows: two independent handshakes, data phases and closes */
-  run("ccid2,ccid2", 10000000, 20 * MS, 30 * S, 0.2, &g_res);
+  udccp_test_sim_run("ccid2,ccid2", 10000000, 20 * MS, 30 * S, 0.2, &g_res);
   expect_no_flow_errors(&g_res);
   for (size_t i = 0; i < g_res.n_flows; i++) {
     const sim_flow_result *r = &g_res.flows[i];

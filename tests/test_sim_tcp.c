@@ -17,6 +17,7 @@
 
 #include "sim.h"
 #include "sim_parse.h"
+#include "simrun.h"
 
 #define MS UDCCP_NS_PER_MS
 #define S UDCCP_NS_PER_S
@@ -31,33 +32,10 @@ static int free_result(void **state) {
   return 0;
 }
 
-static void run(const char *flows, uint64_t rate, udccp_tstamp delay,
-                udccp_tstamp duration, double loss, sim_result *res) {
-  sim_config cfg;
-  sim_config_default(&cfg);
-  char err[256];
-  assert_int_equal(sim_parse_flows(flows, &cfg, err, sizeof(err)), 0);
-  cfg.rate_bps = rate;
-  cfg.delay = delay;
-  cfg.duration = duration;
-  cfg.loss = loss;
-  int rv = sim_run(&cfg, res);
-  if (rv != 0) {
-    fail_msg("sim_run: %s", res->err);
-  }
-  for (size_t i = 0; i < res->n_flows; i++) {
-    const sim_flow_result *r = &res->flows[i];
-    printf("  flow %zu %s: goodput %.3f Mbit/s, loss %.4f, rtt %.1f ms, "
-           "sent %llu, delivered %llu, cov %.3f\n", i, r->kind,
-           r->goodput_bps / 1e6, r->loss_rate, r->rtt_ms,
-           (unsigned long long)r->sent_pkts,
-           (unsigned long long)r->delivered_pkts, r->rate_cov);
-  }
-}
 
 static void test_sim_tcp_reno_fills_10mbit_10ms(void **state) {
   (void)state;
-  run("tcp", 10000000, 10 * MS, 30 * S, 0, &g_res);
+  udccp_test_sim_run("tcp", 10000000, 10 * MS, 30 * S, 0, &g_res);
   printf("tcp alone on 10mbit/10ms/30s: utilization %.3f (need >= 0.90)\n",
          g_res.utilization);
   assert_true(g_res.utilization >= 0.90);
@@ -69,7 +47,7 @@ static void test_sim_tcp_reno_fills_10mbit_10ms(void **state) {
 
 static void test_sim_tcp_two_flows_share_fairly(void **state) {
   (void)state;
-  run("tcp,tcp", 10000000, 10 * MS, 60 * S, 0, &g_res);
+  udccp_test_sim_run("tcp,tcp", 10000000, 10 * MS, 60 * S, 0, &g_res);
   double ratio = g_res.flows[0].goodput_bps / g_res.flows[1].goodput_bps;
   printf("tcp,tcp on 10mbit/10ms/60s: jain %.4f (need >= 0.95), ratio %.3f, "
          "utilization %.3f (need >= 0.90)\n", g_res.jain_fairness, ratio,
@@ -85,7 +63,7 @@ static void test_rfc5681_tcp_follows_mathis_formula_under_random_loss(void **sta
    * loss with congestion avoidance; a 100 Mbit/s link keeps the flow
    * loss-limited, not link-limited. */
   double p = 0.01;
-  run("tcp", 100000000, 20 * MS, 60 * S, p, &g_res);
+  udccp_test_sim_run("tcp", 100000000, 20 * MS, 60 * S, p, &g_res);
   double rtt = g_res.flows[0].rtt_ms / 1e3;
   double mathis = 1460 * 8 / rtt * sqrt(1.5) / sqrt(p);
   double ratio = g_res.flows[0].goodput_bps / mathis;
@@ -98,7 +76,7 @@ static void test_rfc5681_tcp_follows_mathis_formula_under_random_loss(void **sta
 
 static void test_rfc6298_tcp_survives_heavy_loss_by_timeouts(void **state) {
   (void)state;
-  run("tcp", 10000000, 10 * MS, 30 * S, 0.2, &g_res);
+  udccp_test_sim_run("tcp", 10000000, 10 * MS, 30 * S, 0.2, &g_res);
   printf("tcp with 20%% loss: %llu segments delivered in order\n",
          (unsigned long long)g_res.flows[0].delivered_pkts);
   assert_true(g_res.flows[0].delivered_pkts > 50);
@@ -111,7 +89,7 @@ static void test_rfc6675_sack_recovers_slow_start_overshoot_without_rto(void **s
   /* Slow start overshoots a 1-BDP queue by a whole window: hundreds of
    * holes, which SACK recovery must repair in about one RTT, with no
    * retransmission timeout (NewReno would stall for seconds). */
-  run("tcp", 100000000, 10 * MS, 30 * S, 0, &g_res);
+  udccp_test_sim_run("tcp", 100000000, 10 * MS, 30 * S, 0, &g_res);
   const char *desc = g_res.flows[0].close_desc;
   printf("tcp on 100mbit/10ms: utilization %.3f (need >= 0.90), cov %.3f "
          "(need < 0.3); %s (need 0 timeouts)\n", g_res.utilization,
@@ -123,7 +101,7 @@ static void test_rfc6675_sack_recovers_slow_start_overshoot_without_rto(void **s
 
 static void test_rfc5681_4_2_delayed_ack_halves_the_acks(void **state) {
   (void)state;
-  run("tcp-delack", 10000000, 10 * MS, 30 * S, 0, &g_res);
+  udccp_test_sim_run("tcp-delack", 10000000, 10 * MS, 30 * S, 0, &g_res);
   double acks_per_seg = (double)g_res.rev.forwarded /
                         (double)(g_res.fwd.forwarded ? g_res.fwd.forwarded : 1);
   printf("tcp-delack: %.3f acks per data segment (need 0.45 .. 0.6), "
