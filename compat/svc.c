@@ -32,12 +32,6 @@
 #include <sys/mman.h>
 
 #include "compat.h"
-/* Runtime internals (io/endpoint.h, lib/conn.h): the public API has no
- * per-connection settings on udccp_connect()/udccp_listen(), no way to
- * stop listening and no setter for server_timewait; the compat layer is
- * part of the project and reaches in, at the few places marked. */
-#include "conn.h"
-#include "endpoint.h"
 
 #define SVC_BUF 65536
 
@@ -243,8 +237,7 @@ int ucompat_svc_set_timewait(ucompat_sock *cs, int on) {
   if (!cs->owned || cs->us == NULL) {
     return -1;
   }
-  udccp_sock_get_conn(cs->us)->settings.server_timewait = (uint8_t)(on != 0);
-  return 0;
+  return udccp_conn_set_server_timewait(udccp_sock_get_conn(cs->us), on);
 }
 
 static void wake(void) {
@@ -397,23 +390,26 @@ static int thread_start(void) {
 }
 
 /* Per-connection settings go through the endpoint's template, which
- * udccp_connect() and udccp_listen() copy (io/ internals). */
+ * udccp_connect() and udccp_listen() copy; *saved gets the old one. */
 static void settings_apply(udccp_endpoint *ep, const ucompat_sock *cs,
                            udccp_settings *saved) {
-  *saved = ep->settings;
+  udccp_settings t;
+  udccp_endpoint_get_settings(ep, saved);
+  t = *saved;
   if (cs->tx_ccid != 0) {
-    ep->settings.ccid = cs->tx_ccid;
+    t.ccid = cs->tx_ccid;
   }
   if (cs->rx_ccid != 0) {
-    ep->settings.rx_ccid = cs->rx_ccid;
+    t.rx_ccid = cs->rx_ccid;
   }
-  ep->settings.send_cscov = cs->send_cscov;
-  ep->settings.min_cscov = cs->recv_cscov;
-  ep->settings.qpolicy = cs->qpolicy;
+  t.send_cscov = cs->send_cscov;
+  t.min_cscov = cs->recv_cscov;
+  t.qpolicy = cs->qpolicy;
   if (cs->txqlen != 0) {
-    ep->settings.tx_qlen = cs->txqlen;
+    t.tx_qlen = cs->txqlen;
   }
-  ep->settings.server_timewait = cs->server_timewait;
+  t.server_timewait = cs->server_timewait;
+  (void)udccp_endpoint_set_settings(ep, &t); /* the values were checked */
 }
 
 /* ------------------------------------------------------------ connect */
@@ -457,7 +453,7 @@ int ucompat_svc_connect(ucompat_sock *cs, const struct sockaddr *sa,
   udccp_sock *us = NULL;
   errno = 0;
   rv = udccp_connect(ep, &us, host, port, cs->nsc > 0 ? cs->sc[0] : 0, 0, 0);
-  ep->settings = saved;
+  (void)udccp_endpoint_set_settings(ep, &saved);
   if (rv != 0) {
     errno = io_errno(rv);
     return -1;
@@ -491,7 +487,7 @@ int ucompat_svc_listen(ucompat_sock *cs) {
     return -1;
   }
   if (port == 0) { /* listen() without bind(): an ephemeral port */
-    port = udccp_io_pick_port(ep);
+    port = udccp_endpoint_unused_port(ep);
     struct sockaddr_storage ss;
     socklen_t sl;
     uint8_t any[16] = {0};
@@ -506,7 +502,7 @@ int ucompat_svc_listen(ucompat_sock *cs) {
   settings_apply(ep, cs, &saved);
   rv = udccp_listen(ep, port, cs->nsc > 0 ? cs->sc : &none,
                     cs->nsc > 0 ? cs->nsc : 1);
-  ep->settings = saved;
+  (void)udccp_endpoint_set_settings(ep, &saved);
   if (rv != 0) {
     errno = io_errno(rv);
     return -1;
@@ -523,28 +519,6 @@ int ucompat_svc_listen(ucompat_sock *cs) {
   set_events(cs, EPOLLRDHUP);
   wake();
   return 0;
-}
-
-/* io/ has no "stop listening": remove the port's listeners by hand, after
- * detaching the connections they still count (io/ internals). */
-static void unlisten(udccp_endpoint *ep, uint16_t port) {
-  for (size_t i = 0; i < ep->nlis; i++) {
-    if (ep->lis[i].port != port) {
-      continue;
-    }
-    for (size_t k = 0; k < ep->nsocks; k++) {
-      udccp_sock *s = ep->socks[k];
-      if (s->lis != NULL &&
-          (s->lis == ep->lis[i].lis[0] || s->lis == ep->lis[i].lis[1])) {
-        s->lis = NULL;
-      }
-    }
-    udccp_listener_del(ep->lis[i].lis[0]);
-    udccp_listener_del(ep->lis[i].lis[1]);
-    ep->lis[i] = ep->lis[--ep->nlis];
-    udccp_io_port_ref(ep, port, -1);
-    return;
-  }
 }
 
 static ucompat_sock *find_listener(udccp_endpoint *ep, uint16_t port) {
@@ -787,7 +761,7 @@ static int service(ucompat_sock *cs) {
 
 static void service_listener(ucompat_sock *cs) {
   if (peer_shut(cs->svc_fd, POLLHUP | POLLRDHUP)) {
-    unlisten(cs->ep, cs->lport);
+    (void)udccp_unlisten(cs->ep, cs->lport);
     atomic_store(&cs->st->state, UCOMPAT_CLOSED);
     cs->lport = 0;
     finish(cs);
@@ -908,12 +882,7 @@ void ucompat_svc_atfork_child(void) {
   udccp_endpoint *eps[3] = {g_ep_raw, g_ep_srv, g_ep_cli};
   for (int i = 0; i < 3; i++) {
     if (eps[i] != NULL) {
-      for (int f = 0; f < 2; f++) {
-        if (eps[i]->fd[f] >= 0) {
-          ucompat_libc.close(eps[i]->fd[f]);
-        }
-      }
-      ucompat_libc.close(eps[i]->epfd);
+      udccp_endpoint_forget_after_fork(eps[i]);
     }
   }
   g_ep_raw = g_ep_srv = g_ep_cli = NULL;

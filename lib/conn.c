@@ -33,6 +33,15 @@ static int settings_valid(const udccp_settings *s) {
   return 1;
 }
 
+int udccp_conn_set_server_timewait(udccp_conn *conn, int on) {
+  conn->settings.server_timewait = (uint8_t)(on != 0);
+  return 0;
+}
+
+int udccp_settings_check(const udccp_settings *s) {
+  return settings_valid(s) ? 0 : UDCCP_ERR_INVALID_ARGUMENT;
+}
+
 static uint64_t rand48(udccp_conn *conn) {
   uint8_t b[6];
   uint64_t v = 0;

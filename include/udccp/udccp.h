@@ -192,6 +192,13 @@ typedef struct udccp_settings {
 /* Fills *s with the defaults named above (rand must still be set). */
 void udccp_settings_default(udccp_settings *s);
 
+/* Returns 0 if *s is usable for a connection (rand set, fields within
+ * their ranges: CsCov <= 15, Sequence Window 32 .. 2^46 - 1 (RFC 4340
+ * §7.5.2), queue lengths and timers non-zero, PMTU room for a packet),
+ * else UDCCP_ERR_INVALID_ARGUMENT.  The CCIDs are checked when a
+ * connection is made (the library may lack one). */
+int udccp_settings_check(const udccp_settings *s);
+
 /* Addresses and DCCP ports of a connection, as seen from this endpoint. */
 enum udccp_family { UDCCP_AF_INET = 4, UDCCP_AF_INET6 = 6 };
 
@@ -303,6 +310,12 @@ udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn);
  * first, then Close (or CloseReq from a server unless server_timewait).
  * Returns 0 or UDCCP_ERR_INVALID_STATE. */
 int udccp_conn_close(udccp_conn *conn, udccp_tstamp ts);
+
+/* Server side: on 1, a later close sends Close and this endpoint holds
+ * TIMEWAIT; on 0 (default) it sends CloseReq so that the client holds it
+ * (RFC 4340 §8.3, Linux's DCCP_SOCKOPT_SERVER_TIMEWAIT).  Takes effect for
+ * a close not yet started.  Returns 0. */
+int udccp_conn_set_server_timewait(udccp_conn *conn, int on);
 
 /* Aborts: the next write_pkt returns a Reset with the given code, after
  * which the connection is CLOSED.  Returns 0 or UDCCP_ERR_INVALID_STATE. */
@@ -509,6 +522,28 @@ void udccp_endpoint_del(udccp_endpoint *ep);
 /* Returns the bound UDP port (DCCP-UDP; useful after port 0), 0 for raw. */
 uint16_t udccp_endpoint_local_port(const udccp_endpoint *ep);
 
+/* Copies into *s the settings the endpoint's later udccp_connect() and
+ * udccp_listen() calls start from (udccp_endpoint_config.settings, with the
+ * runtime's rand and cksum_mode). */
+void udccp_endpoint_get_settings(const udccp_endpoint *ep, udccp_settings *s);
+
+/* Replaces that template: connections made and listeners started from now
+ * on use *s (copied); existing ones keep theirs.  rand, rand_user_data and
+ * cksum_mode stay the runtime's.  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT
+ * (see udccp_settings_check()). */
+int udccp_endpoint_set_settings(udccp_endpoint *ep, const udccp_settings *s);
+
+/* In a child process after fork(): closes the child's copies of the
+ * endpoint's sockets and epoll descriptor, which it shares with the
+ * parent, without sending anything or touching the parent's state.  The
+ * endpoint's memory is left alone (it is the parent's copy); ep must not
+ * be used afterwards in the child. */
+void udccp_endpoint_forget_after_fork(udccp_endpoint *ep);
+
+/* Returns a DCCP port in the ephemeral range (49152..65535) that no
+ * connection or listener of this endpoint uses, or 0 if none was found. */
+uint16_t udccp_endpoint_unused_port(udccp_endpoint *ep);
+
 /* Returns a file descriptor (an epoll set) that becomes readable when the
  * endpoint has packets to process.  Do not read from it or close it. */
 int udccp_endpoint_fd(const udccp_endpoint *ep);
@@ -561,6 +596,12 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
  * with Reset "Bad Service Code" by the core. */
 int udccp_listen(udccp_endpoint *ep, uint16_t port,
                  const uint32_t *service_codes, size_t n);
+
+/* Stops listening on port: later Requests to it are answered with Reset
+ * (No Connection, RFC 4340 §8.5 step 2).  Connections already accepted or
+ * still in their handshake go on.  Returns 0, or UDCCP_ERR_INVALID_STATE
+ * if the endpoint does not listen on port. */
+int udccp_unlisten(udccp_endpoint *ep, uint16_t port);
 
 /* Returns, in *psock, the oldest connection that completed its handshake
  * on any of the endpoint's listening ports.  Returns 0, UDCCP_ERR_AGAIN

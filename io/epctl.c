@@ -1,0 +1,68 @@
+/*
+ * Endpoint control: the settings template that connect and listen copy,
+ * a free DCCP port, and stopping a listener.
+ */
+#include <unistd.h>
+
+#include <udccp/udccp.h>
+
+#include "endpoint.h"
+
+void udccp_endpoint_get_settings(const udccp_endpoint *ep, udccp_settings *s) {
+  *s = ep->settings;
+}
+
+int udccp_endpoint_set_settings(udccp_endpoint *ep, const udccp_settings *s) {
+  udccp_settings t;
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  t = *s;
+  /* The runtime's own: its random source and the transport's checksum
+   * rule (RFC 6773 §3.3 on DCCP-UDP). */
+  t.rand = ep->settings.rand;
+  t.rand_user_data = ep->settings.rand_user_data;
+  t.cksum_mode = ep->settings.cksum_mode;
+  if (udccp_settings_check(&t) != 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  ep->settings = t;
+  return 0;
+}
+
+void udccp_endpoint_forget_after_fork(udccp_endpoint *ep) {
+  int f;
+  for (f = 0; f < 2; f++) {
+    if (ep->fd[f] >= 0) {
+      (void)close(ep->fd[f]);
+    }
+  }
+  (void)close(ep->epfd);
+}
+
+uint16_t udccp_endpoint_unused_port(udccp_endpoint *ep) {
+  return udccp_io_pick_port(ep);
+}
+
+int udccp_unlisten(udccp_endpoint *ep, uint16_t port) {
+  size_t i, k;
+  for (i = 0; i < ep->nlis; i++) {
+    udccp_io_listen *l = &ep->lis[i];
+    if (l->port != port) {
+      continue;
+    }
+    /* Connections it made live on; they no longer report to it. */
+    for (k = 0; k < ep->nsocks; k++) {
+      udccp_sock *s = ep->socks[k];
+      if (s->lis != NULL && (s->lis == l->lis[0] || s->lis == l->lis[1])) {
+        s->lis = NULL;
+      }
+    }
+    udccp_listener_del(l->lis[0]);
+    udccp_listener_del(l->lis[1]);
+    *l = ep->lis[--ep->nlis];
+    udccp_io_port_ref(ep, port, -1);
+    return 0;
+  }
+  return UDCCP_ERR_INVALID_STATE;
+}
