@@ -27,6 +27,8 @@ typedef struct udccp_ccid_env {
   uint8_t ecn;             /* 1: ECN negotiated on */
   uint8_t tx_nonce;        /* ECN nonce of the packet tx_on_sent reports:
                               1 if sent ECT(1), else 0 (RFC 4340 §12.2) */
+  uint8_t send_rtt_est;    /* RFC 6323 Send RTT Estimate (feature 128) of
+                              this half-connection is 1 */
   uint8_t tx_more;         /* for the data packet tx_on_sent reports: more
                               data waits behind it (UDCCP_CCID_MORE_*);
                               RFC 5348 §8.2.1 data-limited intervals */

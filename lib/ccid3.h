@@ -36,6 +36,16 @@
  *     allowed to send" is exact.  Left UDCCP_CCID_MORE_UNKNOWN, the sender
  *     infers it from timing: a data packet sent within one t_ipi of its
  *     allowed time or of the previous packet is rate-limited.
+ *   - env->ecn and env->tx_nonce (the nonce of the packet tx_on_sent
+ *     reports): the sender keeps NonceSums and checks the Nonce Echoes of
+ *     Loss Intervals (RFC 4342 §9.1) and Ack Vectors (RFC 4340 §12.2);
+ *     udccp_conn_info counts nonce_checks / nonce_mismatches.
+ *   - env->send_rtt_est: the negotiated Send RTT Estimate (RFC 6323,
+ *     feature 128, one of the CCID's dependencies) of the half; the
+ *     connection sets it from the feature (env for the sending half,
+ *     env_rx for the receiving one).  tx_write_opts() then puts the RTT
+ *     Estimate option on Data, DataAck, Sync and SyncAck, and the receiver
+ *     half works with the sender's RTT.
  *   - tx_get_expiry() returns UDCCP_TSTAMP_NEVER while an idle sender sits
  *     at its RFC 4342 §5.1 floor (the nofeedback timer would change
  *     nothing); the next data packet or feedback restarts it.
@@ -71,6 +81,10 @@
 #define UDCCP_CCID3_OPT_LOSS_INTERVALS UDCCP_TFRC_OPT_LOSS_INTERVALS
 #define UDCCP_CCID3_OPT_RECEIVE_RATE UDCCP_TFRC_OPT_RECEIVE_RATE
 #define UDCCP_CCID4_OPT_DROPPED_PACKETS UDCCP_TFRC_OPT_DROPPED_PACKETS
+/* RFC 6323 §3.2.1: RTT Estimate, sender to receiver (1 us units) */
+#define UDCCP_CCID3_OPT_RTT_ESTIMATE 128
+#define UDCCP_CCID3_RTT_EST_MAX 0xFFFFFEu   /* larger: 0xFFFFFF */
+#define UDCCP_CCID3_RTT_EST_INIT (500 * UDCCP_NS_PER_MS) /* §3.4 */
 
 /* What distinguishes CCID 4 from CCID 3. */
 typedef struct udccp_tfrc_ccid_params {
@@ -87,7 +101,10 @@ extern const udccp_ccid_ops udccp_ccid3_ops;
 
 /* RFC 4342 §5/§8, RFC 5622 §4: the features CCID 3 and CCID 4 depend on
  * (Send Loss Event Rate = 1, Send NDP Count = 1 at the HC-Sender, Send Ack
- * Vector = 0); all non-mandatory, as Linux accepts and sends them. */
+ * Vector = 0); all non-mandatory, as Linux accepts and sends them.  And
+ * RFC 6323 §3.2.2 Send RTT Estimate = 1 at the HC-Sender, non-mandatory:
+ * a peer that does not know it (Linux) answers with an empty Confirm and
+ * it stays 0. */
 #define UDCCP_TFRC_CCID_N_DEPS 3
 extern const udccp_ccid_dep udccp_tfrc_ccid_deps[UDCCP_TFRC_CCID_N_DEPS];
 
@@ -145,5 +162,14 @@ const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st);
 const udccp_tfrc_lh *udccp_tfrc_ccid_rx_lh(const udccp_ccid_state *st);
 /* The receiver's RTT estimate (ns, 0 = none) from CCVal (RFC 4342 §8.1). */
 udccp_tstamp udccp_tfrc_ccid_rx_rtt(const udccp_ccid_state *st);
+/* The RTT the receiver works with: with Send RTT Estimate on, RFC 6323
+ * §3.3 receiver_RTT from the sender's RTT Estimate options; else the CCVal
+ * estimate (or env->srtt before one exists; 0 = none). */
+udccp_tstamp udccp_tfrc_ccid_rx_rtt_used(const udccp_ccid_state *st);
+
+/* Sender half: writes the RTT Estimate option (RFC 6323 §3.2.1) when Send
+ * RTT Estimate is on, on Data, DataAck, Sync and SyncAck (§3.3). */
+int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
+                                  uint8_t type, udccp_tstamp ts);
 
 #endif /* UDCCP_CCID3_H */

@@ -15,6 +15,12 @@
  *                K + D, D = 4 preferred, then 3, 2.
  * RFC 4342 §8.2-8.6 Elapsed Time, Loss Event Rate, Loss Intervals (9
  *                intervals), Receive Rate on every Ack/DataAck after data.
+ * RFC 5348 §5.5  History discounting (CCID 3; not CCID 4's TFRC-SP).
+ * RFC 6323 §3.3-3.4 With Send RTT Estimate on, receiver_RTT from the
+ *                sender's RTT Estimate options replaces the CCVal estimate
+ *                (0.5 s before the first numeric one, back-off on
+ *                no-number ones).  The loss events stay those of the window
+ *                counter (RFC 4342 §10.2), which the sender keeps sending.
  */
 #include "ccid3.h"
 
@@ -22,6 +28,7 @@
 
 #include "seq.h"
 #include "tfrc_eq.h"
+#include "tfrc_tx.h"
 
 typedef struct rate_snap {
   udccp_tstamp ts;
@@ -43,6 +50,11 @@ typedef struct ccid3_rx {
   udccp_tstamp cc_t[16];
   uint64_t cc_at[16];
   udccp_tstamp rtt;
+  /* RFC 6323 §3.3-3.4: receiver_RTT from the sender's RTT Estimate
+   * options (used instead of rtt when Send RTT Estimate is on) */
+  udccp_tstamp est_rtt;
+  udccp_tstamp nonum_since; /* no-number options since; NEVER: none */
+  int est_numeric;          /* a numeric option arrived */
   /* feedback */
   int fb_sent;
   int data_since_fb;
@@ -83,20 +95,66 @@ int udccp_tfrc_ccid_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
   memset(rx, 0, sizeof(*rx));
   rx->env = env;
   rx->prm = *params;
-  /* RFC 4342 §10.2: loss events by window counter; RFC 4828 via sp; no
-   * history discounting, so the sender can recompute p from the option */
-  udccp_tfrc_lh_init(&rx->lh, UDCCP_TFRC_LH_CCVAL, params->sp, 0);
+  /* RFC 4342 §10.2: loss events by window counter; RFC 4828 via sp.
+   * CCID 3: RFC 5348 §5.5 history discounting, which the sender redoes
+   * from the Loss Intervals option (udccp_tfrc_li_discount); CCID 4 keeps
+   * the TFRC-SP average of RFC 4828 §3 undiscounted. */
+  udccp_tfrc_lh_init(&rx->lh, UDCCP_TFRC_LH_CCVAL, params->sp, !params->sp);
   rx->fb_timer = UDCCP_TSTAMP_NEVER;
+  rx->est_rtt = UDCCP_CCID3_RTT_EST_INIT;
+  rx->nonum_since = UDCCP_TSTAMP_NEVER;
   return 0;
 }
 
 void udccp_tfrc_ccid_rx_exit(udccp_ccid_state *st) { (void)st; }
 
 static udccp_tstamp rx_rtt(const ccid3_rx *rx) {
+  if (rx->env && rx->env->send_rtt_est) {
+    /* RFC 6323 §3.3: the sender's estimate in every place that needs an
+     * RTT (X_recv, the first loss interval, when feedback is due); 0.5 s
+     * until a numeric option arrives (§3.4) */
+    return rx->est_rtt;
+  }
   if (rx->rtt) {
     return rx->rtt;
   }
   return rx->env ? rx->env->srtt : 0;
+}
+
+/* RFC 6323 §3.2.1, §3.4: an RTT Estimate option (value bytes v, len).
+ * Numeric values (1..0xFFFFFE us) feed receiver_RTT, a moving average with
+ * q = 0.9 as in RFC 5348 §4.3; no-number ones (0, 0xFFFFFF) for longer
+ * than receiver_RTT double it, up to t_mbi.  Returns UDCCP_ERR_OPTION for
+ * a length other than 1..3. */
+static int rtt_estimate(ccid3_rx *rx, const uint8_t *v, size_t len,
+                        udccp_tstamp ts) {
+  uint64_t us = 0;
+  size_t i;
+  if (len < 1 || len > 3) {
+    return UDCCP_ERR_OPTION;
+  }
+  for (i = 0; i < len; i++) {
+    us = (us << 8) | v[i];
+  }
+  if (us == 0 || us > UDCCP_CCID3_RTT_EST_MAX) {
+    if (rx->nonum_since == UDCCP_TSTAMP_NEVER || ts < rx->nonum_since) {
+      rx->nonum_since = ts;
+    } else if (ts - rx->nonum_since > rx->est_rtt) {
+      rx->est_rtt = 2 * rx->est_rtt < UDCCP_TFRC_T_MBI ? 2 * rx->est_rtt
+                                                        : UDCCP_TFRC_T_MBI;
+      rx->nonum_since = ts; /* the next round uses the new value */
+    }
+    return 0;
+  }
+  rx->nonum_since = UDCCP_TSTAMP_NEVER;
+  if (!rx->est_numeric) {
+    rx->est_numeric = 1;
+    rx->est_rtt = (udccp_tstamp)us * 1000u;
+  } else {
+    rx->est_rtt = (udccp_tstamp)((9.0 * (double)rx->est_rtt +
+                                  (double)us * 1000.0) / 10.0 + 0.5);
+  }
+  return 0;
 }
 
 /* RFC 4342 §8.1: R from T(K+D) - T(K), the first arrivals of counters K and
@@ -199,7 +257,7 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   udccp_tfrc_rx_ctx cx;
   unsigned flags;
   int is_data = pkt->type == UDCCP_PKT_DATA || pkt->type == UDCCP_PKT_DATAACK;
-  int due = 0;
+  int due = 0, bad_opt = 0;
   uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
   if (udccp_tfrc_ccid_mandatory_unknown(pkt->opts, 0, rx->prm.sp)) {
     return UDCCP_ERR_MANDATORY;
@@ -209,6 +267,16 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     rx->gsr_ts = ts;
   }
   rx->started = 1;
+  if (rx->env && rx->env->send_rtt_est && pkt->opts) {
+    size_t i;
+    for (i = 0; i < pkt->opts->n_ccid; i++) {
+      const udccp_opt *o = &pkt->opts->ccid[i];
+      if (o->type == UDCCP_CCID3_OPT_RTT_ESTIMATE &&
+          rtt_estimate(rx, o->val, o->len, ts) != 0) {
+        bad_opt = 1; /* §3.3: invalid; the rest of the packet counts */
+      }
+    }
+  }
   if (is_data) {
     uint8_t c = (uint8_t)(pkt->ccval & 15u);
     cc_rtt(rx, c, ts);
@@ -257,7 +325,9 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
       due = 1;
     }
   }
-  return due;
+  /* RFC 6323 §3.3 wants a Reset (Option Error) for an invalid RTT
+   * Estimate option: the error tells the connection */
+  return bad_opt ? UDCCP_ERR_OPTION : due;
 }
 
 /* RFC 4342 §10.3: the window counter decides when feedback is due, once
@@ -367,5 +437,9 @@ const udccp_tfrc_lh *udccp_tfrc_ccid_rx_lh(const udccp_ccid_state *st) {
 
 udccp_tstamp udccp_tfrc_ccid_rx_rtt(const udccp_ccid_state *st) {
   return crx_of(st)->rtt;
+}
+
+udccp_tstamp udccp_tfrc_ccid_rx_rtt_used(const udccp_ccid_state *st) {
+  return rx_rtt(crx_of(st));
 }
 

@@ -71,6 +71,12 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
   conn->env.ack_ratio = (uint32_t)v;
   conn->env_rx.ack_ratio =
       (uint32_t)udccp_feat_get_remote(fs, UDCCP_FEAT_ACK_RATIO);
+  /* RFC 6323 §3.2: the sender half sends RTT Estimates, the receiver
+   * half uses the peer's. */
+  conn->env.send_rtt_est = (uint8_t)(
+      udccp_feat_get_local(fs, UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE) == 1);
+  conn->env_rx.send_rtt_est = (uint8_t)(
+      udccp_feat_get_remote(fs, UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE) == 1);
   conn->send_ackvec =
       (uint8_t)(udccp_feat_get_local(fs, UDCCP_FEAT_SEND_ACK_VECTOR) != 0);
   conn->send_ndp =
@@ -338,6 +344,25 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
     if (rv == UDCCP_ERR_MANDATORY) {
       /* §5.8.2: a Mandatory CCID option the CCID does not know. */
       udccp_conn_send_reset(conn, UDCCP_RESET_MANDATORY_ERROR, NULL,
+                            UDCCP_ERR_RESET);
+      return;
+    }
+    if (rv == UDCCP_ERR_OPTION) {
+      /* RFC 6323 §3.3: an invalid RTT Estimate option (the only CCID
+       * option refused this way) resets with Option Error, Data 1..3 the
+       * option's first three bytes. */
+      uint8_t data[3] = {128, 0, 0};
+      size_t i;
+      for (i = 0; i < p->opts.n_ccid; i++) {
+        const udccp_opt *o = &p->opts.ccid[i];
+        if (o->type == 128 && (o->len < 1 || o->len > 3)) {
+          data[1] = (uint8_t)(o->len + 2);
+          data[2] = o->len > 0 ? o->val[0] : 0;
+          break;
+        }
+      }
+      conn->info.pkts_malformed++;
+      udccp_conn_send_reset(conn, UDCCP_RESET_OPTION_ERROR, data,
                             UDCCP_ERR_RESET);
       return;
     }

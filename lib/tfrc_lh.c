@@ -409,6 +409,61 @@ double udccp_tfrc_calc_p_intervals(const double *len, size_t n,
   return p > 1.0 ? 1.0 : p;
 }
 
+/* RFC 5348 §5.5: the general discount factor DF for a current interval of
+ * length i0 over the closed intervals len[1..k] with their DF_i, df[1..k]:
+ * 2 I_mean / I_0 (at least THRESHOLD) if I_0 > 2 I_mean, else 1. */
+static double discount_factor(double i0, const double *len, const double *df,
+                              size_t k) {
+  double itot = 0.0, wtot = 0.0, imean, d;
+  size_t i;
+  for (i = 1; i <= k && i <= UDCCP_TFRC_NINTERVAL; i++) {
+    wtot += tfrc_w5[i - 1] * df[i];
+    itot += len[i] * tfrc_w5[i - 1] * df[i];
+  }
+  if (!(wtot > 0.0)) {
+    return 1.0;
+  }
+  imean = itot / wtot;
+  if (!(i0 > 2.0 * imean)) {
+    return 1.0;
+  }
+  d = 2.0 * imean / i0;
+  return d < UDCCP_TFRC_DF_THRESHOLD ? UDCCP_TFRC_DF_THRESHOLD : d;
+}
+
+void udccp_tfrc_li_discount(const double *len, size_t n, double *df,
+                            double *DF) {
+  double e[UDCCP_TFRC_LI_MAX], rel[UDCCP_TFRC_LI_MAX];
+  size_t k, m, j;
+  if (n > UDCCP_TFRC_LI_MAX) {
+    n = UDCCP_TFRC_LI_MAX;
+  }
+  for (j = 0; j < n; j++) {
+    df[j] = 1.0;
+  }
+  *DF = 1.0;
+  if (n < 2) {
+    return;
+  }
+  k = n - 1;
+  /* e[m]: the DF in force when I_m closed (its final length against the
+   * intervals closed then, I_(m+1).., discounted as they were then); at
+   * that event every older DF_i was multiplied by it (§5.5).  The oldest
+   * interval has no known predecessors: e = 1. */
+  e[k] = 1.0;
+  for (m = k - 1; m >= 1; m--) {
+    rel[0] = 1.0;
+    for (j = 1; m + j <= k; j++) {
+      rel[j] = j == 1 ? 1.0 : rel[j - 1] * e[m + j - 1];
+    }
+    e[m] = discount_factor(len[m], &len[m], rel, k - m);
+  }
+  for (j = 2; j <= k; j++) {
+    df[j] = df[j - 1] * e[j - 1];
+  }
+  *DF = discount_factor(len[0], len, df, k);
+}
+
 double udccp_tfrc_lh_p(const udccp_tfrc_lh *lh) {
   double len[UDCCP_TFRC_LI_MAX], df[UDCCP_TFRC_LI_MAX];
   uint32_t i;
@@ -561,6 +616,20 @@ double udccp_tfrc_li_calc_p(const udccp_tfrc_li_info *li, size_t n,
   }
   return udccp_tfrc_calc_p_intervals(len, n, NULL, 1.0,
                                      sp && is_short && is_short[0]);
+}
+
+double udccp_tfrc_li_calc_p_discounted(const udccp_tfrc_li_info *li,
+                                       size_t n) {
+  double len[UDCCP_TFRC_LI_MAX], df[UDCCP_TFRC_LI_MAX], DF;
+  size_t i;
+  if (n > UDCCP_TFRC_LI_MAX) {
+    n = UDCCP_TFRC_LI_MAX;
+  }
+  for (i = 0; i < n; i++) {
+    len[i] = (double)li[i].data_len;
+  }
+  udccp_tfrc_li_discount(len, n, df, &DF);
+  return udccp_tfrc_calc_p_intervals(len, n, df, DF, 0);
 }
 
 void udccp_tfrc_wc_rtt_init(udccp_tfrc_wc_rtt *w) {

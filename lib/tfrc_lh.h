@@ -248,4 +248,20 @@ double udccp_tfrc_calc_p_intervals(const double *len, size_t n,
 double udccp_tfrc_li_calc_p(const udccp_tfrc_li_info *li, size_t n,
                             const uint8_t *is_short, int sp);
 
+/* RFC 5348 §5.5 history discounting from the intervals alone, for a sender
+ * that computes p from Loss Intervals options (RFC 4342 §8.6) of a
+ * discounting receiver: len[0..n) are I_0 (open) .. I_(n-1), newest first.
+ * The DF a receiver had in force when each interval closed depends only on
+ * that interval and the older ones, so it is recomputed here, oldest
+ * first; the oldest reported interval counts as undiscounted (the option
+ * shows no history before it).  Fills df[0..n) with DF_i and *DF with the
+ * current general discount factor. */
+void udccp_tfrc_li_discount(const double *len, size_t n, double *df,
+                            double *DF);
+
+/* The sender's p from received intervals (as udccp_tfrc_li_calc_p with no
+ * TFRC-SP) with the history discounting of udccp_tfrc_li_discount(). */
+double udccp_tfrc_li_calc_p_discounted(const udccp_tfrc_li_info *li,
+                                       size_t n);
+
 #endif /* UDCCP_TFRC_LH_H */

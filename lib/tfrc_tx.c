@@ -68,8 +68,13 @@ static void update_sched(udccp_tfrc_tx *tx, udccp_tstamp ts) {
      * hold back the initial_rate of §4.2 until then.  But not before now:
      * the send times the old, lower rate did not allow are no unused
      * credit (§4.6), and counting them would send a burst of
-     * (now - last_send)/t_ipi packets at once. */
-    udccp_tstamp due = add_sat(tx->last_send, tx->t_ipi);
+     * (now - last_send)/t_ipi packets at once.  The next slot follows the
+     * last packet's *nominal* time, not its actual one: a packet sent
+     * t_delta early (§8.3) moved the schedule by a full t_ipi, and
+     * rescheduling from the actual time would forgive that earliness at
+     * every feedback -- with feedback per packet, the sender would run
+     * at X * t_ipi / (t_ipi - t_delta), up to 2 X. */
+    udccp_tstamp due = add_sat(tx->last_nom, tx->t_ipi);
     if (due < ts) {
       due = ts;
     }
@@ -386,6 +391,7 @@ void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
     base = ts;
   }
   tx->t_nom = add_sat(base, tx->t_ipi);
+  tx->last_nom = base;
   tx->last_send = ts;
   tx->sent_any = 1;
   tx->idle = 0;

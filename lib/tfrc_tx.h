@@ -13,8 +13,10 @@
  * times are kept as credit for at most one RTT, so a burst is never more
  * than one RTT's worth of packets (the §4.6 MUST).  The schedule starts
  * with the first packet (t_0 = t_now), and a rate increase moves the next
- * send time to max(last_send + t_ipi, now): slots the old rate did not
- * allow are no credit.  t_ipi is at least 1 ns.
+ * send time to max(last_nom + t_ipi, now): slots the old rate did not
+ * allow are no credit; the next slot counts from the last packet's
+ * nominal time (a packet sent t_delta early is no cause for another
+ * early one).  t_ipi is at least 1 ns.
  * TFRC-SP: t_ipi is at least 10 ms, t_delta is 0 and no packet goes sooner
  * than 10 ms after the previous one (RFC 5622 §5; we do not use its MAY of
  * an extra packet per timeslice).
@@ -83,6 +85,7 @@ typedef struct udccp_tfrc_tx {
   udccp_tstamp t_ipi;
   udccp_tstamp t_delta;
   udccp_tstamp last_send;
+  udccp_tstamp last_nom; /* nominal send time of the last packet (§4.6) */
   /* §8.2.1: the sender's recent rate-limited ("sent all it is allowed
    * to send") stretches, [start, end] in send times, newest at
    * (nl_head + nl_n - 1) % UDCCP_TFRC_NL_RUNS; nl_open: the newest is

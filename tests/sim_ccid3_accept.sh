@@ -106,20 +106,17 @@ for D in 10ms 50ms; do
 done
 
 echo "== 3: against TCP and CCID 2, one-BDP queue"
-# The rate_cov comparison is enforced against CCID 2.  Against TCP it is
-# printed but only enforced with UDCCP_ACCEPT_STRICT=1: it is missed today.
-# Two flows that keep the bottleneck busy have complementary 1-s rates
-# (their sum is the link rate), so the same standard deviation, and the
-# flow with the smaller mean has the larger cov; CCID 3 ends at about 0.85
-# of TCP's goodput, mostly from its slow climb in the first 60 s (TFRC's
-# 8-interval loss history after TCP's slow start overflowed the queue).
+# Both comparisons are enforced.  Note what rate_cov measures here: two
+# flows that keep the bottleneck busy have complementary 1-s rates (their
+# sum is the link rate), so about the same standard deviation, and the
+# flow with the larger mean has the smaller cov.  CCID 3 reaches it with
+# oscillation reduction (RFC 5348 §4.5: it yields as the queue builds) and
+# history discounting (§5.5: it regains its rate after a long loss-free
+# interval); at other seeds than the default the two covs of ccid3,tcp can
+# come within a few percent of each other either way.
 for F in ccid3,tcp ccid3,ccid2; do
-  mode=loose
-  if [ "$F" = ccid3,ccid2 ] || [ "${UDCCP_ACCEPT_STRICT:-0}" = 1 ]; then
-    mode=strict
-  fi
   run "pair_$F" --flows "$F" --rate 50mbit --delay 20ms --duration 300s
-  python3 "$TMP/check.py" pair "$TMP/pair_$F.json" "$mode" || bad=1
+  python3 "$TMP/check.py" pair "$TMP/pair_$F.json" strict || bad=1
 done
 
 echo "== 4: 10 Gbit/s, 5 us"

@@ -14,11 +14,13 @@
 
 #include <cmocka.h>
 
+#include "ackvec.h"
 #include "ccid.h"
 #include "ccid3.h"
 #include "conn.h"
 #include "feat.h"
 #include "pair.h"
+#include "pktbuild.h"
 #include "opt.h"
 #include "tfrc_eq.h"
 #include "tfrc_lh.h"
@@ -220,6 +222,44 @@ static void test_rfc5348_4_3_equation_rate_after_loss(void **state) {
   assert_true(fabs(tx_x(&tx) - want) < 1e-9 * want);
   assert_int_equal(i.x_calc, udccp_tfrc_x_to_u64(want));
   assert_int_equal(i.t_ipi, udccp_tfrc_t_ipi(1000, want));
+  tl_tx_exit(&tx);
+}
+
+/* RFC 5348 §4.5 (SHOULD be implemented): the CCID 3 sender paces at X_inst
+ * = X * R_sqmean / sqrt(R_sample).  A sample twice the long-term RTT (a
+ * queue building up) slows the packets at once, while R, and X from the
+ * equation at R, move only by a tenth of the difference. */
+static void test_rfc5348_4_5_ccid3_reduces_oscillations(void **state) {
+  tl_half tx;
+  tl_ack a;
+  tl_iv iv[9];
+  const udccp_tfrc_tx *t;
+  double sq, want_x, want_inst;
+  int i;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  feed_loss(&tx, 0); /* R_sample = R = 100 ms: X_inst = X */
+  t = udccp_tfrc_ccid_tx_tfrc(&tx.st);
+  assert_true(fabs(tx_x(&tx) - t->x) < 1e-9 * t->x);
+  /* packet 60 sent at 1 s, acknowledged 2 RTT later */
+  (void)tl_send_data(&tx, 60, 1000, 1000 * MS);
+  iv[0] = (tl_iv){29, 1, 30};
+  for (i = 1; i < 9; i++) {
+    iv[i] = (tl_iv){99, 1, 100};
+  }
+  assert_int_equal(tl_fb_build(&a, 902, 60, 0, 0, iv, 9, 1000000, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 1000 * MS + 2 * RTT), 0);
+  assert_int_equal(t->r, 110 * MS); /* 0.9 R + 0.1 R_sample */
+  want_x = udccp_tfrc_calc_x(1000, 110 * MS, 0.01);
+  sq = 0.9 * sqrt((double)RTT) + 0.1 * sqrt(2.0 * (double)RTT);
+  want_inst = want_x * sq / sqrt(2.0 * (double)RTT);
+  printf("X %.1f B/s, X_inst %.1f B/s (want %.1f)\n", t->x, tx_x(&tx),
+         want_inst);
+  assert_true(fabs(t->x - want_x) < 1e-9 * want_x);
+  assert_true(fabs(tx_x(&tx) - want_inst) < 1e-9 * want_inst);
+  assert_true(tx_x(&tx) < 0.8 * t->x);
+  /* the packets go at X_inst */
+  assert_int_equal(tx_info(&tx).t_ipi, udccp_tfrc_t_ipi(1000, tx_x(&tx)));
   tl_tx_exit(&tx);
 }
 
@@ -676,6 +716,96 @@ static void test_rfc5348_5_4_receiver_p_from_known_loss_pattern(
   tl_rx_exit(&rx);
 }
 
+/* RFC 5348 §5.5 from a Loss Intervals option: the DF in force when each
+ * interval closed is recomputed from it and the older ones.  I_0 = 5,
+ * I_1 = 100, I_2 = I_3 = 10: when I_1 closed it was more than twice the
+ * mean 10 of I_2, I_3, so they carry DF_i = 2 * 10 / 100 = 0.2, raised to
+ * THRESHOLD = 0.25; I_1 keeps 1.  Then I_0 = 500 against I_mean = (100 * 5
+ * + 10 * 5 * 0.25 * 2) / (5 + 5 * 0.25 * 2) = 70 gives DF = 140 / 500. */
+static void test_rfc5348_5_5_discount_factors_from_loss_intervals(
+    void **state) {
+  const double len[4] = {5, 100, 10, 10}, len2[4] = {500, 100, 10, 10};
+  double df[4], DF;
+  udccp_tfrc_li_info li[4];
+  int i;
+  (void)state;
+  udccp_tfrc_li_discount(len, 4, df, &DF);
+  assert_true(df[0] == 1.0 && df[1] == 1.0);
+  assert_true(df[2] == 0.25 && df[3] == 0.25);
+  assert_true(DF == 1.0);
+  udccp_tfrc_li_discount(len2, 4, df, &DF);
+  assert_true(fabs(DF - 140.0 / 500.0) < 1e-15);
+  /* p = min(W_tot0 / I_tot0, W_tot1 / I_tot1) over w = 5, 5, 5, 5 */
+  memset(li, 0, sizeof(li));
+  for (i = 0; i < 4; i++) {
+    li[i].data_len = (uint32_t)len2[i];
+  }
+  {
+    double d = 140.0 / 500.0;
+    double i0 = 500 * 5 + 100 * 5 * d + 10 * 5 * 0.25 * d;
+    double w0 = 5 + 5 * d + 5 * 0.25 * d;
+    double i1 = 100 * 5 + 10 * 5 * 0.25 * 2, w1 = 5 + 5 * 0.25 * 2;
+    double want = fmin(w0 / i0, w1 / i1);
+    assert_true(fabs(udccp_tfrc_li_calc_p_discounted(li, 4) - want) <
+                1e-15 * want);
+    /* without discounting: I_mean = max(610, 120) / 3 */
+    assert_true(fabs(udccp_tfrc_li_calc_p(li, 4, NULL, 0) - 3.0 / 610.0) <
+                1e-15);
+  }
+}
+
+/* RFC 5348 §5.5 end to end: the CCID 3 receiver discounts the history
+ * when the current interval grows long, and the sender, which computes p
+ * from the Loss Intervals option (RFC 4342 §8.6), arrives at the same p:
+ * after four loss events 100 packets apart and then 3000 packets without
+ * loss, p is well below the undiscounted average. */
+static void test_rfc5348_5_5_sender_p_matches_discounting_receiver(
+    void **state) {
+  tl_half rx, tx;
+  tl_ack a;
+  const udccp_opt *o;
+  udccp_tfrc_li_info li[UDCCP_TFRC_LI_MAX];
+  size_t n;
+  uint8_t skip;
+  uint64_t seq = 1000, last = 0;
+  udccp_tstamp t = 0;
+  double p_rx, p_tx, p_plain;
+  unsigned k;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  for (k = 0; k < 3400; k++, seq++) {
+    t = (udccp_tstamp)k * RTT / 20;
+    if (k == 50 || k == 150 || k == 250 || k == 350) {
+      continue;
+    }
+    if (tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq, ideal_cc(t, RTT), 0, 1000, t)) {
+      assert_int_equal(tl_rx_ack(&rx, &a, 1, seq, t), 0);
+    }
+    last = seq;
+  }
+  assert_int_equal(udccp_tfrc_ccid_rx_lh(&rx.st)->n_events, 4);
+  p_rx = udccp_tfrc_lh_p(udccp_tfrc_ccid_rx_lh(&rx.st));
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, last, t), 0);
+  o = find_opt(&a.opts, 193);
+  assert_non_null(o);
+  assert_int_equal(udccp_tfrc_li_parse(o->val, o->len, last, li,
+                                       UDCCP_TFRC_LI_MAX, &n, &skip),
+                   0);
+  p_plain = udccp_tfrc_li_calc_p(li, n, NULL, 0);
+  assert_true(fabs(udccp_tfrc_li_calc_p_discounted(li, n) - p_rx) <
+              1e-3 * p_rx);
+  /* the sender half, given this feedback */
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t + RTT), 0);
+  p_tx = tx_info(&tx).p;
+  printf("p: receiver %.6g, sender %.6g, undiscounted %.6g\n", p_rx, p_tx,
+         p_plain);
+  assert_true(fabs(p_tx - p_rx) < 1e-3 * p_rx);
+  assert_true(p_tx < 0.5 * p_plain);
+  tl_tx_exit(&tx);
+  tl_rx_exit(&rx);
+}
+
 static void test_rfc5348_6_1_new_loss_event_triggers_feedback(void **state) {
   tl_half rx;
   tl_ack a;
@@ -713,6 +843,308 @@ static void test_rfc4342_7_ecn_ce_counts_as_loss(void **state) {
   assert_true(i.p > 0.0);
   assert_int_equal(udccp_tfrc_ccid_rx_lh(&rx.st)->n_marked, 1);
   tl_rx_exit(&rx);
+}
+
+/* One run for the nonce test: 900 data packets with pseudo-random ECN
+ * nonces (ECT(1) = 1, ECT(0) = 0) to the real receiver half, packet 1300
+ * lost, a feedback every 20 packets.  cheat: packet 1600 (nonce 1) is lost
+ * too, but the receiver hides it, reporting it received with ECT(0) (a
+ * guessed nonce of 0).  Returns the sender's p; *mism its mismatches. */
+static double nonce_run(int cheat, uint64_t *checks, uint64_t *mism,
+                        double *p_rx) {
+  tl_half tx, rx;
+  tl_ack a;
+  uint64_t seq, x = 88172645463325252ULL;
+  udccp_conn_info i;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  tx.env.ecn = 1;
+  for (seq = 1000; seq < 1900; seq++) {
+    udccp_tstamp t = (seq - 1000) * MS;
+    uint8_t cc;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    tx.env.tx_nonce = seq == 1600 ? 1 : (uint8_t)(x >> 63);
+    cc = tl_send_data(&tx, seq, 1000, t);
+    if (seq != 1300) {
+      uint8_t ecn = tx.env.tx_nonce ? 1 : 2;
+      if (seq == 1600) {
+        ecn = 2; /* received (honest) or lost and invented (cheat) */
+      }
+      (void)tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq, cc, seq == 1600 && !cheat
+                                                       ? 1 : ecn, 1000, t);
+    }
+    if (seq % 20 == 19) {
+      assert_int_equal(tl_rx_ack(&rx, &a, 1, seq, t), 0);
+      assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t + MS), 0);
+    }
+  }
+  i = tx_info(&tx);
+  *checks = i.nonce_checks;
+  *mism = i.nonce_mismatches;
+  *p_rx = udccp_tfrc_lh_p(udccp_tfrc_ccid_rx_lh(&rx.st));
+  tl_tx_exit(&tx);
+  tl_rx_exit(&rx);
+  return i.p;
+}
+
+/* RFC 4342 §9.1, RFC 4340 §12.2-12.3: the sender checks the Nonce Echo of
+ * each lossless part in the Loss Intervals option against its NonceSums,
+ * and answers a mismatch as if a recent packet had been marked: a loss
+ * event in its own p.  An honest receiver is never flagged; one that
+ * reports a lost ECT(1) packet as received (with a guessed nonce of 0)
+ * gets the same p from its own history, but the sender's p rises. */
+static void test_rfc4342_9_1_loss_intervals_nonce_echo_checked(
+    void **state) {
+  uint64_t checks, mism;
+  double p_honest, p_cheat, prx_honest, prx_cheat;
+  (void)state;
+  p_honest = nonce_run(0, &checks, &mism, &prx_honest);
+  assert_true(checks >= 40);
+  assert_int_equal(mism, 0);
+  assert_true(p_honest > 0.0); /* the loss of 1300 */
+  p_cheat = nonce_run(1, &checks, &mism, &prx_cheat);
+  printf("p: honest %.6g, cheating receiver %.6g (its own %.6g), "
+         "%llu mismatches in %llu checks\n",
+         p_honest, p_cheat, prx_cheat, (unsigned long long)mism,
+         (unsigned long long)checks);
+  assert_true(prx_cheat == prx_honest); /* the receiver hid the loss */
+  assert_true(mism >= 1);
+  assert_true(p_cheat > 1.5 * p_honest);
+}
+
+/* One feedback for the Ack Vector nonce test: packets 1000..1099 sent, all
+ * with nonce 0 but 1095 (nonce 1), packet 1050 lost; the Ack carries
+ * honest Loss Intervals and an Ack Vector from a receiver that records
+ * 1095's nonce as av_nonce.  Returns the sender's p. */
+static double av_run(uint8_t av_nonce, uint64_t *mism) {
+  tl_half tx;
+  tl_ack a;
+  udccp_ackvec av;
+  udccp_optbuf ob;
+  udccp_opts o;
+  tl_iv iv[2];
+  uint64_t seq;
+  size_t k;
+  double p;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  tx.env.ecn = 1;
+  assert_int_equal(udccp_ackvec_init(&av, udccp_mem_default(), 256), 0);
+  for (seq = 1000; seq < 1100; seq++) {
+    tx.env.tx_nonce = seq == 1095;
+    (void)tl_send_data(&tx, seq, 1000, (seq - 1000) * MS);
+    if (seq != 1050) {
+      assert_int_equal(udccp_ackvec_record_nonce(&av, seq, UDCCP_AV_RECEIVED,
+                                                 seq == 1095 ? av_nonce : 0),
+                       0);
+    }
+  }
+  /* I_0: 1050 lost, 1051..1099 lossless with echo 1 (1095); I_1: 1000..
+   * 1049, its data length synthesized as 1000 */
+  iv[0] = (tl_iv){49, 1u | (1u << 23), 50};
+  iv[1] = (tl_iv){50, 0, 1000};
+  assert_int_equal(tl_fb_build(&a, 901, 1099, 0, 0, iv, 2, 1000000, 0), 0);
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_ackvec_write(&av, &ob, 901), 0);
+  assert_int_equal(udccp_opts_parse(&o, UDCCP_PKT_ACK, ob.buf, ob.len), 0);
+  assert_true(o.n_ackvec >= 1);
+  for (k = 0; k < o.n_ackvec; k++) {
+    assert_int_equal(tl_ack_add_opt(&a, o.ackvec[k].type, 0, o.ackvec[k].val,
+                                    o.ackvec[k].len),
+                     0);
+  }
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 100 * MS + RTT), 0);
+  p = tx_info(&tx).p;
+  *mism = tx_info(&tx).nonce_mismatches;
+  udccp_ackvec_free(&av);
+  tl_tx_exit(&tx);
+  return p;
+}
+
+/* RFC 4340 §12.2-12.3 for CCID 3: when the receiver sends Ack Vectors,
+ * the sender checks their Nonce Echo too (over every packet they report
+ * received unmarked) and answers a mismatch as a marked packet. */
+static void test_rfc4340_12_2_ccid3_checks_ack_vector_nonces(void **state) {
+  uint64_t mism;
+  double p_ok, p_bad;
+  (void)state;
+  p_ok = av_run(1, &mism);
+  assert_int_equal(mism, 0);
+  assert_true(p_ok > 0.0);
+  p_bad = av_run(0, &mism);
+  printf("p: honest %.6g, wrong Ack Vector echo %.6g\n", p_ok, p_bad);
+  assert_true(mism >= 1);
+  assert_true(p_bad > 1.5 * p_ok);
+}
+
+/* --------------------------------------------------------- RFC 6323 */
+
+/* The RTT Estimate option the sender half writes on a packet of type. */
+static int rtt_opt(tl_half *tx, uint8_t type, uint64_t *val, size_t *len) {
+  udccp_optbuf ob;
+  udccp_opts o;
+  const udccp_opt *op;
+  udccp_optbuf_init(&ob);
+  assert_int_equal(tx->ops->tx_write_opts(&tx->st, &ob, type, 0), 0);
+  assert_int_equal(udccp_opts_parse(&o, type, ob.buf, ob.len), 0);
+  op = find_opt(&o, UDCCP_CCID3_OPT_RTT_ESTIMATE);
+  if (op == NULL) {
+    return 0;
+  }
+  *len = op->len;
+  *val = get_be(op->val, op->len);
+  return 1;
+}
+
+/* RFC 6323 §3.2.1, §3.3: with Send RTT Estimate on, Data, DataAck, Sync
+ * and SyncAck carry the sender's R in microseconds, rounded up, in the
+ * fewest bytes; 0 before an estimate; 0xFFFFFF above 0xFFFFFE us.  Off, or
+ * on other packet types, no option. */
+static void test_rfc6323_3_3_sender_sends_rtt_estimate(void **state) {
+  static const struct {
+    udccp_tstamp srtt;
+    uint64_t want;
+    size_t len;
+  } c[] = {
+      {100 * MS, 100000, 3},  {200 * US, 200, 1},
+      {1500, 2, 1},           {300 * US, 300, 2},
+      {0, 0, 1},              {20 * UDCCP_NS_PER_S, 0xFFFFFF, 3},
+  };
+  static const uint8_t with[] = {UDCCP_PKT_DATA, UDCCP_PKT_DATAACK,
+                                 UDCCP_PKT_SYNC, UDCCP_PKT_SYNCACK};
+  tl_half tx;
+  uint64_t v;
+  size_t len, i, k;
+  (void)state;
+  for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+    assert_int_equal(tl_tx_init(&tx, 3, 1000, c[i].srtt, 0), 0);
+    assert_false(rtt_opt(&tx, UDCCP_PKT_DATA, &v, &len)); /* feature off */
+    tx.env.send_rtt_est = 1;
+    for (k = 0; k < sizeof(with); k++) {
+      assert_true(rtt_opt(&tx, with[k], &v, &len));
+      assert_int_equal(v, c[i].want);
+      assert_int_equal(len, c[i].len);
+    }
+    assert_false(rtt_opt(&tx, UDCCP_PKT_ACK, &v, &len));
+    tl_tx_exit(&tx);
+  }
+}
+
+/* RFC 6323 §3.2.2 via the CCID 3 dependencies (RFC 4340 §10): two udccp
+ * endpoints with CCID 3 negotiate Send RTT Estimate to 1 for both
+ * half-connections (it is located at the HC-Sender). */
+/* RFC 6323 §3.2.2: the client asks for Send RTT Estimate on both halves
+ * (udccp does not by default). */
+static void ask_rtt_estimate(udccp_pair *p) {
+  static const uint8_t on[] = {1};
+  assert_int_equal(udccp_feat_change_sp(&p->c[0]->feat,
+                                        UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE, 1,
+                                        on, 1, 0), 0);
+  assert_int_equal(udccp_feat_change_sp(&p->c[0]->feat,
+                                        UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE, 0,
+                                        on, 1, 0), 0);
+}
+
+static void test_rfc6323_3_2_2_send_rtt_estimate_negotiated(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  (void)state;
+  memset(&cs, 0, sizeof(cs));
+  udccp_settings_default(&cs);
+  cs.ccid = 3;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 7), 0);
+  ask_rtt_estimate(&p);
+  p.delay[0] = p.delay[1] = 10 * MS;
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL,
+                                   5 * UDCCP_NS_PER_S));
+  udccp_pair_run_for(&p, UDCCP_NS_PER_S);
+  assert_int_equal(p.c[0]->tx_ccid_id, 3);
+  assert_int_equal(p.c[1]->tx_ccid_id, 3);
+  assert_int_equal(
+      udccp_feat_get_local(&p.c[0]->feat, UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE),
+      1);
+  assert_int_equal(
+      udccp_feat_get_remote(&p.c[1]->feat, UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE),
+      1);
+  assert_int_equal(
+      udccp_feat_get_local(&p.c[1]->feat, UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE),
+      1);
+  assert_int_equal(
+      udccp_feat_get_remote(&p.c[0]->feat, UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE),
+      1);
+  udccp_pair_free(&p);
+}
+
+/* A data packet carrying an RTT Estimate option of vlen bytes value v. */
+static int rx_data_rtt(tl_half *rx, uint64_t seq, uint8_t cc, uint64_t v,
+                       size_t vlen, udccp_tstamp ts) {
+  udccp_optbuf ob;
+  udccp_opts o;
+  udccp_ccid_pkt p;
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put_uint(&ob, UDCCP_CCID3_OPT_RTT_ESTIMATE,
+                                         v, vlen),
+                   0);
+  assert_int_equal(udccp_opts_parse(&o, UDCCP_PKT_DATA, ob.buf, ob.len), 0);
+  memset(&p, 0, sizeof(p));
+  p.type = UDCCP_PKT_DATA;
+  p.ccval = cc;
+  p.seq = seq;
+  p.payload_len = 1000;
+  p.opts = &o;
+  return rx->ops->rx_on_pkt(&rx->st, &p, ts);
+}
+
+/* RFC 6323 §3.3-3.4: with Send RTT Estimate on, the receiver works with
+ * receiver_RTT from the sender's options instead of its CCVal estimate:
+ * 0.5 s until the first numeric option, then a moving average (q = 0.9);
+ * no-number options for longer than receiver_RTT double it.  Off, the
+ * options change nothing. */
+static void test_rfc6323_3_4_receiver_uses_sender_rtt(void **state) {
+  tl_half rx;
+  udccp_tstamp t = 0;
+  uint64_t seq = 100;
+  int on, k;
+  (void)state;
+  for (on = 0; on <= 1; on++) {
+    assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+    rx.env.send_rtt_est = (uint8_t)on;
+    if (on) {
+      assert_int_equal(udccp_tfrc_ccid_rx_rtt_used(&rx.st), 500 * MS);
+    }
+    /* the CCVals say 100 ms, the options 30 ms (then 40 ms once) */
+    for (k = 0; k < 40; k++, seq++) {
+      t = (udccp_tstamp)k * 10 * MS;
+      assert_true(rx_data_rtt(&rx, seq, ideal_cc(t, RTT), k == 39 ? 40000
+                                                                 : 30000,
+                              2, t) >= 0);
+    }
+    assert_true(udccp_tfrc_ccid_rx_rtt(&rx.st) > 90 * MS &&
+                udccp_tfrc_ccid_rx_rtt(&rx.st) < 110 * MS);
+    if (!on) {
+      assert_int_equal(udccp_tfrc_ccid_rx_rtt_used(&rx.st),
+                       udccp_tfrc_ccid_rx_rtt(&rx.st));
+      tl_rx_exit(&rx);
+      continue;
+    }
+    assert_int_equal(udccp_tfrc_ccid_rx_rtt_used(&rx.st), 31 * MS);
+    /* no-number options (0, then 0xFFFFFF) for more than 31 ms */
+    assert_int_equal(rx_data_rtt(&rx, seq++, 0, 0, 1, t + 10 * MS), 0);
+    assert_int_equal(rx_data_rtt(&rx, seq++, 0, 0xFFFFFF, 3, t + 30 * MS), 0);
+    assert_int_equal(udccp_tfrc_ccid_rx_rtt_used(&rx.st), 31 * MS);
+    assert_int_equal(rx_data_rtt(&rx, seq++, 0, 0, 1, t + 42 * MS), 0);
+    assert_int_equal(udccp_tfrc_ccid_rx_rtt_used(&rx.st), 62 * MS);
+    /* the next round counts from there, with the new value */
+    assert_int_equal(rx_data_rtt(&rx, seq++, 0, 0, 1, t + 100 * MS), 0);
+    assert_int_equal(udccp_tfrc_ccid_rx_rtt_used(&rx.st), 62 * MS);
+    assert_int_equal(rx_data_rtt(&rx, seq++, 0, 0, 1, t + 105 * MS), 0);
+    assert_int_equal(udccp_tfrc_ccid_rx_rtt_used(&rx.st), 124 * MS);
+    /* §3.2.1: four value bytes are invalid */
+    assert_int_equal(rx_data_rtt(&rx, seq++, 0, 1000, 4, t + 110 * MS),
+                     UDCCP_ERR_OPTION);
+    tl_rx_exit(&rx);
+  }
 }
 
 static void test_rfc4342_8_6_loss_intervals_roundtrip(void **state) {
@@ -963,6 +1395,47 @@ static void test_rfc5348_4_2_handshake_rtt_gives_initial_rate(void **state) {
   udccp_pair_free(&p);
 }
 
+/* RFC 6323 §3.2-3.3 through the connection: negotiated on, both halves
+ * use it; an RTT Estimate option of invalid length resets the connection
+ * with Option Error, Data 1..3 the option's first three bytes. */
+static void test_rfc6323_3_3_invalid_rtt_estimate_resets(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  udccp_tb_pkt tp;
+  udccp_conn_rxpkt rp;
+  static const uint8_t bad[] = {128, 6, 7, 0, 1, 0}; /* 4 value bytes */
+  uint8_t pkt[256], buf[1500];
+  udccp_ssize n;
+  (void)state;
+  udccp_settings_default(&cs);
+  cs.ccid = 3;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 8), 0);
+  ask_rtt_estimate(&p);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL,
+                                   5 * UDCCP_NS_PER_S));
+  udccp_pair_run_for(&p, UDCCP_NS_PER_S);
+  assert_int_equal(p.c[0]->env.send_rtt_est, 1);
+  assert_int_equal(p.c[1]->env_rx.send_rtt_est, 1);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATA, udccp_seq_add(p.c[0]->gss, 1), 0);
+  tp.opts = bad;
+  tp.opts_len = sizeof(bad);
+  tp.payload = (const uint8_t *)"x";
+  tp.payload_len = 1;
+  n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
+  assert_true(n > 0);
+  assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now),
+                   UDCCP_ERR_RESET);
+  n = udccp_conn_write_pkt(p.c[1], buf, sizeof(buf), NULL, p.now);
+  assert_true(n > 0);
+  assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
+  assert_int_equal(rp.h.type, UDCCP_PKT_RESET);
+  assert_int_equal(rp.h.reset_code, UDCCP_RESET_OPTION_ERROR);
+  assert_int_equal(rp.h.reset_data[0], 128);
+  assert_int_equal(rp.h.reset_data[1], 6);
+  assert_int_equal(rp.h.reset_data[2], 7);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc5348_4_2_handshake_rtt_gives_initial_rate),
@@ -975,6 +1448,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_4_3_rtt_samples_with_large_windows),
       cmocka_unit_test(test_rfc5348_4_3_slow_start_doubles_per_feedback),
       cmocka_unit_test(test_rfc5348_4_3_equation_rate_after_loss),
+      cmocka_unit_test(test_rfc5348_4_5_ccid3_reduces_oscillations),
       cmocka_unit_test(test_rfc4342_8_5_loss_event_rate_only_feedback),
       cmocka_unit_test(test_rfc4342_6_ack_without_receive_rate_is_not_feedback),
       cmocka_unit_test(test_rfc5348_8_2_1_data_limited_sender_after_loss),
@@ -989,8 +1463,16 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_6_2_receive_rate_over_last_rtt),
       cmocka_unit_test(test_rfc5348_5_4_receiver_p_from_known_loss_pattern),
       cmocka_unit_test(test_rfc5348_6_1_new_loss_event_triggers_feedback),
+      cmocka_unit_test(test_rfc5348_5_5_discount_factors_from_loss_intervals),
+      cmocka_unit_test(test_rfc5348_5_5_sender_p_matches_discounting_receiver),
       cmocka_unit_test(test_rfc4342_7_ecn_ce_counts_as_loss),
       cmocka_unit_test(test_rfc4342_8_6_loss_intervals_roundtrip),
+      cmocka_unit_test(test_rfc6323_3_3_sender_sends_rtt_estimate),
+      cmocka_unit_test(test_rfc6323_3_2_2_send_rtt_estimate_negotiated),
+      cmocka_unit_test(test_rfc6323_3_4_receiver_uses_sender_rtt),
+      cmocka_unit_test(test_rfc6323_3_3_invalid_rtt_estimate_resets),
+      cmocka_unit_test(test_rfc4342_9_1_loss_intervals_nonce_echo_checked),
+      cmocka_unit_test(test_rfc4340_12_2_ccid3_checks_ack_vector_nonces),
       cmocka_unit_test(test_rfc4340_5_8_2_mandatory_unknown_ccid_option),
       cmocka_unit_test(test_rfc4342_8_4_dependencies_and_registry),
       cmocka_unit_test(test_rfc5348_3_1_loop_converges_to_equation_rate),

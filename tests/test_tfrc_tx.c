@@ -554,6 +554,48 @@ static void test_rfc5348_8_3_t_delta(void **state) {
   assert_int_equal(tx.t_delta, 25 * US / 2);
 }
 
+/* §8.3 / §4.6: a packet may go t_delta early, but the schedule still
+ * advances from its nominal time, so the rate stays X.  A feedback (here
+ * after every packet, as each Ack of a DCCP connection may carry one) that
+ * leaves X unchanged must not reschedule from the early actual send time:
+ * that forgave t_delta per packet and paced at X * t_ipi / (t_ipi -
+ * t_delta) -- 2 X when t_ipi < t_gran. */
+static void test_rfc5348_8_3_early_send_not_forgiven_by_feedback(
+    void **state) {
+  udccp_tfrc_tx tx;
+  udccp_tfrc_fb fb;
+  udccp_tstamp t = T0 + SEC, end;
+  int n = 0;
+  (void)state;
+  init_tx(&tx, 1000);
+  udccp_tfrc_tx_set_rtt(&tx, 10 * MS, T0);
+  send_busy(&tx, t);
+  /* p tiny: X = recv_limit = 2 X_recv = 4e6 bytes/s, t_ipi = 250 us */
+  fb = fb_make(10 * MS, 2e6, 1e-9, t);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 10 * MS);
+  assert_rel(tx.x, 4e6, 1e-12);
+  assert_int_equal(tx.t_ipi, 250 * US);
+  assert_int_equal(tx.t_delta, 125 * US);
+  t += 10 * MS;
+  /* 20 ms to use up the slots the initial rate left (R/t_ipi at most),
+   * then 100 ms counted */
+  end = t + 120 * MS;
+  while (t < end) {
+    udccp_tstamp due = udccp_tfrc_tx_next_send(&tx, t);
+    if (due > t) {
+      t = due; /* send as early as allowed */
+      continue;
+    }
+    send_busy(&tx, t);
+    n += t >= end - 100 * MS;
+    fb = fb_make(10 * MS, 2e6, 1e-9, t - 10 * MS);
+    udccp_tfrc_tx_on_feedback(&tx, &fb, t);
+    assert_rel(tx.x, 4e6, 1e-12);
+  }
+  printf("100 ms at t_ipi 250 us with feedback per packet: %d packets\n", n);
+  assert_true(n >= 400 && n <= 401); /* not ~800 */
+}
+
 /* RFC 4828 §3 / RFC 5622 §5: TFRC-SP's X uses s = 1460 in the equation,
  * times s/(s + H) with H = 36, and packets are >= 10 ms apart. */
 static void test_rfc5622_5_tfrc_sp_rate_and_min_interval(void **state) {
@@ -748,6 +790,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_8_2_1_interval_is_t_new_minus_r),
       cmocka_unit_test(test_rfc5348_8_2_1_frequent_feedback_busy_sender),
       cmocka_unit_test(test_rfc5348_8_3_t_delta),
+      cmocka_unit_test(test_rfc5348_8_3_early_send_not_forgiven_by_feedback),
       cmocka_unit_test(test_rfc5622_5_tfrc_sp_rate_and_min_interval),
       cmocka_unit_test(test_rfc5348_3_1_t_rto_min_option),
       cmocka_unit_test(test_rfc4342_8_1_window_counter),
