@@ -252,11 +252,6 @@ static int can_send_or_dead(void *arg) {
   return udccp_conn_get_send_space(s->conn) > 0;
 }
 
-static int is_open_or_dead(void *arg) {
-  udccp_sock *s = arg;
-  return is_dead(s) || udccp_conn_get_state(s->conn) >= UDCCP_STATE_OPEN;
-}
-
 static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
                                int timeout_ms, int more) {
   if (s == NULL || (buf == NULL && len > 0)) {
@@ -272,6 +267,9 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
       return e != 0 ? e : UDCCP_ERR_CLOSED;
     }
     int st = udccp_conn_get_state(s->conn);
+    /* RFC 4340 §8.1.5: a client in PARTOPEN may send data (the core puts
+     * it in DataAck packets), so data never waits for OPEN: a server that
+     * only reads would never send the packet that ends PARTOPEN. */
     if (st >= UDCCP_STATE_PARTOPEN) {
       if (len > udccp_conn_get_mps(s->conn)) {
         return UDCCP_ERR_MSGSIZE;
@@ -284,14 +282,6 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
           udccp_io_sock_flush(s);
         }
         return (udccp_ssize)len;
-      }
-      if (r == UDCCP_ERR_INVALID_STATE && st == UDCCP_STATE_PARTOPEN) {
-        /* this core sends data only once OPEN: wait for it */
-        int rv = udccp_io_wait(s->ep, deadline, is_open_or_dead, s);
-        if (rv != 0) {
-          return rv;
-        }
-        continue;
       }
       if (r != UDCCP_ERR_AGAIN) {
         if (r == UDCCP_ERR_INVALID_STATE && is_dead(s)) {

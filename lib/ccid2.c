@@ -16,9 +16,13 @@
  * §5             One congestion event per window (losses or marks of packets
  *                sent before the first was detected): cwnd /= 2 (>= 1),
  *                ssthresh = cwnd (>= 2).
- * §5             Slow start: +1 per two newly acked unmarked data packets,
- *                at most Ack Ratio/2 per ack; congestion avoidance: +1 per
- *                window acked without loss or mark.
+ * §5             Slow start: the "modified form of Appropriate Byte
+ *                Counting [RFC3465]" with L = 2 (RFC 3465 §2.2): +1 per
+ *                newly acked unmarked data packet, at most Ack Ratio (>= 2)
+ *                per ack, so x2 per RTT as TCP with ABC (the RFC's
+ *                example rule, +1 per two, is x1.5 and lost every shared
+ *                slow start to TCP); congestion avoidance: +1 per window
+ *                acked without loss or mark.
  * §5             Initial cwnd per RFC 3390; ssthresh starts "arbitrarily
  *                high".
  * §5.1           Idle and application-limited periods: RFC 2861 cwnd
@@ -81,7 +85,7 @@ typedef struct ccid2_tx {
   unsigned n_top;
 
   uint32_t cwnd, ssthresh, pipe, iw; /* packets */
-  uint32_t ss_acked, ca_acked;       /* growth credit, packets */
+  uint32_t ca_acked;                 /* growth credit, packets */
   int in_recovery;
   uint64_t recovery_seq; /* gss when the last congestion event began */
   unsigned events;       /* congestion events so far */
@@ -211,7 +215,6 @@ static void congestion(ccid2_tx *tx, uint64_t seq) {
   tx->ssthresh = tx->cwnd < 2 ? 2 : tx->cwnd;
   tx->in_recovery = 1;
   tx->recovery_seq = tx->gss;
-  tx->ss_acked = 0;
   tx->ca_acked = 0;
   tx->events++;
   ack_ratio_clamp(tx);
@@ -515,8 +518,7 @@ static void cwv_tick(ccid2_tx *tx, udccp_tstamp ts) {
     if (tx->cwnd < 1) {
       tx->cwnd = 1;
     }
-    tx->ss_acked = 0;
-    tx->ca_acked = 0;
+      tx->ca_acked = 0;
     ack_ratio_clamp(tx);
   }
   cwv_restart(tx, ts);
@@ -548,7 +550,6 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
     }
     idle -= tx->rto;
   }
-  tx->ss_acked = 0;
   tx->ca_acked = 0;
   tx->full_cur = tx->full_prev = 0;
   tx->w_used = 0;
@@ -919,16 +920,18 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
     return;
   }
   if (tx->cwnd < tx->ssthresh) {
-    uint32_t maxinc = (tx->ar + 1) / 2, inc;
+    /* RFC 4341 §5 slow start as Appropriate Byte Counting (RFC 3465):
+     * count the packets an ack newly acknowledges, not the acks.  L = 2
+     * (§2.2) lets a TCP delayed ack, which covers two segments, add two;
+     * a DCCP ack covers Ack Ratio packets, so the limit per ack is
+     * L x Ack Ratio / 2 (rounded up, at least 1).  What is above it (an
+     * ack after lost acks) is not carried over: no bigger bursts. */
+    uint32_t maxinc = (UDCCP_CCID2_ABC_L * tx->ar + 1) / 2;
+    uint32_t inc;
     if (maxinc < 1) {
       maxinc = 1;
     }
-    tx->ss_acked += acked;
-    inc = tx->ss_acked / 2;
-    tx->ss_acked %= 2;
-    if (inc > maxinc) {
-      inc = maxinc; /* the rest is not carried over (ABC limit) */
-    }
+    inc = acked < maxinc ? acked : maxinc;
     tx->cwnd += inc;
     if (tx->cwnd > tx->ssthresh) {
       tx->cwnd = tx->ssthresh;
@@ -1060,7 +1063,6 @@ static void ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   tx->pipe = 0;
   tx->in_recovery = 1;
   tx->recovery_seq = tx->gss;
-  tx->ss_acked = 0;
   tx->ca_acked = 0;
   tx->events++;
   tx->rto *= 2;

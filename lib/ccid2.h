@@ -35,6 +35,11 @@
 /* RFC 4341 §5: losses are inferred after NUMDUPACK later packets arrived. */
 #define UDCCP_CCID2_NUMDUPACK 3
 
+/* RFC 4341 §5 slow start, Appropriate Byte Counting (RFC 3465 §2.2): the
+ * increase per acknowledgement is at most L x Ack Ratio / 2 packets; L = 2
+ * means one packet per packet acked, TCP's doubling per RTT. */
+#define UDCCP_CCID2_ABC_L 2u
+
 /* RFC 4341 §5 lets DCCP go below TCP's one-second minimum RTO because
  * nothing is retransmitted; 200 ms (as Linux TCP) still stays clear of
  * the receiver's delayed-ack timer (UDCCP_CCID2_ACK_DELAY) and of timer

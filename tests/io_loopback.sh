@@ -27,9 +27,12 @@ done
 # Ports from the PID so parallel runs do not collide.
 BASE=$((20000 + ($$ % 2000) * 10))
 
-# json_num FILE FIELD: the number after "FIELD": in the one-line object.
+# json_num FILE FIELD: the summary's FIELD in the one-line object.  The
+# intervals array is cut off first: it repeats goodput_bps etc. per
+# interval, and a greedy match would take an interval's number.
 json_num() {
-  sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1
+  sed -e 's/, *"intervals":.*//' "$1" |
+    sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" | head -n 1
 }
 
 # wait_pid PID SECONDS: wait for a background process, kill it if late.
@@ -158,6 +161,70 @@ if [ "$rc" -ne 0 ] && grep -q "refused" "$T/svc.err"; then
   pass "wrong service code: $(cat "$T/svc.err")"
 else
   fail "wrong service code: exit $rc, stderr: $(cat "$T/svc.err")"
+fi
+
+# The same errors from the other tool: each of unknown host, port in use
+# and wrong service code is checked with both udccp-perf and udccp-cat.
+echo hi | timeout 20 "$CAT" -p $((BASE + 5)) "$BAD" >/dev/null 2>"$T/bad2.err"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "cannot resolve" "$T/bad2.err"; then
+  pass "unknown host (cat): $(cat "$T/bad2.err")"
+else
+  fail "unknown host (cat): exit $rc, stderr: $(cat "$T/bad2.err")"
+fi
+P=$((BASE + 8))
+timeout 20 "$CAT" -l -d -w 8 -p "$P" >/dev/null 2>&1 &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.3
+timeout 10 "$CAT" -l -d -w 2 -p "$P" >/dev/null 2>"$T/inuse2.err"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "already in use" "$T/inuse2.err"; then
+  pass "port in use (cat): $(cat "$T/inuse2.err")"
+else
+  fail "port in use (cat): exit $rc, stderr: $(cat "$T/inuse2.err")"
+fi
+# udccp-perf (Service Code "PERF") against a udccp-cat listener ("CAT").
+timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 >/dev/null 2>"$T/svc2.err"
+rc=$?
+kill "$spid" 2>/dev/null
+if [ "$rc" -ne 0 ] && grep -q "refused" "$T/svc2.err"; then
+  pass "wrong service code (perf): $(cat "$T/svc2.err")"
+else
+  fail "wrong service code (perf): exit $rc, stderr: $(cat "$T/svc2.err")"
+fi
+
+# Datagram over the MPS: udccp-perf -l above the connection's MPS is
+# refused with the MPS named (the API's UDCCP_ERR_MSGSIZE is checked in
+# test_io_endpoint).  udccp-cat never sends one: it cuts a line longer
+# than the MPS into MPS-sized datagrams, checked here with a 5000-byte
+# line arriving whole.
+P=$((BASE + 9))
+timeout 20 "$PERF" -s -1 -p "$P" >/dev/null 2>&1 &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.3
+timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 -l 9000 >/dev/null 2>"$T/mps.err"
+rc=$?
+kill "$spid" 2>/dev/null
+if [ "$rc" -ne 0 ] && grep -q "out of range: 16\.\.[0-9]* bytes (the connection's maximum packet size)" "$T/mps.err"; then
+  pass "datagram over the MPS (perf): $(cat "$T/mps.err")"
+else
+  fail "datagram over the MPS (perf): exit $rc, stderr: $(cat "$T/mps.err")"
+fi
+P=$((BASE + 10))
+awk 'BEGIN{for (i = 0; i < 5000; i++) printf "%c", 97 + i % 26; printf "\n"}' >"$T/long.txt"
+timeout 20 "$CAT" -l -d -p "$P" >"$T/long.out" 2>/dev/null &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.3
+timeout 10 "$CAT" -p "$P" 127.0.0.1 <"$T/long.txt" 2>"$T/long.err"
+rc=$?
+wait_pid "$spid" 10 || fail "long line: listener did not exit"
+if [ "$rc" -eq 0 ] && cmp -s "$T/long.txt" "$T/long.out"; then
+  pass "line over the MPS (cat): 5000 bytes cut into datagrams, arrived whole"
+else
+  fail "line over the MPS (cat): exit $rc, $(wc -c <"$T/long.out") bytes arrived: $(cat "$T/long.err")"
 fi
 
 # Command line: help, version, a CCID that does not exist.

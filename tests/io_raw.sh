@@ -1,7 +1,8 @@
 #!/bin/sh
-# udccp-perf over native DCCP (raw IP sockets, protocol 33) on 127.0.0.1
-# and ::1.  Raw sockets need root: without it this test FAILS (it does not
-# skip), saying so.
+# udccp-perf and udccp-cat over native DCCP (raw IP sockets, protocol 33)
+# on 127.0.0.1 and ::1: perf's JSON summary, and cat moving a 10,000-line
+# file (one datagram a line) intact with a clean close on EOF.  Raw sockets
+# need root: without it this test FAILS (it does not skip), saying so.
 #   sh tests/io_raw.sh BUILD_DIR SOURCE_DIR
 set -u
 B=${1:?usage: io_raw.sh BUILD_DIR SOURCE_DIR}
@@ -10,14 +11,21 @@ if [ "$(id -u)" != 0 ]; then
   echo "FAIL: io_raw needs root (raw DCCP sockets need CAP_NET_RAW); run as root"
   exit 1
 fi
-[ -x "$PERF" ] || { echo "FAIL: $PERF not built"; exit 1; }
+CAT="$B/udccp-cat"
+for f in "$PERF" "$CAT"; do
+  [ -x "$f" ] || { echo "FAIL: $f not built"; exit 1; }
+done
 T=$(mktemp -d /tmp/udccp-io-raw.XXXXXX)
 PIDS=""
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT INT TERM
 FAILS=0
 PORT=$((42000 + ($$ % 1000) * 4))
+# json_num FILE FIELD: the summary's FIELD.  The intervals array is cut
+# off first: it repeats goodput_bps etc. per interval, and a greedy match
+# would take an interval's number instead of the summary's.
 json_num() {
-  sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1
+  sed -e 's/, *"intervals":.*//' "$1" |
+    sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" | head -n 1
 }
 for host in 127.0.0.1 ::1; do
   PORT=$((PORT + 1))
@@ -37,6 +45,35 @@ for host in 127.0.0.1 ::1; do
     echo "ok:   raw $host: goodput $(awk "BEGIN{printf \"%.1f\", $gp/1e6}") Mbit/s, $rx pkts"
   else
     echo "FAIL: raw $host: exit $rc: $(cat "$T/err") $(cat "$T/out")"
+    FAILS=$((FAILS + 1))
+  fi
+done
+
+# udccp-cat: each line one datagram; EOF closes (Close, RFC 4340 §8.3) and
+# both ends exit 0 once the close completed.
+awk 'BEGIN{for (i = 1; i <= 10000; i++) printf "raw line %05d %s\n", i, (i % 5 ? "" : "with a longer tail to vary the datagram sizes")}' >"$T/in.txt"
+for host in 127.0.0.1 ::1; do
+  PORT=$((PORT + 1))
+  timeout 60 "$CAT" --raw -l -d -v -p "$PORT" >"$T/cat.out" 2>"$T/cat.srv" &
+  spid=$!
+  PIDS="$PIDS $spid"
+  sleep 0.3
+  timeout 60 "$CAT" --raw -v -p "$PORT" "$host" <"$T/in.txt" 2>"$T/cat.cli"
+  rc=$?
+  i=0
+  while kill -0 "$spid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+  if kill -0 "$spid" 2>/dev/null; then
+    kill "$spid" 2>/dev/null
+    echo "FAIL: raw cat $host: the listener did not exit after the close"
+    FAILS=$((FAILS + 1))
+    continue
+  fi
+  wait "$spid"
+  src=$?
+  if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ] && cmp -s "$T/in.txt" "$T/cat.out"; then
+    echo "ok:   raw cat $host: 10,000 lines intact, clean close; $(grep datagrams "$T/cat.srv")"
+  else
+    echo "FAIL: raw cat $host: client exit $rc, listener exit $src, $(wc -l <"$T/cat.out") of 10000 lines; listener: $(cat "$T/cat.srv"); client: $(cat "$T/cat.cli")"
     FAILS=$((FAILS + 1))
   fi
 done

@@ -311,8 +311,8 @@ static void test_rfc4341_5_pacing_spreads_released_packets(void **state) {
   assert_int_equal(t->now, t0); /* no RTT estimate yet: no pacing */
   h_round_acks(t, 0, 4, 2);
   assert_int_equal(info(t).srtt, 4 * MS);
-  assert_int_equal(info(t).cwnd, 6);
-  iv = 4 * MS / (2 * 6); /* slow start: twice cwnd / srtt */
+  assert_int_equal(info(t).cwnd, 8);
+  iv = 4 * MS / (2 * 8); /* slow start: twice cwnd / srtt */
   from = h_send(t, 1);
   ns = t->ops->tx_next_send(&t->st, t->now);
   assert_int_equal(ns, t->now + iv);
@@ -326,7 +326,7 @@ static void test_rfc4341_5_pacing_spreads_released_packets(void **state) {
   h_send(t, 1);
   assert_int_equal(t->ops->tx_next_send(&t->st, t->now), t->now + iv);
   /* Fill the window: from then on the ack clock sets the pace. */
-  assert_int_equal(h_fill(t), 2);
+  assert_int_equal(h_fill(t), 4);
   assert_int_equal(t->ops->tx_next_send(&t->st, t->now), UDCCP_TSTAMP_NEVER);
   t->av_lo = from;
   t->rstate[from] = t->rstate[from + 1] = 0;
@@ -403,15 +403,18 @@ static void test_rfc4341_5_send_only_while_pipe_below_cwnd(void **state) {
   h_free(t);
 }
 
-/* RFC 4341 §5: +1 per two newly acked data packets.  With the default Ack
- * Ratio 2 this is TCP with delayed acks: x1.5 per RTT, not doubling. */
-static void test_rfc4341_5_slow_start_one_packet_per_two_acked(void **state) {
+/* RFC 4341 §5 slow start is "a modified form of Appropriate Byte Counting
+ * [RFC3465]"; with L = 2 (RFC 3465 §2.2) cwnd grows by one packet per
+ * newly acked data packet, not per ack: with Ack Ratio 2 (an ack per two
+ * packets, as TCP's delayed acks) it doubles every RTT, as TCP with ABC.
+ * The RFC's example rule, +1 per two packets, gave x1.5 per RTT. */
+static void test_rfc4341_5_rfc3465_slow_start_counts_acked_packets(void **s) {
   h *t = h_new(1000);
   uint64_t acked = 0;
   uint32_t prev = info(t).cwnd;
   int round;
-  (void)state;
-  for (round = 0; round < 6; round++) {
+  (void)s;
+  for (round = 0; round < 4; round++) { /* 4 -> 64 (window cap 100) */
     uint64_t from = t->nsent;
     unsigned n = h_fill(t);
     udccp_conn_info i;
@@ -420,32 +423,40 @@ static void test_rfc4341_5_slow_start_one_packet_per_two_acked(void **state) {
     h_round_acks(t, from, t->nsent, 2);
     acked += n;
     i = info(t);
-    assert_int_equal(i.cwnd, 4 + acked / 2);
-    assert_true(i.cwnd < 2 * prev);
-    assert_true(2 * i.cwnd >= 3 * prev - 2);
+    assert_int_equal(i.cwnd, 4 + acked);
+    assert_int_equal(i.cwnd, 2 * prev);
     printf("  round %d: cwnd %u -> %u\n", round, prev, i.cwnd);
     prev = i.cwnd;
   }
+  /* Ack Ratio 1 (one ack per packet): the same doubling. */
+  h_free(t);
+  t = h_new(1000);
+  h_fill(t);
+  h_round_acks(t, 0, 4, 1);
+  assert_int_equal(info(t).cwnd, 8);
   h_free(t);
 }
 
-/* RFC 4341 §5: at most Ack Ratio/2 packets of increase per ack. */
-static void test_rfc4341_5_slow_start_increase_per_ack_capped(void **state) {
+/* RFC 3465 §2.2 via RFC 4341 §5: at most L x Ack Ratio / 2 packets of
+ * increase per ack (L = 2: Ack Ratio, at least 2); what an ack covers
+ * beyond that (acks were lost) is not carried over. */
+static void test_rfc4341_5_rfc3465_slow_start_increase_per_ack_capped(
+    void **state) {
   h *t = h_new(1000);
   uint64_t from, off;
   (void)state;
-  h_grow_to(t, 9); /* 4, 6, 9 */
-  assert_int_equal(info(t).cwnd, 9);
+  h_grow_to(t, 8); /* 4, 8 */
+  assert_int_equal(info(t).cwnd, 8);
   from = t->nsent;
-  assert_int_equal(h_fill(t), 9);
+  assert_int_equal(h_fill(t), 8);
   t->av_lo = from;
-  /* One ack for all nine: Ack Ratio 2 allows +1 only. */
-  h_round_acks(t, from, t->nsent, 9);
+  /* One ack for all eight: Ack Ratio 2 allows +2 only. */
+  h_round_acks(t, from, t->nsent, 8);
   assert_int_equal(info(t).cwnd, 10);
   h_free(t);
 
   /* Once the sender has raised Ack Ratio to 4 (after a CE-marked ack,
-   * §6.1.1), one ack of four packets adds two, one of eight still two. */
+   * §6.1.1), one ack of four packets adds four, one of eight still four. */
   t = h_new(1000);
   h_grow_to(t, 20);
   {
@@ -457,18 +468,20 @@ static void test_rfc4341_5_slow_start_increase_per_ack_capped(void **state) {
     h_fill(t);
     t->av_lo = from;
     t->rstate[from] = 0;
-    assert_int_equal(h_ack_p(t, from, &p), 0); /* one packet: +0 */
+    c0 = info(t).cwnd;
+    assert_int_equal(h_ack_p(t, from, &p), 0); /* one packet: +1 */
     assert_int_equal(info(t).ack_ratio, 4);
+    assert_int_equal(info(t).cwnd, c0 + 1);
     c0 = info(t).cwnd;
     t->rstate[from + 1] = t->rstate[from + 2] = t->rstate[from + 3] =
         t->rstate[from + 4] = 0;
     assert_int_equal(h_ack(t, from + 4), 0);
-    assert_int_equal(info(t).cwnd, c0 + 2);
+    assert_int_equal(info(t).cwnd, c0 + 4);
     for (off = from + 5; off < from + 13; off++) {
       t->rstate[off] = 0;
     }
     assert_int_equal(h_ack(t, from + 12), 0);
-    assert_int_equal(info(t).cwnd, c0 + 4);
+    assert_int_equal(info(t).cwnd, c0 + 8);
   }
   h_free(t);
 }
@@ -538,10 +551,10 @@ static void test_rfc4341_5_loss_halves_cwnd_once_per_window(void **state) {
       continue;
     }
     t->rstate[off] = 0;
-    assert_int_equal(h_ack(t, off), 0);
-    if (off - from == 1) {
-      c = info(t).cwnd; /* slow start may still add before the loss */
+    if (info(t).pkts_lost == 0) {
+      c = info(t).cwnd; /* slow start adds until the loss shows */
     }
+    assert_int_equal(h_ack(t, off), 0);
   }
   assert_int_equal(info(t).pkts_lost, 2);
   assert_int_equal(info(t).cwnd, c / 2);
@@ -566,14 +579,14 @@ static void test_rfc4341_5_lost_after_numdupack_later_acked(void **state) {
   i = info(t);
   assert_int_equal(i.pkts_lost, 0); /* two later packets: only delayed */
   assert_int_equal(i.pipe, 2);
-  assert_int_equal(i.cwnd, 5);
+  assert_int_equal(i.cwnd, 6); /* +2: two packets acked (RFC 3465 L = 2) */
   t->rstate[3] = 0;
   assert_int_equal(h_ack(t, 3), 0);
   i = info(t);
   assert_int_equal(i.pkts_lost, 1); /* NUMDUPACK = 3 */
   assert_int_equal(i.pipe, 0);
-  assert_int_equal(i.cwnd, 2); /* halved from 5 */
-  assert_int_equal(i.ssthresh, 2);
+  assert_int_equal(i.cwnd, 3); /* halved from 6 */
+  assert_int_equal(i.ssthresh, 3);
   /* MUST NOT decrement pipe again when the lost packet shows up. */
   h_send(t, 1);
   t->rstate[0] = 0;
@@ -755,7 +768,7 @@ static void test_rfc4341_7_ecn_marked_state_is_congestion(void **state) {
   h_free(t);
 }
 
-/* Runs one window of 13 with an ack carrying Data Dropped bytes dd; the
+/* Runs one window of 16 with an ack carrying Data Dropped bytes dd; the
  * packet `hole` places before the newest one is not received (0: none). */
 static udccp_conn_info dd_scenario_hole(const uint8_t *dd, size_t dd_len,
                                         int repeat, unsigned hole) {
@@ -763,8 +776,8 @@ static udccp_conn_info dd_scenario_hole(const uint8_t *dd, size_t dd_len,
   uint64_t from, off;
   ackp p;
   udccp_conn_info i;
-  h_grow_to(t, 13);
-  assert_int_equal(info(t).cwnd, 13);
+  h_grow_to(t, 16);
+  assert_int_equal(info(t).cwnd, 16);
   from = t->nsent;
   h_fill(t);
   t->av_lo = from;
@@ -797,7 +810,7 @@ static void test_rfc4341_5_2_data_dropped_by_drop_code(void **state) {
   udccp_conn_info base, i;
   (void)state;
   base = dd_scenario(NULL, 0, 0);
-  assert_int_equal(base.cwnd, 14); /* one ack: +1 (Ack Ratio/2 cap) */
+  assert_int_equal(base.cwnd, 18); /* one ack: +2 (L x Ack Ratio/2 cap) */
   dd[0] = 0x00;
   /* Code 0, Protocol Constraints: as if received (RFC 4340 §11.7.2). */
   dd[1] = (uint8_t)(0x80 | (0 << 4) | 2);
@@ -813,17 +826,17 @@ static void test_rfc4341_5_2_data_dropped_by_drop_code(void **state) {
    * (RFC 4341 §5.2); the repeat of the report changes nothing. */
   dd[1] = (uint8_t)(0x80 | (2 << 4) | 2);
   i = dd_scenario(dd, 2, 1);
-  assert_int_equal(i.cwnd, 13 - 3);
-  assert_int_equal(i.ssthresh, 10);
+  assert_int_equal(i.cwnd, 16 - 3);
+  assert_int_equal(i.ssthresh, 13);
   assert_int_equal(i.pkts_lost, 0);
   /* Code 3, Corrupt (and 4..7): as ECN marked, one halving. */
   dd[1] = (uint8_t)(0x80 | (3 << 4) | 2);
   i = dd_scenario(dd, 2, 1);
-  assert_int_equal(i.cwnd, 6);
-  assert_int_equal(i.ssthresh, 6);
+  assert_int_equal(i.cwnd, 8);
+  assert_int_equal(i.ssthresh, 8);
   dd[1] = (uint8_t)(0x80 | (7 << 4) | 0);
   i = dd_scenario(dd, 2, 0);
-  assert_int_equal(i.cwnd, 6);
+  assert_int_equal(i.cwnd, 8);
 }
 
 /* RFC 4340 §11.7: only packets reported received can have had their data
@@ -863,15 +876,15 @@ static void test_rfc4341_5_2_slow_receiver_exits_slow_start(void **state) {
   h_free(t);
 }
 
-/* Grows cwnd to 20, stays idle for num/den RTOs after the last data packet
+/* Grows cwnd to 32, stays idle for num/den RTOs after the last data packet
  * and sends one: returns the state then. */
 static udccp_conn_info idle_then_send(unsigned num, unsigned den) {
   h *t = h_new(1000);
   udccp_conn_info i;
   udccp_tstamp last;
-  h_grow_to(t, 20);
+  h_grow_to(t, 32);
   i = info(t);
-  assert_int_equal(i.cwnd, 20);
+  assert_int_equal(i.cwnd, 32);
   assert_int_equal(i.pipe, 0);
   last = t->now - RTT; /* the last window went out an RTT before its acks */
   t->now = last + i.rto * num / den;
@@ -887,12 +900,12 @@ static void test_rfc4341_5_1_idle_decays_cwnd(void **state) {
   udccp_conn_info i;
   (void)state;
   i = idle_then_send(99, 100); /* shorter than an RTO: nothing happens */
-  assert_int_equal(i.cwnd, 20);
+  assert_int_equal(i.cwnd, 32);
   i = idle_then_send(3, 2); /* one and a half RTOs: one halving */
-  assert_int_equal(i.cwnd, 10);
-  assert_true(i.ssthresh >= 15);
+  assert_int_equal(i.cwnd, 16);
+  assert_true(i.ssthresh >= 24);
   i = idle_then_send(5, 2); /* two halvings */
-  assert_int_equal(i.cwnd, 5);
+  assert_int_equal(i.cwnd, 8);
   i = idle_then_send(10, 1);
   assert_int_equal(i.cwnd, 4); /* restart window = initial window */
 }
@@ -1050,9 +1063,9 @@ static void test_rfc4340_7_1_seq_wraparound(void **state) {
   uint64_t from, off;
   uint32_t before = 0;
   (void)state;
-  h_grow_to(t, 6); /* offsets 0..3 before the wrap */
+  h_grow_to(t, 8); /* offsets 0..3 before the wrap */
   from = t->nsent;
-  assert_int_equal(h_fill(t), 6);
+  assert_int_equal(h_fill(t), 8);
   assert_int_equal(seq_of(t, from + 2), 0); /* the window spans 2^48 */
   t->av_lo = from;
   for (off = from; off < t->nsent; off++) {
@@ -1102,8 +1115,9 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_10_registry_lists_ccid2),
       cmocka_unit_test(test_rfc4341_5_initial_cwnd_rfc3390),
       cmocka_unit_test(test_rfc4341_5_send_only_while_pipe_below_cwnd),
-      cmocka_unit_test(test_rfc4341_5_slow_start_one_packet_per_two_acked),
-      cmocka_unit_test(test_rfc4341_5_slow_start_increase_per_ack_capped),
+      cmocka_unit_test(test_rfc4341_5_rfc3465_slow_start_counts_acked_packets),
+      cmocka_unit_test(
+          test_rfc4341_5_rfc3465_slow_start_increase_per_ack_capped),
       cmocka_unit_test(test_rfc4341_5_congestion_avoidance_one_per_window),
       cmocka_unit_test(test_rfc4341_5_loss_halves_cwnd_once_per_window),
       cmocka_unit_test(test_rfc4341_5_lost_after_numdupack_later_acked),

@@ -10,6 +10,11 @@
  * the program exits once the peer has acknowledged the close.  When the
  * peer closes first, udccp-cat writes what it received and exits.
  *
+ * A peer that goes away is reported: a Reset from it (RFC 4340 §5.6) as
+ * "reset by the peer" with its reason, silence beyond --idle-timeout as a
+ * timeout.  SIGINT/SIGTERM abort the connection with Reset "Aborted", so
+ * the peer learns at once that this end is gone.
+ *
  * It drives the endpoint from its own poll() loop (udccp_endpoint_fd,
  * udccp_endpoint_timeout_ms, udccp_endpoint_process), the way an
  * application embeds udccp in an event loop.
@@ -18,6 +23,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +43,14 @@ typedef struct cat_opts {
   uint8_t ccid;
   uint32_t service;
   int wait_ms;
+  uint64_t idle_ns;
   const char *host;
 } cat_opts;
 
 static void usage(FILE *f) {
   fprintf(f,
 "usage: udccp-cat [-l] [-p PORT] [--udp-port PORT] [--raw] [--ccid N]\n"
-"                 [--service CODE] [-d] [-w SECONDS] [HOST]\n"
+"                 [--service CODE] [-d] [-w SECONDS] [-i SECONDS] [HOST]\n"
 "\n"
 "netcat for DCCP datagrams: stdin lines become datagrams, received\n"
 "datagrams go to stdout.  EOF on stdin closes the connection cleanly.\n"
@@ -61,6 +68,11 @@ static void usage(FILE *f) {
 "                        closes\n"
 "  -w, --wait SECONDS    give up connecting/accepting after this long\n"
 "                        (default 10 for connect, none for -l)\n"
+"  -i, --idle-timeout SECONDS\n"
+"                        reset the connection when nothing arrives from the\n"
+"                        peer for this long: it is gone (killed, or the\n"
+"                        network drops everything); 0 (default) waits forever\n"
+"                        as DCCP itself does\n"
 "  -v, --verbose         report the connection on stderr\n"
 "  -h, --help            this help\n"
 "      --version         print the version\n",
@@ -70,6 +82,35 @@ static void usage(FILE *f) {
 static int report(const char *what, int err) {
   fprintf(stderr, "udccp-cat: %s: %s\n", what, udccp_io_strerror(err));
   return 1;
+}
+
+/* The signal that asked us to stop (0: none).  Caught once connected, so
+ * that the main loop aborts the connection instead of leaving the peer
+ * waiting; a second one ends the program at once. */
+static volatile sig_atomic_t g_sig;
+
+static void on_signal(int sig) {
+  if (g_sig != 0) {
+    _exit(128 + sig);
+  }
+  g_sig = sig;
+}
+
+/* Why the connection died, in words that name the peer's part. */
+static void report_dead(const cat_opts *o, udccp_sock *s, int err) {
+  int rc = udccp_sock_reset_code(s);
+  if (err == UDCCP_ERR_RESET) {
+    fprintf(stderr, "udccp-cat: connection reset by the peer (Reset: %s)\n",
+            udccp_reset_code_str(rc));
+  } else if (err == UDCCP_ERR_TIMEOUT) {
+    fprintf(stderr, "udccp-cat: connection timed out: nothing from the peer "
+                    "for %.1f s (peer gone, or the network drops its "
+                    "packets); Reset sent\n",
+            (double)o->idle_ns / 1e9);
+  } else {
+    fprintf(stderr, "udccp-cat: connection: %s (Reset: %s)\n",
+            udccp_io_strerror(err), udccp_reset_code_str(rc));
+  }
 }
 
 /* Writes every datagram waiting; returns 0, or a negative code once the
@@ -129,11 +170,18 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
     fflush(stdout);
     if (rv != 0) {
       if (rv != UDCCP_ERR_CLOSED) {
-        int rc = udccp_sock_reset_code(s);
-        fprintf(stderr, "udccp-cat: connection: %s (Reset: %s)\n",
-                udccp_io_strerror(rv), udccp_reset_code_str(rc));
+        report_dead(o, s, rv);
         status = 1;
       }
+      break;
+    }
+    if (g_sig != 0) {
+      fprintf(stderr, "udccp-cat: %s: connection aborted (Reset sent to the "
+                      "peer)\n",
+              g_sig == SIGINT ? "interrupted" : "terminated");
+      udccp_abort(s);
+      s = NULL;
+      status = 128 + g_sig;
       break;
     }
     /* Send what stdin gave us, a line (or an MPS-sized piece) at a time. */
@@ -156,9 +204,11 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
         break;
       }
       if (r < 0) {
+        report_dead(o, s, (int)r);
+        (void)udccp_close(s, 0);
         free(rbuf);
         free(in);
-        return report("send", (int)r);
+        return 1;
       }
       in_off += n;
     }
@@ -174,7 +224,7 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
        * queue to drain and the peer to acknowledge, so that the counters
        * printed afterwards include every datagram and every loss. */
       int crv = udccp_shutdown(s);
-      for (int k = 0; crv == 0 && k < 3000; k++) {
+      for (int k = 0; crv == 0 && k < 3000 && g_sig == 0; k++) {
         int st = udccp_sock_state(s);
         if (st == UDCCP_STATE_TIMEWAIT || st == UDCCP_STATE_CLOSED) {
           break;
@@ -187,6 +237,12 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s) {
       }
       if (o->verbose) {
         print_stats(s);
+      }
+      if (g_sig != 0) {
+        udccp_abort(s);
+        s = NULL;
+        status = 128 + g_sig;
+        break;
       }
       crv = udccp_close(s, 30000);
       s = NULL;
@@ -252,12 +308,13 @@ int main(int argc, char **argv) {
       {"service", required_argument, NULL, OPT_SERVICE},
       {"no-stdin", no_argument, NULL, 'd'},
       {"wait", required_argument, NULL, 'w'},
+      {"idle-timeout", required_argument, NULL, 'i'},
       {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
   int c;
-  while ((c = getopt_long(argc, argv, "lp:dw:vh", lopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "lp:dw:i:vh", lopts, NULL)) != -1) {
     char *end = NULL;
     unsigned long v;
     uint64_t ns;
@@ -304,6 +361,13 @@ int main(int argc, char **argv) {
       }
       o.wait_ms = (int)(ns / UDCCP_NS_PER_MS);
       break;
+    case 'i':
+      if (udccp_io_parse_time(optarg, &o.idle_ns) != 0 ||
+          o.idle_ns > 86400 * UDCCP_NS_PER_S) {
+        fprintf(stderr, "udccp-cat: invalid idle timeout '%s'\n", optarg);
+        return 2;
+      }
+      break;
     case 'v': o.verbose = 1; break;
     case 'h': usage(stdout); return 0;
     case OPT_VERSION: printf("udccp-cat %s\n", UDCCP_VERSION); return 0;
@@ -334,6 +398,7 @@ int main(int argc, char **argv) {
   udccp_settings st;
   udccp_settings_default(&st);
   st.rx_qlen = 8192;
+  st.idle_timeout = o.idle_ns;
   cfg.settings = &st;
   if (o.listen) {
     cfg.local_port = o.udp_port;
@@ -392,6 +457,12 @@ int main(int argc, char **argv) {
             (unsigned)p->local_port, (unsigned)p->remote_port,
             udccp_sock_get_mps(s));
   }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, NULL);
+  (void)sigaction(SIGTERM, &sa, NULL);
   int status = run(&o, ep, s);
   udccp_endpoint_del(ep);
   return status;

@@ -19,15 +19,22 @@
  * Then the client closes the connection.  The client (either role) prints
  * the figures; the server prints its own summary.  All integers on the
  * wire are big-endian.
+ *
+ * A peer that goes away ends the test with a clear message: its Reset
+ * (RFC 4340 §5.6) as "reset by the peer", its silence for PERF_IDLE_S (the
+ * core's idle timeout: the test never idles, REPORTs flow every second) as
+ * a timeout.  SIGINT/SIGTERM abort the connection with Reset "Aborted".
  */
 #define _GNU_SOURCE /* getopt_long, clock_gettime */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <udccp/udccp.h>
 
@@ -38,6 +45,9 @@
 #define PERF_MAGIC 0x55445046u   /* "UDPF" */
 #define PERF_DEFAULT_PORT 5201
 #define PERF_MAX_INTERVALS 3600
+#define PERF_IDLE_S 10 /* a peer silent this long is gone */
+/* drain(): SIGINT/SIGTERM asked us to stop (not a UDCCP_ERR_* code) */
+#define PERF_ERR_STOPPED (-1000)
 
 enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT };
 
@@ -158,6 +168,46 @@ static int die_err(const char *what, int err) {
   return 1;
 }
 
+static volatile sig_atomic_t g_sig;
+
+static void on_signal(int sig) {
+  if (g_sig != 0) {
+    _exit(128 + sig); /* a second signal: stop at once */
+  }
+  g_sig = sig;
+}
+
+/* Why a test ended early, naming the peer's part: "WHO: ...". */
+static void report_end(const char *who, udccp_sock *s, int err) {
+  int rc = udccp_sock_reset_code(s);
+  if (err == PERF_ERR_STOPPED) {
+    fprintf(stderr, "udccp-perf: %s: %s: connection aborted (Reset sent to "
+                    "the peer)\n",
+            who, g_sig == SIGINT ? "interrupted" : "terminated");
+  } else if (err == UDCCP_ERR_RESET) {
+    fprintf(stderr, "udccp-perf: %s: connection reset by the peer (Reset: "
+                    "%s)\n",
+            who, udccp_reset_code_str(rc));
+  } else if (err == UDCCP_ERR_TIMEOUT) {
+    fprintf(stderr, "udccp-perf: %s: connection timed out: nothing from the "
+                    "peer for %d s (peer gone, or the network drops its "
+                    "packets)\n",
+            who, PERF_IDLE_S);
+  } else {
+    fprintf(stderr, "udccp-perf: %s: %s%s%s%s\n", who,
+            udccp_io_strerror(err), rc != UDCCP_RESET_NONE ? " (Reset: " : "",
+            rc != UDCCP_RESET_NONE ? udccp_reset_code_str(rc) : "",
+            rc != UDCCP_RESET_NONE ? ")" : "");
+  }
+}
+
+/* Connection settings of both roles: the idle timeout that bounds a
+ * vanished peer. */
+static void perf_settings(udccp_settings *st) {
+  udccp_settings_default(st);
+  st->idle_timeout = (udccp_tstamp)PERF_IDLE_S * UDCCP_NS_PER_S;
+}
+
 /* ------------------------------------------------------------ receiving */
 
 /* Polls every received datagram; returns the last control type seen
@@ -228,6 +278,9 @@ static int handle_dgram(rx_state *rx, const uint8_t *b, udccp_ssize n) {
 static int drain(udccp_sock *s, rx_state *rx, uint8_t *buf, size_t cap,
                  int timeout_ms) {
   int last = 0;
+  if (g_sig != 0) {
+    return PERF_ERR_STOPPED;
+  }
   for (int k = 0; k < 100000; k++) {
     udccp_ssize n = udccp_recv(s, buf, cap, k == 0 ? timeout_ms : 0);
     if (n == UDCCP_ERR_AGAIN) {
@@ -461,6 +514,9 @@ static int run_sender(const perf_opts *o, udccp_endpoint *ep, udccp_sock *s,
   g_res.ccid_lost = info.pkts_lost;
   g_res.ccid = info.tx_ccid;
   if (rv != 0) {
+    /* What the receiver last reported is all we know. */
+    g_res.recv_pkts = rx.last_report_pkts;
+    g_res.recv_bytes = rx.last_report_bytes;
     return rv;
   }
   /* END until RESULT: up to 20 tries, 250 ms apart. */
@@ -560,7 +616,13 @@ static void print_summary(const perf_opts *o, const char *who) {
 static int serve_one(const perf_opts *o, udccp_endpoint *ep, uint8_t *buf,
                      size_t cap) {
   udccp_sock *s = NULL;
-  int rv = udccp_accept(ep, &s, -1);
+  int rv;
+  do {
+    rv = udccp_accept(ep, &s, 200);
+  } while (rv == UDCCP_ERR_AGAIN && g_sig == 0);
+  if (g_sig != 0 && rv == UDCCP_ERR_AGAIN) {
+    return 128 + g_sig;
+  }
   if (rv != 0) {
     return die_err("accept", rv);
   }
@@ -571,7 +633,7 @@ static int serve_one(const perf_opts *o, udccp_endpoint *ep, uint8_t *buf,
   /* HELLO: the client repeats it until our HELLO_ACK arrives. */
   uint8_t hello[64];
   udccp_ssize n = UDCCP_ERR_AGAIN;
-  for (int k = 0; k < 100; k++) {
+  for (int k = 0; k < 100 && g_sig == 0; k++) {
     n = udccp_recv(s, hello, sizeof(hello), 100);
     if (n >= 32 && msg_type(hello, n) == M_HELLO) {
       break;
@@ -615,12 +677,16 @@ static int serve_one(const perf_opts *o, udccp_endpoint *ep, uint8_t *buf,
     rv = run_receiver(&to, s, 0, buf, cap);
   }
   if (rv != 0 && rv != UDCCP_ERR_CLOSED) {
-    int rc = udccp_sock_reset_code(s);
-    fprintf(stderr, "udccp-perf: test with %s ended: %s (Reset: %s)\n", peer,
-            udccp_io_strerror(rv), udccp_reset_code_str(rc));
+    char who[120];
+    snprintf(who, sizeof(who), "test with %s", peer);
+    report_end(who, s, rv);
   }
   print_summary(&to, "server");
-  (void)udccp_close(s, 2000);
+  if (g_sig != 0) {
+    udccp_abort(s);
+  } else {
+    (void)udccp_close(s, 2000);
+  }
   return rv == 0 || rv == UDCCP_ERR_CLOSED ? 0 : 1;
 }
 
@@ -630,6 +696,9 @@ static int run_server(const perf_opts *o) {
   cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
   cfg.no_offload = (uint8_t)o->no_offload;
   cfg.local_port = o->udp_port;
+  udccp_settings st;
+  perf_settings(&st);
+  cfg.settings = &st;
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
   if (rv == UDCCP_ERR_ADDRINUSE) {
@@ -670,7 +739,7 @@ static int run_server(const perf_opts *o) {
   }
   while (buf != NULL) {
     status = serve_one(o, ep, buf, cap);
-    if (o->once) {
+    if (o->once || g_sig != 0) {
       break;
     }
   }
@@ -687,6 +756,9 @@ static int run_client(const perf_opts *o) {
   cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
   cfg.no_offload = (uint8_t)o->no_offload;
   cfg.remote_udp_port = o->udp_port;
+  udccp_settings cst;
+  perf_settings(&cst);
+  cfg.settings = &cst;
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
   if (rv == UDCCP_ERR_PERM) {
@@ -800,11 +872,7 @@ static int run_client(const perf_opts *o) {
   }
   int status = 0;
   if (rv != 0) {
-    int rc = udccp_sock_reset_code(s);
-    fprintf(stderr, "udccp-perf: test failed: %s%s%s%s\n",
-            udccp_io_strerror(rv), rc != UDCCP_RESET_NONE ? " (Reset: " : "",
-            rc != UDCCP_RESET_NONE ? udccp_reset_code_str(rc) : "",
-            rc != UDCCP_RESET_NONE ? ")" : "");
+    report_end("test failed", s, rv);
     status = 1;
   }
   if (g_res.ccid == 0) {
@@ -820,8 +888,12 @@ static int run_client(const perf_opts *o) {
   if (!g_res.have_result) {
     status = 1;
   }
+  if (g_sig != 0) {
+    udccp_abort(s);
+    s = NULL;
+  }
   int crv = udccp_close(s, 3000);
-  if (crv != 0 && !o->json) {
+  if (crv != 0 && rv == 0 && !o->json) {
     fprintf(stderr, "udccp-perf: close: %s\n", udccp_io_strerror(crv));
   }
   free(buf);
@@ -930,5 +1002,11 @@ int main(int argc, char **argv) {
                     "(see --help)\n");
     return 2;
   }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, NULL);
+  (void)sigaction(SIGTERM, &sa, NULL);
   return o.server ? run_server(&o) : run_client(&o);
 }
