@@ -25,27 +25,6 @@ static void open_pair(udccp_pair *p, uint64_t seed) {
   udccp_pair_run_for(p, 500 * MS);
 }
 
-/* Builds a packet from the client's side to the server (side 1), feeds it
- * and returns read_pkt's result. */
-static int feed(udccp_pair *p, int to, udccp_tb_pkt *tp) {
-  uint8_t pkt[512];
-  udccp_ssize n = udccp_tb_encode(pkt, sizeof(pkt), &p->path[1 - to], tp);
-  assert_true(n > 0);
-  return udccp_conn_read_pkt(p->c[to], pkt, (size_t)n, 0, p->now);
-}
-
-/* The next packet `side` sends, decoded; type 0xFF if none. */
-static udccp_conn_rxpkt next_pkt(udccp_pair *p, int side, uint8_t *buf) {
-  udccp_conn_rxpkt rp;
-  udccp_ssize n = udccp_conn_write_pkt(p->c[side], buf, 1500, NULL, p->now);
-  memset(&rp, 0, sizeof(rp));
-  rp.h.type = 0xFF;
-  if (n > 0) {
-    assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
-  }
-  return rp;
-}
-
 static void test_rfc4340_7_5_4_invalid_data_elicits_sync(void **state) {
   udccp_pair p;
   udccp_conn_info si, after;
@@ -60,11 +39,11 @@ static void test_rfc4340_7_5_4_invalid_data_elicits_sync(void **state) {
   udccp_tb_pkt_init(&tp, UDCCP_PKT_DATA, bad, 0);
   tp.payload = (const uint8_t *)"xx";
   tp.payload_len = 2;
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
   udccp_conn_get_info(p.c[1], &after);
   assert_true(after.gsr == si.gsr); /* §7.5.4: GSR does not move */
   assert_int_equal(after.pkts_dropped, si.pkts_dropped + 1);
-  rp = next_pkt(&p, 1, buf);
+  rp = udccp_pair_next_pkt(&p, 1, buf);
   assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
   assert_true(rp.h.ack == bad); /* acknowledges the invalid seqno */
   assert_true(rp.h.seq == ((si.gss + 1) & UDCCP_SEQ_MASK)); /* new seqno */
@@ -86,9 +65,9 @@ static void test_rfc4340_7_5_4_invalid_reset_sync_acks_gsr(void **state) {
   /* §7.5.3: a Reset needs GSR < seqno; GSR itself is invalid. */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_RESET, si.gsr, si.gss);
   tp.reset_code = UDCCP_RESET_ABORTED;
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
-  rp = next_pkt(&p, 1, buf);
+  rp = udccp_pair_next_pkt(&p, 1, buf);
   assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
   assert_true(rp.h.ack == si.gsr);
   udccp_pair_free(&p);
@@ -117,17 +96,17 @@ static void test_rfc4340_7_5_3_close_needs_seqno_above_gsr(void **state) {
   /* In [SWL, GSR]: valid for an Ack, not for a Close. */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_CLOSE, (si.gsr - 1) & UDCCP_SEQ_MASK,
                     si.gss);
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
   /* Ack number below GAR: invalid for a Close too. */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_CLOSE, (si.gsr + 1) & UDCCP_SEQ_MASK,
                     (si.gar - 1) & UDCCP_SEQ_MASK);
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
   /* The same Ack number is fine for an Ack (AWL <= ackno). */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
                     (si.gar - 1) & UDCCP_SEQ_MASK);
-  assert_int_equal(feed(&p, 1, &tp), 0);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
   udccp_pair_free(&p);
 }
 
@@ -141,10 +120,10 @@ static void test_rfc4340_7_5_3_ackno_outside_awl_awh(void **state) {
   /* An ackno above GSS acknowledges something never sent. */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
                     (si.gss + 1) & UDCCP_SEQ_MASK);
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
   udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
                     (si.awl - 1) & UDCCP_SEQ_MASK);
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
   udccp_pair_free(&p);
 }
 
@@ -176,9 +155,9 @@ static void test_rfc4340_7_5_4_sync_rate_limit(void **state) {
     udccp_conn_rxpkt rp;
     udccp_tb_pkt_init(&tp, UDCCP_PKT_DATA,
                       (si.swh + 1000 + (uint64_t)i) & UDCCP_SEQ_MASK, 0);
-    assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+    assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
     for (;;) {
-      rp = next_pkt(&p, 1, buf);
+      rp = udccp_pair_next_pkt(&p, 1, buf);
       if (rp.h.type == 0xFF) {
         break;
       }
@@ -208,17 +187,17 @@ static void test_rfc4340_7_5_4_sync_gets_syncack(void **state) {
   /* A Sync far above SWH is still valid (§7.5.3: no upper bound). */
   sseq = (si.swh + 500) & UDCCP_SEQ_MASK;
   udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, sseq, si.gss);
-  assert_int_equal(feed(&p, 1, &tp), 0);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
   udccp_conn_get_info(p.c[1], &after);
   assert_true(after.gsr == sseq); /* GSR updated */
-  rp = next_pkt(&p, 1, buf);
+  rp = udccp_pair_next_pkt(&p, 1, buf);
   assert_int_equal(rp.h.type, UDCCP_PKT_SYNCACK);
   assert_true(rp.h.ack == sseq);
   /* A Sync below SWL is ignored without an answer (§7.5.4). */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, (after.swl - 5) & UDCCP_SEQ_MASK,
                     after.gss);
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_SEQ);
-  rp = next_pkt(&p, 1, buf);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  rp = udccp_pair_next_pkt(&p, 1, buf);
   assert_int_equal(rp.h.type, 0xFF);
   udccp_pair_free(&p);
 }
@@ -280,14 +259,14 @@ static void test_rfc4340_7_6_short_seqnos_only_when_allowed(void **state) {
   udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, seq48 & 0xFFFFFF, ci.gss & 0xFFFFFF);
   tp.x = 0;
   /* Allow Short Seqnos/server is 0: X=0 packets are ignored (§7.6.1). */
-  assert_int_equal(feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
+  assert_int_equal(udccp_pair_feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
   /* With the feature at 1 (as if negotiated), they are extended with GSR
    * and GSS (§7.6) and accepted. */
   e = udccp_feat_entry_get(&p.c[0]->feat, UDCCP_FEAT_ALLOW_SHORT_SEQNOS, 0);
   assert_non_null(e);
   e->val = 1;
   udccp_conn_apply_features(p.c[0], p.now);
-  assert_int_equal(feed(&p, 0, &tp), 0);
+  assert_int_equal(udccp_pair_feed(&p, 0, &tp), 0);
   udccp_conn_get_info(p.c[0], &ci);
   assert_true(ci.gsr == seq48);
   udccp_pair_free(&p);
@@ -305,17 +284,17 @@ static void test_rfc4340_8_5_step7_unexpected_types_elicit_sync(void **state) {
   udccp_conn_get_info(p.c[1], &si);
   udccp_tb_pkt_init(&tp, UDCCP_PKT_CLOSEREQ, (si.gsr + 1) & UDCCP_SEQ_MASK,
                     si.gss);
-  assert_int_equal(feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
-  rp = next_pkt(&p, 1, buf);
+  rp = udccp_pair_next_pkt(&p, 1, buf);
   assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
   assert_true(rp.h.ack == ((si.gsr + 1) & UDCCP_SEQ_MASK));
   /* A Request reaching the client. */
   udccp_conn_get_info(p.c[0], &si);
   udccp_tb_pkt_init(&tp, UDCCP_PKT_REQUEST, (si.gsr + 1) & UDCCP_SEQ_MASK, 0);
   tp.service_code = 42;
-  assert_int_equal(feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
-  rp = next_pkt(&p, 0, buf);
+  assert_int_equal(udccp_pair_feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
+  rp = udccp_pair_next_pkt(&p, 0, buf);
   assert_int_equal(rp.h.type, UDCCP_PKT_SYNC);
   udccp_pair_free(&p);
 }
@@ -334,8 +313,8 @@ static void test_rfc4340_7_5_4_sync_in_request_answered_with_reset(
   /* "if the peer endpoint is in the REQUEST state, it MUST respond with a
    * DCCP-Reset instead of a DCCP-SyncAck" */
   udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, 3000, gss);
-  assert_int_equal(feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
-  rp = next_pkt(&p, 0, buf);
+  assert_int_equal(udccp_pair_feed(&p, 0, &tp), UDCCP_ERR_DROPPED);
+  rp = udccp_pair_next_pkt(&p, 0, buf);
   assert_int_equal(rp.h.type, UDCCP_PKT_RESET);
   assert_int_equal(rp.h.ack, 3000);
   /* The half-open client keeps trying. */
@@ -408,7 +387,7 @@ static void test_rfc4340_7_5_2_window_grows_with_peer_ack_lag(void **state) {
     udccp_conn_update_windows(p.c[0]);
     udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, p.c[0]->gss & UDCCP_SEQ_MASK,
                       gss0 & UDCCP_SEQ_MASK);
-    assert_int_equal(feed(&p, 1, &tp), 0);
+    assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
   }
   assert_true(udccp_seq_sub(p.c[1]->gss, gss0) >= 60);
   p.drop = NULL;

@@ -21,6 +21,9 @@
 
 #include <udccp/udccp.h>
 
+#include "conn.h"
+#include "pktbuild.h"
+
 #define UDCCP_PAIR_QLEN 4096
 #define UDCCP_PAIR_MTU 1500
 #define UDCCP_PAIR_LOG 8192
@@ -119,5 +122,14 @@ int udccp_pair_state(const udccp_pair *p, int side);
 
 /* Number of packets of type offered in direction dir. */
 uint64_t udccp_pair_count(const udccp_pair *p, int dir, uint8_t type);
+
+/* Encodes tp as side 1 - to would send it (its path: ports, checksum),
+ * feeds it to side `to` at p->now and returns udccp_conn_read_pkt's
+ * result.  For packets crafted by a test. */
+int udccp_pair_feed(udccp_pair *p, int to, const udccp_tb_pkt *tp);
+
+/* The next packet `side` writes at p->now, decoded (header only); type
+ * 0xFF if it has none.  buf (1500 bytes) holds the packet. */
+udccp_conn_rxpkt udccp_pair_next_pkt(udccp_pair *p, int side, uint8_t *buf);
 
 #endif /* UDCCP_TESTS_PAIR_H */
