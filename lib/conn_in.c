@@ -164,9 +164,10 @@ static void note_drop(udccp_conn *conn, uint64_t seq, uint8_t code) {
   conn->ack_needed = 1;
 }
 
-/* §8.5 step 16, §9.3, §11.6, §11.7. */
-static void deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
-                    udccp_tstamp ts) {
+/* §8.5 step 16, §9.3, §11.6, §11.7.  Returns 1 if the data was dropped as
+ * corrupt (Drop Code 3), else 0. */
+static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
+                   udccp_tstamp ts) {
   const uint8_t *data = p->h.payload;
   size_t len = p->h.payload_len;
   conn->info.data_pkts_recv++;
@@ -177,13 +178,13 @@ static void deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
       /* §9.3: data corrupt, reported as Drop Code 3. */
       conn->info.pkts_bad_cksum++;
       note_drop(conn, p->seq, 3);
-      return;
+      return 1;
     }
   } else if (udccp_feat_get_local(&conn->feat,
                                   UDCCP_FEAT_CHECK_DATA_CKSUM) == 1) {
     /* §9.3: without the option the data cannot be checked: Drop Code 0. */
     note_drop(conn, p->seq, 0);
-    return;
+    return 0;
   }
   if (udccp_rxq_push(&conn->rxq, data, len) != 0) {
     /* §11.7.2: dropped in the receive buffer, Drop Code 2. */
@@ -191,12 +192,13 @@ static void deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
     note_drop(conn, p->seq, 2);
     conn->slow_rx_pending = 1;
     conn->pending |= UDCCP_PEND_ACK;
-    return;
+    return 0;
   }
   if (conn->rxq.qlen - conn->rxq.count <= UDCCP_CONN_SLOW_RX_FREE) {
     /* §11.6: keep the sender from speeding up while we lag behind. */
     conn->slow_rx_pending = 1;
   }
+  return 0;
 }
 
 static int drop(udccp_conn *conn, int err) {
@@ -708,7 +710,13 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     if (conn->state == UDCCP_STATE_OPEN ||
         conn->state == UDCCP_STATE_CLOSEREQ ||
         conn->state == UDCCP_STATE_CLOSING) {
-      deliver(conn, &p, ts);
+      if (deliver(conn, &p, ts)) {
+        /* §11.7.2: Drop Code 3 (corrupt) MUST make the CCID behave as if
+         * the packet were ECN marked: a TFRC receiver (CCID 3/4) counts
+         * it as a loss in its history (RFC 5348 §5.1); a CCID 2 sender
+         * reacts to the Data Dropped report itself. */
+        p.ecn = 3;
+      }
     }
   }
 

@@ -237,6 +237,61 @@ static void test_rfc4340_9_3_data_checksum_sent_and_checked(void **state) {
   udccp_pair_free(&p);
 }
 
+/* §11.7.2: Drop Code 3 (Corrupt) MUST make the CCID behave as if the
+ * packet were ECN marked.  A CCID 3 receiver counts the corrupt packet as
+ * a loss (RFC 5348 §5.1): a loss event, so the sender's p leaves 0 on a
+ * path that loses nothing else. */
+static void test_rfc4340_11_7_2_corrupt_counts_as_marked_ccid3(void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  udccp_conn_info ci, si;
+  udccp_tb_pkt tp;
+  uint8_t buf[1500], opt[6];
+  int i;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.ccid = 3;
+  open_pair(&p, &cs, NULL, 12);
+  memset(buf, 3, 300);
+  for (i = 0; i < 200; i++) {
+    (void)udccp_conn_queue_datagram(p.c[0], buf, 300, 0, p.now);
+    udccp_pair_run_for(&p, 5 * MS);
+    while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    }
+  }
+  udccp_conn_get_info(p.c[0], &ci);
+  assert_true(ci.p == 0.0);
+  /* In the client's name: its next sequence number, a bad Data Checksum. */
+  p.c[0]->gss = udccp_seq_add(p.c[0]->gss, 1);
+  udccp_conn_update_windows(p.c[0]);
+  udccp_conn_get_info(p.c[1], &si);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, p.c[0]->gss & UDCCP_SEQ_MASK,
+                    si.gss);
+  opt[0] = UDCCP_OPT_DATA_CHECKSUM;
+  opt[1] = 6;
+  opt[2] = opt[3] = opt[4] = opt[5] = 0x5A;
+  tp.opts = opt;
+  tp.opts_len = 6;
+  memset(buf, 3, 300);
+  tp.payload = buf;
+  tp.payload_len = 300;
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.pkts_bad_cksum, 1);
+  for (i = 0; i < 200; i++) {
+    (void)udccp_conn_queue_datagram(p.c[0], buf, 300, 0, p.now);
+    udccp_pair_run_for(&p, 5 * MS);
+    while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    }
+  }
+  udccp_conn_get_info(p.c[0], &ci);
+  print_message("sender's p after one corrupt packet: %g\n", ci.p);
+  assert_true(ci.p > 0.0);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
 static void test_rfc4340_9_2_1_cscov_and_min_cscov(void **state) {
   udccp_pair p;
   udccp_settings cs, ss;
@@ -502,6 +557,7 @@ static void test_rfc4341_6_acks_due_between_writes_not_merged(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4340_11_7_2_corrupt_counts_as_marked_ccid3),
       cmocka_unit_test(test_rfc4340_11_4_ackvec_bounded_over_long_transfer),
       cmocka_unit_test(test_rfc4340_11_7_data_dropped_receive_buffer),
       cmocka_unit_test(test_rfc4340_11_6_slow_receiver_when_nearly_full),
