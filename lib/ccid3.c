@@ -93,6 +93,7 @@ typedef struct ccid3_tx {
   int have_loss_start;
   uint64_t loss_start; /* first seq of the newest reported loss interval */
   double s_mean;       /* mean data segment size (EWMA, 1/16) */
+  int s_seen;          /* s_mean holds data packet sizes (else the MPS) */
   int nofb_parked;     /* idle at the idle floor: timer stopped */
   /* RFC 4342 §5.2: Data Dropped (Drop Code 2) and Slow Receiver reports
    * not yet applied to a feedback packet */
@@ -152,10 +153,9 @@ const udccp_ccid_dep udccp_tfrc_ccid_deps[UDCCP_TFRC_CCID_N_DEPS] = {
     {UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE, 1, 0, 1},
     {UDCCP_FEAT_SEND_NDP_COUNT, 0, 0, 1},
     {UDCCP_FEAT_SEND_ACK_VECTOR, 1, 0, 0},
-    /* RFC 6323 Send RTT Estimate is implemented (option, receiver_RTT)
-     * but not asked for: with it the receiver's feedback collapsed a
-     * CCID 3 flow beside CCID 4 at 10 % loss (test_sim_ccid4).  A peer's
-     * Change to 1 is honoured. */
+    /* RFC 6323 §3.2.2: Send RTT Estimate = 1 at the HC-Sender,
+     * non-mandatory (a peer that does not know feature 128 leaves it 0) */
+    {UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE, 0, 0, 1},
 };
 
 uint8_t udccp_ccid3_wc_next(uint8_t last, udccp_tstamp elapsed,
@@ -395,8 +395,16 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
     }
     /* the mean data segment size: RFC 4828 §3 s_true for CCID 4; for
      * CCID 3 it converts the Receive Rate into MPS units (below) */
-    tx->s_mean += ((double)len - tx->s_mean) /
-                  (double)(1u << UDCCP_CCID3_S_EWMA_SHIFT);
+    if (!tx->s_seen) {
+      /* the mean of the packets sent, from the first one: started at the
+       * MPS it would lag ~50 packets behind small datagrams, and CCID 3's
+       * X_recv (rr_in_s_units) would read s_mean / len times too low */
+      tx->s_seen = 1;
+      tx->s_mean = (double)len;
+    } else {
+      tx->s_mean += ((double)len - tx->s_mean) /
+                    (double)(1u << UDCCP_CCID3_S_EWMA_SHIFT);
+    }
     if (tx->prm.sp) {
       tx->tfrc.cfg.s = tx->s_mean < 1.0 ? 1u : (uint32_t)(tx->s_mean + 0.5);
       tx->tfrc.cfg.s_nominal = nominal_s(tx->env->mps);

@@ -105,7 +105,7 @@ extern const udccp_ccid_ops udccp_ccid3_ops;
  * RFC 6323 §3.2.2 Send RTT Estimate = 1 at the HC-Sender, non-mandatory:
  * a peer that does not know it (Linux) answers with an empty Confirm and
  * it stays 0. */
-#define UDCCP_TFRC_CCID_N_DEPS 3
+#define UDCCP_TFRC_CCID_N_DEPS 4
 extern const udccp_ccid_dep udccp_tfrc_ccid_deps[UDCCP_TFRC_CCID_N_DEPS];
 
 /* RFC 4342 §8.1 window counter step: the counter after `last` when

@@ -1033,19 +1033,8 @@ static void test_rfc6323_3_3_sender_sends_rtt_estimate(void **state) {
 
 /* RFC 6323 §3.2.2 via the CCID 3 dependencies (RFC 4340 §10): two udccp
  * endpoints with CCID 3 negotiate Send RTT Estimate to 1 for both
- * half-connections (it is located at the HC-Sender). */
-/* RFC 6323 §3.2.2: the client asks for Send RTT Estimate on both halves
- * (udccp does not by default). */
-static void ask_rtt_estimate(udccp_pair *p) {
-  static const uint8_t on[] = {1};
-  assert_int_equal(udccp_feat_change_sp(&p->c[0]->feat,
-                                        UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE, 1,
-                                        on, 1, 0), 0);
-  assert_int_equal(udccp_feat_change_sp(&p->c[0]->feat,
-                                        UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE, 0,
-                                        on, 1, 0), 0);
-}
-
+ * half-connections (it is located at the HC-Sender), without being
+ * asked to. */
 static void test_rfc6323_3_2_2_send_rtt_estimate_negotiated(void **state) {
   udccp_pair p;
   udccp_settings cs;
@@ -1054,7 +1043,6 @@ static void test_rfc6323_3_2_2_send_rtt_estimate_negotiated(void **state) {
   udccp_settings_default(&cs);
   cs.ccid = 3;
   assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 7), 0);
-  ask_rtt_estimate(&p);
   p.delay[0] = p.delay[1] = 10 * MS;
   assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL,
                                    5 * UDCCP_NS_PER_S));
@@ -1214,7 +1202,7 @@ static void test_rfc4340_5_8_2_mandatory_unknown_ccid_option(void **state) {
 static void test_rfc4342_8_4_dependencies_and_registry(void **state) {
   const udccp_ccid_ops *ops = udccp_ccid_find(3);
   size_t i;
-  int lev = 0, ndp = 0, av = 0;
+  int lev = 0, ndp = 0, av = 0, rtt = 0;
   (void)state;
   assert_ptr_equal(ops, &udccp_ccid3_ops);
   assert_true(udccp_ccid_supported(3));
@@ -1227,11 +1215,13 @@ static void test_rfc4342_8_4_dependencies_and_registry(void **state) {
       ndp = !d->at_receiver && d->val == 1;
     } else if (d->feat == UDCCP_FEAT_SEND_ACK_VECTOR) {
       av = d->at_receiver && d->val == 0;
+    } else if (d->feat == UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE) {
+      rtt = !d->at_receiver && d->val == 1; /* RFC 6323 §3.2.2 */
     } else {
       fail_msg("unexpected dependency on feature %u", d->feat);
     }
   }
-  assert_true(lev && ndp && av);
+  assert_true(lev && ndp && av && rtt);
 }
 
 /* ------------------------------------------------------ virtual time */
@@ -1360,6 +1350,33 @@ static void test_rfc4342_5_3_receive_rate_in_mps_units(void **state) {
   tl_tx_exit(&tx);
 }
 
+/* RFC 4342 §5.3 again, from the first data packet on: the mean segment
+ * size that converts the Receive Rate is that of the packets sent, not
+ * the MPS it starts from.  After 4 datagrams of 100 bytes (MPS 1000) a
+ * report of 5000 bytes/s is 50 packets/s = 50000 "MPS bytes"/s; an EWMA
+ * seeded with the MPS would still be near 800 and read ~6300, and
+ * min(X, 2 X_recv) would cut X eightfold at the first loss -- the spiral
+ * that took a CCID 3 flow to 0.6 packets/s in test_sim_ccid4. */
+static void test_rfc4342_5_3_receive_rate_in_mps_units_from_first_packet(
+    void **state) {
+  tl_half tx;
+  tl_ack a;
+  static const tl_iv iv = {4, 0, 0};
+  udccp_tstamp t = 0;
+  uint64_t seq;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  for (seq = 1; seq <= 4; seq++, t += MS) {
+    tl_send_data(&tx, seq, 100, t);
+  }
+  t += RTT;
+  assert_int_equal(tl_fb_build(&a, 7, 4, 0, 0, &iv, 1, 5000, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t), 0);
+  assert_true(fabs(udccp_tfrc_ccid_tx_tfrc(&tx.st)->x_recv - 50000.0) <
+              0.001 * 50000.0);
+  tl_tx_exit(&tx);
+}
+
 /* ------------------------------------------------- with a connection */
 
 static int client_tx_up(udccp_pair *p, void *ud) {
@@ -1410,7 +1427,6 @@ static void test_rfc6323_3_3_invalid_rtt_estimate_resets(void **state) {
   udccp_settings_default(&cs);
   cs.ccid = 3;
   assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 8), 0);
-  ask_rtt_estimate(&p);
   assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL,
                                    5 * UDCCP_NS_PER_S));
   udccp_pair_run_for(&p, UDCCP_NS_PER_S);
@@ -1440,6 +1456,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc5348_4_2_handshake_rtt_gives_initial_rate),
       cmocka_unit_test(test_rfc4342_5_3_receive_rate_in_mps_units),
+      cmocka_unit_test(
+          test_rfc4342_5_3_receive_rate_in_mps_units_from_first_packet),
       cmocka_unit_test(test_rfc5348_8_2_1_queued_data_decides_not_limited),
       cmocka_unit_test(test_rfc5348_8_2_1_connection_reports_queued_data),
       cmocka_unit_test(test_rfc4342_8_1_ccval_quarter_rtt_increment),
