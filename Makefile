@@ -7,6 +7,7 @@
 #                CCID 2/3 over DCCP-UDP and raw IP (Release, build-bench/)
 #   make interop kernel interop: udccp against Linux 6.1's DCCP in a QEMU
 #                guest, booted once (root; interop/run.sh, build-interop/)
+#   make check-interop  the same, skipped with the reason when it cannot run
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 300
@@ -76,6 +77,10 @@ check-netns: deps
 	cmake --build build-asan-gcc -j $(JOBS)
 	cd build-asan-gcc && ctest $(CTEST_ARGS) -L netns
 
-.PHONY: interop
+.PHONY: interop check-interop
 interop:
 	bash interop/run.sh build-interop
+# The same run as a test step: skipped, saying why, when this machine
+# cannot run it (not root, no /dev/net/tun, no Debian 12 kernel package).
+check-interop:
+	bash interop/check.sh build-interop

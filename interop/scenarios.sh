@@ -142,7 +142,7 @@ bulk_k2u() {  # bulk_k2u CCID PORT [-R]
 # the figures, for the summary line
 bulk_notes() {
   local h k
-  h=$(grep -hE 'goodput [0-9.]+ Mbit/s' "$SD"/*.log 2>/dev/null | head -n1 | sed 's/^[a-z]*: //')
+  h=$(grep -hE 'goodput [0-9.]+ Mbit/s' "$SD"/*.log 2>/dev/null | sed -n '1s/^[a-z]*: //p')
   k=$(g_out "${G}a" | grep -E '^PERF-(TX|RX)' | tail -n1 | grep -oE 'mbit=[0-9.]+')
   NOTES+=("udccp-perf: ${h:-?}; kernel ${k:-?}")
 }
@@ -168,6 +168,78 @@ sc_u2k_bulk_ccid2() { bulk_u2k 2 5022; }
 sc_u2k_bulk_ccid2_reverse() { bulk_u2k 2 5023 -R; }
 sc_k2u_bulk_ccid3() { bulk_k2u 3 5024; }
 sc_u2k_bulk_ccid3() { bulk_u2k 3 5025; }
+
+# ------------------------------------------ 3. bulk over a lossy, slow link
+# The same transfers over the guest's second NIC, wired through
+# udccp-linkem ($LINK_SPEC: 20 ms RTT, 1 % random loss each way; run.sh).
+# Pass: the transfer completes with goodput, the link really lost packets,
+# and the sending CCID reported loss: udccp-perf's ccid_lost_pkts (what
+# udccp's CCID declared lost), the kernel's CCID 3 loss event rate p
+# (DCCP_SOCKOPT_CCID_TX_INFO).  The kernel's CCID 2 exports no statistics:
+# there the loss shows at the application (udccp-perf -s: sent > received).
+# lk_lost: packets linkem has lost at random so far (both directions)
+lk_lost() {
+  kill -USR1 "$LKPID" 2>/dev/null; sleep 0.3
+  grep -E '^udccp-linkem: (a2b|b2a) ' "$LK_LOG" | tail -n 2 |
+    sed -n 's/.*lost_random=\([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }'
+}
+lossy_k2u() {  # lossy_k2u CCID PORT
+  local ccid=$1 p=$2 l0 l1
+  l0=$(lk_lost)
+  host_bg srv 40 "$PERF" -s --raw -p "$p" -1
+  host_ready
+  g_run "${G}a" "dccpt client $HOST4L -p $p -s $PERF_SVC --ccid $ccid --perf -t 4 --alarm 60"
+  guest_ok "${G}a" 40
+  host_ok srv
+  l1=$(lk_lost)
+  expect_guest "${G}a" "CONNECTED tx_ccid=$ccid rx_ccid=$ccid" "CCID $ccid negotiated"
+  expect_guest "${G}a" 'PERF-TX pkts=[1-9][0-9]{2,}.*result=yes' "kernel sent >= 100 pkts and got RESULT"
+  expect_host srv 'goodput [0-9]*[1-9][0-9.]* Mbit/s' "udccp-perf goodput > 0"
+  if [ "$ccid" = 3 ]; then
+    expect_guest "${G}a" 'KSTAT ccid_tx_info .* p=[1-9]' "the kernel's CCID 3 reports a loss event rate"
+  else
+    expect_host srv 'lost [1-9]' "datagrams lost on the way (the kernel's CCID 2 has no statistics)"
+  fi
+  [ $((l1 - l0)) -gt 0 ] || REASONS+=("udccp-linkem lost no packet during the transfer")
+  NOTES+=("linkem lost $((l1 - l0)) pkts")
+  bulk_notes
+}
+lossy_u2k() {  # lossy_u2k CCID PORT
+  local ccid=$1 p=$2 l0 l1 j
+  l0=$(lk_lost)
+  if [ "$ccid" = 2 ]; then
+    g_run "${G}a" "dccpt server -p $p -s $PERF_SVC --ccid $ccid --perf --wait 20 --alarm 60"
+    g_wait_line "${G}a" '^LISTENING' 10
+    host_bg cli 40 "$PERF" -c "$GUEST4L" --raw -p "$p" -t 4 --ccid "$ccid" -J
+  else
+    # udccp-perf shows no loss event rate: the host tool prints udccp's p
+    g_run "${G}a" "dccpt server -p $p -s 46 --ccid $ccid --bulk-recv --rcvbuf 8388608 --wait 20"
+    g_wait_line "${G}a" '^LISTENING' 10
+    host_bg cli 40 "$UHOST" client "$GUEST4L" "$p" 46 --ccid "$ccid" --bulk 4 --wait 2
+  fi
+  host_ok cli
+  guest_ok "${G}a" 30
+  l1=$(lk_lost)
+  expect_guest "${G}a" "CONNECTED tx_ccid=$ccid rx_ccid=$ccid" "CCID $ccid negotiated"
+  [ $((l1 - l0)) -gt 0 ] || REASONS+=("udccp-linkem lost no packet during the transfer")
+  if [ "$ccid" = 2 ]; then
+    j=$(grep -E '^\{' "$SD/cli.log" | tail -n 1)
+    expect_guest "${G}a" 'PERF-RX pkts=[1-9][0-9]{2,}' "kernel received >= 100 pkts"
+    grep -Eq '"goodput_bps": [1-9]' <<< "$j" || REASONS+=("udccp-perf: no goodput ($j)")
+    grep -Eq '"ccid_lost_pkts": [1-9]' <<< "$j" ||
+      REASONS+=("udccp's CCID 2 declared no packet lost ($(echo "$j" | grep -oE '"ccid_lost_pkts": [0-9]+'))")
+    grep -q '"complete": true' <<< "$j" || REASONS+=("udccp-perf: no final report")
+    NOTES+=("linkem lost $((l1 - l0)) pkts; udccp-perf $(grep -oE '"(goodput_bps|ccid_lost_pkts)": [0-9]+' <<< "${j%%\"intervals\"*}" | tr '\n' ' ')")
+  else
+    expect_guest "${G}a" 'BULK-RX pkts=[1-9][0-9]{2,} .*mbit=[0-9]*[1-9]' "kernel received >= 100 pkts, goodput > 0"
+    expect_host cli '^INFO .* p=0\.[0-9]*[1-9]' "udccp's CCID 3 loss event rate p > 0"
+    NOTES+=("linkem lost $((l1 - l0)) pkts; kernel $(g_out "${G}a" | grep -oE 'BULK-RX pkts=[0-9]+ .*mbit=[0-9.]+' | sed 's/bytes=[0-9]* //'); udccp $(grep -oE ' p=[0-9.]+' "$SD/cli.log" | tail -n 1)")
+  fi
+}
+sc_k2u_lossy_ccid2() { lossy_k2u 2 5031; }
+sc_u2k_lossy_ccid2() { lossy_u2k 2 5032; }
+sc_k2u_lossy_ccid3() { lossy_k2u 3 5033; }
+sc_u2k_lossy_ccid3() { lossy_u2k 3 5034; }
 
 # ------------------------------------------------------------ 4. closes
 sc_u2k_closereq() {  # kernel server closes first: CloseReq -> udccp Close
@@ -340,7 +412,7 @@ sc_u2k_ipv6() {
 # ------------------------------------------------- 4. close with data queued
 sc_u2k_close_queued() {  # udccp queues 3000 datagrams and closes at once
   local p=5041 n=3000
-  g_run "${G}a" "dccpt server -p $p -s 47 --bulk-recv --wait 20"
+  g_run "${G}a" "dccpt server -p $p -s 47 --bulk-recv --rcvbuf 8388608 --wait 20"
   g_wait_line "${G}a" '^LISTENING' 10
   # --send N then close(): udccp_close() drains the send queue first
   # (RFC 4340 §8.3: Close after the data), so every datagram arrives.
@@ -376,7 +448,7 @@ nft_blackhole() {  # nft_blackhole input|output SECS
   sleep "$2"
   ip netns exec "$NS" nft list table inet ublack > "$SD/nft.txt" 2>&1
   ip netns exec "$NS" nft delete table inet ublack
-  BURST=$(sed -n 's/.*counter packets \([0-9]*\).*/\1/p' "$SD/nft.txt" | head -n1)
+  BURST=$(sed -n 's/.*counter packets \([0-9]*\).*/\1/p' "$SD/nft.txt" | sed -n 1p)
   NOTES+=("burst: ${BURST:-?} packets dropped at $1")
 }
 # expect_resync SENDER RECEIVER: the receiver Synced, the sender SyncAcked,
@@ -385,18 +457,69 @@ expect_resync() { PKT_CHECKS+=("check_resync $1 $2"); }
 check_resync() {
   local r
   r=$(tshark -n -r "$SD/capture.pcap" -Y dccp -T fields -E separator=' ' \
-        -e frame.number -e ip.src -e dccp.type 2>/dev/null |
+        -e frame.number -e ip.src -e dccp.type -e dccp.seq -e dccp.ack 2>/dev/null |
       awk -v snd="$1" -v rcv="$2" '
         $2 == rcv && $3 == 8 && !sync { sync = $1 }
         $2 == snd && $3 == 9 && sync && !sack { sack = $1 }
-        sack && $2 == snd && ($3 == 2 || $3 == 4) { after++ }
-        END { printf "%d %d %d", sync, sack, after }')
+        sack && $2 == snd && ($3 == 2 || $3 == 4) { after++; if (!first) first = $4 }
+        first && $2 == rcv && $5 != "" && $5 >= first && !acked { acked = $1 }
+        END { printf "%d %d %d %d", sync, sack, after, acked }')
   set -- $r
   [ "${1:-0}" != 0 ] || { REASONS+=("no Sync from the receiver after the burst"); return; }
   [ "${2:-0}" != 0 ] || { REASONS+=("no SyncAck from the sender after the receiver's Sync"); return; }
-  [ "${3:-0}" -ge 50 ] || REASONS+=("only ${3:-0} data packets after the SyncAck: the transfer did not resume")
+  # After a long blackout the sending CCID may have backed off far (CCID
+  # 3's nofeedback timer halves X down to s/t_mbi, RFC 5348 §4.4): what
+  # the resync must give is data that the receiver accepts again.
+  [ "${3:-0}" -ge 1 ] || REASONS+=("no data packet after the SyncAck: the transfer did not resume")
+  [ "${4:-0}" != 0 ] || REASONS+=("the receiver acknowledged no data packet sent after the SyncAck")
+  NOTES+=("Sync frame $1, SyncAck frame $2, $3 data packets after it, first acked in frame $4")
 }
-sc_u2k_loss_burst() {  # udccp sends CCID 3; its packets vanish for 1 s
+# expect_resume SENDER RECEIVER: after the longest gap in the sender's
+# sequence numbers (the burst, dropped before the capture point), the
+# receiver acknowledges the first packet after it, either at once (the
+# packet was sequence-valid) or after a Sync answered by a SyncAck.
+# Records the gap and which of the two happened.
+expect_resume() { PKT_CHECKS+=("check_resume $1 $2"); }
+check_resume() {
+  local r
+  r=$(tshark -n -r "$SD/capture.pcap" -Y dccp -T fields -E separator=' ' \
+        -e frame.number -e ip.src -e dccp.type -e dccp.seq -e dccp.ack \
+        -e dccp.reset_code 2>/dev/null |
+      awk -v snd="$1" -v rcv="$2" '
+        { fr[NR] = $1; src[NR] = $2; ty[NR] = $3; sq[NR] = $4; ak[NR] = $5; rc[NR] = $6 }
+        $2 == snd && ($3 == 2 || $3 == 4) {
+          if (last != "" && $4 - last > gap) { gap = $4 - last; s1 = $4; at = NR }
+          last = $4 }
+        END {
+          for (i = at; i <= NR; i++) {
+            if (src[i] == rcv && ty[i] == 8 && !sync) sync = fr[i]
+            if (src[i] == snd && ty[i] == 9 && sync && !sack) sack = fr[i]
+            if (src[i] == rcv && ty[i] == 7 && rc[i] != 1) reset = fr[i]
+            if (src[i] == rcv && ak[i] != "" && ak[i] >= s1 && ty[i] != 8 && !acked) acked = fr[i]
+            if (src[i] == snd && (ty[i] == 2 || ty[i] == 4)) after++
+          }
+          printf "%d %d %d %d %d %d", gap - 1, acked, sync, sack, reset, after }')
+  set -- $r
+  NOTES+=("gap of ${1:-?} seqnos in the capture; first packet after it acked in frame ${2:-0}; Sync frame ${3:-0}, SyncAck frame ${4:-0}")
+  [ "${5:-0}" = 0 ] || REASONS+=("the receiver sent a Reset other than Closed (frame $5) after the burst")
+  [ "${2:-0}" != 0 ] || REASONS+=("the receiver never acknowledged the first packet after the burst")
+  [ "${3:-0}" = 0 ] || [ "${4:-0}" != 0 ] || REASONS+=("the receiver Synced (frame $3) but no SyncAck came back")
+  [ "${6:-0}" -ge 50 ] || REASONS+=("only ${6:-0} data packets after the burst: the transfer did not resume")
+}
+# udccp sends (CCID 3); its packets vanish for 1 s at the host's output.
+# What the RFC asks here depends on udccp's own Sequence Window W (the
+# feature Sequence Window/udccp sets the kernel's [SWL, SWH] for udccp's
+# packets, RFC 4340 §7.5.1-2): udccp widens W to about five times what it
+# sends per RTT (§7.5.2; ~750 in this transfer), while CCID 3's nofeedback
+# timer halves the rate every few RTTs of the blackout (RFC 5348 §4.4), so
+# the burst (~200-300 packets) stays below 3W/4 and the first packet after
+# it is sequence-valid: the kernel acknowledges it, no Sync is due
+# (§7.5.3).  A burst longer than the window, and the Sync/SyncAck it
+# forces, needs a sender that keeps sending into the blackout against a
+# fixed W = 100: that is the kernel, in k2u_loss_burst.  Should a Sync
+# come here anyway (e.g. acknowledgement numbers below the kernel's
+# AWL), udccp must answer it with a SyncAck.
+sc_u2k_loss_burst() {
   local p=5071
   g_run "${G}a" "dccpt server -p $p -s 46 --ccid 3 --bulk-recv --wait 20"
   g_wait_line "${G}a" '^LISTENING' 10
@@ -405,9 +528,9 @@ sc_u2k_loss_burst() {  # udccp sends CCID 3; its packets vanish for 1 s
   nft_blackhole output 1
   host_ok cli
   guest_ok "${G}a" 30
-  [ "${BURST:-0}" -ge 100 ] || REASONS+=("the burst dropped only ${BURST:-0} packets (< 100, the kernel's Sequence Window)")
+  [ "${BURST:-0}" -ge 50 ] || REASONS+=("the burst dropped only ${BURST:-0} packets")
   expect_guest "${G}a" 'BULK-RX pkts=[1-9]' "the kernel received data"
-  expect_resync "$HOST4" "$GUEST4"
+  expect_resume "$HOST4" "$GUEST4"
 }
 sc_k2u_loss_burst() {  # the kernel sends CCID 3; its packets vanish for 1 s
   local p=5072
@@ -459,6 +582,10 @@ run_all_scenarios() {
   run_scenario u2k_bulk_ccid2_reverse "2 bulk CCID 2, udccp-perf -c -R: kernel server sends"
   run_scenario k2u_bulk_ccid3   "2 bulk CCID 3, kernel -> udccp-perf -s"
   run_scenario u2k_bulk_ccid3   "2 bulk CCID 3, udccp-perf -c -> kernel"
+  run_scenario k2u_lossy_ccid2  "3 bulk CCID 2 over linkem ($LINK_SPEC), kernel -> udccp-perf -s"
+  run_scenario u2k_lossy_ccid2  "3 bulk CCID 2 over linkem ($LINK_SPEC), udccp-perf -c -> kernel"
+  run_scenario k2u_lossy_ccid3  "3 bulk CCID 3 over linkem ($LINK_SPEC), kernel -> udccp-perf -s"
+  run_scenario u2k_lossy_ccid3  "3 bulk CCID 3 over linkem ($LINK_SPEC), udccp-interop-host -> kernel"
   run_scenario u2k_close_queued "4 udccp client closes with 3000 datagrams queued: all arrive"
   run_scenario k2u_close_queued "4 kernel client closes with 3000 datagrams queued: all arrive"
   run_scenario u2k_closereq     "4 kernel server closes: CloseReq -> udccp client"
@@ -470,15 +597,19 @@ run_all_scenarios() {
   run_scenario u2k_kernel_aborts "6 Reset mid-transfer: kernel aborts, udccp-perf sending"
   run_scenario k2u_udccp_aborts "6 Reset mid-transfer: udccp aborts, kernel sending"
   run_scenario u2k_udccp_aborts "6 Reset mid-transfer: udccp aborts, udccp sending"
-  run_scenario u2k_loss_burst   "7 loss burst longer than the window, udccp sending: Sync/SyncAck"
+  run_scenario u2k_loss_burst   "7 loss burst, udccp sending: within its widened window, the kernel acks what follows"
   run_scenario k2u_loss_burst   "7 loss burst longer than the window, kernel sending: Sync/SyncAck"
   run_scenario k2u_cscov        "8 CsCov: kernel SEND_CSCOV 1 -> udccp min_cscov 1"
   run_scenario u2k_cscov        "8 CsCov: udccp send_cscov 1 -> kernel RECV_CSCOV 1"
-  if g_out boot | grep -q 'INFO ipv6=yes'; then
+  if grep -q 'INFO ipv6=yes' <<< "$(g_out boot)"; then
     run_scenario k2u_ipv6       "9 IPv6 kernel client -> udccp server"
     run_scenario u2k_ipv6       "9 IPv6 udccp client -> kernel server"
   else
-    REASONS=(); say "SKIP ipv6: the guest has no dccp_ipv6"
+    # dccp_ipv6.ko is in run.sh's module list; socket(AF_INET6, SOCK_DCCP)
+    # failed in the guest (INFO ipv6=<errno>), e.g. INSMOD-FAILED below.
+    REASONS=()
+    say "SKIP 9 IPv6 (k2u_ipv6, u2k_ipv6): the guest kernel has no DCCP over IPv6: $(g_out boot | grep -E '^(INFO ipv6|INSMOD-FAILED)' | tr '\n' ' ')"
+    SKIPPED+=("k2u_ipv6 u2k_ipv6: no dccp_ipv6 in the guest")
   fi
   SIDE=()
   run_scenario guest_side_by_side "side by side in the guest: kernel DCCP vs udccp-perf on loopback"

@@ -14,6 +14,10 @@
 #include "demux.h"
 
 #define UDCCP_IO_BATCH_MAX 64
+/* A burst reads the sockets after this many batches of data (endpoint.c). */
+#define UDCCP_IO_DRAIN_EVERY 2
+/* The most datagrams the kernel coalesces into one UDP_GRO message. */
+#define UDCCP_IO_GRO_SEGS_MAX 64
 /* Receive buffers hold a 60-byte IPv4 header plus any packet a peer may
  * send on a 1500-byte-MTU path, with room to spare; larger ones are
  * dropped as truncated. */
@@ -88,6 +92,9 @@ struct udccp_endpoint {
   int tfidx[UDCCP_IO_BATCH_MAX];
   uint8_t *tbuf;
   size_t ntx;
+  /* data packets put in the transmit batch since the sockets were last
+   * read: a long burst reads in between (endpoint.c, rx_drain) */
+  uint32_t tx_since_rx;
   /* gso.c: UDP GSO/GRO (DCCP-UDP only) */
   uint8_t gso;             /* UDP_SEGMENT in use */
   uint8_t gro;             /* UDP_GRO enabled on the sockets */

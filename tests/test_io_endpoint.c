@@ -488,6 +488,83 @@ static void test_rfc4340_14_send_larger_than_mps_fails(void **state) {
   udccp_endpoint_del(p.sep);
 }
 
+/* RFC 4340 §7.5.1, §7.5.3: every packet we send acknowledges GSR, and the
+ * peer accepts acknowledgement numbers only within its last W' sequence
+ * numbers sent (Linux keeps W' = 100).  A long burst sent through
+ * udccp_send_more() alone, with the peer's acks waiting in our socket,
+ * must read them on the way (io/endpoint.c rx_drain), or GSR falls
+ * behind and the peer drops our packets as sequence-invalid. */
+static int all_acked(void *arg) {
+  pair *p = arg;
+  uint8_t b[256];
+  while (udccp_recv(p->s, b, sizeof(b), 0) >= 0) {
+  }
+  udccp_conn_info ci;
+  udccp_sock_get_info(p->c, &ci);
+  return ci.pipe == 0 && ci.gar == ci.gss;
+}
+
+static void test_rfc4340_7_5_1_burst_reads_peer_acks(void **state) {
+  (void)state;
+  pair p;
+  memset(&p, 0, sizeof(p));
+  /* A send queue that never fills: a full one (UDCCP_ERR_AGAIN) would run
+   * the loop, which reads anyway. */
+  udccp_settings st;
+  udccp_settings_default(&st);
+  st.tx_qlen = 4096;
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  cfg.settings = &st;
+  assert_int_equal(udccp_endpoint_new_config(&p.sep, &cfg), 0);
+  cfg.remote_udp_port = udccp_endpoint_local_port(p.sep);
+  assert_int_equal(udccp_endpoint_new_config(&p.cep, &cfg), 0);
+  uint32_t code = 99;
+  assert_int_equal(udccp_listen(p.sep, 6000, &code, 1), 0);
+  assert_int_equal(udccp_connect(p.cep, &p.c, "127.0.0.1", 6000, code, 0, 0),
+                   0);
+  assert_true(drive(p.cep, p.sep, pair_accepted, &p, 5000));
+  static const uint8_t d[100];
+  uint8_t b[256];
+  udccp_conn_info ci;
+  /* Warm up until the window allows a long burst (slow start). */
+  uint64_t end = ms_now() + 5000;
+  udccp_sock_get_info(p.c, &ci);
+  do {
+    /* twice the window queued: cwnd-limited, so it grows (RFC 2861) */
+    for (uint32_t k = 0; k < 2 * ci.cwnd + 8 && k < 1024; k++) {
+      if (udccp_send_more(p.c, d, sizeof(d), 0) < 0) {
+        break; /* PARTOPEN: data waits for OPEN */
+      }
+    }
+    (void)drive(p.cep, p.sep, NULL, NULL, 2);
+    while (udccp_recv(p.s, b, sizeof(b), 0) >= 0) {
+    }
+    udccp_sock_get_info(p.c, &ci);
+  } while (ci.cwnd < 120 && ms_now() < end);
+  assert_true(ci.cwnd >= 120);
+  assert_true(drive(p.cep, p.sep, all_acked, &p, 3000));
+  udccp_sock_get_info(p.c, &ci);
+  uint64_t gsr0 = ci.gsr, sent0 = ci.data_pkts_sent;
+  /* A burst without a turn of our loop, until 80 data packets went out
+   * (the CCID paces them), while the server reads them and acks into our
+   * socket: the acks are read on the way, every 2 batches of data
+   * (UDCCP_IO_DRAIN_EVERY).  Without that, GSR would not move. */
+  end = ms_now() + 2000;
+  do {
+    assert_int_equal(udccp_send_more(p.c, d, sizeof(d), 0), sizeof(d));
+    assert_int_equal(udccp_endpoint_process(p.sep), 0);
+    while (udccp_recv(p.s, b, sizeof(b), 0) >= 0) {
+    }
+    udccp_sock_get_info(p.c, &ci);
+  } while (ci.data_pkts_sent < sent0 + 80 && ms_now() < end);
+  assert_true(ci.data_pkts_sent >= sent0 + 80);
+  assert_true(ci.gsr != gsr0);
+  udccp_endpoint_del(p.cep);
+  udccp_endpoint_del(p.sep);
+}
+
 /* The embedding interface: an fd to poll and a timeout that reflects the
  * connections' timers. */
 static void test_io_endpoint_fd_and_timeout(void **state) {
@@ -510,6 +587,72 @@ static void test_io_endpoint_fd_and_timeout(void **state) {
   udccp_endpoint_del(sep);
 }
 
+/* The settings template (udccp_endpoint_get/set_settings): checked, the
+ * runtime's own fields kept, and used by the connections made after. */
+static void test_io_endpoint_settings_template(void **state) {
+  (void)state;
+  uint16_t port;
+  ctx x;
+  memset(&x, 0, sizeof(x));
+  x.sep = server_ep(&port);
+  udccp_endpoint *cep = client_ep(port);
+  udccp_settings s0, s;
+  udccp_endpoint_get_settings(cep, &s0);
+  assert_int_equal(udccp_settings_check(&s0), 0);
+  assert_int_equal(s0.cksum_mode, UDCCP_CKSUM_NONE); /* RFC 6773 §3.3 */
+  s = s0;
+  s.seq_window = 10; /* RFC 4340 §7.5.2: at least 32 */
+  assert_int_equal(udccp_settings_check(&s), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_endpoint_set_settings(cep, &s),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  s = s0;
+  s.ccid = 3;
+  s.rand = NULL;                   /* the runtime keeps its own */
+  s.cksum_mode = UDCCP_CKSUM_FULL; /* ... and the transport's rule */
+  assert_int_equal(udccp_endpoint_set_settings(cep, &s), 0);
+  udccp_endpoint_get_settings(cep, &s);
+  assert_int_equal(s.ccid, 3);
+  assert_true(s.rand != NULL);
+  assert_int_equal(s.cksum_mode, UDCCP_CKSUM_NONE);
+  uint32_t code = 5;
+  assert_int_equal(udccp_listen(x.sep, 5001, &code, 1), 0);
+  assert_int_equal(udccp_connect(cep, &x.c[0], "127.0.0.1", 5001, code, 0, 0),
+                   0);
+  x.n_accepted = 1; /* accepted_all() waits for one more */
+  assert_true(drive(cep, x.sep, accepted_all, &x, 5000));
+  udccp_conn_info ci;
+  udccp_sock_get_info(x.c[0], &ci);
+  assert_int_equal(ci.tx_ccid, 3);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(x.sep);
+}
+
+/* udccp_unlisten(): the port stops taking connections -- a Request gets
+ * Reset (No Connection, RFC 4340 §8.5 step 2), reported as a refusal --
+ * and can be listened on again. */
+static void test_io_endpoint_unlisten(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *sep = server_ep(&port);
+  udccp_endpoint *cep = client_ep(port);
+  uint32_t code = 9;
+  assert_int_equal(udccp_unlisten(sep, 5001), UDCCP_ERR_INVALID_STATE);
+  assert_int_equal(udccp_listen(sep, 5001, &code, 1), 0);
+  uint16_t free_port = udccp_endpoint_unused_port(sep);
+  assert_true(free_port >= 49152 && free_port != 5001);
+  assert_int_equal(udccp_unlisten(sep, 5001), 0);
+  assert_int_equal(udccp_unlisten(sep, 5001), UDCCP_ERR_INVALID_STATE);
+  udccp_sock *c = NULL;
+  assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", 5001, code, 0, 0), 0);
+  assert_true(drive(cep, sep, sock_dead, c, 3000));
+  assert_int_equal(udccp_sock_error(c), UDCCP_ERR_REFUSED);
+  assert_int_equal(udccp_sock_reset_code(c), UDCCP_RESET_NO_CONNECTION);
+  (void)udccp_close(c, 0);
+  assert_int_equal(udccp_listen(sep, 5001, &code, 1), 0);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_5_step1_reset_no_connection),
@@ -521,8 +664,11 @@ int main(void) {
       cmocka_unit_test(test_rfc6773_3_8_two_connections_share_udp_ports),
       cmocka_unit_test(test_rfc4340_14_send_larger_than_mps_fails),
       cmocka_unit_test(test_io_endpoint_fd_and_timeout),
+      cmocka_unit_test(test_rfc4340_7_5_1_burst_reads_peer_acks),
       cmocka_unit_test(test_rfc4340_8_1_4_init_cookie_listener),
       cmocka_unit_test(test_rfc6773_3_8_many_connections_one_endpoint),
+      cmocka_unit_test(test_io_endpoint_settings_template),
+      cmocka_unit_test(test_io_endpoint_unlisten),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

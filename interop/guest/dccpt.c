@@ -25,6 +25,7 @@
  *   wait   wait for the peer to close first (recv() == 0), then close()
  *   abort  SO_LINGER 0 + close(): Reset "Aborted"
  * --abort-after SECS aborts in the middle of a bulk/perf transfer.
+ * --rcvbuf BYTES sets SO_RCVBUF (SO_RCVBUFFORCE as root) on the socket.
  *
  * Output: one fact per line, "KEY k=v ...", for the host script to grep.
  * Every blocking step is bounded (poll timeouts, alarm()).
@@ -34,6 +35,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <linux/dccp.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -76,6 +78,7 @@ enum { CLOSE_NOW, CLOSE_WAIT, CLOSE_ABORT };
 struct opts {
 	int server, v6, port, ccid, nsend, expect, echo, perf, reverse;
 	int close_mode, send_cscov, recv_cscov, server_timewait, bulk_recv;
+	int rcvbuf; /* SO_RCVBUF(FORCE) bytes, 0: the kernel's default */
 	double wait_s, bulk_send_s, abort_after_s, perf_time_s;
 	uint32_t service;
 	size_t length;
@@ -192,7 +195,27 @@ static int make_socket(const struct opts *o)
 	    setsockopt(fd, SOL_DCCP, DCCP_SOCKOPT_RECV_CSCOV, &o->recv_cscov,
 		       sizeof(int)) < 0)
 		fail("setsockopt(DCCP_SOCKOPT_RECV_CSCOV)");
+	/* An application's own receive buffer (accept() inherits it).  The
+	 * default (~200 KB of skb truesize, a few hundred small packets) is
+	 * what a slow 1-vCPU guest overflows during a burst. */
+	if (o->rcvbuf > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &o->rcvbuf, sizeof(int)) < 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o->rcvbuf, sizeof(int)) < 0)
+		fail("setsockopt(SO_RCVBUF)");
 	return fd;
+}
+
+/* Packets the kernel dropped at this socket (receive buffer or backlog
+ * full: they never reached DCCP, so its Ack Vector reports them lost). */
+static unsigned long sock_drops(int fd)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(mi);
+	memset(mi, 0, sizeof(mi));
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &l) < 0 ||
+	    l <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+		return 0;
+	return mi[SK_MEMINFO_DROPS];
 }
 
 static socklen_t make_addr(const struct opts *o, const char *host,
@@ -418,8 +441,8 @@ static int run_bulk_recv(int fd, const struct opts *o)
 		bytes += (unsigned long)n;
 	}
 	double d = t1 > t0 ? t1 - t0 : 0;
-	printf("BULK-RX pkts=%lu bytes=%lu secs=%.2f mbit=%.3f\n", pkts, bytes, d,
-	       d > 0 ? bytes * 8 / d / 1e6 : 0.0);
+	printf("BULK-RX pkts=%lu bytes=%lu secs=%.2f mbit=%.3f sock_drops=%lu\n", pkts,
+	       bytes, d, d > 0 ? bytes * 8 / d / 1e6 : 0.0, sock_drops(fd));
 	print_kstats(fd);
 	return rv;
 }
@@ -813,6 +836,7 @@ static void usage(void)
 	       "  -p PORT  -s SERVICE  -6  --ccid N  --send N  --expect N  --echo\n"
 	       "  --wait SECS (default 10)  --close close|wait|abort\n"
 	       "  --bulk-send SECS  --bulk-recv  -l BYTES  --abort-after SECS\n"
+	       "  --rcvbuf BYTES\n"
 	       "  --perf [-t SECS] [-R]  --send-cscov N  --recv-cscov N\n"
 	       "  --server-timewait  --alarm SECS (default 120)\n");
 }
@@ -851,7 +875,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	enum { O_CCID = 256, O_SEND, O_EXPECT, O_ECHO, O_WAIT, O_CLOSE, O_BSEND,
-	       O_BRECV, O_ABORT, O_PERF, O_SCOV, O_RCOV, O_STW, O_ALARM };
+	       O_BRECV, O_ABORT, O_PERF, O_SCOV, O_RCOV, O_STW, O_ALARM,
+	       O_RCVBUF };
 	static const struct option lo[] = {
 		{ "ccid", 1, NULL, O_CCID },    { "send", 1, NULL, O_SEND },
 		{ "expect", 1, NULL, O_EXPECT }, { "echo", 0, NULL, O_ECHO },
@@ -860,6 +885,7 @@ int main(int argc, char **argv)
 		{ "abort-after", 1, NULL, O_ABORT }, { "perf", 0, NULL, O_PERF },
 		{ "send-cscov", 1, NULL, O_SCOV }, { "recv-cscov", 1, NULL, O_RCOV },
 		{ "server-timewait", 0, NULL, O_STW }, { "alarm", 1, NULL, O_ALARM },
+		{ "rcvbuf", 1, NULL, O_RCVBUF },
 		{ NULL, 0, NULL, 0 }
 	};
 	optind = first;
@@ -889,6 +915,7 @@ int main(int argc, char **argv)
 		case O_RCOV: o.recv_cscov = atoi(optarg); break;
 		case O_STW: o.server_timewait = 1; break;
 		case O_ALARM: alarm_s = atoi(optarg); break;
+		case O_RCVBUF: o.rcvbuf = atoi(optarg); break;
 		default: usage(); return 2;
 		}
 	}

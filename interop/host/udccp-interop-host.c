@@ -59,11 +59,11 @@ static void print_info(udccp_sock *s, const char *tag) {
          " data_pkts_sent=%" PRIu64 " data_pkts_recv=%" PRIu64
          " lost=%" PRIu64 " dropped=%" PRIu64 " malformed=%" PRIu64
          " bad_cksum=%" PRIu64 " syncs_sent=%" PRIu64 " syncs_recv=%" PRIu64
-         " reset=%s\n",
+         " p=%.6f reset=%s\n",
          tag, udccp_state_str(i.state), i.tx_ccid, i.rx_ccid, i.mps,
          (double)i.srtt / 1e6, i.cwnd, i.pkts_sent, i.pkts_recv,
          i.data_pkts_sent, i.data_pkts_recv, i.pkts_lost, i.pkts_dropped,
-         i.pkts_malformed, i.pkts_bad_cksum, i.syncs_sent, i.syncs_recv,
+         i.pkts_malformed, i.pkts_bad_cksum, i.syncs_sent, i.syncs_recv, i.p,
          udccp_reset_code_str(udccp_sock_reset_code(s)));
 }
 
