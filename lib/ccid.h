@@ -23,6 +23,8 @@ typedef struct udccp_ccid_env {
   /* inputs (connection -> CCID) */
   size_t mps;              /* payload bytes per packet */
   uint64_t seq_window_out; /* Sequence Window the peer uses for our packets */
+  uint64_t seq_window_in;  /* the peer's Sequence Window: the width of its
+                              window for our acknowledgement numbers */
   uint32_t ack_ratio;      /* current Ack Ratio (feature 5) */
   uint8_t ecn;             /* 1: ECN negotiated on */
   uint8_t tx_nonce;        /* ECN nonce of the packet tx_on_sent reports:

@@ -363,14 +363,32 @@ static uint32_t ar_max(uint32_t cwnd) {
   uint32_t m = (cwnd + 1) / 2;
   return m < 1 ? 1 : m;
 }
-static uint32_t ar_min(uint32_t cwnd) { return cwnd >= 4 ? 2 : 1; }
+/* RFC 4341 §6.1.2 (3), and the peer's Sequence Window: the peer sends
+ * about cwnd / Ack Ratio acks per window of our data, and each one moves
+ * its GSS; our packets acknowledge what we had received when we sent
+ * them, so a peer that sent more than its W' acks while our window was
+ * in flight finds our acknowledgement numbers below its AWL and drops
+ * our packets (RFC 4340 §7.5.1, §7.5.3).  RFC 4340 §7.5.2 asks the peer
+ * to keep W' at five times what it sends per RTT, but a peer may keep a
+ * fixed W' (Linux: 100): keep its acks per window within W'/2. */
+static uint32_t ar_min(const ccid2_tx *tx) {
+  uint32_t cwnd = tx->cwnd, m = cwnd >= 4 ? 2 : 1;
+  uint64_t half = tx->env->seq_window_in / 2, w;
+  if (half > 0) {
+    w = (cwnd + half - 1) / half;
+    if (w > m) {
+      m = (uint32_t)w;
+    }
+  }
+  return m;
+}
 
 static void ack_ratio_clamp(ccid2_tx *tx) {
   if (tx->ar > ar_max(tx->cwnd)) {
     tx->ar = ar_max(tx->cwnd);
   }
-  if (tx->ar < ar_min(tx->cwnd)) {
-    tx->ar = ar_min(tx->cwnd);
+  if (tx->ar < ar_min(tx)) {
+    tx->ar = ar_min(tx);
   }
 }
 
@@ -397,7 +415,7 @@ static void ack_congestion(ccid2_tx *tx, udccp_tstamp ts) {
 static void ack_ratio_decay(ccid2_tx *tx, udccp_tstamp ts) {
   uint64_t r = tx->ar, k;
   udccp_tstamp rtt = rtt_or_default(tx);
-  if (r < 2 || tx->ar <= ar_min(tx->cwnd)) {
+  if (r < 2 || tx->ar <= ar_min(tx)) {
     return;
   }
   k = (tx->cwnd + (r * r - r) - 1) / (r * r - r);

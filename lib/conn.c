@@ -95,6 +95,7 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->env.mem = mem;
   conn->env.ack_ratio = conn->ack_ratio_cur;
   conn->env.seq_window_out = conn->seqwin_local;
+  conn->env.seq_window_in = conn->seqwin_remote;
   conn->env_rx = conn->env;
   conn->ts_origin = ts;
   conn->t_retx = UDCCP_TSTAMP_NEVER;
@@ -242,6 +243,7 @@ int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts) {
 void udccp_conn_sync_env(udccp_conn *conn) {
   conn->env_rx.mps = conn->env.mps;
   conn->env_rx.seq_window_out = conn->env.seq_window_out;
+  conn->env_rx.seq_window_in = conn->env.seq_window_in;
   conn->env_rx.ecn = conn->env.ecn;
   conn->env_rx.srtt = conn->env.srtt;
   conn->env_rx.rttvar = conn->env.rttvar;

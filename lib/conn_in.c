@@ -63,6 +63,7 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
   conn->seqwin_local = udccp_feat_get_local(fs, UDCCP_FEAT_SEQ_WINDOW);
   conn->seqwin_remote = udccp_feat_get_remote(fs, UDCCP_FEAT_SEQ_WINDOW);
   conn->env.seq_window_out = conn->seqwin_local;
+  conn->env.seq_window_in = conn->seqwin_remote;
   udccp_conn_update_windows(conn);
   /* Ack Ratio/A is located at the HC-Sender A and governs how B acks A's
    * data (§11.3); the receiving half follows the peer's. */

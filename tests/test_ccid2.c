@@ -1022,6 +1022,31 @@ static void test_rfc4341_6_1_1_marked_acks_double_ack_ratio(void **state) {
 }
 
 /* RFC 4341 §6.1.2: -1 after cwnd/(R^2 - R) windows without ack loss. */
+/* RFC 4341 §6.1.2 with the peer's Sequence Window (RFC 4340 §7.5.1): a
+ * peer that keeps W' = 100 (Linux) must not send more than W'/2 acks per
+ * window of our data, or our acknowledgement numbers fall below its AWL
+ * and it drops our packets.  Ack Ratio >= cwnd / (W'/2). */
+static void test_rfc4341_6_1_2_ack_ratio_floor_from_peer_window(void **state) {
+  h *t = h_new(1000);
+  uint32_t cwnd;
+  (void)state;
+  t->env.seq_window_in = 100;
+  t->env.seq_window_out = 100000; /* our own window does not limit cwnd */
+  h_grow_to(t, 400);
+  cwnd = info(t).cwnd;
+  assert_true(cwnd >= 400);
+  assert_true(info(t).ack_ratio >= (cwnd + 49) / 50);
+  assert_true(t->env.want_ack_ratio >= (cwnd + 49) / 50);
+  h_free(t);
+  /* A wide peer window leaves the usual floor of 2. */
+  t = h_new(1000);
+  t->env.seq_window_in = 100000;
+  t->env.seq_window_out = 100000;
+  h_grow_to(t, 400);
+  assert_true(info(t).ack_ratio <= 2);
+  h_free(t);
+}
+
 static void test_rfc4341_6_1_2_ack_ratio_decreases_when_clean(void **state) {
   h *t = h_new(1000);
   uint64_t from;
@@ -1133,6 +1158,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4341_5_1_idle_decays_cwnd),
       cmocka_unit_test(test_rfc4341_5_1_application_limited_decay),
       cmocka_unit_test(test_rfc4341_6_1_2_ack_ratio_follows_cwnd),
+      cmocka_unit_test(test_rfc4341_6_1_2_ack_ratio_floor_from_peer_window),
       cmocka_unit_test(test_rfc4341_6_1_1_lost_acks_double_ack_ratio),
       cmocka_unit_test(test_rfc4341_6_1_1_marked_acks_double_ack_ratio),
       cmocka_unit_test(test_rfc4341_6_1_2_ack_ratio_decreases_when_clean),

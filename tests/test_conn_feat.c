@@ -239,9 +239,12 @@ static void test_rfc4340_7_5_2_acking_side_window_follows_its_acks(
                 (unsigned long long)p.c[1]->seqwin_local,
                 (unsigned long long)ci.pkts_dropped,
                 (unsigned long long)si.pkts_dropped);
-  /* The server sends only acks, more than 100 per RTT: its own Sequence
-   * Window grew so the client's acks of them stay valid (§7.5.3). */
-  assert_true(p.c[1]->sent_per_rtt > 100);
+  /* The server sends only acks, many per RTT (the client's Ack Ratio keeps
+   * them near half the server's window, RFC 4341 §6.1.2): its own
+   * Sequence Window grew so the client's acks of them stay valid
+   * (§7.5.3). */
+  assert_true(p.c[1]->sent_per_rtt > 50);
+  assert_true(p.c[1]->seqwin_local > 100);
   assert_true(p.c[1]->seqwin_local >= 4 * p.c[1]->sent_per_rtt);
   assert_int_equal(p.c[0]->seqwin_remote, p.c[1]->seqwin_local);
   /* No packet was refused for its numbers (§7.5.3). */
