@@ -547,10 +547,6 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       conn->max_ack_lag = lag;
     }
     conn->gar = udccp_seq_max(conn->gar, p.ack);
-  } else if (type == UDCCP_PKT_SYNCACK) {
-    /* It acknowledges our Sync: the peer got that far (and a sender
-     * stalled on its window, conn.h, may go on). */
-    conn->gar = udccp_seq_max(conn->gar, p.ack);
   }
   conn->t_last_rx = ts;
 

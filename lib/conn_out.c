@@ -358,13 +358,6 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->info.tx_qdrops++;
     return 0;
   }
-  if (udccp_conn_window_stalled(conn)) {
-    if (conn->t_stall == UDCCP_TSTAMP_NEVER) {
-      conn->t_stall = ts;
-    }
-    return 0;
-  }
-  conn->t_stall = UDCCP_TSTAMP_NEVER;
   if (conn->tx_ccid->tx_next_send(&conn->tx_st, ts) > ts) {
     return 0;
   }

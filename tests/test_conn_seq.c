@@ -226,22 +226,10 @@ static void test_rfc4340_7_5_4_recovery_after_loss_burst_longer_than_window(
   while ((n = udccp_conn_read_datagram(p.c[1], buf, sizeof(buf))) > 0) {
     got++;
   }
-  /* Resynchronised by Sync and SyncAck (§7.5.4): the client, more than
-   * its window ahead of the server's last ack, waits and probes with a
-   * Sync (whose seqno the server accepts above SWL, §7.5.3) instead of
-   * sending data the server would refuse; so most of the data got
-   * through. */
-  print_message("Syncs: client %llu, server %llu; SyncAcks: client %llu, "
-                "server %llu\n",
-                (unsigned long long)udccp_pair_count(&p, 0, UDCCP_PKT_SYNC),
-                (unsigned long long)udccp_pair_count(&p, 1, UDCCP_PKT_SYNC),
-                (unsigned long long)udccp_pair_count(&p, 0, UDCCP_PKT_SYNCACK),
-                (unsigned long long)udccp_pair_count(&p, 1,
-                                                     UDCCP_PKT_SYNCACK));
-  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNC) +
-                  udccp_pair_count(&p, 1, UDCCP_PKT_SYNC) >= 1);
-  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNCACK) +
-                  udccp_pair_count(&p, 1, UDCCP_PKT_SYNCACK) >= 1);
+  /* The first packets were sequence-invalid and answered with Sync; the
+   * SyncAck resynchronised, so most of the data got through. */
+  assert_true(udccp_pair_count(&p, 1, UDCCP_PKT_SYNC) >= 1);
+  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNCACK) >= 1);
   assert_true(got >= 10);
   assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
@@ -479,63 +467,6 @@ static void test_rfc4340_6_6_3_change_repeated_with_backoff(void **state) {
   udccp_pair_free(&p);
 }
 
-static int drop_dir1(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
-                     uint64_t idx, void *ud) {
-  (void)p, (void)pkt, (void)len, (void)idx, (void)ud;
-  return dir == 1;
-}
-
-/* §7.5.1: the peer's acks are valid only within our last W' numbers.  A
- * rate-based sender (CCID 3) whose acks stop coming stays within W' of
- * the last one (GAR) instead of running on; a Sync probe and its SyncAck
- * (§7.5.4) let it go on once the path is back. */
-static void test_rfc4340_7_5_1_sender_stays_within_window_of_acks(
-    void **state) {
-  udccp_pair p;
-  udccp_settings cs;
-  static const uint8_t d[500];
-  uint8_t buf[1500];
-  uint64_t got = 0, sent0;
-  int i;
-  (void)state;
-  memset(&p, 0, sizeof(p));
-  udccp_pair_settings(&p, &cs);
-  cs.ccid = 3;
-  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 23), 0);
-  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
-  p.drop = drop_dir1; /* no acks reach the client */
-  sent0 = p.c[0]->info.data_pkts_sent;
-  for (i = 0; i < 2000; i++) {
-    while (udccp_conn_queue_datagram(p.c[0], d, sizeof(d), 0, p.now) == 0) {
-    }
-    udccp_pair_run_for(&p, MS);
-    while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
-      got++;
-    }
-  }
-  /* Without acks, at most one window of data went out. */
-  print_message("data sent without acks: %llu (window %llu)\n",
-                (unsigned long long)(p.c[0]->info.data_pkts_sent - sent0),
-                (unsigned long long)p.c[0]->seqwin_local);
-  assert_true(p.c[0]->info.data_pkts_sent - sent0 <= p.c[0]->seqwin_local);
-  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNC) >= 1); /* probes */
-  p.drop = NULL;
-  got = 0;
-  for (i = 0; i < 2000; i++) {
-    while (udccp_conn_queue_datagram(p.c[0], d, sizeof(d), 0, p.now) == 0) {
-    }
-    udccp_pair_run_for(&p, MS);
-    while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
-      got++;
-    }
-  }
-  print_message("after the acks came back: %llu datagrams in 2 s\n",
-                (unsigned long long)got);
-  assert_true(got > 100);
-  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
-  udccp_pair_free(&p);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_data_elicits_sync),
@@ -553,7 +484,6 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_1_sequence_numbers_wrap),
       cmocka_unit_test(test_rfc4340_7_5_2_window_grows_with_peer_ack_lag),
       cmocka_unit_test(test_rfc4340_6_6_3_change_repeated_with_backoff),
-      cmocka_unit_test(test_rfc4340_7_5_1_sender_stays_within_window_of_acks),
       cmocka_unit_test(test_rfc4340_7_5_2_window_follows_wide_peer_window),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
