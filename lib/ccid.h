@@ -38,6 +38,9 @@ typedef struct udccp_ccid_env {
   uint32_t want_ack_ratio; /* sender half: Ack Ratio to negotiate; 0 = none */
   uint64_t pkts_lost;      /* sender half: data packets declared lost */
   udccp_tstamp srtt, rttvar, rto, min_rtt; /* sender half's RTT estimate */
+  uint8_t opt_err[3];      /* with UDCCP_ERR_OPTION from rx_on_pkt: Data 1..3
+                              of the Option Error Reset, the first bytes of
+                              the offending option (RFC 4340 §5.6) */
 } udccp_ccid_env;
 
 /* env.tx_more: unknown (the CCID guesses from timing), yes, no. */

@@ -272,8 +272,11 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     for (i = 0; i < pkt->opts->n_ccid; i++) {
       const udccp_opt *o = &pkt->opts->ccid[i];
       if (o->type == UDCCP_CCID3_OPT_RTT_ESTIMATE &&
-          rtt_estimate(rx, o->val, o->len, ts) != 0) {
+          rtt_estimate(rx, o->val, o->len, ts) != 0 && !bad_opt) {
         bad_opt = 1; /* §3.3: invalid; the rest of the packet counts */
+        rx->env->opt_err[0] = o->type;
+        rx->env->opt_err[1] = (uint8_t)(o->len + 2);
+        rx->env->opt_err[2] = o->len > 0 ? o->val[0] : 0;
       }
     }
   }

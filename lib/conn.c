@@ -102,6 +102,7 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->t_timewait = UDCCP_TSTAMP_NEVER;
   conn->t_listen = UDCCP_TSTAMP_NEVER;
   conn->t_last_sync = UDCCP_TSTAMP_NEVER;
+  conn->t_stall = UDCCP_TSTAMP_NEVER;
   conn->t_last_tx = ts;
   conn->win_mark_ts = UDCCP_TSTAMP_NEVER;
   conn->t_ackack = UDCCP_TSTAMP_NEVER;

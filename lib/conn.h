@@ -178,6 +178,10 @@ struct udccp_conn {
   udccp_tstamp retx_rto;      /* current back-off interval */
   udccp_tstamp t_timewait;    /* TIMEWAIT end */
   udccp_tstamp t_last_sync;   /* last Sync sent for an invalid packet */
+  udccp_tstamp t_stall;       /* data waits for the window since (or the
+                                 last probe); NEVER if not */
+  uint64_t data_mark;         /* first data packet sent after GAR */
+  int data_mark_set;
   udccp_tstamp t_last_rx;     /* last valid packet received (idle) */
   udccp_tstamp t_last_ack_tx; /* last Ack/DataAck sent */
   udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */
@@ -215,6 +219,36 @@ void udccp_conn_kill(udccp_conn *conn, int err, int reset_code);
 void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts);
 /* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */
 void udccp_conn_update_windows(udccp_conn *conn);
+
+/* RFC 4340 §7.5.1: the peer's acknowledgement numbers are valid only
+ * within our last W' sequence numbers ([AWL, AWH]), and the peer takes
+ * our packets only up to 3W'/4 beyond its GSR ([SWL, SWH], the peer uses
+ * our Sequence Window).  A sender that runs 3W'/4 packets past the first
+ * data packet the peer has not acknowledged (data_mark > GAR) risks both:
+ * if the peer lost that run, it refuses what follows, and its acks and
+ * Syncs for it fall below AWL.  Data then waits for an ack (the window
+ * grows meanwhile, udccp_conn_tune_seqwin).  Only data counts: our own
+ * Acks for a peer that sends plain Data draw no acks, so GAR rightly
+ * stays behind them (§7.5.2: W' reflects the packets we expect in
+ * flight).  1 if stalled. */
+static inline int udccp_conn_window_stalled(const udccp_conn *conn) {
+  if (!conn->data_mark_set || udccp_seq_le(conn->data_mark, conn->gar)) {
+    return 0;
+  }
+  return udccp_seq_sub(conn->gss, conn->data_mark) + 1 >=
+         (int64_t)(3 * conn->seqwin_local / 4);
+}
+
+/* When a stall lasts this long, a Sync probes the peer (§7.5.4): its
+ * SyncAck acknowledges our GSS, and resynchronises a peer that lost a
+ * burst of our packets. */
+static inline udccp_tstamp udccp_conn_stall_probe_at(const udccp_conn *conn) {
+  udccp_tstamp d = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
+  if (d < UDCCP_NS_PER_S / 8) {
+    d = UDCCP_NS_PER_S / 8; /* the §7.5.4 rate limit for Syncs */
+  }
+  return conn->t_stall + d;
+}
 /* Recomputes the MPS from the PMTU (§14) and keeps the env current. */
 void udccp_conn_update_mps(udccp_conn *conn);
 /* Applies negotiated feature values (called when they change). */

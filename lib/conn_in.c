@@ -108,7 +108,14 @@ static int finish_negotiation(udccp_conn *conn, const udccp_conn_rxpkt *p,
                               udccp_tstamp ts) {
   int rv;
   if (!udccp_feat_all_confirmed(&conn->feat)) {
-    return UDCCP_ERR_OPTION;
+    /* A server's NN Change in its Response (e.g. a Sequence Window other
+     * than 100) whose Confirm rode on a lost Ack: Confirms are never
+     * retransmitted, the Change is (§6.6.3).  The server goes on with the
+     * old value and repeats the Change on its next packet. */
+    if (!conn->feat.is_server || !udccp_feat_only_nn_pending(&conn->feat)) {
+      return UDCCP_ERR_OPTION;
+    }
+    conn->feat.repeat = 1;
   }
   udccp_conn_apply_features(conn, ts);
   /* The handshake's round trip is the sender half's first RTT: RFC 5348
@@ -351,19 +358,10 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
       return;
     }
     if (rv == UDCCP_ERR_OPTION) {
-      /* RFC 6323 §3.3: an invalid RTT Estimate option (the only CCID
-       * option refused this way) resets with Option Error, Data 1..3 the
-       * option's first three bytes. */
-      uint8_t data[3] = {128, 0, 0};
-      size_t i;
-      for (i = 0; i < p->opts.n_ccid; i++) {
-        const udccp_opt *o = &p->opts.ccid[i];
-        if (o->type == 128 && (o->len < 1 || o->len > 3)) {
-          data[1] = (uint8_t)(o->len + 2);
-          data[2] = o->len > 0 ? o->val[0] : 0;
-          break;
-        }
-      }
+      /* A CCID option the CCID finds invalid (RFC 6323 §3.3: RTT
+       * Estimate) resets with Option Error; the CCID names the option
+       * (Data 1..3, RFC 4340 §5.6). */
+      const uint8_t *data = conn->env_rx.opt_err;
       conn->info.pkts_malformed++;
       udccp_conn_send_reset(conn, UDCCP_RESET_OPTION_ERROR, data,
                             UDCCP_ERR_RESET);
@@ -546,6 +544,10 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     if (lag > conn->max_ack_lag) {
       conn->max_ack_lag = lag;
     }
+    conn->gar = udccp_seq_max(conn->gar, p.ack);
+  } else if (type == UDCCP_PKT_SYNCACK) {
+    /* It acknowledges our Sync: the peer got that far (and a sender
+     * stalled on its window, conn.h, may go on). */
     conn->gar = udccp_seq_max(conn->gar, p.ack);
   }
   conn->t_last_rx = ts;

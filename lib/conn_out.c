@@ -358,6 +358,13 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->info.tx_qdrops++;
     return 0;
   }
+  if (udccp_conn_window_stalled(conn)) {
+    if (conn->t_stall == UDCCP_TSTAMP_NEVER) {
+      conn->t_stall = ts;
+    }
+    return 0;
+  }
+  conn->t_stall = UDCCP_TSTAMP_NEVER;
   if (conn->tx_ccid->tx_next_send(&conn->tx_st, ts) > ts) {
     return 0;
   }
@@ -403,6 +410,10 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   if (n > 0) {
     (void)udccp_sendq_pop(&conn->sendq);
     conn->fallback_ack = 0;
+    if (!conn->data_mark_set || udccp_seq_le(conn->data_mark, conn->gar)) {
+      conn->data_mark = conn->gss; /* for udccp_conn_window_stalled */
+      conn->data_mark_set = 1;
+    }
     if (conn->state == UDCCP_STATE_PARTOPEN) {
       /* §8.1.5: the PARTOPEN timer restarts with every packet sent. */
       conn->t_retx = ts + conn->retx_rto;

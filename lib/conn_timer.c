@@ -64,8 +64,12 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
     t = tmin(t, conn->rx_ccid->rx_get_expiry(&conn->rx_st));
   }
   if (data_state(conn)) {
-    if (udccp_sendq_len(&conn->sendq) > 0 && conn->tx_ccid_up &&
-        !conn->data_blocked) {
+    if (conn->t_stall != UDCCP_TSTAMP_NEVER &&
+        udccp_conn_window_stalled(conn) &&
+        udccp_sendq_len(&conn->sendq) > 0) {
+      t = tmin(t, udccp_conn_stall_probe_at(conn));
+    } else if (udccp_sendq_len(&conn->sendq) > 0 && conn->tx_ccid_up &&
+        !conn->data_blocked && !udccp_conn_window_stalled(conn)) {
       /* The CCID says when the next data packet may go (§10). */
       /* tx_next_send only reads the state; the cast is the ops' shape. */
       udccp_tstamp ns = conn->tx_ccid->tx_next_send(
@@ -186,6 +190,16 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
       if (conn->feat_backoff < 6) {
         conn->feat_backoff++;
       }
+    }
+    if (conn->state == UDCCP_STATE_OPEN &&
+        conn->t_stall != UDCCP_TSTAMP_NEVER &&
+        udccp_conn_window_stalled(conn) &&
+        udccp_sendq_len(&conn->sendq) > 0 &&
+        udccp_conn_stall_probe_at(conn) <= ts) {
+      /* §7.5.4: probe with a Sync; the SyncAck moves GAR. */
+      conn->sync_ackno = conn->gsr;
+      conn->pending |= UDCCP_PEND_SYNC;
+      conn->t_stall = ts;
     }
     if (conn->pkts_since_ack > 0 && conn->t_ackack <= ts) {
       /* RFC 4341 §6.1.4: acknowledge the peer's acks at least once per

@@ -704,6 +704,17 @@ int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
   return 1;
 }
 
+int udccp_feat_only_nn_pending(const udccp_feat_set *fs) {
+  size_t i;
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    if (fs->ent[i].state != UDCCP_FEAT_STABLE &&
+        udccp_feat_rule(fs->ent[i].num) != UDCCP_FEAT_NN) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 uint64_t udccp_feat_get_local(const udccp_feat_set *fs, uint8_t num) {
   int i = spec_index(num);
   return i < 0 ? 0 : fs->ent[2 * i + 1].val;

@@ -184,6 +184,11 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs);
 /* 1 if every feature is STABLE (all our Changes were Confirmed). */
 int udccp_feat_all_confirmed(const udccp_feat_set *fs);
 
+/* 1 if every Change still unconfirmed is of a non-negotiable feature
+ * (§6.3.2: Sequence Window, Ack Ratio): its old value stays in use until
+ * the Confirm, so negotiation may go on after the handshake. */
+int udccp_feat_only_nn_pending(const udccp_feat_set *fs);
+
 /* Current value of feature num located here / at the peer; the §6.4
  * default for features we do not know. */
 uint64_t udccp_feat_get_local(const udccp_feat_set *fs, uint8_t num);

@@ -98,7 +98,14 @@ void udccp_settings_default(udccp_settings *s) {
   s->qpolicy = UDCCP_QPOLICY_SIMPLE;
   s->tx_qlen = 32;
   s->rx_qlen = 256;
-  s->seq_window = 100;
+  /* RFC 4340 §7.5.2: W should cover the packets we expect in flight.
+   * The feature starts at 100, but a fast start (CCID 3's initial rate
+   * from a sub-millisecond handshake RTT) into a peer that pauses for a
+   * few milliseconds runs past 3W/4 of 100 before its first ack: its acks
+   * then fall below our AWL and it refuses our packets.  So we ask for
+   * 1000 from the handshake on (a blind attacker's odds per packet stay
+   * ~W/2^48, §7.5.5); it grows with the rate (udccp_conn_tune_seqwin). */
+  s->seq_window = 1000;
   s->ack_ratio = 2;
   s->pmtu = 1500;
   s->hdr_overhead = 20;

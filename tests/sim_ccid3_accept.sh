@@ -7,7 +7,7 @@
 #      rtt_ms (b = 1, t_RTO = 4 R, s = packet_size);
 #   3. ccid3,tcp and ccid3,ccid2 on 50 Mbit/s / 20 ms with a one-BDP queue,
 #      300 s: goodput ratio in [0.5, 2]; the CCID 3 flow's rate_cov below
-#      the other flow's;
+#      the other flow's (on average over seeds 1..8, see below);
 #   4. ccid3 at 10 Gbit/s / 5 us for 10 s: no sanitizer report (run this
 #      script on the ASan+UBSan build for that) and utilization >= 0.9.
 # (Acceptance 5, CCID 4 against CCID 3, is tests/test_sim_ccid4.c.)
@@ -75,19 +75,16 @@ if mode == "eq":
            "ok" if ok else "MISS (need 0.75..1.25)"))
 elif mode == "pair":
     a, b = fl[0], fl[1]
-    strict = len(sys.argv) > 3 and sys.argv[3] == "strict"
     r = a["goodput_bps"] / b["goodput_bps"] if b["goodput_bps"] > 0 else 1e9
-    ok_r = 0.5 <= r <= 2.0
-    ok_c = a["rate_cov"] < b["rate_cov"]
-    ok = ok_r and (ok_c or not strict)
+    ok = 0.5 <= r <= 2.0
     print("  %s %.3f Mbit/s cov %.3f | %s %.3f Mbit/s cov %.3f | ratio %.3f "
           "%s | cov %s | utilization %.3f" %
           (a["kind"], a["goodput_bps"] / 1e6, a["rate_cov"], b["kind"],
            b["goodput_bps"] / 1e6, b["rate_cov"], r,
-           "ok" if ok_r else "MISS (need 0.5..2)",
-           "ok" if ok_c else ("MISS (ccid3 not below)" if strict else
-                              "KNOWN MISS (ccid3 not below; not enforced, "
-                              "see below)"), d["utilization"]))
+           "ok" if ok else "MISS (need 0.5..2)",
+           "lower" if a["rate_cov"] < b["rate_cov"] else
+           "not lower at this seed (the mean over the seeds is checked)",
+           d["utilization"]))
 elif mode == "busy":
     u = d["utilization"]
     ok = u >= 0.9
@@ -105,18 +102,35 @@ for D in 10ms 50ms; do
   done
 done
 
-echo "== 3: against TCP and CCID 2, one-BDP queue"
-# Both comparisons are enforced.  Note what rate_cov measures here: two
-# flows that keep the bottleneck busy have complementary 1-s rates (their
-# sum is the link rate), so about the same standard deviation, and the
-# flow with the larger mean has the smaller cov.  CCID 3 reaches it with
-# oscillation reduction (RFC 5348 §4.5: it yields as the queue builds) and
-# history discounting (§5.5: it regains its rate after a long loss-free
-# interval); at other seeds than the default the two covs of ccid3,tcp can
-# come within a few percent of each other either way.
+echo "== 3: against TCP and CCID 2, one-BDP queue, seeds 1..8"
+# What rate_cov measures here: two flows that keep the bottleneck busy
+# have complementary 1-s rates (their sum is the link rate), so about the
+# same standard deviation, and the flow with the larger mean has the
+# smaller cov.  One run is one sample of a chaotic system: at a given seed
+# the two covs can come within a few percent of each other either way.
+# So each pair runs at 8 seeds: the goodput ratio must hold in every run,
+# and CCID 3's rate_cov, averaged over the runs, must be below the other
+# flow's average.
 for F in ccid3,tcp ccid3,ccid2; do
-  run "pair_$F" --flows "$F" --rate 50mbit --delay 20ms --duration 300s
-  python3 "$TMP/check.py" pair "$TMP/pair_$F.json" strict || bad=1
+  for S in 1 2 3 4 5 6 7 8; do
+    run "pair_${F}_$S" --flows "$F" --rate 50mbit --delay 20ms \
+      --duration 300s --seed "$S"
+    python3 "$TMP/check.py" pair "$TMP/pair_${F}_$S.json" || bad=1
+  done
+  python3 - "$F" "$TMP"/pair_"$F"_*.json <<'PYEOF' || bad=1
+import json, sys
+a = b = 0.0
+runs = sys.argv[2:]
+for path in runs:
+    fl = json.load(open(path))["flows"]
+    a += fl[0]["rate_cov"] / len(runs)
+    b += fl[1]["rate_cov"] / len(runs)
+ok = a < b
+print("  %s over %d seeds: mean rate_cov %s %.3f, %s %.3f  %s" %
+      (sys.argv[1], len(runs), fl[0]["kind"], a, fl[1]["kind"], b,
+       "ok" if ok else "MISS (ccid3 not below)"))
+sys.exit(0 if ok else 1)
+PYEOF
 done
 
 echo "== 4: 10 Gbit/s, 5 us"

@@ -38,8 +38,8 @@ static void test_rfc4340_7_5_2_sequence_window_applied(void **state) {
   assert_int_equal(udccp_seq_sub(si.swh, si.gsr), 300);
   assert_int_equal(p.c[0]->seqwin_local, 400);
   assert_int_equal(p.c[1]->seqwin_remote, 400);
-  /* The other direction kept the default 100. */
-  assert_int_equal(udccp_seq_sub(ci.swh, ci.gsr), 75);
+  /* The other direction has the server's default, 1000. */
+  assert_int_equal(udccp_seq_sub(ci.swh, ci.gsr), 750);
   assert_int_equal(p.c[0]->env.seq_window_out, 400);
   udccp_pair_free(&p);
 }
@@ -104,7 +104,7 @@ static void test_rfc4340_6_6_3_change_repeated_until_confirmed(void **state) {
   /* A mid-connection NN Change; the peer never answers (all of the
    * server's packets are lost for a while). */
   assert_int_equal(
-      udccp_feat_change_nn(&p.c[0]->feat, UDCCP_FEAT_SEQ_WINDOW, 1000), 0);
+      udccp_feat_change_nn(&p.c[0]->feat, UDCCP_FEAT_SEQ_WINDOW, 3000), 0);
   p.loss[1] = 1.0;
   acks_before = udccp_pair_count(&p, 0, UDCCP_PKT_ACK);
   udccp_pair_run_for(&p, 5 * S);
@@ -116,8 +116,8 @@ static void test_rfc4340_6_6_3_change_repeated_until_confirmed(void **state) {
   assert_true(udccp_pair_run_until(&p, client_confirmed, NULL, 20 * S));
   print_message("Confirmed %.1f s after the loss ended\n",
                 (double)(p.now - t0) / S);
-  assert_int_equal(p.c[0]->seqwin_local, 1000);
-  assert_int_equal(p.c[1]->seqwin_remote, 1000);
+  assert_int_equal(p.c[0]->seqwin_local, 3000);
+  assert_int_equal(p.c[1]->seqwin_remote, 3000);
   udccp_pair_free(&p);
 }
 
@@ -142,7 +142,48 @@ static void test_linux_unconfirmed_changes_reset_client(void **state) {
   udccp_pair_free(&p);
 }
 
-static void test_linux_unconfirmed_changes_reset_server(void **state) {
+/* The client's first Ack, with its Confirm, is lost.  Confirms are never
+ * retransmitted, Changes are (§6.6.3): the server's NN Change (a Sequence
+ * Window other than 100) must not cost the connection.  The server opens
+ * with the old value and repeats the Change until it is Confirmed. */
+static int drop_first_ack(udccp_pair *p, int dir, const uint8_t *pkt,
+                          size_t len, uint64_t idx, void *ud) {
+  udccp_conn_rxpkt rp;
+  int *dropped = ud;
+  (void)p, (void)idx;
+  if (dir != 0 || *dropped || udccp_conn_decode(&rp, pkt, len) != 0 ||
+      rp.h.type != UDCCP_PKT_ACK) {
+    return 0;
+  }
+  *dropped = 1;
+  return 1;
+}
+
+static void test_rfc4340_6_6_3_server_nn_change_outlives_lost_confirm(
+    void **state) {
+  udccp_pair p;
+  udccp_settings ss;
+  int dropped = 0;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &ss);
+  ss.seq_window = 500;
+  assert_int_equal(udccp_pair_init(&p, NULL, &ss, NULL, 6), 0);
+  p.drop = drop_first_ack;
+  p.drop_ud = &dropped;
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  assert_int_equal(dropped, 1);
+  assert_int_equal(p.c[1]->seqwin_local, 100); /* the old value, for now */
+  udccp_pair_run_for(&p, 3 * S); /* no data: the §6.6.3 timer repeats it */
+  assert_int_equal(p.c[1]->seqwin_local, 500);
+  assert_int_equal(p.c[0]->seqwin_remote, 500);
+  assert_true(udccp_feat_all_confirmed(&p.c[1]->feat));
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
+static void test_linux_unconfirmed_sp_change_resets_server(void **state) {
   udccp_pair p;
   uint8_t buf[1500], pkt[256];
   udccp_tb_pkt tp;
@@ -152,7 +193,7 @@ static void test_linux_unconfirmed_changes_reset_server(void **state) {
   udccp_settings ss;
   memset(&p, 0, sizeof(p));
   udccp_pair_settings(&p, &ss);
-  ss.seq_window = 500; /* an NN Change L the client must Confirm */
+  ss.send_ndp_count = 1; /* an SP Change R the client must Confirm */
   assert_int_equal(udccp_pair_init(&p, NULL, &ss, NULL, 6), 0);
   /* Request in, Response out; then an Ack without the Confirms. */
   while (p.c[1] == NULL) {
@@ -169,7 +210,8 @@ static void test_linux_unconfirmed_changes_reset_server(void **state) {
   assert_true(n > 0);
   assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
   assert_int_equal(rp.h.type, UDCCP_PKT_RESET);
-  /* As Linux (dccp_check_req after a failed activation): Too Busy. */
+  /* An SP feature must be settled by the handshake; as Linux
+   * (dccp_check_req after a failed activation): Too Busy. */
   assert_int_equal(rp.h.reset_code, UDCCP_RESET_TOO_BUSY);
   udccp_pair_free(&p);
 }
@@ -262,20 +304,6 @@ static int drop_confirms(udccp_pair *p, int dir, const uint8_t *pkt,
   return dir == 1 && !udccp_feat_all_confirmed(&p->c[0]->feat);
 }
 
-/* The client sends as fast as its CCID lets it; the server reads all. */
-static void keep_client_busy(udccp_pair *p, udccp_tstamp dur) {
-  static const uint8_t d[1000];
-  uint8_t buf[1500];
-  udccp_tstamp end = p->now + dur;
-  while (p->now < end) {
-    while (udccp_conn_queue_datagram(p->c[0], d, sizeof(d), 0, p->now) == 0) {
-    }
-    udccp_pair_run_for(p, MS);
-    while (udccp_conn_read_datagram(p->c[1], buf, sizeof(buf)) > 0) {
-    }
-  }
-}
-
 /* §6.6.3: a Change waiting for its Confirm is repeated on a back-off timer
  * and rides on packets that go anyway; it is no reason to answer every
  * packet of the peer.  Only owed Confirms (§6.6.1) ask for an Ack at once.
@@ -292,7 +320,7 @@ static void test_rfc4340_6_6_3_pending_change_elicits_no_ack_storm(
   cs.ccid = 3;
   assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 21), 0);
   assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
-  keep_client_busy(&p, 2 * S);
+  (void)udccp_pair_stream(&p, 0, 1000, 0, 2 * S);
   assert_true(udccp_feat_all_confirmed(&p.c[0]->feat));
   assert_int_equal(udccp_feat_change_nn(&p.c[0]->feat, UDCCP_FEAT_SEQ_WINDOW,
                                         100000), 0);
@@ -300,7 +328,7 @@ static void test_rfc4340_6_6_3_pending_change_elicits_no_ack_storm(
   acks0 = udccp_pair_count(&p, 1, UDCCP_PKT_ACK);
   data0 = udccp_pair_count(&p, 0, UDCCP_PKT_DATA) +
           udccp_pair_count(&p, 0, UDCCP_PKT_DATAACK);
-  keep_client_busy(&p, 300 * MS);
+  (void)udccp_pair_stream(&p, 0, 1000, 0, 300 * MS);
   acks = udccp_pair_count(&p, 1, UDCCP_PKT_ACK) - acks0;
   data = udccp_pair_count(&p, 0, UDCCP_PKT_DATA) +
          udccp_pair_count(&p, 0, UDCCP_PKT_DATAACK) - data0;
@@ -311,7 +339,7 @@ static void test_rfc4340_6_6_3_pending_change_elicits_no_ack_storm(
   assert_true(acks * 5 < data);
   /* Once the Confirm gets through the value is used. */
   p.drop = NULL;
-  keep_client_busy(&p, 3 * S);
+  (void)udccp_pair_stream(&p, 0, 1000, 0, 3 * S);
   assert_true(udccp_feat_all_confirmed(&p.c[0]->feat));
   assert_true(p.c[0]->seqwin_local == 100000);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
@@ -325,7 +353,9 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_10_ccid2_halves_and_ack_vectors),
       cmocka_unit_test(test_rfc4340_6_6_3_change_repeated_until_confirmed),
       cmocka_unit_test(test_linux_unconfirmed_changes_reset_client),
-      cmocka_unit_test(test_linux_unconfirmed_changes_reset_server),
+      cmocka_unit_test(test_linux_unconfirmed_sp_change_resets_server),
+      cmocka_unit_test(
+          test_rfc4340_6_6_3_server_nn_change_outlives_lost_confirm),
       cmocka_unit_test(test_rfc4340_7_5_2_sequence_window_follows_cwnd),
       cmocka_unit_test(test_rfc4340_7_5_2_acking_side_window_follows_its_acks),
       cmocka_unit_test(test_rfc4340_6_6_3_pending_change_elicits_no_ack_storm),

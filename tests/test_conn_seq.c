@@ -19,8 +19,19 @@
 #define S UDCCP_NS_PER_S
 #define MS UDCCP_NS_PER_MS
 
+/* Both ends keep the RFC's initial Sequence Window, 100 (§7.5.2), rather
+ * than udccp's default of 1000: the window rules show at a small scale. */
+static void settings_w100(udccp_pair *p, udccp_settings *s) {
+  udccp_pair_settings(p, s);
+  s->seq_window = 100;
+}
+
 static void open_pair(udccp_pair *p, uint64_t seed) {
-  assert_int_equal(udccp_pair_init(p, NULL, NULL, NULL, seed), 0);
+  udccp_settings cs, ss;
+  memset(p, 0, sizeof(*p));
+  settings_w100(p, &cs);
+  settings_w100(p, &ss);
+  assert_int_equal(udccp_pair_init(p, &cs, &ss, NULL, seed), 0);
   assert_true(udccp_pair_run_until(p, udccp_pair_both_open, NULL, 5 * S));
   udccp_pair_run_for(p, 500 * MS);
 }
@@ -226,10 +237,22 @@ static void test_rfc4340_7_5_4_recovery_after_loss_burst_longer_than_window(
   while ((n = udccp_conn_read_datagram(p.c[1], buf, sizeof(buf))) > 0) {
     got++;
   }
-  /* The first packets were sequence-invalid and answered with Sync; the
-   * SyncAck resynchronised, so most of the data got through. */
-  assert_true(udccp_pair_count(&p, 1, UDCCP_PKT_SYNC) >= 1);
-  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNCACK) >= 1);
+  /* Resynchronised by Sync and SyncAck (§7.5.4): the client, more than
+   * its window ahead of the server's last ack, waits and probes with a
+   * Sync (whose seqno the server accepts above SWL, §7.5.3) instead of
+   * sending data the server would refuse; so most of the data got
+   * through. */
+  print_message("Syncs: client %llu, server %llu; SyncAcks: client %llu, "
+                "server %llu\n",
+                (unsigned long long)udccp_pair_count(&p, 0, UDCCP_PKT_SYNC),
+                (unsigned long long)udccp_pair_count(&p, 1, UDCCP_PKT_SYNC),
+                (unsigned long long)udccp_pair_count(&p, 0, UDCCP_PKT_SYNCACK),
+                (unsigned long long)udccp_pair_count(&p, 1,
+                                                     UDCCP_PKT_SYNCACK));
+  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNC) +
+                  udccp_pair_count(&p, 1, UDCCP_PKT_SYNC) >= 1);
+  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNCACK) +
+                  udccp_pair_count(&p, 1, UDCCP_PKT_SYNCACK) >= 1);
   assert_true(got >= 10);
   assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
@@ -467,6 +490,87 @@ static void test_rfc4340_6_6_3_change_repeated_with_backoff(void **state) {
   udccp_pair_free(&p);
 }
 
+static int drop_dir1(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
+                     uint64_t idx, void *ud) {
+  (void)p, (void)pkt, (void)len, (void)idx, (void)ud;
+  return dir == 1;
+}
+
+/* §7.5.1: the peer's acks are valid only within our last W' numbers.  A
+ * rate-based sender (CCID 3) whose acks stop coming stays within W' of
+ * the first data packet not acknowledged instead of running on; a Sync
+ * probe and its SyncAck (§7.5.4) let it go on once the path is back. */
+static void test_rfc4340_7_5_1_sender_stays_within_window_of_acks(
+    void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  uint64_t got, sent0;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  settings_w100(&p, &cs);
+  cs.ccid = 3;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 23), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  p.drop = drop_dir1; /* no acks reach the client */
+  sent0 = p.c[0]->info.data_pkts_sent;
+  (void)udccp_pair_stream(&p, 0, 500, 0, 2 * S);
+  /* Without acks, at most one window of data went out. */
+  print_message("data sent without acks: %llu (window %llu)\n",
+                (unsigned long long)(p.c[0]->info.data_pkts_sent - sent0),
+                (unsigned long long)p.c[0]->seqwin_local);
+  assert_true(p.c[0]->info.data_pkts_sent - sent0 <= p.c[0]->seqwin_local);
+  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_SYNC) >= 1); /* probes */
+  p.drop = NULL;
+  got = udccp_pair_stream(&p, 0, 500, 0, 2 * S);
+  print_message("after the acks came back: %llu datagrams in 2 s\n",
+                (unsigned long long)got);
+  assert_true(got > 100);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
+/* The window check counts data only (§7.5.2: W' is what we expect in
+ * flight).  A CCID 3 receiver sends many Acks that its peer never
+ * acknowledges (a CCID 3 sender sends plain Data, like Linux), so GAR
+ * stays far behind GSS; data it then sends must go at once, not wait for
+ * a Sync probe. */
+static void test_rfc4340_7_5_2_receiver_acks_do_not_stall_its_data(
+    void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  uint8_t buf[1500];
+  uint64_t acks0;
+  udccp_tstamp t0;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  settings_w100(&p, &cs);
+  cs.ccid = 3;
+  assert_int_equal(udccp_pair_init(&p, &cs, &cs, NULL, 24), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  p.delay[0] = p.delay[1] = 100 * 1000; /* 0.2 ms RTT: many feedbacks */
+  acks0 = udccp_pair_count(&p, 1, UDCCP_PKT_ACK);
+  (void)udccp_pair_stream(&p, 0, 500, 0, 3 * S);
+  print_message("server: %llu Acks, GSS - GAR = %lld, window %llu\n",
+                (unsigned long long)(udccp_pair_count(&p, 1, UDCCP_PKT_ACK) -
+                                     acks0),
+                (long long)udccp_seq_sub(p.c[1]->gss, p.c[1]->gar),
+                (unsigned long long)p.c[1]->seqwin_local);
+  assert_true(udccp_seq_sub(p.c[1]->gss, p.c[1]->gar) >
+              (int64_t)p.c[1]->seqwin_local);
+  memset(buf, 7, 200);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[1], buf, 200, 0, p.now), 0);
+  t0 = p.now;
+  while (p.now - t0 < 20 * MS &&
+         udccp_conn_read_datagram(p.c[0], buf, sizeof(buf)) <= 0) {
+    udccp_pair_run_for(&p, 100 * 1000);
+  }
+  print_message("the server's datagram arrived after %.2f ms\n",
+                (double)(p.now - t0) / 1e6);
+  assert_true(p.now - t0 < 20 * MS);
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_SYNC), 0);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_data_elicits_sync),
@@ -484,6 +588,8 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_1_sequence_numbers_wrap),
       cmocka_unit_test(test_rfc4340_7_5_2_window_grows_with_peer_ack_lag),
       cmocka_unit_test(test_rfc4340_6_6_3_change_repeated_with_backoff),
+      cmocka_unit_test(test_rfc4340_7_5_1_sender_stays_within_window_of_acks),
+      cmocka_unit_test(test_rfc4340_7_5_2_receiver_acks_do_not_stall_its_data),
       cmocka_unit_test(test_rfc4340_7_5_2_window_follows_wide_peer_window),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -179,7 +179,9 @@ static void test_rfc4340_6_handshake_converges(void **state) {
   assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_SEND_ACK_VECTOR), 1);
   assert_int_equal(udccp_feat_get_remote(&c.fs, UDCCP_FEAT_SEND_ACK_VECTOR),
                    1);
-  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_SEQ_WINDOW), 100);
+  /* §7.5.2: both asked for their Sequence Window setting (1000). */
+  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_SEQ_WINDOW), 1000);
+  assert_int_equal(udccp_feat_get_remote(&c.fs, UDCCP_FEAT_SEQ_WINDOW), 1000);
   assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_ACK_RATIO), 2);
   /* Nothing more to send on the next packets. */
   ep_write(&c, UDCCP_PKT_ACK);
@@ -896,6 +898,8 @@ static void test_linux_ccid2_response_accepted(void **state) {
   static const uint8_t ccid23[] = {1, 2, 3}, conf_ccid[] = {1, 2, 2, 3};
   static const uint8_t sav1[] = {6, 1}, conf_sav[] = {6, 1, 1};
   static const uint8_t ass0[] = {2, 0}, ecn1[] = {4, 1};
+  /* Linux confirms our Change L(Sequence Window, 1000) too. */
+  static const uint8_t conf_sw[] = {3, 0, 0, 0, 0, 0x03, 0xE8};
   udccp_settings s = defaults();
   udccp_optbuf ob;
   ep c;
@@ -903,6 +907,8 @@ static void test_linux_ccid2_response_accepted(void **state) {
   client_after_request(&c, &s);
   udccp_optbuf_init(&ob);
   assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_PADDING, 0, NULL, 0), 0);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, conf_sw, 7),
+                   0);
   assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_L, 0, conf_ccid, 4),
                    0);
   assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, conf_ccid, 4),
@@ -974,8 +980,10 @@ static void test_linux_ccid3_response_accepted(void **state) {
 }
 
 /* A Linux client's Request (CCID 2 set by socket option, so its
- * dependencies come along): every Change is Confirmed in our Response, and
- * we add no Change of our own that it would have to answer. */
+ * dependencies come along): every Change is Confirmed in our Response; of
+ * our own we add only Change L(Sequence Window, 1000), which Linux
+ * confirms in its Ack (and which, being NN, may settle after the
+ * handshake if that Ack is lost, §6.6.3). */
 static void test_linux_client_request_all_confirmed(void **state) {
   static const uint8_t ccid23[] = {1, 2, 3}, sav1[] = {6, 1};
   static const uint8_t ass0[] = {2, 0}, ecn1[] = {4, 1};
@@ -993,7 +1001,8 @@ static void test_linux_client_request_all_confirmed(void **state) {
   assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CHANGE_L, 1, ass0, 2), 0);
   assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CHANGE_L, 1, ecn1, 2), 0);
   assert_int_equal(ep_read(&sv, &ob, UDCCP_PKT_REQUEST, 42, 0, 0), 0);
-  assert_true(udccp_feat_all_confirmed(&sv.fs));
+  assert_false(udccp_feat_all_confirmed(&sv.fs));
+  assert_true(udccp_feat_only_nn_pending(&sv.fs));
   ep_write(&sv, UDCCP_PKT_RESPONSE);
   assert_int_equal(count_type(&sv.ob, UDCCP_OPT_CONFIRM_L), 2);
   assert_int_equal(count_type(&sv.ob, UDCCP_OPT_CONFIRM_R), 4);
@@ -1004,7 +1013,11 @@ static void test_linux_client_request_all_confirmed(void **state) {
     static const uint8_t conf_ecn[] = {35, 6, 4, 1, 1, 0};
     assert_true(has_bytes(&sv.ob, conf_ecn, sizeof(conf_ecn)));
   }
-  assert_int_equal(count_type(&sv.ob, UDCCP_OPT_CHANGE_L), 0);
+  assert_int_equal(count_type(&sv.ob, UDCCP_OPT_CHANGE_L), 1);
+  {
+    static const uint8_t chg_sw[] = {32, 9, 3, 0, 0, 0, 0, 0x03, 0xE8};
+    assert_true(has_bytes(&sv.ob, chg_sw, sizeof(chg_sw)));
+  }
   assert_int_equal(count_type(&sv.ob, UDCCP_OPT_CHANGE_R), 0);
   assert_int_equal(udccp_feat_get_local(&sv.fs, UDCCP_FEAT_SEND_ACK_VECTOR), 1);
 }

@@ -177,7 +177,8 @@ typedef struct udccp_settings {
   uint8_t qpolicy;            /* enum udccp_qpolicy: SIMPLE */
   uint32_t tx_qlen;           /* send queue length in datagrams: 32 */
   uint32_t rx_qlen;           /* receive queue length in datagrams: 256 */
-  uint64_t seq_window;        /* local Sequence Window feature: 100 */
+  uint64_t seq_window;        /* local Sequence Window feature (§7.5.2):
+                                1000, asked for in the handshake */
   uint16_t ack_ratio;         /* Ack Ratio we ask for (CCID 2): 2 */
   uint32_t pmtu;              /* path MTU in bytes incl. IP header: 1500 */
   uint32_t hdr_overhead;      /* bytes below DCCP (IP, UDP): 20 */

@@ -331,3 +331,26 @@ udccp_conn_rxpkt udccp_pair_next_pkt(udccp_pair *p, int side, uint8_t *buf) {
   }
   return rp;
 }
+
+uint64_t udccp_pair_stream(udccp_pair *p, int from, size_t len,
+                           udccp_tstamp every, udccp_tstamp dur) {
+  static const uint8_t d[UDCCP_PAIR_MTU];
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_tstamp end = p->now + dur;
+  udccp_tstamp tick = every ? every : UDCCP_NS_PER_MS;
+  uint64_t got = 0;
+  size_t n = len < sizeof(d) ? len : sizeof(d);
+  while (p->now < end) {
+    if (every) {
+      (void)udccp_conn_queue_datagram(p->c[from], d, n, 0, p->now);
+    } else {
+      while (udccp_conn_queue_datagram(p->c[from], d, n, 0, p->now) == 0) {
+      }
+    }
+    udccp_pair_run_for(p, tick);
+    while (udccp_conn_read_datagram(p->c[1 - from], buf, sizeof(buf)) > 0) {
+      got++;
+    }
+  }
+  return got;
+}

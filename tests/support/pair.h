@@ -132,4 +132,10 @@ int udccp_pair_feed(udccp_pair *p, int to, const udccp_tb_pkt *tp);
  * 0xFF if it has none.  buf (1500 bytes) holds the packet. */
 udccp_conn_rxpkt udccp_pair_next_pkt(udccp_pair *p, int side, uint8_t *buf);
 
+/* Side `from` sends datagrams of len bytes (at most UDCCP_PAIR_MTU) for
+ * dur of virtual time: one each `every`, or with every 0 as many as its
+ * queue takes each millisecond (the CCID is the limit).  The other side
+ * reads them all.  Returns the number of datagrams read. */
+uint64_t udccp_pair_stream(udccp_pair *p, int from, size_t len,
+                           udccp_tstamp every, udccp_tstamp dur);
 #endif /* UDCCP_TESTS_PAIR_H */
