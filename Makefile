@@ -1,7 +1,8 @@
 # udccp -- top-level convenience targets.  The build itself is CMake.
 #   make demo    build, then show a transfer (simulated until io/ exists)
 #   make check   install what is missing, build with ASan+UBSan (gcc and
-#                clang), run every test, build and briefly run the fuzzers
+#                clang), run every test, build and briefly run the
+#                fuzzers, then the kernel interop suite (check-interop)
 #   make fuzz    run the fuzz targets for FUZZ_SECONDS each (default 300)
 #   make bench   loopback goodput table: UDP sendmmsg/GSO vs udccp-perf
 #                CCID 2/3 over DCCP-UDP and raw IP (Release, build-bench/)
@@ -35,7 +36,7 @@ build: deps
 demo: build
 	@sh tools/demo.sh build
 
-check: deps check-gcc check-clang fuzz-check
+check: deps check-gcc check-clang fuzz-check check-interop
 	@echo "make check: all passed"
 
 check-gcc:
