@@ -483,6 +483,7 @@ static int msg_type(const unsigned char *b, ssize_t n)
 struct perf_rx {
 	uint64_t pkts, bytes, max_seq1, rep_pkts, rep_bytes, res_pkts, res_bytes;
 	int got_end, got_result, got_hello_ack, closed, err;
+	int fd_hello; /* as server: the fd on which to answer a repeated HELLO */
 };
 
 /* Reads every waiting datagram (the first wait up to timeout_ms).  Returns
@@ -526,6 +527,11 @@ static int perf_drain(int fd, struct perf_rx *rx, int timeout_ms)
 			rx->res_bytes = get64(b + 16);
 		} else if (t == M_HELLO_ACK) {
 			rx->got_hello_ack = 1;
+		} else if (t == M_HELLO && rx->fd_hello >= 0) {
+			/* Our HELLO_ACK was lost (a lossy link): the client repeats
+			 * HELLO until one arrives, as udccp-perf's server answers. */
+			unsigned char a[16];
+			(void)send_dgram(rx->fd_hello, a, msg_init(a, M_HELLO_ACK), 200, NULL);
 		}
 		if (t > 0 && t != M_DATA)
 			last = t;
@@ -537,6 +543,7 @@ static int perf_receiver(int fd, const struct opts *o, double dur)
 {
 	struct perf_rx rx;
 	memset(&rx, 0, sizeof(rx));
+	rx.fd_hello = o->server ? fd : -1;
 	double start = now_s(), next = start + 1, end_seen = 0;
 	double hard = start + dur + 30;
 	while (!rx.closed && !rx.err && now_s() < hard) {
@@ -590,6 +597,7 @@ static int perf_sender(int fd, const struct opts *o, double dur, size_t len)
 {
 	struct perf_rx rx;
 	memset(&rx, 0, sizeof(rx));
+	rx.fd_hello = o->server ? fd : -1;
 	unsigned char *d = calloc(1, len < 64 ? 64 : len);
 	if (d == NULL)
 		fail("calloc");
@@ -678,6 +686,7 @@ static int perf_client(int fd, const struct opts *o)
 {
 	struct perf_rx rx;
 	memset(&rx, 0, sizeof(rx));
+	rx.fd_hello = -1;
 	int mps = getopt_int(fd, DCCP_SOCKOPT_GET_CUR_MPS);
 	size_t len = o->length ? o->length : (size_t)(mps > 0 ? mps : 1000);
 	for (int k = 0; k < 10 && !rx.got_hello_ack; k++) {
