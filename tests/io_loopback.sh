@@ -194,6 +194,24 @@ else
   fail "wrong service code (perf): exit $rc, stderr: $(cat "$T/svc2.err")"
 fi
 
+# A listener with the right Service Code that does not speak udccp-perf's
+# protocol (udccp-cat --service PERF): the client gives up after 10 HELLOs
+# in 3 s and says so, rather than waiting for a peer that answers.
+P=$((BASE + 9))
+timeout 20 "$CAT" -l -d -w 8 -p "$P" --service PERF >/dev/null 2>&1 &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.3
+timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 >/dev/null 2>"$T/hello.err"
+rc=$?
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null # its port is used again below
+if [ "$rc" -eq 1 ] && grep -q "did not answer the test parameters" "$T/hello.err"; then
+  pass "not a udccp-perf server: $(cat "$T/hello.err")"
+else
+  fail "not a udccp-perf server: exit $rc, stderr: $(cat "$T/hello.err")"
+fi
+
 # Datagram over the MPS: udccp-perf -l above the connection's MPS is
 # refused with the MPS named (the API's UDCCP_ERR_MSGSIZE is checked in
 # test_io_endpoint).  udccp-cat never sends one: it cuts a line longer

@@ -48,6 +48,9 @@
 #define PERF_IDLE_S 10 /* a peer silent this long is gone */
 /* drain(): SIGINT/SIGTERM asked us to stop (not a UDCCP_ERR_* code) */
 #define PERF_ERR_STOPPED (-1000)
+/* Connected, but the server never answered HELLO (10 tries, 3 s): not a
+ * udccp-perf server, or its HELLO_ACKs are lost. */
+#define PERF_ERR_NO_HELLO_ACK (-1001)
 
 enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT };
 
@@ -188,6 +191,11 @@ static void report_end(const char *who, udccp_sock *s, int err) {
     fprintf(stderr, "udccp-perf: %s: connection reset by the peer (Reset: "
                     "%s)\n",
             who, udccp_reset_code_str(rc));
+  } else if (err == PERF_ERR_NO_HELLO_ACK) {
+    fprintf(stderr, "udccp-perf: %s: connected, but the server did not "
+                    "answer the test parameters (HELLO, sent 10 times in "
+                    "3 s): is it a udccp-perf server?\n",
+            who);
   } else if (err == UDCCP_ERR_TIMEOUT) {
     fprintf(stderr, "udccp-perf: %s: connection timed out: nothing from the "
                     "peer for %d s (peer gone, or the network drops its "
@@ -863,7 +871,7 @@ static int run_client(const perf_opts *o) {
     }
   }
   if (rv == 0 && !rx.got_hello_ack) {
-    rv = UDCCP_ERR_TIMEOUT;
+    rv = PERF_ERR_NO_HELLO_ACK;
   }
   memset(&g_res, 0, sizeof(g_res));
   if (rv == 0) {
