@@ -70,7 +70,7 @@ static void usage(FILE *out) {
 "  -l, --length BYTES  datagram payload of udccp flows (default: the\n"
 "                      connection's MPS). TCP flows use 1460-byte segments\n"
 "  --seq-window N      initial Sequence Window of udccp endpoints (RFC 4340\n"
-"                      7.5.2; default: the library's, 100)\n"
+"                      7.5.2; default: the library's, 1000)\n"
 "  --json              print one JSON object instead of the table\n"
 "  --csv FILE          write per-second samples (time_s, flow, kind,\n"
 "                      goodput_bps, rtt_ms, cwnd, ack_ratio, fwd_queue_pkts,\n"
