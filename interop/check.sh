@@ -36,6 +36,17 @@ if ! ls "$CACHE"/linux-image-6.1.0-*-amd64/.done >/dev/null 2>&1; then
     skip "the apt sources have no linux-image-6.1.0 kernel (not Debian 12?): DCCP left Linux in 6.16"
 fi
 
+# Listing namespaces is not making one: a container may allow the first
+# and not the second, or no tap device inside it.  Try both.
+probe=udccpprobe$$
+ip netns add "$probe" 2>/dev/null ||
+  skip "cannot create a network namespace here ('ip netns add' failed: no CAP_SYS_ADMIN?)"
+if ! ip netns exec "$probe" ip tuntap add dev uprobe0 mode tap 2>/dev/null; then
+  ip netns del "$probe" 2>/dev/null
+  skip "cannot create a tap device in a network namespace (QEMU's guest NIC needs one)"
+fi
+ip netns del "$probe" 2>/dev/null
+
 log=$(mktemp /tmp/udccp-interop-check.XXXXXX)
 trap 'rm -f "$log"' EXIT
 timeout -k 10 "${TIMEOUT:-600}" bash "$SRC/interop/run.sh" "$BUILD" 2>&1 | tee "$log"
