@@ -6,34 +6,21 @@
 #   sh tests/io_loopback.sh BUILD_DIR SOURCE_DIR
 set -u
 B=${1:?usage: io_loopback.sh BUILD_DIR SOURCE_DIR}
-PERF="$B/udccp-perf"
-CAT="$B/udccp-cat"
-T=$(mktemp -d /tmp/udccp-io-loopback.XXXXXX)
-PIDS=""
-FAILS=0
-cleanup() {
-  for p in $PIDS; do kill "$p" 2>/dev/null; done
-  rm -rf "$T"
-}
-trap cleanup EXIT INT TERM
-
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-pass() { echo "ok:   $*"; }
-
-for f in "$PERF" "$CAT"; do
-  [ -x "$f" ] || { echo "FAIL: $f not built"; exit 1; }
-done
+SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
+NAME=io-loopback
+. "$SRC/tests/support/tools_env.sh"
 
 # Ports from the PID so parallel runs do not collide.
-BASE=$((20000 + ($$ % 2000) * 10))
-
-# json_num FILE FIELD: the summary's FIELD in the one-line object.  The
-# intervals array is cut off first: it repeats goodput_bps etc. per
-# interval, and a greedy match would take an interval's number.
-json_num() {
-  sed -e 's/, *"intervals":.*//' "$1" |
-    sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" | head -n 1
+# expect_error LABEL PATTERN ERRFILE RC: a command that must fail (RC not
+# 0) with an error message matching PATTERN (grep) in ERRFILE
+expect_error() {
+  if [ "$4" -ne 0 ] && grep -q "$2" "$3"; then
+    pass "$1: $(cat "$3")"
+  else
+    fail "$1: exit $4, stderr: $(cat "$3")"
+  fi
 }
+BASE=$((20000 + ($$ % 2000) * 10))
 
 # wait_pid PID SECONDS: wait for a background process, kill it if late.
 wait_pid() {
@@ -127,11 +114,7 @@ fi
 BAD=$(awk 'BEGIN{for (i = 0; i < 70; i++) printf "x"; printf ".invalid"}')
 timeout 20 "$PERF" -c "$BAD" -p $((BASE + 5)) -t 1 >/dev/null 2>"$T/bad.err"
 rc=$?
-if [ "$rc" -ne 0 ] && grep -q "cannot resolve" "$T/bad.err"; then
-  pass "unknown host: $(cat "$T/bad.err")"
-else
-  fail "unknown host: exit $rc, stderr: $(cat "$T/bad.err")"
-fi
+expect_error "unknown host" "cannot resolve" "$T/bad.err" "$rc"
 
 # Port in use.
 P=$((BASE + 6))
@@ -142,11 +125,7 @@ sleep 0.3
 timeout 10 "$PERF" -s -p "$P" >/dev/null 2>"$T/inuse.err"
 rc=$?
 kill "$spid" 2>/dev/null
-if [ "$rc" -ne 0 ] && grep -q "already in use" "$T/inuse.err"; then
-  pass "port in use: $(cat "$T/inuse.err")"
-else
-  fail "port in use: exit $rc, stderr: $(cat "$T/inuse.err")"
-fi
+expect_error "port in use" "already in use" "$T/inuse.err" "$rc"
 
 # Wrong service code: the client says refused.
 P=$((BASE + 7))
@@ -157,21 +136,13 @@ sleep 0.3
 echo hello | timeout 10 "$CAT" -p "$P" --service 999 127.0.0.1 >/dev/null 2>"$T/svc.err"
 rc=$?
 kill "$spid" 2>/dev/null
-if [ "$rc" -ne 0 ] && grep -q "refused" "$T/svc.err"; then
-  pass "wrong service code: $(cat "$T/svc.err")"
-else
-  fail "wrong service code: exit $rc, stderr: $(cat "$T/svc.err")"
-fi
+expect_error "wrong service code" "refused" "$T/svc.err" "$rc"
 
 # The same errors from the other tool: each of unknown host, port in use
 # and wrong service code is checked with both udccp-perf and udccp-cat.
 echo hi | timeout 20 "$CAT" -p $((BASE + 5)) "$BAD" >/dev/null 2>"$T/bad2.err"
 rc=$?
-if [ "$rc" -ne 0 ] && grep -q "cannot resolve" "$T/bad2.err"; then
-  pass "unknown host (cat): $(cat "$T/bad2.err")"
-else
-  fail "unknown host (cat): exit $rc, stderr: $(cat "$T/bad2.err")"
-fi
+expect_error "unknown host (cat)" "cannot resolve" "$T/bad2.err" "$rc"
 P=$((BASE + 8))
 timeout 20 "$CAT" -l -d -w 8 -p "$P" >/dev/null 2>&1 &
 spid=$!
@@ -179,20 +150,12 @@ PIDS="$PIDS $spid"
 sleep 0.3
 timeout 10 "$CAT" -l -d -w 2 -p "$P" >/dev/null 2>"$T/inuse2.err"
 rc=$?
-if [ "$rc" -ne 0 ] && grep -q "already in use" "$T/inuse2.err"; then
-  pass "port in use (cat): $(cat "$T/inuse2.err")"
-else
-  fail "port in use (cat): exit $rc, stderr: $(cat "$T/inuse2.err")"
-fi
+expect_error "port in use (cat)" "already in use" "$T/inuse2.err" "$rc"
 # udccp-perf (Service Code "PERF") against a udccp-cat listener ("CAT").
 timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 >/dev/null 2>"$T/svc2.err"
 rc=$?
 kill "$spid" 2>/dev/null
-if [ "$rc" -ne 0 ] && grep -q "refused" "$T/svc2.err"; then
-  pass "wrong service code (perf): $(cat "$T/svc2.err")"
-else
-  fail "wrong service code (perf): exit $rc, stderr: $(cat "$T/svc2.err")"
-fi
+expect_error "wrong service code (perf)" "refused" "$T/svc2.err" "$rc"
 
 # A listener with the right Service Code that does not speak udccp-perf's
 # protocol (udccp-cat --service PERF): the client gives up after 10 HELLOs
@@ -225,11 +188,7 @@ sleep 0.3
 timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 -l 9000 >/dev/null 2>"$T/mps.err"
 rc=$?
 kill "$spid" 2>/dev/null
-if [ "$rc" -ne 0 ] && grep -q "out of range: 16\.\.[0-9]* bytes (the connection's maximum packet size)" "$T/mps.err"; then
-  pass "datagram over the MPS (perf): $(cat "$T/mps.err")"
-else
-  fail "datagram over the MPS (perf): exit $rc, stderr: $(cat "$T/mps.err")"
-fi
+expect_error "datagram over the MPS (perf)" "out of range: 16\.\.[0-9]* bytes (the connection's maximum packet size)" "$T/mps.err" "$rc"
 P=$((BASE + 10))
 awk 'BEGIN{for (i = 0; i < 5000; i++) printf "%c", 97 + i % 26; printf "\n"}' >"$T/long.txt"
 timeout 20 "$CAT" -l -d -p "$P" >"$T/long.out" 2>/dev/null &

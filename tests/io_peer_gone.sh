@@ -11,23 +11,9 @@
 #   sh tests/io_peer_gone.sh BUILD_DIR SOURCE_DIR
 set -u
 B=${1:?usage: io_peer_gone.sh BUILD_DIR SOURCE_DIR}
-PERF="$B/udccp-perf"
-CAT="$B/udccp-cat"
-T=$(mktemp -d /tmp/udccp-io-gone.XXXXXX)
-PIDS=""
-FAILS=0
-cleanup() {
-  for p in $PIDS; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
-  rm -rf "$T"
-}
-trap cleanup EXIT INT TERM
-
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-pass() { echo "ok:   $*"; }
-
-for f in "$PERF" "$CAT"; do
-  [ -x "$f" ] || { echo "FAIL: $f not built"; exit 1; }
-done
+SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
+NAME=io-gone
+. "$SRC/tests/support/tools_env.sh"
 BASE=$((30000 + ($$ % 2000) * 8))
 
 now_ms() { date +%s%3N; }
@@ -113,18 +99,26 @@ slow_lines() {
   i=0
   while [ $i -lt 400 ]; do echo "line $i"; i=$((i + 1)); sleep 0.02; done
 }
-P=$((P + 1))
-timeout 40 "$CAT" -l -d -p "$P" >"$T/c1.out" 2>"$T/c1.srv" &
-spid=$!
-PIDS="$PIDS $spid"
-sleep 0.3
-mkfifo "$T/fifo1"
-slow_lines >"$T/fifo1" &
-wpid=$!
-PIDS="$PIDS $wpid"
-"$CAT" -p "$P" 127.0.0.1 <"$T/fifo1" 2>"$T/c1.cli" &
-cpid=$!
-PIDS="$PIDS $cpid"
+# cat_pair NAME LISTENER-OPTIONS...: a listener (output $T/NAME.out,
+# stderr $T/NAME.srv) and a client fed by slow_lines (stderr $T/NAME.cli)
+# on a new port; sets spid, wpid, cpid.
+cat_pair() {
+  name=$1
+  shift
+  P=$((P + 1))
+  timeout 40 "$CAT" -l -d "$@" -p "$P" >"$T/$name.out" 2>"$T/$name.srv" &
+  spid=$!
+  PIDS="$PIDS $spid"
+  sleep 0.3
+  mkfifo "$T/$name.fifo"
+  slow_lines >"$T/$name.fifo" &
+  wpid=$!
+  PIDS="$PIDS $wpid"
+  "$CAT" -p "$P" 127.0.0.1 <"$T/$name.fifo" 2>"$T/$name.cli" &
+  cpid=$!
+  PIDS="$PIDS $cpid"
+}
+cat_pair c1
 sleep 2
 kill -TERM "$cpid"
 t0=$(now_ms)
@@ -145,18 +139,7 @@ fi
 kill "$wpid" 2>/dev/null
 
 # --- udccp-cat: the sender freezes; the listener has -i 2 -----------------
-P=$((P + 1))
-timeout 40 "$CAT" -l -d -i 2 -p "$P" >"$T/c2.out" 2>"$T/c2.srv" &
-spid=$!
-PIDS="$PIDS $spid"
-sleep 0.3
-mkfifo "$T/fifo2"
-slow_lines >"$T/fifo2" &
-wpid=$!
-PIDS="$PIDS $wpid"
-"$CAT" -p "$P" 127.0.0.1 <"$T/fifo2" 2>"$T/c2.cli" &
-cpid=$!
-PIDS="$PIDS $cpid"
+cat_pair c2 -i 2
 sleep 1.5
 kill -STOP "$cpid"
 t0=$(now_ms)

@@ -6,27 +6,14 @@
 #   sh tests/io_raw.sh BUILD_DIR SOURCE_DIR
 set -u
 B=${1:?usage: io_raw.sh BUILD_DIR SOURCE_DIR}
-PERF="$B/udccp-perf"
 if [ "$(id -u)" != 0 ]; then
   echo "FAIL: io_raw needs root (raw DCCP sockets need CAP_NET_RAW); run as root"
   exit 1
 fi
-CAT="$B/udccp-cat"
-for f in "$PERF" "$CAT"; do
-  [ -x "$f" ] || { echo "FAIL: $f not built"; exit 1; }
-done
-T=$(mktemp -d /tmp/udccp-io-raw.XXXXXX)
-PIDS=""
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT INT TERM
-FAILS=0
+SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
+NAME=io-raw
+. "$SRC/tests/support/tools_env.sh"
 PORT=$((42000 + ($$ % 1000) * 4))
-# json_num FILE FIELD: the summary's FIELD.  The intervals array is cut
-# off first: it repeats goodput_bps etc. per interval, and a greedy match
-# would take an interval's number instead of the summary's.
-json_num() {
-  sed -e 's/, *"intervals":.*//' "$1" |
-    sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" | head -n 1
-}
 for host in 127.0.0.1 ::1; do
   PORT=$((PORT + 1))
   timeout 30 "$PERF" -s -1 --raw -p "$PORT" >"$T/srv" 2>&1 &
