@@ -394,6 +394,11 @@ static int run_bulk_send(int fd, const struct opts *o)
 			continue;
 		if (r < 0) {
 			printf("SEND-ERROR errno=%s after pkts=%lu\n", errname(-r), pkts);
+			/* ENOTCONN: the Reset was processed while send() had let go
+			 * of the socket lock (dccp_sendmsg rechecks for CLOSED after
+			 * allocating); its error is then still pending. */
+			if (r == -ENOTCONN)
+				print_soerror(fd);
 			gone = 1;
 			break;
 		}
