@@ -79,7 +79,9 @@ MODS="drivers/virtio/virtio_ring.ko drivers/virtio/virtio.ko
   drivers/net/virtio_net.ko net/dccp/dccp.ko net/dccp/dccp_ipv4.ko
   net/dccp/dccp_ipv6.ko net/ipv4/inet_diag.ko net/dccp/dccp_diag.ko"
 if [ -z "${KERNEL_PKG:-}" ]; then
-  KERNEL_PKG=$(ls -d "$CACHE"/linux-image-6.1.0-*-amd64 2>/dev/null | sort -V | tail -n1)
+  # An empty cache (a fresh machine) is not an error: ls fails, pipefail
+  # would end the script without a word.
+  KERNEL_PKG=$( (ls -d "$CACHE"/linux-image-6.1.0-*-amd64 2>/dev/null || true) | sort -V | tail -n1)
   KERNEL_PKG=${KERNEL_PKG##*/}
   if [ -z "$KERNEL_PKG" ] || [ ! -f "$CACHE/$KERNEL_PKG/.done" ]; then
     apt_lists
@@ -93,8 +95,9 @@ KVER=${KERNEL_PKG#linux-image-}
 if [ ! -f "$KDIR/.done" ]; then
   say "apt-get download $KERNEL_PKG (extracted with dpkg -x, not installed)"
   rm -rf "$KDIR"; mkdir -p "$KDIR"
-  (cd "$KDIR" && apt-get download -q "$KERNEL_PKG" >/dev/null 2>&1 &&
-    dpkg -x ./*.deb root && rm -f ./*.deb)
+  (cd "$KDIR" && apt-get download -q "$KERNEL_PKG" >/dev/null 2>&1) ||
+    die "apt-get download $KERNEL_PKG failed (no network, or not Debian 12's archive?)"
+  (cd "$KDIR" && dpkg -x ./*.deb root && rm -f ./*.deb) || die "dpkg -x of $KERNEL_PKG failed"
   M=$KDIR/root/lib/modules/$KVER/kernel
   for m in $MODS; do mkdir -p "$KDIR/kernel/${m%/*}"; cp "$M/$m" "$KDIR/kernel/$m"; done
   mkdir -p "$KDIR/boot"; cp "$KDIR/root/boot/"{vmlinuz,config,System.map}-"$KVER" "$KDIR/boot/"
