@@ -786,6 +786,9 @@ static int run_server(const perf_opts *o) {
   cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
   cfg.no_offload = (uint8_t)o->no_offload;
   cfg.local_port = o->udp_port;
+  /* DCCP-UDP: share the UDP port (6511 by default) with other servers of
+   * other DCCP ports (RFC 6773 §3.8), e.g. preloaded programs. */
+  cfg.reuseport = (uint8_t)!o->raw;
   udccp_settings st;
   perf_settings(&st);
   cfg.settings = &st;
@@ -811,6 +814,14 @@ static int run_server(const perf_opts *o) {
   }
   uint32_t code = PERF_SERVICE;
   rv = udccp_listen(ep, o->port, &code, 1);
+  if (rv == UDCCP_ERR_ADDRINUSE) {
+    fprintf(stderr,
+            "udccp-perf: DCCP port %u is already in use on UDP port %u "
+            "(another server?); choose another with -p or --udp-port\n",
+            (unsigned)o->port, (unsigned)udccp_endpoint_local_port(ep));
+    udccp_endpoint_del(ep);
+    return 1;
+  }
   if (rv != 0) {
     udccp_endpoint_del(ep);
     return die_err("listen", rv);
