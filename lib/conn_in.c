@@ -35,6 +35,12 @@ static void reset_reply(udccp_conn *conn, const udccp_conn_rxpkt *p,
   conn->reset_use_seq = 1;
   conn->reset_seq = p->h.has_ack ? udccp_seq_add(p->ack, 1) : 0;
   conn->reset_ackno = p->seq;
+  if (!p->h.x) {
+    /* §8.3.1 step 3: answering short sequence numbers, the upper 24 bits
+     * of both numbers are zero (P.ackno + 1 may carry into bit 24). */
+    conn->reset_seq &= 0xFFFFFFu;
+    conn->reset_ackno &= 0xFFFFFFu;
+  }
   conn->pending |= UDCCP_PEND_RESET;
 }
 
