@@ -133,6 +133,11 @@ static int finish_negotiation(udccp_conn *conn, const udccp_conn_rxpkt *p,
     conn->env.srtt = ts - conn->t_last_tx;
   }
   rv = udccp_conn_start_ccids(conn, ts);
+  if (rv == 0) {
+    /* §10: a Confirm of a CCID Change would put that CCID in use; the
+     * halves cannot switch, so we confirm only the CCIDs we run. */
+    udccp_feat_hold_ccids(&conn->feat);
+  }
   return rv;
 }
 

@@ -750,3 +750,14 @@ int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
   start_change(e);
   return 0;
 }
+
+void udccp_feat_hold_ccids(udccp_feat_set *fs) {
+  int local;
+  for (local = 0; local < 2; local++) {
+    udccp_feat_entry *e = udccp_feat_entry_get(fs, UDCCP_FEAT_CCID, local);
+    uint8_t v = (uint8_t)e->val;
+    if (e->state == UDCCP_FEAT_STABLE) {
+      set_pref(e, &v, 1); /* not flexible: the list is the CCID we run */
+    }
+  }
+}

@@ -208,6 +208,13 @@ int udccp_feat_change_nn(udccp_feat_set *fs, uint8_t num, uint64_t value);
 int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
                          const uint8_t *prefs, size_t n, int mandatory);
 
+/* RFC 4340 §10, §6.6.1, §10.5: once the CCID halves run, the CCID in use
+ * is the only value we accept for either half.  A later Change(CCID) is
+ * answered with a Confirm of the CCID we run (no shared value: the old
+ * value, §6.3.1; Mandatory: Reset, §6.6.9), never with a value we would
+ * not run.  Call when the CCIDs start. */
+void udccp_feat_hold_ccids(udccp_feat_set *fs);
+
 /* Table queries: the rule (enum udccp_feat_rule) of a feature we know, 0
  * if unknown; its §6.4 initial value. */
 int udccp_feat_rule(uint8_t num);

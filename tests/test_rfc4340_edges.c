@@ -129,6 +129,119 @@ static void test_rfc4340_8_3_1_reset_to_x0_has_zero_upper_bits_stateless(
   udccp_pair_free(&p);
 }
 
+/* ------------------------------------------------ §10, §6.6.1 */
+
+/* The next packet side writes, which must be of type want; its options
+ * parsed (pointers into buf). */
+static udccp_conn_rxpkt next_of(udccp_pair *p, int side, uint8_t *buf,
+                                uint8_t want) {
+  udccp_conn_rxpkt rp;
+  udccp_ssize n = udccp_conn_write_pkt(p->c[side], buf, UDCCP_PAIR_MTU, NULL,
+                                       p->now);
+  assert_true(n > 0);
+  assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
+  assert_int_equal(rp.h.type, want);
+  assert_int_equal(
+      udccp_opts_parse(&rp.opts, rp.h.type, rp.h.opts, rp.h.opts_len), 0);
+  return rp;
+}
+
+/* Skips packets side writes until one of type want (at most 8). */
+static udccp_conn_rxpkt next_type(udccp_pair *p, int side, uint8_t *buf,
+                                  uint8_t want) {
+  int i;
+  for (i = 0; i < 8; ++i) {
+    udccp_conn_rxpkt rp;
+    udccp_ssize n = udccp_conn_write_pkt(p->c[side], buf, UDCCP_PAIR_MTU,
+                                         NULL, p->now);
+    assert_true(n > 0);
+    assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)n), 0);
+    if (rp.h.type == want) {
+      assert_int_equal(
+          udccp_opts_parse(&rp.opts, rp.h.type, rp.h.opts, rp.h.opts_len), 0);
+      return rp;
+    }
+  }
+  fail_msg("no packet of type %u", want);
+  return next_of(p, side, buf, want);
+}
+
+/* Feeds side `to` an Ack with the given options, numbered to be valid. */
+static int feed_ack_opts(udccp_pair *p, int to, const uint8_t *opts,
+                         size_t olen) {
+  udccp_conn_info info;
+  udccp_tb_pkt tp;
+  udccp_conn_get_info(p->c[to], &info);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (info.gsr + 1) & UDCCP_SEQ_MASK,
+                    info.gss);
+  tp.opts = opts;
+  tp.opts_len = olen;
+  return udccp_pair_feed(p, to, &tp);
+}
+
+/* The value a Confirm of type t for the CCID feature selects on the next
+ * Ack side sends; -1 if there is none. */
+static int confirmed_ccid(udccp_pair *p, int side, uint8_t t) {
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp = next_type(p, side, buf, UDCCP_PKT_ACK);
+  size_t i;
+  for (i = 0; i < rp.opts.n_feat; ++i) {
+    const udccp_opt *o = &rp.opts.feat[i];
+    if (o->type == t && o->len >= 2 && o->val[0] == UDCCP_FEAT_CCID) {
+      return o->val[1];
+    }
+  }
+  return -1;
+}
+
+static void test_rfc4340_10_ccid_confirm_after_handshake_is_ccid_in_use(
+    void **state) {
+  /* Change R(CCID, 3): "use CCID 3 for your data" (§10). */
+  static const uint8_t change_r[] = {UDCCP_OPT_CHANGE_R, 4, 1, 3};
+  /* Change L(CCID, 3, 4): "I will send with CCID 3 (or 4)". */
+  static const uint8_t change_l[] = {UDCCP_OPT_CHANGE_L, 5, 1, 3, 4};
+  udccp_pair p;
+  udccp_conn_info info;
+  (void)state;
+  open_pair(&p, 201);
+  udccp_conn_get_info(p.c[1], &info);
+  assert_int_equal(info.tx_ccid, 2);
+  assert_int_equal(info.rx_ccid, 2);
+  /* §6.6.1: every Change gets a Confirm; §10: a Confirm names the CCID in
+   * use for that half-connection, so it must be the one we run. */
+  assert_int_equal(feed_ack_opts(&p, 1, change_r, sizeof(change_r)), 0);
+  assert_int_equal(confirmed_ccid(&p, 1, UDCCP_OPT_CONFIRM_L), 2);
+  assert_int_equal(feed_ack_opts(&p, 1, change_l, sizeof(change_l)), 0);
+  assert_int_equal(confirmed_ccid(&p, 1, UDCCP_OPT_CONFIRM_R), 2);
+  udccp_conn_get_info(p.c[1], &info);
+  assert_int_equal(info.tx_ccid, 2);
+  assert_int_equal(info.rx_ccid, 2);
+  assert_int_equal(udccp_feat_get_local(&p.c[1]->feat, UDCCP_FEAT_CCID), 2);
+  assert_int_equal(udccp_feat_get_remote(&p.c[1]->feat, UDCCP_FEAT_CCID), 2);
+  /* The connection goes on with CCID 2 on both sides. */
+  udccp_pair_run_for(&p, 1 * S);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_6_6_9_mandatory_ccid_change_after_handshake_resets(
+    void **state) {
+  /* Mandatory Change R(CCID, 3): no shared value with the CCID we run. */
+  static const uint8_t change_r[] = {UDCCP_OPT_MANDATORY, UDCCP_OPT_CHANGE_R,
+                                     4, 1, 3};
+  udccp_pair p;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  (void)state;
+  open_pair(&p, 202);
+  assert_int_equal(feed_ack_opts(&p, 1, change_r, sizeof(change_r)),
+                   UDCCP_ERR_RESET);
+  rp = next_of(&p, 1, buf, UDCCP_PKT_RESET);
+  assert_int_equal(rp.h.reset_code, UDCCP_RESET_MANDATORY_ERROR);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -138,6 +251,10 @@ int main(void) {
           test_rfc4340_8_3_1_reset_to_x0_has_zero_upper_bits_request),
       cmocka_unit_test(
           test_rfc4340_8_3_1_reset_to_x0_has_zero_upper_bits_stateless),
+      cmocka_unit_test(
+          test_rfc4340_10_ccid_confirm_after_handshake_is_ccid_in_use),
+      cmocka_unit_test(
+          test_rfc4340_6_6_9_mandatory_ccid_change_after_handshake_resets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
