@@ -100,6 +100,13 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, uint8_t type,
   if (used + 3 > limit) {
     return;
   }
+  /* §11.4: the vector's first byte describes the Acknowledgement Number
+   * (GSR).  A packet that moved GSR without reaching step 8 (dropped at
+   * step 7, or by option processing) was not received in the Ack Vector's
+   * sense: it heads the vector as Not Received. */
+  if (udccp_ackvec_skip_to(&conn->av, conn->gsr) != 0) {
+    return;
+  }
   room = limit - used;
   if (room > UDCCP_OPTS_MAX_LEN - ob->len) {
     room = UDCCP_OPTS_MAX_LEN - ob->len;

@@ -242,6 +242,60 @@ static void test_rfc4340_6_6_9_mandatory_ccid_change_after_handshake_resets(
   udccp_pair_free(&p);
 }
 
+/* ------------------------------------------------ §11.4 */
+
+typedef struct av_probe {
+  uint64_t seq;
+  int state;
+} av_probe;
+
+static int probe_run(uint64_t hi, uint64_t lo, uint8_t st, void *ud) {
+  av_probe *pr = ud;
+  if (udccp_seq_le(lo, pr->seq) && udccp_seq_ge(hi, pr->seq)) {
+    pr->state = st;
+    return 1;
+  }
+  return 0;
+}
+
+static void test_rfc4340_11_4_ackvec_never_reports_unprocessed_packet(
+    void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  av_probe pr;
+  uint64_t bad;
+  (void)state;
+  open_pair(&p, 401);
+  (void)udccp_pair_stream(&p, 0, 100, 10 * MS, 200 * MS);
+  udccp_pair_run_for(&p, 100 * MS);
+  /* A Response reaching the server is dropped at step 7 (after step 6
+   * moved GSR): it was never processed. */
+  udccp_conn_get_info(p.c[1], &si);
+  bad = (si.gsr + 1) & UDCCP_SEQ_MASK;
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_RESPONSE, bad, si.gss);
+  tp.service_code = 42;
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
+  p.c[1]->pending |= UDCCP_PEND_ACK;
+  rp = next_type(&p, 1, buf, UDCCP_PKT_ACK);
+  assert_true(rp.opts.n_ackvec > 0);
+  /* §7.4: the Acknowledgement Number is GSR; §11.4: the vector starts
+   * there, and says the packet was not received. */
+  assert_int_equal(rp.h.ack, bad);
+  pr.seq = bad;
+  pr.state = -1;
+  assert_int_equal(udccp_ackvec_parse(&rp.opts, rp.h.ack, probe_run, &pr), 0);
+  assert_int_equal(pr.state, UDCCP_AV_NOT_RECEIVED);
+  /* The packet before it did arrive and is still reported so. */
+  pr.seq = si.gsr;
+  pr.state = -1;
+  assert_int_equal(udccp_ackvec_parse(&rp.opts, rp.h.ack, probe_run, &pr), 0);
+  assert_int_equal(pr.state, UDCCP_AV_RECEIVED);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -255,6 +309,8 @@ int main(void) {
           test_rfc4340_10_ccid_confirm_after_handshake_is_ccid_in_use),
       cmocka_unit_test(
           test_rfc4340_6_6_9_mandatory_ccid_change_after_handshake_resets),
+      cmocka_unit_test(
+          test_rfc4340_11_4_ackvec_never_reports_unprocessed_packet),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
