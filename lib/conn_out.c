@@ -131,9 +131,18 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                 (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK);
   int acking;
   int own_seq;
+  size_t ob_res;
+  uint16_t empty_owed = 0;
 
   memset(&h, 0, sizeof(h));
   udccp_optbuf_init(&ob);
+  /* §5.8: options end at Data Offset's limit, 1020 bytes from the start
+   * of the header: a header longer than 12 bytes leaves them less than
+   * ob's UDCCP_OPTS_MAX_LEN.  The first ob_res bytes of ob stay unused so
+   * that every writer sees the room this packet type really has. */
+  ob_res = udccp_hdr_fixed_len(type, 1);
+  ob_res = ob_res > 12 ? ob_res - 12 : 0;
+  ob.len = ob_res;
   h.sport = conn->path.local_port;
   h.dport = conn->path.remote_port;
   h.type = type;
@@ -180,6 +189,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     if (conn->state != UDCCP_STATE_OPEN) {
       conn->feat.repeat = 1;
     }
+    empty_owed = conn->feat.n_empty;
     if (udccp_feat_write(&conn->feat, &ob, type, seq) > 0) {
       conn->t_feat_tx = ts;
       conn->feat_tx_seq = seq;
@@ -258,14 +268,15 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   }
   {
     size_t fixed = udccp_hdr_fixed_len(type, 1);
-    size_t total = fixed + ((ob.len + 3) & ~(size_t)3) + payload_len;
+    size_t total = fixed + ((ob.len - ob_res + 3) & ~(size_t)3) + payload_len;
     if (total > cap || total > pkt_max(conn) + (payload_len ? 0 : 0)) {
       if (payload_len > 0 || total > cap) {
         return UDCCP_ERR_NOBUF;
       }
     }
   }
-  n = udccp_pkt_encode(dst, cap, &h, ob.buf, ob.len, payload, payload_len);
+  n = udccp_pkt_encode(dst, cap, &h, ob.buf + ob_res, ob.len - ob_res,
+                       payload, payload_len);
   if (n < 0) {
     return n;
   }
@@ -305,6 +316,12 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->t_ackack = UDCCP_TSTAMP_NEVER;
     conn->slow_rx_pending = 0;
     conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
+    if (conn->feat.n_empty > 0 && conn->feat.n_empty < empty_owed) {
+      /* §6.6.7: more Empty Confirms than one options area holds (a packet
+       * full of unknown Changes): the rest go on the next Ack at once,
+       * while each Ack still makes progress. */
+      conn->pending |= UDCCP_PEND_ACK;
+    }
     trim_drops(conn);
     conn->data_since_ackack = 0;
   }

@@ -296,6 +296,87 @@ static void test_rfc4340_11_4_ackvec_never_reports_unprocessed_packet(
   udccp_pair_free(&p);
 }
 
+/* ------------------------------------------------ §6.6.7 */
+
+static int unknown_feat(size_t i) {
+  return i >= 10 && i != 128 && i != 192; /* 128: RFC 6323, 192: RFC 4342 */
+}
+
+static void test_rfc4340_6_6_7_every_unknown_change_gets_empty_confirm(
+    void **state) {
+  /* A Change L and a Change R for every unknown feature number: 488
+   * Changes in two packets, the first as full as an options area gets.
+   * Their 488 Empty Confirms (1464 bytes) cannot fit on one packet: what
+   * does not fit goes on the next packets (§6.6.1 asks for a Confirm per
+   * Change, not for one packet); none is lost or repeated. */
+  uint8_t opts[2][1008];
+  size_t olen[2] = {0, 0};
+  uint8_t seen[2][256];
+  udccp_pair p;
+  size_t i, want = 0, got = 0;
+  int k, t;
+  (void)state;
+  memset(seen, 0, sizeof(seen));
+  for (t = 0; t < 2; t++) {
+    for (i = 0; i < 256; i++) {
+      size_t w;
+      if (!unknown_feat(i)) {
+        continue;
+      }
+      w = olen[0] + 3 <= 990 ? 0 : 1;
+      opts[w][olen[w]++] = t == 0 ? UDCCP_OPT_CHANGE_L : UDCCP_OPT_CHANGE_R;
+      opts[w][olen[w]++] = 3;
+      opts[w][olen[w]++] = (uint8_t)i;
+      want++;
+    }
+  }
+  assert_int_equal(want, 488);
+  open_pair(&p, 501);
+  assert_int_equal(feed_ack_opts(&p, 1, opts[0], olen[0]), 0);
+  assert_int_equal(feed_ack_opts(&p, 1, opts[1], olen[1]), 0);
+  for (k = 0; k < 8; ++k) {
+    uint8_t buf[UDCCP_PAIR_MTU];
+    udccp_conn_rxpkt rp;
+    udccp_ssize len = udccp_conn_write_pkt(p.c[1], buf, sizeof(buf), NULL,
+                                           p.now);
+    const uint8_t *o;
+    if (len == 0) {
+      break;
+    }
+    if (len < 0) {
+      fail_msg("write_pkt: %d", (int)len);
+    }
+    assert_int_equal(udccp_conn_decode(&rp, buf, (size_t)len), 0);
+    o = rp.h.opts;
+    for (i = 0; i < rp.h.opts_len;) {
+      if (o[i] < 32) {
+        i++;
+        continue;
+      }
+      if ((o[i] == UDCCP_OPT_CONFIRM_L || o[i] == UDCCP_OPT_CONFIRM_R) &&
+          unknown_feat(o[i + 2])) {
+        int loc = o[i] == UDCCP_OPT_CONFIRM_L;
+        assert_int_equal(o[i + 1], 3); /* empty */
+        assert_int_equal(seen[loc][o[i + 2]], 0);
+        seen[loc][o[i + 2]] = 1;
+        got++;
+      }
+      i += o[i + 1];
+    }
+  }
+  assert_true(k > 1); /* more than one packet was needed */
+  assert_int_equal(got, want);
+  for (i = 0; i < 256; i++) {
+    if (unknown_feat(i)) {
+      /* Change R(i) asks for Confirm L(i); Change L(i) for Confirm R(i). */
+      assert_true(seen[0][i] && seen[1][i]);
+    }
+  }
+  udccp_pair_run_for(&p, 1 * S);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -311,6 +392,8 @@ int main(void) {
           test_rfc4340_6_6_9_mandatory_ccid_change_after_handshake_resets),
       cmocka_unit_test(
           test_rfc4340_11_4_ackvec_never_reports_unprocessed_packet),
+      cmocka_unit_test(
+          test_rfc4340_6_6_7_every_unknown_change_gets_empty_confirm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
