@@ -189,17 +189,24 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     if (conn->state != UDCCP_STATE_OPEN) {
       conn->feat.repeat = 1;
     }
+    /* §8.1.4, §8.1.5: every packet the client sends in PARTOPEN (Ack,
+     * DataAck, Sync, SyncAck, Close) echoes all the Response's Init
+     * Cookies, in order.  First, so that they always fit: they came in
+     * one options area. */
+    if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+        conn->echo_cookies_len > 0 && type != UDCCP_PKT_DATA) {
+      memcpy(ob.buf + ob.len, conn->echo_cookies, conn->echo_cookies_len);
+      ob.len += conn->echo_cookies_len;
+    }
     empty_owed = conn->feat.n_empty;
     if (udccp_feat_write(&conn->feat, &ob, type, seq) > 0) {
       conn->t_feat_tx = ts;
       conn->feat_tx_seq = seq;
       conn->feat_tx_valid = 1;
     }
-    /* §8.1.5: every PARTOPEN packet repeats the Response's Init Cookie. */
-    if (conn->init_cookie_len > 0 &&
-        ((conn->is_server && type == UDCCP_PKT_RESPONSE) ||
-         (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
-          acking))) {
+    /* §8.1.4: the listener's cookie on our Response. */
+    if (conn->init_cookie_len > 0 && conn->is_server &&
+        type == UDCCP_PKT_RESPONSE) {
       (void)udccp_optbuf_put(&ob, UDCCP_OPT_INIT_COOKIE, 0, conn->init_cookie,
                              conn->init_cookie_len);
     }

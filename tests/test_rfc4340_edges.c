@@ -242,6 +242,136 @@ static void test_rfc4340_6_6_9_mandatory_ccid_change_after_handshake_resets(
   udccp_pair_free(&p);
 }
 
+/* ------------------------------------------------ §8.1.4, §8.1.5 */
+
+/* The raw options of type t in a packet, in order, concatenated as
+ * (length, value) pairs into out; returns the bytes written. */
+static size_t opts_of_type(const udccp_conn_rxpkt *rp, uint8_t t, uint8_t *out,
+                           size_t cap) {
+  const uint8_t *o = rp->h.opts;
+  size_t i = 0, n = 0;
+  while (i < rp->h.opts_len) {
+    uint8_t type = o[i];
+    size_t len;
+    if (type < 32) {
+      i++;
+      continue;
+    }
+    assert_true(i + 1 < rp->h.opts_len);
+    len = o[i + 1];
+    assert_true(len >= 2 && i + len <= rp->h.opts_len);
+    if (type == t) {
+      assert_true(n + len - 1 <= cap);
+      out[n++] = (uint8_t)(len - 2);
+      memcpy(out + n, o + i + 2, len - 2);
+      n += len - 2;
+    }
+    i += len;
+  }
+  return n;
+}
+
+typedef struct captured {
+  uint8_t pkt[UDCCP_PAIR_MTU];
+  size_t len;
+} captured;
+
+/* Keeps the server's packets from the client; the first Response is kept
+ * in ud (it carries the Confirms, which are never repeated, §6.6.1). */
+static int drop_to_client(udccp_pair *p, int dir, const uint8_t *pkt,
+                          size_t len, uint64_t idx, void *ud) {
+  captured *c = ud;
+  (void)p;
+  (void)idx;
+  if (dir == 1 && c->len == 0 && len > 8 &&
+      ((pkt[8] >> 1) & 0xF) == UDCCP_PKT_RESPONSE) {
+    memcpy(c->pkt, pkt, len);
+    c->len = len;
+  }
+  return dir == 1;
+}
+
+/* Response rp re-sent to the client with the Init Cookie options
+ * `cookies` appended. */
+static uint64_t feed_response(udccp_pair *p, const udccp_conn_rxpkt *rp,
+                              const uint8_t *cookies, size_t clen) {
+  uint8_t opts[1020];
+  udccp_tb_pkt tp;
+  int rv;
+  assert_true(rp->h.opts_len + clen <= sizeof(opts));
+  memcpy(opts, rp->h.opts, rp->h.opts_len);
+  memcpy(opts + rp->h.opts_len, cookies, clen);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_RESPONSE, rp->h.seq, rp->h.ack);
+  tp.service_code = rp->h.service_code;
+  tp.opts = opts;
+  tp.opts_len = rp->h.opts_len + clen;
+  rv = udccp_pair_feed(p, 0, &tp);
+  assert_int_equal(rv, 0);
+  return rp->h.seq;
+}
+
+static void assert_cookies(const udccp_conn_rxpkt *rp, const uint8_t *want,
+                           size_t n) {
+  uint8_t got[1020];
+  assert_int_equal(opts_of_type(rp, UDCCP_OPT_INIT_COOKIE, got, sizeof(got)),
+                   n);
+  assert_memory_equal(got, want, n);
+}
+
+static void test_rfc4340_8_1_4_client_echoes_all_init_cookies_in_order(
+    void **state) {
+  static const uint8_t two[] = {UDCCP_OPT_INIT_COOKIE, 5, 'a', 'b', 'c',
+                                UDCCP_OPT_INIT_COOKIE, 4, 'd', 'e'};
+  static const uint8_t two_echo[] = {3, 'a', 'b', 'c', 2, 'd', 'e'};
+  static const uint8_t other[] = {UDCCP_OPT_INIT_COOKIE, 3, 'z'};
+  static const uint8_t other_echo[] = {1, 'z'};
+  udccp_pair p;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  udccp_conn_info ci;
+  udccp_tb_pkt tp;
+  captured cap;
+  uint64_t rs, rs2;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 301), 0);
+  memset(&cap, 0, sizeof(cap));
+  p.drop = drop_to_client;
+  p.drop_ud = &cap;
+  udccp_pair_run_for(&p, 50 * MS);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_RESPOND);
+  assert_true(cap.len > 0);
+  assert_int_equal(udccp_conn_decode(&rp, cap.pkt, cap.len), 0);
+  rs = feed_response(&p, &rp, two, sizeof(two));
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_PARTOPEN);
+  /* The Ack completing the handshake. */
+  rp = next_of(&p, 0, buf, UDCCP_PKT_ACK);
+  assert_int_equal(rp.h.ack, rs);
+  assert_cookies(&rp, two_echo, sizeof(two_echo));
+  /* A SyncAck sent in PARTOPEN echoes them too. */
+  udccp_conn_get_info(p.c[0], &ci);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, rs + 1, ci.gss);
+  assert_int_equal(udccp_pair_feed(&p, 0, &tp), 0);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_PARTOPEN);
+  rp = next_type(&p, 0, buf, UDCCP_PKT_SYNCACK);
+  assert_cookies(&rp, two_echo, sizeof(two_echo));
+  /* So does a retransmitted Ack (the PARTOPEN timer). */
+  p.now += 300 * MS;
+  assert_int_equal(udccp_conn_handle_expiry(p.c[0], p.now), 0);
+  rp = next_type(&p, 0, buf, UDCCP_PKT_ACK);
+  assert_cookies(&rp, two_echo, sizeof(two_echo));
+  /* A newer Response with another cookie: the echo follows the Response
+   * the ackno names. */
+  p.c[1]->gss = rs + 1; /* its next Response is rs + 2 */
+  p.c[1]->pending |= UDCCP_PEND_RESPONSE;
+  rp = next_of(&p, 1, cap.pkt, UDCCP_PKT_RESPONSE);
+  rs2 = feed_response(&p, &rp, other, sizeof(other));
+  assert_int_equal(rs2, rs + 2);
+  rp = next_type(&p, 0, buf, UDCCP_PKT_ACK);
+  assert_int_equal(rp.h.ack, rs2);
+  assert_cookies(&rp, other_echo, sizeof(other_echo));
+  udccp_pair_free(&p);
+}
+
 /* ------------------------------------------------ §11.4 */
 
 typedef struct av_probe {
@@ -390,6 +520,8 @@ int main(void) {
           test_rfc4340_10_ccid_confirm_after_handshake_is_ccid_in_use),
       cmocka_unit_test(
           test_rfc4340_6_6_9_mandatory_ccid_change_after_handshake_resets),
+      cmocka_unit_test(
+          test_rfc4340_8_1_4_client_echoes_all_init_cookies_in_order),
       cmocka_unit_test(
           test_rfc4340_11_4_ackvec_never_reports_unprocessed_packet),
       cmocka_unit_test(
