@@ -22,7 +22,9 @@
 # Env knobs: ONLY=REGEX (run the scenarios whose name matches), KEEP=1 (keep
 #   the temp dir), ACCEL=auto|tcg|kvm, MEM=512M, KPEER_CACHE (kernel cache,
 #   shared with /work/shared/kernel-peer), KERNEL_PKG, BUDGET=540 (seconds;
-#   scenarios not started by then are counted as failed "no time left").
+#   scenarios not started by then are counted as failed "no time left"),
+#   PREPARE_ONLY=1 (fetch and extract the kernel, build the tools and the
+#   initramfs, then stop before the guest boots: interop/selftest.sh).
 # Artifacts (pcaps, logs per scenario): BUILD_DIR/interop-results/<scenario>/.
 set -euo pipefail
 
@@ -66,7 +68,7 @@ apt_lists() { ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || apt-get updat
 if [ ${#need[@]} -gt 0 ]; then
   say "apt-get install ${need[*]}"
   apt_lists
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
     "${need[@]}" >/dev/null
 fi
 
@@ -197,6 +199,13 @@ poweroff -f
 EOF
 chmod +x "$R/init"
 (cd "$R" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$WORK/initramfs.gz"
+if [ "${PREPARE_ONLY:-0}" = 1 ]; then
+  # The harness's own test (interop/selftest.sh): everything a fresh machine
+  # must do before the guest boots, without booting it.
+  say "prepared: $KERNEL_PKG in $KDIR, vmlinux $(stat -c %s "$VMLINUX") B," \
+    "initramfs $(stat -c %s "$WORK/initramfs.gz") B"
+  exit 0
+fi
 
 # ---------------------------------------------------------------- network
 if [ "$ACCEL" = auto ]; then
