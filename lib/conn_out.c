@@ -91,13 +91,17 @@ static size_t pkt_max(const udccp_conn *conn) {
  * of acks (Appendix A).  It gets the room the packet has left: the
  * ackvec module then leaves out the oldest part, which earlier acks
  * reported (§11.4.2), so an ack never fails for its vector. */
-static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, uint8_t type,
-                       size_t payload_len, size_t cap, uint64_t seq) {
+static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
+                       size_t cap, uint64_t seq) {
   udccp_optbuf tmp;
   size_t limit = cap < pkt_max(conn) ? cap : pkt_max(conn);
-  size_t used = udccp_hdr_fixed_len(type, 1) + payload_len + ob->len + 3;
+  /* §5.1: Data Offset counts the generic header, the type's subheader
+   * and the options, at most 1020 bytes in all.  udccp_conn_build keeps
+   * the first (fixed - 12) bytes of ob unused for that (UDCCP_OPTS_MAX_LEN
+   * assumes the smallest header), so they are in ob->len already. */
+  size_t used = 12 + payload_len + ob->len + 3;
   size_t room, start;
-  if (used + 3 > limit) {
+  if (used + 3 > limit || ob->len + 3 > UDCCP_OPTS_MAX_LEN) {
     return;
   }
   /* §11.4: the vector's first byte describes the Acknowledgement Number
@@ -108,20 +112,8 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, uint8_t type,
     return;
   }
   room = limit - used;
-  /* §5.1: Data Offset counts the generic header, the type's subheader
-   * and the options, at most 1020 bytes in all; UDCCP_OPTS_MAX_LEN
-   * assumes the smallest header, an Ack's is 12 bytes longer. */
-  {
-    size_t opt_max = UDCCP_MAX_DOFF_BYTES - udccp_hdr_fixed_len(type, 1);
-    if (opt_max > UDCCP_OPTS_MAX_LEN) {
-      opt_max = UDCCP_OPTS_MAX_LEN;
-    }
-    if (ob->len + 3 > opt_max) {
-      return;
-    }
-    if (room > opt_max - ob->len) {
-      room = opt_max - ob->len;
-    }
+  if (room > UDCCP_OPTS_MAX_LEN - ob->len) {
+    room = UDCCP_OPTS_MAX_LEN - ob->len;
   }
   /* Write into the tail of a scratch buffer whose free space is room. */
   start = UDCCP_OPTS_MAX_LEN - room;
@@ -282,7 +274,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                                   udccp_crc32c(payload, payload_len), 4);
     }
     if (acking && conn->send_ackvec && conn->av_up) {
-      put_ackvec(conn, &ob, type, payload_len, cap, seq);
+      put_ackvec(conn, &ob, payload_len, cap, seq);
     }
   }
   {
