@@ -298,6 +298,11 @@ static int drain(udccp_sock *s, rx_state *rx, uint8_t *buf, size_t cap,
     return PERF_ERR_STOPPED;
   }
   for (int k = 0; k < 100000; k++) {
+    if (g_sig != 0) {
+      /* A sender faster than us keeps data waiting: answer the signal
+       * now, not after the whole backlog. */
+      return PERF_ERR_STOPPED;
+    }
     udccp_ssize n = udccp_recv(s, buf, cap, k == 0 ? timeout_ms : 0);
     if (n == UDCCP_ERR_AGAIN) {
       return last;
