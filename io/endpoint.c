@@ -569,10 +569,10 @@ void udccp_io_sock_free(udccp_sock *s) {
       ep->towner[i] = NULL;
     }
   }
-  udccp_conn_del(s->conn);
   if (s->lis != NULL) {
-    udccp_listener_conn_gone(s->lis);
+    udccp_listener_conn_gone(s->lis, s->conn);
   }
+  udccp_conn_del(s->conn);
   size_t i = s->idx;
   ep->socks[i] = ep->socks[--ep->nsocks];
   ep->socks[i]->idx = i;
@@ -774,6 +774,9 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
   }
   path->local_port = pk.dport;
   path->remote_port = pk.sport;
+  /* Init Cookies are bound to the client's UDP port (RFC 6773 §3.5). */
+  path->encap_port =
+      ep->cfg.transport == UDCCP_TRANSPORT_UDP ? udp_rport : 0;
   if (ep->group_n > 1 && !from_peer) {
     /* A worker group: the rule, not the kernel's choice, decides (GRO may
      * have brought another worker's packet; share.c). */
@@ -796,6 +799,9 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
   udccp_sock *s = udccp_demux_find(&ep->demux, &k);
   if (s != NULL) {
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
+    if (s->lis != NULL) {
+      udccp_listener_conn_update(s->lis, s->conn);
+    }
     udccp_io_sched_touch(s);
     int st = udccp_conn_get_state(s->conn);
     if (st >= UDCCP_STATE_PARTOPEN && st != UDCCP_STATE_TIMEWAIT) {
@@ -812,8 +818,8 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
     if (conn != NULL) {
       udccp_sock *ns = udccp_io_sock_add(ep, conn, path, udp_rport, lis);
       if (ns == NULL) {
+        udccp_listener_conn_gone(lis, conn);
         udccp_conn_del(conn);
-        udccp_listener_conn_gone(lis);
         return;
       }
       ns->in_acceptq = 1;
