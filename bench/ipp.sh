@@ -7,7 +7,7 @@
 #   sh bench/ipp.sh BUILD_DIR [PACKETS]      (IPP_PACKETS too)
 set -u
 BUILD=${1:?usage: ipp.sh BUILD_DIR [PACKETS]}
-N=${2:-${IPP_PACKETS:-20000}}
+N=${2:-${IPP_PACKETS:-10000}}
 BIN=$BUILD/bench/udccp-ippbench
 if [ ! -x "$BIN" ]; then
   echo "ipp: $BIN not built (cmake --build $BUILD --target udccp-ippbench)" >&2
