@@ -100,9 +100,9 @@ check-interop:
 SEEDS ?= 1000
 sim-rel:
 	cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
-	cmake --build build-rel -j $(JOBS) --target udccp-sim udccp-chaos
+	cmake --build build-rel -j $(JOBS) --target udccp-sim
 envelope: deps sim-rel
 	python3 tests/envelope.py --sim build-rel/udccp-sim --set full --recovery \
 	  --jobs 2 --md doc/envelope.md --svg doc/envelope.svg
 chaos: deps sim-rel
-	build-rel/udccp-chaos --seeds $(SEEDS)
+	build-rel/udccp-sim --chaos $(SEEDS)
