@@ -101,8 +101,20 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, uint8_t type,
     return;
   }
   room = limit - used;
-  if (room > UDCCP_OPTS_MAX_LEN - ob->len) {
-    room = UDCCP_OPTS_MAX_LEN - ob->len;
+  /* §5.1: Data Offset counts the generic header, the type's subheader
+   * and the options, at most 1020 bytes in all; UDCCP_OPTS_MAX_LEN
+   * assumes the smallest header, an Ack's is 12 bytes longer. */
+  {
+    size_t opt_max = UDCCP_MAX_DOFF_BYTES - udccp_hdr_fixed_len(type, 1);
+    if (opt_max > UDCCP_OPTS_MAX_LEN) {
+      opt_max = UDCCP_OPTS_MAX_LEN;
+    }
+    if (ob->len + 3 > opt_max) {
+      return;
+    }
+    if (room > opt_max - ob->len) {
+      room = opt_max - ob->len;
+    }
   }
   /* Write into the tail of a scratch buffer whose free space is room. */
   start = UDCCP_OPTS_MAX_LEN - room;
