@@ -218,11 +218,11 @@ static void retire(sim_flow *f, uflow *u, uflow_end *e, int server,
   e->reset = udccp_conn_get_reset_code(e->conn);
   e->done_at = now;
   e->retired = 1;
+  if (server && u->lis != NULL) {
+    udccp_listener_conn_gone(u->lis, e->conn);
+  }
   udccp_conn_del(e->conn);
   e->conn = NULL;
-  if (server && u->lis != NULL) {
-    udccp_listener_conn_gone(u->lis);
-  }
   (void)f;
 }
 
@@ -340,8 +340,8 @@ static void to_server(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
       /* A stray Request after the flow's server connection is gone:
        * one connection per flow, so refuse it silently. */
       u->extra_server_conns++;
+      udccp_listener_conn_gone(u->lis, nc);
       udccp_conn_del(nc);
-      udccp_listener_conn_gone(u->lis);
       return;
     }
     u->srv.conn = nc;
