@@ -9,6 +9,11 @@
  *       DCCP-UDP: one server thread accepts and closes, one client thread
  *       keeps CONCURRENCY (256) connections opening at once and closes
  *       each as it opens.  Prints "hs_per_s=<completed cycles per second>".
+ *   udccp-ioscale mt FLOWS WORKERS SECONDS   bulk flows (1200-byte
+ *       datagrams, CCID 2), one client thread and endpoint each, into a
+ *       server of WORKERS threads on one UDP port
+ *       (udccp_endpoint_new_workers); flow i is steered to worker
+ *       i mod WORKERS.  Prints "goodput_mbps=<aggregate>".
  *
  * Timing figures: compare lines of one run, not runs.
  */
@@ -238,7 +243,165 @@ static int hs_main(double secs, long conc) {
   return 0;
 }
 
+/* ------------------------------------------------------- worker scaling */
+
+#define MT_MAX 8
+
+typedef struct mt_worker {
+  udccp_endpoint *ep;
+  volatile int stop;
+  volatile uint64_t bytes; /* received while counting */
+  volatile int counting;
+} mt_worker;
+
+static void *mt_server(void *arg) {
+  mt_worker *w = arg;
+  udccp_sock *socks[MT_MAX];
+  int n = 0;
+  static _Thread_local uint8_t buf[65536];
+  while (!w->stop) {
+    udccp_sock *s;
+    if (n < MT_MAX && udccp_accept(w->ep, &s, n == 0 ? 20 : 0) == 0) {
+      socks[n++] = s;
+    }
+    int got = 0;
+    for (int i = 0; i < n; i++) {
+      udccp_ssize r;
+      while ((r = udccp_recv(socks[i], buf, sizeof(buf), 0)) > 0) {
+        if (w->counting) {
+          w->bytes += (uint64_t)r;
+        }
+        got = 1;
+      }
+    }
+    if (!got && n > 0) {
+      (void)udccp_endpoint_run(w->ep, 5);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    udccp_abort(socks[i]);
+  }
+  return NULL;
+}
+
+typedef struct mt_flow {
+  uint16_t udp_port;
+  uint32_t worker, nworkers;
+  volatile int stop;
+  int rv;
+} mt_flow;
+
+static void *mt_client(void *arg) {
+  mt_flow *f = arg;
+  udccp_endpoint *ep = client(f->udp_port);
+  udccp_sock *s = NULL;
+  /* A connection the steering rule gives to our worker: (client DCCP
+   * port XOR server DCCP port) mod n, as udccp_endpoint_new_workers()
+   * documents. */
+  for (int k = 0; k < 200; k++) {
+    f->rv = udccp_connect(ep, &s, "127.0.0.1", PORT0, SVC, 0, 5000);
+    if (f->rv != 0) {
+      break;
+    }
+    const udccp_path *p = udccp_sock_get_path(s);
+    if ((uint32_t)(p->local_port ^ p->remote_port) % f->nworkers ==
+        f->worker) {
+      break;
+    }
+    udccp_abort(s);
+    s = NULL;
+  }
+  if (s == NULL) {
+    f->rv = f->rv ? f->rv : -1;
+    udccp_endpoint_del(ep);
+    return NULL;
+  }
+  static _Thread_local uint8_t buf[1200];
+  memset(buf, 0x5a, sizeof(buf));
+  while (!f->stop) {
+    if (udccp_send_more(s, buf, sizeof(buf), 100) < 0 &&
+        udccp_sock_error(s) != 0) {
+      f->rv = udccp_sock_error(s);
+      break;
+    }
+  }
+  udccp_abort(s);
+  udccp_endpoint_del(ep);
+  return NULL;
+}
+
+static int mt_main(int flows, int workers, double secs) {
+  if (flows < 1 || flows > MT_MAX || workers < 1 || workers > MT_MAX) {
+    return 2;
+  }
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  udccp_endpoint *eps[MT_MAX];
+  int rv = udccp_endpoint_new_workers(eps, (size_t)workers, &cfg);
+  if (rv != 0) {
+    die("workers", rv);
+  }
+  uint32_t code = SVC;
+  mt_worker w[MT_MAX];
+  pthread_t wt[MT_MAX], ct[MT_MAX];
+  mt_flow fl[MT_MAX];
+  for (int k = 0; k < workers; k++) {
+    memset(&w[k], 0, sizeof(w[k]));
+    w[k].ep = eps[k];
+    if ((rv = udccp_listen(eps[k], PORT0, &code, 1)) != 0) {
+      die("listen", rv);
+    }
+    pthread_create(&wt[k], NULL, mt_server, &w[k]);
+  }
+  for (int i = 0; i < flows; i++) {
+    memset(&fl[i], 0, sizeof(fl[i]));
+    fl[i].udp_port = udccp_endpoint_local_port(eps[0]);
+    fl[i].worker = (uint32_t)(i % workers);
+    fl[i].nworkers = (uint32_t)workers;
+    pthread_create(&ct[i], NULL, mt_client, &fl[i]);
+  }
+  /* One second to connect and ramp up, then count. */
+  struct timespec one = {1, 0};
+  nanosleep(&one, NULL);
+  for (int k = 0; k < workers; k++) {
+    w[k].counting = 1;
+  }
+  double t0 = now_s();
+  struct timespec d = {(time_t)secs,
+                       (long)((secs - (double)(time_t)secs) * 1e9)};
+  nanosleep(&d, NULL);
+  uint64_t total = 0;
+  for (int k = 0; k < workers; k++) {
+    w[k].counting = 0;
+  }
+  double dt = now_s() - t0;
+  for (int k = 0; k < workers; k++) {
+    total += w[k].bytes;
+  }
+  for (int i = 0; i < flows; i++) {
+    fl[i].stop = 1;
+    pthread_join(ct[i], NULL);
+  }
+  for (int k = 0; k < workers; k++) {
+    w[k].stop = 1;
+    pthread_join(wt[k], NULL);
+    udccp_endpoint_del(eps[k]);
+  }
+  int bad = 0;
+  for (int i = 0; i < flows; i++) {
+    bad |= fl[i].rv != 0;
+  }
+  printf("goodput_mbps=%.1f flows=%d workers=%d%s\n",
+         (double)total * 8 / dt / 1e6, flows, workers,
+         bad ? " (a flow failed)" : "");
+  return bad;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 5 && strcmp(argv[1], "mt") == 0) {
+    return mt_main(atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
+  }
   if (argc >= 3 && strcmp(argv[1], "rtt") == 0) {
     return rtt_main(atol(argv[2]), argc > 3 ? atol(argv[3]) : 2000);
   }
@@ -246,6 +409,6 @@ int main(int argc, char **argv) {
     return hs_main(atof(argv[2]), argc > 3 ? atol(argv[3]) : 256);
   }
   fprintf(stderr, "usage: udccp-ioscale rtt N [ROUNDS] | hs SECONDS "
-                  "[CONCURRENCY]\n");
+                  "[CONCURRENCY] | mt FLOWS WORKERS SECONDS\n");
   return 2;
 }

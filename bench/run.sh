@@ -171,6 +171,18 @@ if [ -x "$SCALE" ]; then
   done
   hs=$(timeout 120 "$SCALE" hs "$SECS" 2>/dev/null | sed -n 's/^hs_per_s=\([0-9]*\).*/\1/p')
   printf '%-34s %14s\n' "handshakes/s, loopback (1 thread)" "${hs:-error}"
+  # Cores: two flows into two worker threads on one UDP port, against one
+  # flow into one worker, measured in this run (clients are threads of the
+  # same machine: with 2 CPUs they compete with the workers).
+  one=$(timeout 60 "$SCALE" mt 1 1 "$SECS" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p')
+  two=$(timeout 60 "$SCALE" mt 2 2 "$SECS" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p')
+  if [ -n "$one" ] && [ -n "$two" ]; then
+    awk -v a="$one" -v b="$two" 'BEGIN {
+      printf "%-34s %9.1f Mbit/s\n", "1 flow, 1 worker (baseline)", a
+      printf "%-34s %9.1f Mbit/s %8.2fx\n", "2 flows, 2 workers, one port", b, b / a }'
+  else
+    printf '%-34s %14s\n' "worker scaling" "error"
+  fi
 fi
 
 # Instructions per delivered data packet (callgrind): CCID 2 and CCID 3 at
