@@ -204,8 +204,10 @@ int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
   conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
   udccp_conn_update_windows(conn);
   /* A client that never completes must not keep us in RESPOND forever:
-   * give up after the time a client would retry its Request. */
-  udccp_conn_timer_start(conn, conn->settings.request_timeout, ts);
+   * §8.1.3 allows giving up after no less than 4MSL (the PARTOPEN limit);
+   * the Response itself is never resent by timer (the client resends its
+   * Request). */
+  udccp_conn_timer_start(conn, conn->settings.partopen_timeout, ts);
   return 0;
 }
 

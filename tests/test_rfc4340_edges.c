@@ -507,6 +507,78 @@ static void test_rfc4340_6_6_7_every_unknown_change_gets_empty_confirm(
   udccp_pair_free(&p);
 }
 
+/* ------------------------------------------------ the SHOULDs */
+
+static int drop_all_but_first_request(udccp_pair *p, int dir,
+                                      const uint8_t *pkt, size_t len,
+                                      uint64_t idx, void *ud) {
+  (void)p;
+  (void)pkt;
+  (void)len;
+  (void)ud;
+  return dir == 1 || idx > 0;
+}
+
+static void test_rfc4340_8_1_1_client_giving_up_sends_reset_aborted(
+    void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt last;
+  int i;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.request_timeout = 20 * S;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 601), 0);
+  memset(&last, 0, sizeof(last));
+  /* Nobody answers: Requests until the client gives up. */
+  for (i = 0; i < 64 && udccp_pair_state(&p, 0) != UDCCP_STATE_CLOSED; ++i) {
+    udccp_tstamp t = udccp_conn_get_expiry(p.c[0]);
+    if (t > p.now) {
+      p.now = t;
+    }
+    (void)udccp_conn_handle_expiry(p.c[0], p.now);
+    for (;;) {
+      udccp_conn_rxpkt rp = udccp_pair_next_pkt(&p, 0, buf);
+      if (rp.h.type == 0xFF) {
+        break;
+      }
+      last = rp;
+    }
+  }
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_CLOSED);
+  assert_int_equal(udccp_conn_get_error(p.c[0]), UDCCP_ERR_TIMEOUT);
+  /* §8.1.1: a Reset(Aborted), Acknowledgement Number zero. */
+  assert_int_equal(last.h.type, UDCCP_PKT_RESET);
+  assert_int_equal(last.h.reset_code, UDCCP_RESET_ABORTED);
+  assert_int_equal(last.h.ack, 0);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_8_1_3_respond_timeout_at_least_4msl_then_aborted(
+    void **state) {
+  udccp_pair p;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 602), 0);
+  p.drop = drop_all_but_first_request;
+  udccp_pair_run_for(&p, 1 * S);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_RESPOND);
+  /* §8.1.3: not less than 4MSL (8 minutes) in RESPOND... */
+  udccp_pair_run_for(&p, 7 * 60 * S);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_RESPOND);
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_RESET), 0);
+  /* The Response is not resent by timer (§8.1.3: the client resends its
+   * Request). */
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_RESPONSE), 1);
+  /* ...then CLOSED with a Reset(Aborted) for the client. */
+  udccp_pair_run_for(&p, 2 * 60 * S);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_CLOSED);
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_RESET), 1);
+  assert_int_equal(udccp_conn_get_reset_code(p.c[1]), UDCCP_RESET_ABORTED);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -526,6 +598,10 @@ int main(void) {
           test_rfc4340_11_4_ackvec_never_reports_unprocessed_packet),
       cmocka_unit_test(
           test_rfc4340_6_6_7_every_unknown_change_gets_empty_confirm),
+      cmocka_unit_test(
+          test_rfc4340_8_1_1_client_giving_up_sends_reset_aborted),
+      cmocka_unit_test(
+          test_rfc4340_8_1_3_respond_timeout_at_least_4msl_then_aborted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
