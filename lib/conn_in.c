@@ -446,7 +446,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   udccp_conn_rxpkt p;
   uint8_t type;
   uint64_t lswl, lawl;
-  int seq_ok, rv, req_checked;
+  int seq_ok, rv, req_checked, cov_refused;
 
   conn->now = ts;
   if (pkt == NULL) {
@@ -473,12 +473,13 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       return drop(conn, UDCCP_ERR_PROTO);
     }
   }
-  /* §9.2.1: CsCov values we find unacceptable (MinCsCov/us). */
+  /* §9.2.1: CsCov values we find unacceptable (MinCsCov/us): the header
+   * is sound (its checksum passed), so the packet is processed; only its
+   * application data is refused, reported as Drop Code 0 (step 16). */
+  cov_refused = 0;
   if (p.h.cscov != 0) {
     uint64_t mincov = udccp_feat_get_local(&conn->feat, UDCCP_FEAT_MIN_CSCOV);
-    if (mincov == 0 || p.h.cscov < mincov) {
-      return drop(conn, UDCCP_ERR_DROPPED);
-    }
+    cov_refused = mincov == 0 || p.h.cscov < mincov;
   }
   if (p.h.sport != conn->path.remote_port ||
       p.h.dport != conn->path.local_port) {
@@ -770,7 +771,10 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
    * reports this packet's fate (Data Dropped, Slow Receiver). */
   if ((type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
       p.h.payload_len > 0) {
-    if (conn->state == UDCCP_STATE_OPEN ||
+    if (cov_refused) {
+      conn->info.data_pkts_recv++;
+      note_drop(conn, p.seq, 0); /* §9.2.1, §11.7: Protocol Constraints */
+    } else if (conn->state == UDCCP_STATE_OPEN ||
         conn->state == UDCCP_STATE_CLOSEREQ ||
         conn->state == UDCCP_STATE_CLOSING) {
       if (deliver(conn, &p, ts)) {

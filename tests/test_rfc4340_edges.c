@@ -579,6 +579,41 @@ static void test_rfc4340_8_1_3_respond_timeout_at_least_4msl_then_aborted(
   udccp_pair_free(&p);
 }
 
+static void test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only(
+    void **state) {
+  static const uint8_t data[100] = {1};
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  uint64_t seq;
+  (void)state;
+  open_pair(&p, 603);
+  /* MinCsCov/server is 0: only full coverage is acceptable. */
+  udccp_conn_get_info(p.c[1], &si);
+  seq = (si.gsr + 1) & UDCCP_SEQ_MASK;
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, seq, si.gss);
+  tp.cscov = 1;
+  tp.payload = data;
+  tp.payload_len = sizeof(data);
+  /* The header is processed (GSR moves)... */
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.gsr, seq);
+  /* ...the data is not delivered... */
+  assert_true(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) <= 0);
+  /* ...and the next ack reports it dropped, Drop Code 0 (§11.7). */
+  p.c[1]->pending |= UDCCP_PEND_ACK;
+  rp = next_type(&p, 1, buf, UDCCP_PKT_ACK);
+  assert_int_equal(rp.h.ack, seq);
+  assert_true(rp.opts.present & UDCCP_OPTS_HAS_DATA_DROPPED);
+  assert_true(rp.opts.data_dropped_len >= 1);
+  /* First block describes the ackno: Drop Block, code 0, run length 0. */
+  assert_int_equal(rp.opts.data_dropped[0], 0x80);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -602,6 +637,8 @@ int main(void) {
           test_rfc4340_8_1_1_client_giving_up_sends_reset_aborted),
       cmocka_unit_test(
           test_rfc4340_8_1_3_respond_timeout_at_least_4msl_then_aborted),
+      cmocka_unit_test(
+          test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
