@@ -446,7 +446,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   udccp_conn_rxpkt p;
   uint8_t type;
   uint64_t lswl, lawl;
-  int seq_ok, rv, req_checked, cov_refused;
+  int seq_ok, rv, req_checked, cov_refused, active;
 
   conn->now = ts;
   if (pkt == NULL) {
@@ -539,10 +539,18 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     }
   }
 
+  /* §7.5.3: an active connection (a valid packet within the last three
+   * RTTs) checks Sync and SyncAck seqnos against SWH too: leniency is for
+   * crashes and long loss, not for ongoing communication. */
+  active = conn->state == UDCCP_STATE_OPEN && conn->env.srtt > 0 &&
+           conn->t_last_rx != UDCCP_TSTAMP_NEVER && ts >= conn->t_last_rx &&
+           ts - conn->t_last_rx <= 3 * conn->env.srtt;
+
   /* Step 5: Sync and SyncAck move GSR when their ackno is valid. */
   if (type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK) {
     if (udccp_seq_between(p.ack, conn->awl, conn->awh) &&
-        udccp_seq_ge(p.seq, conn->swl)) {
+        udccp_seq_ge(p.seq, conn->swl) &&
+        (!active || udccp_seq_le(p.seq, conn->swh))) {
       set_gsr(conn, p.seq);
     } else {
       return drop(conn, UDCCP_ERR_SEQ);

@@ -614,6 +614,35 @@ static void test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only(
   udccp_pair_free(&p);
 }
 
+static void test_rfc4340_7_5_3_stringent_sync_check_when_active(
+    void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  (void)state;
+  open_pair(&p, 604);
+  (void)udccp_pair_stream(&p, 0, 100, 10 * MS, 100 * MS);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_true(si.srtt > 0);
+  /* Active (a valid packet within 3 RTTs): a Sync beyond SWH is
+   * sequence-invalid. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, (si.swh + 10) & UDCCP_SEQ_MASK,
+                    si.gss);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_true(udccp_seq_lt(si.gsr, tp.seq));
+  assert_int_equal(p.c[1]->pending & UDCCP_PEND_SYNCACK, 0);
+  /* Silent for more than 3 RTTs: the lenient check of the table (no upper
+   * bound) lets it resynchronise. */
+  p.now += 3 * si.srtt + 100 * MS;
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.gsr, tp.seq);
+  (void)next_type(&p, 1, buf, UDCCP_PKT_SYNCACK);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -639,6 +668,7 @@ int main(void) {
           test_rfc4340_8_1_3_respond_timeout_at_least_4msl_then_aborted),
       cmocka_unit_test(
           test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only),
+      cmocka_unit_test(test_rfc4340_7_5_3_stringent_sync_check_when_active),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
