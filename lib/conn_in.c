@@ -359,8 +359,11 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
   }
   if (p->h.has_ack && conn->send_ackvec && conn->av_up &&
       p->h.type != UDCCP_PKT_SYNC && p->h.type != UDCCP_PKT_SYNCACK) {
-    /* Appendix A.3: the peer saw our vector up to this ackno. */
-    udccp_ackvec_on_ack(&conn->av, p->ack);
+    /* Appendix A.3: only a packet of ours the peer is known to have got
+     * (its ackno, or one its Ack Vector reports received) clears the
+     * state its vector record covers; an ackno between two vector
+     * packets proves nothing about the older one. */
+    udccp_ackvec_on_peer_acks(&conn->av, &p->opts, p->ack);
   }
   return 0;
 }

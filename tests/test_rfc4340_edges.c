@@ -643,6 +643,61 @@ static void test_rfc4340_7_5_3_stringent_sync_check_when_active(
   udccp_pair_free(&p);
 }
 
+/* The state the Ack Vector of side's next Ack gives packet seq; -1 if it
+ * does not describe it. */
+static int av_state_of(udccp_pair *p, int side, uint64_t seq) {
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  av_probe pr;
+  p->c[side]->pending |= UDCCP_PEND_ACK;
+  rp = next_type(p, side, buf, UDCCP_PKT_ACK);
+  pr.seq = seq;
+  pr.state = -1;
+  assert_int_equal(udccp_ackvec_parse(&rp.opts, rp.h.ack, probe_run, &pr), 0);
+  return pr.state;
+}
+
+static void feed_ack_for(udccp_pair *p, int to, uint64_t ackno) {
+  udccp_conn_info i;
+  udccp_tb_pkt tp;
+  udccp_conn_get_info(p->c[to], &i);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (i.gsr + 1) & UDCCP_SEQ_MASK, ackno);
+  assert_int_equal(udccp_pair_feed(p, to, &tp), 0);
+}
+
+static void test_rfc4340_a_3_ack_of_ack_clears_exactly_acknowledged_record(
+    void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt a1;
+  uint64_t g1, s_sync;
+  (void)state;
+  open_pair(&p, 605);
+  (void)udccp_pair_stream(&p, 0, 100, 10 * MS, 200 * MS);
+  /* A1: an Ack with a vector (record: A1's seq, ackno g1). */
+  udccp_conn_get_info(p.c[1], &si);
+  g1 = si.gsr;
+  p.c[1]->pending |= UDCCP_PEND_ACK;
+  a1 = next_type(&p, 1, buf, UDCCP_PKT_ACK);
+  assert_true(a1.opts.n_ackvec > 0);
+  /* Then a packet without a vector: a Sync. */
+  p.c[1]->sync_ackno = si.gsr;
+  p.c[1]->pending |= UDCCP_PEND_SYNC;
+  s_sync = next_type(&p, 1, buf, UDCCP_PKT_SYNC).h.seq;
+  /* The peer acknowledges the Sync: that proves nothing about A1, so the
+   * state A1 reported stays in the vector. */
+  feed_ack_for(&p, 1, s_sync);
+  assert_int_equal(av_state_of(&p, 1, g1), UDCCP_AV_RECEIVED);
+  /* The peer acknowledges A1 itself: what A1 reported (up to g1) is
+   * acknowledged and goes; what came after stays. */
+  feed_ack_for(&p, 1, a1.h.seq);
+  assert_int_equal(av_state_of(&p, 1, g1), -1);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(av_state_of(&p, 1, si.gsr), UDCCP_AV_RECEIVED);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -669,6 +724,8 @@ int main(void) {
       cmocka_unit_test(
           test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only),
       cmocka_unit_test(test_rfc4340_7_5_3_stringent_sync_check_when_active),
+      cmocka_unit_test(
+          test_rfc4340_a_3_ack_of_ack_clears_exactly_acknowledged_record),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
