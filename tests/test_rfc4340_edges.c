@@ -698,6 +698,33 @@ static void test_rfc4340_a_3_ack_of_ack_clears_exactly_acknowledged_record(
   udccp_pair_free(&p);
 }
 
+static void test_rfc4340_13_3_timestamp_echo_on_next_packet_of_any_type(
+    void **state) {
+  static const uint8_t ts1[] = {UDCCP_OPT_TIMESTAMP, 6, 0, 0, 0, 5};
+  static const uint8_t ts2[] = {UDCCP_OPT_TIMESTAMP, 6, 0, 0, 0, 9};
+  udccp_pair p;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  (void)state;
+  open_pair(&p, 606);
+  /* The next packet is a CloseReq (no acknowledgement pending). */
+  assert_int_equal(feed_ack_opts(&p, 1, ts1, sizeof(ts1)), 0);
+  p.c[1]->pending = 0;
+  p.c[1]->ackq_n = 0;
+  p.c[1]->ack_needed = 0;
+  assert_int_equal(udccp_conn_close(p.c[1], p.now), 0);
+  rp = next_of(&p, 1, buf, UDCCP_PKT_CLOSEREQ);
+  assert_true(rp.opts.present & UDCCP_OPTS_HAS_TS_ECHO);
+  assert_int_equal(rp.opts.ts_echo, 5);
+  /* A Reset too. */
+  assert_int_equal(feed_ack_opts(&p, 1, ts2, sizeof(ts2)), 0);
+  assert_int_equal(udccp_conn_abort(p.c[1], UDCCP_RESET_ABORTED, p.now), 0);
+  rp = next_of(&p, 1, buf, UDCCP_PKT_RESET);
+  assert_true(rp.opts.present & UDCCP_OPTS_HAS_TS_ECHO);
+  assert_int_equal(rp.opts.ts_echo, 9);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -726,6 +753,8 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_5_3_stringent_sync_check_when_active),
       cmocka_unit_test(
           test_rfc4340_a_3_ack_of_ack_clears_exactly_acknowledged_record),
+      cmocka_unit_test(
+          test_rfc4340_13_3_timestamp_echo_on_next_packet_of_any_type),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
