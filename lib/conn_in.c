@@ -785,6 +785,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     if (cov_refused) {
       conn->info.data_pkts_recv++;
       note_drop(conn, p.seq, 0); /* §9.2.1, §11.7: Protocol Constraints */
+      cov_refused = 2;
     } else if (conn->state == UDCCP_STATE_OPEN ||
         conn->state == UDCCP_STATE_CLOSEREQ ||
         conn->state == UDCCP_STATE_CLOSING) {
@@ -801,6 +802,10 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   ccid_input(conn, &p, ts);
   if (conn->state == UDCCP_STATE_CLOSED) {
     return conn->error;
+  }
+  if (cov_refused == 2) {
+    /* The header counted; the caller learns that the data did not. */
+    return drop(conn, UDCCP_ERR_DROPPED);
   }
   return 0;
 }

@@ -597,11 +597,11 @@ static void test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only(
   tp.cscov = 1;
   tp.payload = data;
   tp.payload_len = sizeof(data);
-  /* The header is processed (GSR moves)... */
-  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
+  /* The header is processed (GSR moves), the data dropped... */
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
   udccp_conn_get_info(p.c[1], &si);
   assert_int_equal(si.gsr, seq);
-  /* ...the data is not delivered... */
+  /* ...not delivered... */
   assert_true(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) <= 0);
   /* ...and the next ack reports it dropped, Drop Code 0 (§11.7). */
   p.c[1]->pending |= UDCCP_PEND_ACK;
