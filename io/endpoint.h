@@ -113,6 +113,9 @@ struct udccp_endpoint {
   uint8_t gctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   uint16_t gfirst[UDCCP_IO_BATCH_MAX], gcount[UDCCP_IO_BATCH_MAX];
   udccp_endpoint_stats stats;
+  udccp_tstamp trim_at;    /* last look at the churn (malloc_trim) */
+  uint64_t trim_mark;      /* churn count at that look */
+  uint64_t socks_freed;    /* connections freed, ever */
 };
 
 /* CLOCK_MONOTONIC in nanoseconds. */
