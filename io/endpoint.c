@@ -1051,16 +1051,16 @@ static void settle(udccp_sock *s) {
   }
 }
 
-/* Memory returns (DESIGN.md §1): after a burst of short-lived allocations
- * (a flood of Requests answered with Init Cookies, each through a
- * throw-away connection; many connections freed) the C library keeps the
- * freed pages, scattered between live blocks.  At most once a second,
- * if 1,000 such frees happened since the last look, hand them back. */
+/* Memory returns (DESIGN.md §1): after short-lived allocations (Requests
+ * answered with Init Cookies, each through a throw-away connection;
+ * connections freed) the C library keeps the freed pages, scattered
+ * between live blocks.  At most once a second, if any such free happened
+ * since the last trim, hand them back (malloc_trim walks the heap: about
+ * a millisecond for the few MB a listener under flood holds). */
 static void trim_after_churn(udccp_endpoint *ep, udccp_tstamp now) {
   if (now - ep->trim_at < UDCCP_NS_PER_S) {
     return;
   }
-  ep->trim_at = now;
   uint64_t churn = ep->socks_freed;
   for (size_t i = 0; i < ep->nlis; i++) {
     for (int f = 0; f < 2; f++) {
@@ -1069,12 +1069,13 @@ static void trim_after_churn(udccp_endpoint *ep, udccp_tstamp now) {
       churn += st.cookies_sent + st.too_busy;
     }
   }
-  if (churn - ep->trim_mark >= 1000) {
+  if (churn != ep->trim_mark) {
+    ep->trim_at = now;
+    ep->trim_mark = churn;
 #ifdef __GLIBC__
     (void)malloc_trim(0);
 #endif
   }
-  ep->trim_mark = churn;
 }
 
 int udccp_endpoint_process(udccp_endpoint *ep) {
