@@ -826,7 +826,7 @@ static int next_timeout(void) {
       }
     }
   }
-  /* The 100 ms sweep of io/ also needs its turns. */
+  /* Our own turn (service() of every socket) runs at least every 100 ms. */
   return t < 0 || t > 100 ? 100 : t;
 }
 
