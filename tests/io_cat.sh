@@ -85,10 +85,16 @@ P=$((BASE + 3))
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.5
-timeout 60 "$CAT" 127.0.0.1 "$P" <"$T/big.txt" >/dev/null 2>"$T/kill.cli" &
+timeout 60 "$CAT" -v 127.0.0.1 "$P" <"$T/big.txt" >/dev/null 2>"$T/kill.cli" &
 cpid=$!
 PIDS="$PIDS $cpid"
-sleep 0.3
+# Connected first (on a loaded machine an ASan start takes a while): a
+# listener stopped before its accept never learns of the connection.
+i=0
+while ! grep -q connected "$T/kill.cli" && [ $i -lt 100 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+sleep 0.2
 kill -STOP "$spid"
 sleep 1
 kill -TERM "$spid"
