@@ -556,10 +556,10 @@ void udccp_io_sock_free(udccp_sock *s) {
       ep->towner[i] = NULL;
     }
   }
-  udccp_conn_del(s->conn);
   if (s->lis != NULL) {
-    udccp_listener_conn_gone(s->lis);
+    udccp_listener_conn_gone(s->lis, s->conn);
   }
+  udccp_conn_del(s->conn);
   size_t i = s->idx;
   ep->socks[i] = ep->socks[--ep->nsocks];
   ep->socks[i]->idx = i;
@@ -761,6 +761,9 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   }
   path->local_port = pk.dport;
   path->remote_port = pk.sport;
+  /* Init Cookies are bound to the client's UDP port (RFC 6773 §3.5). */
+  path->encap_port =
+      ep->cfg.transport == UDCCP_TRANSPORT_UDP ? udp_rport : 0;
   if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
     /* Not our port: someone else's DCCP, or our own outgoing packet seen
      * on loopback.  Stay silent (DESIGN.md §3). */
@@ -774,6 +777,9 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   udccp_sock *s = udccp_demux_find(&ep->demux, &k);
   if (s != NULL) {
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
+    if (s->lis != NULL) {
+      udccp_listener_conn_update(s->lis, s->conn);
+    }
     udccp_io_sched_touch(s);
     int st = udccp_conn_get_state(s->conn);
     if (st >= UDCCP_STATE_PARTOPEN && st != UDCCP_STATE_TIMEWAIT) {
@@ -790,8 +796,8 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
     if (conn != NULL) {
       udccp_sock *ns = udccp_io_sock_add(ep, conn, path, udp_rport, lis);
       if (ns == NULL) {
+        udccp_listener_conn_gone(lis, conn);
         udccp_conn_del(conn);
-        udccp_listener_conn_gone(lis);
         return;
       }
       ns->in_acceptq = 1;

@@ -176,6 +176,8 @@ int udccp_listen(udccp_endpoint *ep, uint16_t port,
   ls.init_cookie = ep->cfg.init_cookie;
   ls.cookie_lifetime = 8 * UDCCP_NS_PER_S;
   ls.max_conns = ep->cfg.max_conns;
+  ls.half_open_max = ep->cfg.half_open_max;
+  ls.backlog = ep->cfg.backlog;
   for (int f = 0; f < 2; f++) {
     if (ep->fd[f] < 0) {
       continue;
@@ -242,6 +244,9 @@ int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms) {
   s->acc_next = NULL;
   s->in_acceptq = 0;
   s->app_owned = 1;
+  if (s->lis != NULL) {
+    udccp_listener_conn_accepted(s->lis, s->conn);
+  }
   *psock = s;
   return 0;
 }
@@ -410,12 +415,14 @@ int udccp_close(udccp_sock *s, int timeout_ms) {
   return result;
 }
 
-void udccp_abort(udccp_sock *s) {
+void udccp_abort(udccp_sock *s) { udccp_abort_code(s, UDCCP_RESET_ABORTED); }
+
+void udccp_abort_code(udccp_sock *s, uint8_t reset_code) {
   if (s == NULL) {
     return;
   }
   if (!is_dead(s)) {
-    (void)udccp_conn_abort(s->conn, UDCCP_RESET_ABORTED, udccp_io_now());
+    (void)udccp_conn_abort(s->conn, reset_code, udccp_io_now());
     udccp_io_sock_flush(s);
   }
   s->app_owned = 0;

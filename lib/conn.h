@@ -96,6 +96,7 @@ struct udccp_conn {
   udccp_settings settings;
   udccp_path path;
   uint8_t is_server;
+  uint8_t lis_phase;       /* made by a listener: enum udccp_listener_phase */
   uint8_t state;           /* enum udccp_state */
   uint8_t closing_after_q; /* close requested; Close/CloseReq once queue empty */
   uint32_t service_code;
