@@ -285,6 +285,8 @@ int udccp_tfrc_ccid_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
     return UDCCP_ERR_NOMEM;
   }
   memset(&cfg, 0, sizeof(cfg));
+  /* Never faster than twice what we sent, whatever the peer reports. */
+  cfg.sent_cap = 1;
   /* RFC 4342 §5.3: s may be the MPS; each packet then counts as one MPS.
    * RFC 4828 §3: CCID 4 uses its mean segment size (s_true) instead. */
   cfg.s = env->mps ? (uint32_t)env->mps : 1460u;
@@ -826,6 +828,7 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   fb.t_new = h ? h->ts : ts;
   if (h && ts > h->ts) {
     udccp_tstamp d = ts - h->ts, el = 0;
+    fb.r_raw = d; /* our clock's bound: lies below cannot shrink it */
     if (pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED) {
       el = (udccp_tstamp)pkt->opts->elapsed_time * 10000u; /* 10 us */
     }
@@ -915,6 +918,10 @@ void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,
 
 const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st) {
   return &ctx_of(st)->tfrc;
+}
+
+void udccp_tfrc_ccid_tx_set_sent_cap(udccp_ccid_state *st, int on) {
+  tx_of(st)->tfrc.cfg.sent_cap = (uint8_t)(on != 0);
 }
 
 static int ccid3_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
