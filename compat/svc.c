@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 
 #include "compat.h"
+#include "../io/parse.h"
 
 #define SVC_BUF 65536
 
@@ -315,8 +316,24 @@ static int transport(void) {
   return g_transport;
 }
 
+/* UDCCP_KEEPALIVE="IDLE[,INTERVAL[,PROBES]]" or "off" (doc/preload.md)
+ * changes the keepalive of every connection of ep; unset or malformed: the
+ * library's default (60,10,3). */
+static void ep_env_settings(udccp_endpoint *ep) {
+  const char *k = getenv("UDCCP_KEEPALIVE");
+  udccp_settings st;
+  if (k == NULL) {
+    return;
+  }
+  udccp_endpoint_get_settings(ep, &st);
+  if (udccp_io_parse_keepalive(k, &st) == 0) {
+    (void)udccp_endpoint_set_settings(ep, &st);
+  }
+}
+
 static int ep_register(udccp_endpoint *ep) {
   struct epoll_event e;
+  ep_env_settings(ep);
   memset(&e, 0, sizeof(e));
   e.events = EPOLLIN;
   e.data.ptr = NULL;
