@@ -702,13 +702,14 @@ static void data_dropped(ccid3_tx *tx, const uint8_t *v, size_t len,
   size_t i;
   for (i = 0; i < len; i++) {
     int drop = (v[i] & 0x80u) != 0;
-    uint64_t run = (drop ? (v[i] & 0x0Fu) : (v[i] & 0x7Fu)) + 1u, k;
+    uint64_t run = (drop ? (v[i] & 0x0Fu) : (v[i] & 0x7Fu)) + 1u;
     if (drop && ((v[i] >> 4) & 7u) == 2u) {
-      for (k = 0; k < run; k++) {
-        uint64_t sq = udccp_seq_add(seq, -(int64_t)k);
-        if (!tx->dd_have || udccp_seq_gt(sq, tx->dd_hi)) {
-          tx->dd_pending++;
-        }
+      /* the block is seq - run + 1 .. seq; those above dd_hi are new:
+       * counted at once, O(1) per block whatever a peer claims */
+      int64_t fresh = tx->dd_have ? udccp_seq_sub(seq, tx->dd_hi)
+                                  : (int64_t)run;
+      if (fresh > 0) {
+        tx->dd_pending += (uint64_t)fresh < run ? (uint64_t)fresh : run;
       }
     }
     seq = udccp_seq_add(seq, -(int64_t)run);
