@@ -26,7 +26,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then echo "error: need root to apt-get install$$missing" >&2; exit 1; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $$missing >/dev/null; \
 	fi
 
 build: deps
@@ -83,5 +83,8 @@ interop:
 	bash interop/run.sh build-interop
 # The same run as a test step: skipped, saying why, when this machine
 # cannot run it (not root, no /dev/net/tun, no Debian 12 kernel package).
+# First the harness's own test: it prepares a run from an empty kernel
+# cache, as a machine that never ran it must (interop/selftest.sh).
 check-interop:
+	bash interop/selftest.sh build-interop
 	bash interop/check.sh build-interop

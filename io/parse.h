@@ -35,4 +35,12 @@ int udccp_io_parse_service(const char *s, uint32_t *code);
  * UDCCP_ERR_INVALID_ARGUMENT (then *st is unchanged). */
 int udccp_io_parse_keepalive(const char *s, udccp_settings *st);
 
+/* A listener's Init Cookie mode (enum udccp_init_cookie): "auto",
+ * "always" or "never".  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_cookie_mode(const char *s, uint8_t *mode);
+
+/* A bound such as a backlog: a decimal number 1 .. 2^32 - 2, or
+ * "unlimited" (UINT32_MAX).  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_bound(const char *s, uint32_t *n);
+
 #endif /* UDCCP_IO_PARSE_H */

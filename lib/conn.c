@@ -213,6 +213,9 @@ void udccp_conn_del(udccp_conn *conn) {
   if (conn->ackq != NULL) {
     mem->free(conn->ackq, mem->user_data);
   }
+  if (conn->echo_cookies != NULL) {
+    mem->free(conn->echo_cookies, mem->user_data);
+  }
   mem->free(conn, mem->user_data);
 }
 

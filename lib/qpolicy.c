@@ -12,7 +12,7 @@
 #include "qpolicy.h"
 
 static uint32_t ring_idx(const udccp_sendq *q, uint32_t pos) {
-  return (uint32_t)(((uint64_t)q->head + pos) % q->qlen);
+  return (uint32_t)(((uint64_t)q->head + pos) % q->cap);
 }
 
 static uint32_t order_at(const udccp_sendq *q, uint32_t pos) {
@@ -21,7 +21,6 @@ static uint32_t order_at(const udccp_sendq *q, uint32_t pos) {
 
 int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
                      uint32_t qlen, size_t max_dgram) {
-  uint32_t i;
   size_t slot_size;
 
   memset(q, 0, sizeof(*q));
@@ -43,33 +42,73 @@ int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
   q->qlen = qlen;
   q->max_dgram = max_dgram;
   q->slot_size = slot_size;
-  q->arena = mem->malloc(slot_size * qlen, mem->user_data);
-  q->slots = mem->calloc(qlen, sizeof(*q->slots), mem->user_data);
-  q->order = mem->calloc(qlen, sizeof(*q->order), mem->user_data);
-  q->free_slots = mem->calloc(qlen, sizeof(*q->free_slots), mem->user_data);
-  if (q->arena == NULL || q->slots == NULL || q->order == NULL ||
-      q->free_slots == NULL) {
-    udccp_sendq_free(q);
-    return UDCCP_ERR_NOMEM;
-  }
-  /* Hand out low slot numbers first: keeps the touched arena small. */
-  for (i = 0; i < qlen; i++) {
-    q->free_slots[i] = qlen - 1 - i;
-  }
-  q->n_free = qlen;
   return 0;
 }
 
-void udccp_sendq_free(udccp_sendq *q) {
-  const udccp_mem *mem = q->mem;
-
-  if (mem != NULL) {
-    mem->free(q->arena, mem->user_data);
-    mem->free(q->slots, mem->user_data);
-    mem->free(q->order, mem->user_data);
-    mem->free(q->free_slots, mem->user_data);
+/* Gives the slots back (the queue is empty or being freed). */
+static void release(udccp_sendq *q) {
+  if (q->mem != NULL) {
+    q->mem->free(q->arena, q->mem->user_data);
+    q->mem->free(q->slots, q->mem->user_data);
   }
+  q->arena = NULL;
+  q->slots = NULL;
+  q->order = NULL;
+  q->free_slots = NULL;
+  q->cap = 0;
+  q->head = 0;
+  q->n_free = 0;
+}
+
+void udccp_sendq_free(udccp_sendq *q) {
+  release(q);
   memset(q, 0, sizeof(*q));
+}
+
+/* Doubles the allocated slots (count == cap < qlen).  Slot numbers are
+ * kept, so the queued bytes stay at their offsets; the order ring is
+ * linearised from the head. */
+static int grow(udccp_sendq *q) {
+  uint32_t n = q->cap ? q->cap * 2 : 1, i;
+  uint8_t *arena, *meta;
+  udccp_sendq_slot *slots;
+  uint32_t *order, *free_slots;
+
+  if (n > q->qlen || n < q->cap) {
+    n = q->qlen;
+  }
+  arena = q->mem->malloc(q->slot_size * n, q->mem->user_data);
+  meta = q->mem->malloc((size_t)n * (sizeof(*slots) + 2 * sizeof(uint32_t)),
+                        q->mem->user_data);
+  if (arena == NULL || meta == NULL) {
+    q->mem->free(arena, q->mem->user_data);
+    q->mem->free(meta, q->mem->user_data);
+    return UDCCP_ERR_NOMEM;
+  }
+  slots = (udccp_sendq_slot *)(void *)meta;
+  order = (uint32_t *)(void *)(meta + (size_t)n * sizeof(*slots));
+  free_slots = order + n;
+  if (q->cap > 0) {
+    memcpy(arena, q->arena, q->slot_size * q->cap);
+    memcpy(slots, q->slots, (size_t)q->cap * sizeof(*slots));
+    for (i = 0; i < q->count; i++) {
+      order[i] = order_at(q, i);
+    }
+  }
+  /* count == cap: every old slot is in use; hand out low numbers first. */
+  for (i = 0; i < n - q->cap; i++) {
+    free_slots[i] = n - 1 - i;
+  }
+  q->mem->free(q->arena, q->mem->user_data);
+  q->mem->free(q->slots, q->mem->user_data);
+  q->arena = arena;
+  q->slots = slots;
+  q->order = order;
+  q->free_slots = free_slots;
+  q->n_free = n - q->cap;
+  q->cap = n;
+  q->head = 0;
+  return 0;
 }
 
 int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram) {
@@ -86,7 +125,12 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram) {
   if (max_dgram > SIZE_MAX / q->qlen) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  arena = q->mem->malloc(max_dgram * q->qlen, q->mem->user_data);
+  if (q->cap == 0) {
+    q->slot_size = max_dgram; /* nothing allocated yet */
+    q->max_dgram = max_dgram;
+    return 0;
+  }
+  arena = q->mem->malloc(max_dgram * q->cap, q->mem->user_data);
   if (arena == NULL) {
     return UDCCP_ERR_NOMEM;
   }
@@ -180,6 +224,12 @@ int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
     order_remove(q, victim);
     q->evicted++;
   }
+  if (q->count == q->cap) {
+    int rv = grow(q);
+    if (rv != 0) {
+      return rv;
+    }
+  }
   pos = q->policy == UDCCP_QPOLICY_PRIO ? prio_insert_pos(q, prio) : q->count;
   s = q->free_slots[--q->n_free];
   q->slots[s].len = len;
@@ -212,7 +262,10 @@ int udccp_sendq_pop(udccp_sendq *q) {
     return UDCCP_ERR_AGAIN;
   }
   q->free_slots[q->n_free++] = q->order[q->head];
-  q->head = (q->head + 1) % q->qlen;
+  q->head = (q->head + 1) % q->cap;
   q->count--;
+  if (q->count == 0) {
+    release(q); /* drained: an idle connection holds no send buffer */
+  }
   return 0;
 }

@@ -18,9 +18,14 @@
  * even when the new one is worse still, a datagram never pushes out one
  * that is more important than itself.
  *
- * Memory: qlen slots of slot_size bytes each, allocated once through the
- * udccp_mem hooks at init (and again only by udccp_sendq_resize when the
- * MPS grows beyond the slot size).  push and pop never allocate.
+ * Memory follows what is queued (issue 13: an idle connection must cost a
+ * few KiB, not qlen x MPS): init allocates nothing; a push onto a queue
+ * whose allocated slots are all in use doubles them (1, 2, 4, ... up to
+ * qlen slots of slot_size bytes, through the udccp_mem hooks); the pop
+ * that empties the queue gives everything back.  A queue that stays busy
+ * therefore stops allocating once grown, and one that empties after every
+ * datagram reuses the same two blocks, which an endpoint-level pool
+ * (udccp_mempool) recycles without reaching the C heap.
  */
 #ifndef UDCCP_QPOLICY_H
 #define UDCCP_QPOLICY_H
@@ -43,9 +48,11 @@ typedef struct udccp_sendq {
   uint32_t qlen;           /* capacity in datagrams */
   size_t max_dgram;        /* largest datagram push accepts (bytes) */
   size_t slot_size;        /* bytes reserved per slot, >= max_dgram */
-  uint8_t *arena;          /* qlen * slot_size bytes */
-  udccp_sendq_slot *slots; /* qlen entries */
-  uint32_t *order;         /* ring of slot indices, head first */
+  uint32_t cap;            /* slots allocated now, <= qlen (0: none) */
+  uint8_t *arena;          /* cap * slot_size bytes */
+  udccp_sendq_slot *slots; /* cap entries; order and free_slots share its
+                              block */
+  uint32_t *order;         /* ring of cap slot indices, head first */
   uint32_t *free_slots;    /* stack of unused slot indices */
   uint32_t head;           /* ring position of the head in order[] */
   uint32_t count;          /* datagrams queued */
@@ -55,10 +62,9 @@ typedef struct udccp_sendq {
 } udccp_sendq;
 
 /* Sets up q for up to qlen datagrams of up to max_dgram bytes each, under
- * policy (enum udccp_qpolicy).  mem NULL means udccp_mem_default().
- * Returns 0, UDCCP_ERR_INVALID_ARGUMENT (qlen 0, an unknown policy, or
- * qlen * max_dgram overflowing) or UDCCP_ERR_NOMEM (q is then empty and
- * udccp_sendq_free() is harmless). */
+ * policy (enum udccp_qpolicy); allocates nothing.  mem NULL means
+ * udccp_mem_default().  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (qlen 0,
+ * an unknown policy, or qlen * max_dgram overflowing). */
 int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
                      uint32_t qlen, size_t max_dgram);
 
@@ -67,8 +73,9 @@ int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
 void udccp_sendq_free(udccp_sendq *q);
 
 /* Changes the largest datagram push accepts (the MPS changed, RFC 4340
- * §14).  Growing beyond the slot size reallocates the arena once and moves
- * the queued datagrams; shrinking only lowers the limit, so datagrams
+ * §14).  Growing beyond the slot size reallocates the arena once (if one
+ * is allocated) and moves the queued datagrams; shrinking only lowers the
+ * limit, so datagrams
  * already queued stay (the caller may peek and pop ones now too large).
  * Returns 0, or UDCCP_ERR_NOMEM / UDCCP_ERR_INVALID_ARGUMENT with q
  * unchanged. */
@@ -82,7 +89,9 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram);
  *   UDCCP_ERR_MSGSIZE   len > max_dgram;
  *   UDCCP_ERR_AGAIN     the queue is full (SIMPLE), or full of datagrams
  *                       whose priorities are all >= prio (PRIO); the
- *                       datagram was not queued and the refusal counted. */
+ *                       datagram was not queued and the refusal counted;
+ *   UDCCP_ERR_NOMEM     the queue needed to grow and could not (not
+ *                       queued, not counted). */
 int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
                      uint32_t prio);
 
@@ -95,6 +104,12 @@ int udccp_sendq_peek(const udccp_sendq *q, const uint8_t **pdata,
 
 /* Removes the head datagram.  Returns 0 or UDCCP_ERR_AGAIN if empty. */
 int udccp_sendq_pop(udccp_sendq *q);
+
+/* Bytes of heap the queue holds now. */
+static inline size_t udccp_sendq_mem(const udccp_sendq *q) {
+  return (size_t)q->cap * (q->slot_size + sizeof(udccp_sendq_slot) +
+                           2 * sizeof(uint32_t));
+}
 
 /* Datagrams queued. */
 static inline size_t udccp_sendq_len(const udccp_sendq *q) {

@@ -3,11 +3,17 @@
  *
  * The byte ring holds the datagrams back to back in arrival order, so the
  * free space is always the one contiguous (modulo the end) run after the
- * newest datagram, and popping in order frees bytes at the front.
+ * newest datagram, and popping in order frees bytes at the front.  Growing
+ * the ring copies the queued bytes to the start of the new one (so the
+ * entries' offsets stay packed from 0); the entry table likewise.
  */
 #include <string.h>
 
 #include "rxq.h"
+
+/* First sizes: one small datagram's worth; doubling from there. */
+#define RXQ_ARENA_MIN 256u
+#define RXQ_ENTS_MIN 4u
 
 int udccp_rxq_init(udccp_rxq *q, const udccp_mem *mem, uint32_t qlen,
                    size_t arena_size) {
@@ -21,26 +27,98 @@ int udccp_rxq_init(udccp_rxq *q, const udccp_mem *mem, uint32_t qlen,
   q->mem = mem;
   q->qlen = qlen;
   q->arena_size = arena_size;
-  q->arena = mem->malloc(arena_size, mem->user_data);
-  q->ents = mem->calloc(qlen, sizeof(*q->ents), mem->user_data);
-  if (q->arena == NULL || q->ents == NULL) {
-    udccp_rxq_free(q);
-    return UDCCP_ERR_NOMEM;
-  }
   return 0;
 }
 
-void udccp_rxq_free(udccp_rxq *q) {
+/* Gives the ring and the table back (the queue is empty). */
+static void release(udccp_rxq *q) {
   if (q->mem != NULL) {
     q->mem->free(q->arena, q->mem->user_data);
     q->mem->free(q->ents, q->mem->user_data);
   }
+  q->arena = NULL;
+  q->ents = NULL;
+  q->arena_cap = 0;
+  q->ents_cap = 0;
+  q->head = 0;
+  q->byte_head = 0;
+}
+
+void udccp_rxq_free(udccp_rxq *q) {
+  release(q);
   memset(q, 0, sizeof(*q));
+}
+
+/* Copies n bytes at ring offset off (modulo cap) out to dst. */
+static void ring_read(const uint8_t *ring, size_t cap, size_t off, uint8_t *dst,
+                      size_t n) {
+  size_t first = cap - off;
+  if (first > n) {
+    first = n;
+  }
+  if (n > 0) {
+    memcpy(dst, ring + off, first);
+    memcpy(dst + first, ring, n - first);
+  }
+}
+
+/* Makes room for one more entry and need more bytes (the ring exists
+ * after, even for need 0, so that offsets have a modulus). */
+static int grow(udccp_rxq *q, size_t need) {
+  if (q->arena == NULL || q->bytes + need > q->arena_cap) {
+    size_t cap = q->arena_cap ? q->arena_cap : RXQ_ARENA_MIN;
+    uint8_t *a;
+    uint32_t i;
+    while (cap < q->bytes + need && cap < q->arena_size) {
+      cap *= 2;
+    }
+    if (cap > q->arena_size) {
+      cap = q->arena_size;
+    }
+    a = q->mem->malloc(cap, q->mem->user_data);
+    if (a == NULL) {
+      return UDCCP_ERR_NOMEM;
+    }
+    /* Linearise: the oldest byte moves to 0, the entries follow. */
+    if (q->bytes > 0) {
+      ring_read(q->arena, q->arena_cap, q->byte_head, a, q->bytes);
+    }
+    for (i = 0; i < q->count; ++i) {
+      udccp_rxq_ent *e = &q->ents[(q->head + i) % q->ents_cap];
+      e->off = e->off >= q->byte_head ? e->off - q->byte_head
+                                      : e->off + q->arena_cap - q->byte_head;
+    }
+    q->mem->free(q->arena, q->mem->user_data);
+    q->arena = a;
+    q->arena_cap = cap;
+    q->byte_head = 0;
+  }
+  if (q->count == q->ents_cap) {
+    uint32_t n = q->ents_cap ? q->ents_cap * 2 : RXQ_ENTS_MIN;
+    udccp_rxq_ent *ents;
+    uint32_t i;
+    if (n > q->qlen || n < q->ents_cap) {
+      n = q->qlen;
+    }
+    ents = q->mem->malloc((size_t)n * sizeof(*ents), q->mem->user_data);
+    if (ents == NULL) {
+      return UDCCP_ERR_NOMEM;
+    }
+    for (i = 0; i < q->count; ++i) {
+      ents[i] = q->ents[(q->head + i) % q->ents_cap];
+    }
+    q->mem->free(q->ents, q->mem->user_data);
+    q->ents = ents;
+    q->ents_cap = n;
+    q->head = 0;
+  }
+  return 0;
 }
 
 int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len) {
   size_t tail, first;
   udccp_rxq_ent *e;
+  int rv;
 
   if (q->qlen == 0) {
     return UDCCP_ERR_INVALID_ARGUMENT;
@@ -54,12 +132,20 @@ int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len) {
     q->drops++;
     return UDCCP_ERR_AGAIN;
   }
-  /* byte_head < arena_size and bytes <= arena_size, so no overflow. */
-  tail = q->byte_head + q->bytes;
-  if (tail >= q->arena_size) {
-    tail -= q->arena_size;
+  rv = grow(q, len);
+  if (rv != 0) {
+    q->drops++;
+    if (q->count == 0) {
+      release(q);
+    }
+    return rv;
   }
-  first = q->arena_size - tail;
+  /* byte_head < arena_cap and bytes <= arena_cap, so no overflow. */
+  tail = q->byte_head + q->bytes;
+  if (tail >= q->arena_cap) {
+    tail -= q->arena_cap;
+  }
+  first = q->arena_cap - tail;
   if (first > len) {
     first = len;
   }
@@ -67,7 +153,7 @@ int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len) {
     memcpy(q->arena + tail, data, first);
     memcpy(q->arena, (const uint8_t *)data + first, len - first);
   }
-  e = &q->ents[(uint32_t)(((uint64_t)q->head + q->count) % q->qlen)];
+  e = &q->ents[(q->head + q->count) % q->ents_cap];
   e->off = tail;
   e->len = len;
   q->count++;
@@ -90,16 +176,21 @@ int udccp_rxq_discard(udccp_rxq *q) {
   }
   e = &q->ents[q->head];
   q->bytes -= e->len;
-  /* Datagrams are packed, so the next one starts right after this one. */
-  q->byte_head = q->bytes == 0 ? 0 : (e->off + e->len) % q->arena_size;
-  q->head = (q->head + 1) % q->qlen;
   q->count--;
+  if (q->count == 0) {
+    /* Drained: an idle connection holds no receive buffer. */
+    release(q);
+    return 0;
+  }
+  /* Datagrams are packed, so the next one starts right after this one. */
+  q->byte_head = (e->off + e->len) % q->arena_cap;
+  q->head = (q->head + 1) % q->ents_cap;
   return 0;
 }
 
 udccp_ssize udccp_rxq_pop(udccp_rxq *q, void *buf, size_t cap) {
   const udccp_rxq_ent *e;
-  size_t first, len;
+  size_t len;
 
   if (q->count == 0) {
     return UDCCP_ERR_AGAIN;
@@ -109,14 +200,7 @@ udccp_ssize udccp_rxq_pop(udccp_rxq *q, void *buf, size_t cap) {
   if (cap < len) {
     return UDCCP_ERR_NOBUF;
   }
-  if (len > 0) {
-    first = q->arena_size - e->off;
-    if (first > len) {
-      first = len;
-    }
-    memcpy(buf, q->arena + e->off, first);
-    memcpy((uint8_t *)buf + first, q->arena, len - first);
-  }
+  ring_read(q->arena, q->arena_cap, e->off, buf, len);
   udccp_rxq_discard(q);
   return (udccp_ssize)len;
 }

@@ -4,11 +4,19 @@
  *
  * Bounded twice: at most qlen datagrams, and at most arena_size payload
  * bytes in total, held in one byte ring allocated through the udccp_mem
- * hooks at init.  A datagram is stored contiguously modulo the ring's end
- * (it may wrap), so any mix of sizes packs without per-datagram
- * allocation.  When either bound is reached a push fails: the connection
- * then drops the packet's data and reports it in a Data Dropped option
- * with Drop Code 2, "Receive Buffer" (RFC 4340 §11.7).
+ * hooks.  A datagram is stored contiguously modulo the ring's end (it may
+ * wrap), so any mix of sizes packs without per-datagram allocation.  When
+ * either bound is reached a push fails: the connection then drops the
+ * packet's data and reports it in a Data Dropped option with Drop Code 2,
+ * "Receive Buffer" (RFC 4340 §11.7).
+ *
+ * Memory follows what is queued, not the bounds (issue 13: an idle
+ * connection must cost a few KiB, not qlen x MPS): nothing is allocated
+ * until the first push; the ring and the entry table grow by doubling
+ * (at most up to the bounds) when a push needs room; both are released
+ * when the queue drains.  Growth sizes are powers of two (below the bound), so that an
+ * endpoint-level pool (udccp_mempool) hands the same blocks back and a
+ * connection in steady state does not reach the C heap per packet.
  */
 #ifndef UDCCP_RXQ_H
 #define UDCCP_RXQ_H
@@ -25,22 +33,25 @@ typedef struct udccp_rxq_ent {
 
 typedef struct udccp_rxq {
   const udccp_mem *mem;
-  uint8_t *arena;       /* byte ring of arena_size bytes */
-  size_t arena_size;
+  uint8_t *arena;       /* byte ring of arena_cap bytes (NULL when empty) */
+  size_t arena_cap;     /* allocated ring size, <= arena_size */
+  size_t arena_size;    /* bound on queued payload bytes */
   size_t byte_head;     /* arena offset of the oldest datagram's first byte */
   size_t bytes;         /* payload bytes queued */
-  udccp_rxq_ent *ents;  /* ring of qlen entries */
+  udccp_rxq_ent *ents;  /* ring of ents_cap entries (NULL when empty) */
+  uint32_t ents_cap;    /* allocated entries, <= qlen */
   uint32_t qlen;
   uint32_t head;        /* index in ents of the oldest datagram */
   uint32_t count;       /* datagrams queued */
   uint64_t drops;       /* pushes that failed (AGAIN or MSGSIZE) */
 } udccp_rxq;
 
-/* Sets up q for at most qlen datagrams and arena_size bytes of payload.
- * A sensible arena_size is qlen * MPS (no datagram can be refused for want
- * of bytes before the count bound is hit) or less to bound memory.
- * mem NULL means udccp_mem_default().  Returns 0,
- * UDCCP_ERR_INVALID_ARGUMENT (qlen or arena_size 0) or UDCCP_ERR_NOMEM. */
+/* Sets up q for at most qlen datagrams and arena_size bytes of payload;
+ * allocates nothing (push does, for what it queues).  A sensible
+ * arena_size is qlen * MPS (no datagram can be refused for want of bytes
+ * before the count bound is hit) or less to bound memory.
+ * mem NULL means udccp_mem_default().  Returns 0 or
+ * UDCCP_ERR_INVALID_ARGUMENT (qlen or arena_size 0). */
 int udccp_rxq_init(udccp_rxq *q, const udccp_mem *mem, uint32_t qlen,
                    size_t arena_size);
 
@@ -49,8 +60,9 @@ void udccp_rxq_free(udccp_rxq *q);
 
 /* Copies a received datagram of len bytes (data may be NULL if len is 0)
  * to the tail.  Returns 0; UDCCP_ERR_AGAIN if qlen datagrams or not enough
- * free bytes remain (RFC 4340 §11.7.2 Drop Code 2); or UDCCP_ERR_MSGSIZE if
- * len exceeds arena_size (it could never fit).  Failures count in drops. */
+ * free bytes remain (RFC 4340 §11.7.2 Drop Code 2); UDCCP_ERR_MSGSIZE if
+ * len exceeds arena_size (it could never fit); or UDCCP_ERR_NOMEM if the
+ * ring could not grow.  Failures count in drops. */
 int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len);
 
 /* Length of the oldest datagram, or UDCCP_ERR_AGAIN if the queue is empty. */
@@ -68,6 +80,11 @@ int udccp_rxq_discard(udccp_rxq *q);
 static inline size_t udccp_rxq_len(const udccp_rxq *q) { return q->count; }
 
 static inline size_t udccp_rxq_bytes(const udccp_rxq *q) { return q->bytes; }
+
+/* Bytes of heap the queue holds now (ring and entry table). */
+static inline size_t udccp_rxq_mem(const udccp_rxq *q) {
+  return q->arena_cap + (size_t)q->ents_cap * sizeof(udccp_rxq_ent);
+}
 
 /* Datagrams refused by push (for rx_qdrops). */
 static inline uint64_t udccp_rxq_drops(const udccp_rxq *q) { return q->drops; }

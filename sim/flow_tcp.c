@@ -42,10 +42,11 @@
 
 #define TCP_DELACK (40 * UDCCP_NS_PER_MS) /* Linux's minimum ATO */
 
-enum { TCP_T_START = 0, TCP_T_RTO = 1, TCP_T_DELACK = 2 };
+enum { TCP_T_START = 0, TCP_T_RTO = 1, TCP_T_DELACK = 2, TCP_T_APP = 3 };
 
 typedef struct tcp_flow {
   int started;
+  udccp_tstamp app_base; /* application-limited: it writes from here */
   /* sender: sequence numbers count segments */
   uint64_t snd_una, snd_nxt, snd_max, recover;
   uint64_t high_sack;   /* 1 + highest SACKed segment (>= snd_una) */
@@ -157,6 +158,22 @@ static int tcp_is_lost(const tcp_flow *t, uint64_t s) {
   return !t->sacked[s & t->smask] && s + TCP_DUPTHRESH <= t->high_sack;
 }
 
+/* Has the application written segment seg yet?  A greedy one always has;
+ * an application-limited one writes f->app_rate_bps from its start (into
+ * an unbounded socket buffer).  If not, wake up when it has. */
+static int tcp_app_has(sim_flow *f, tcp_flow *t, uint64_t seg,
+                       udccp_tstamp now) {
+  if (f->app_rate_bps == 0) {
+    return 1;
+  }
+  uint64_t need = (seg + 1) * TCP_MSS;
+  if (sim_flow_app_bytes(f, t->app_base, now) >= need) {
+    return 1;
+  }
+  sim_flow_arm(f, TCP_T_APP, sim_flow_app_time(f, t->app_base, need));
+  return 0;
+}
+
 static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   int sent = 0;
   if (t->in_recovery) {
@@ -182,7 +199,8 @@ static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
       }
       if (t->rexmit_next + TCP_DUPTHRESH <= t->high_sack) { /* NextSeg (1) */
         tcp_send_seg(f, t, t->rexmit_next++, now);
-      } else if (!f->stopped) {            /* rule 2: new data */
+      } else if (!f->stopped &&
+                 tcp_app_has(f, t, t->snd_max, now)) { /* rule 2: new data */
         tcp_send_seg(f, t, t->snd_max, now);
         t->snd_nxt = t->snd_max;
       } else {
@@ -192,7 +210,8 @@ static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
       sent = 1;
     }
   } else {
-    while (!f->stopped && (t->snd_nxt - t->snd_una) * TCP_MSS < t->cwnd) {
+    while (!f->stopped && (t->snd_nxt - t->snd_una) * TCP_MSS < t->cwnd &&
+           (t->snd_nxt < t->snd_max || tcp_app_has(f, t, t->snd_nxt, now))) {
       tcp_send_seg(f, t, t->snd_nxt, now);
       t->snd_nxt++;
       sent = 1;
@@ -445,9 +464,16 @@ static void tcp_timer(sim_flow *f, unsigned which, udccp_tstamp now) {
     }
     return;
   }
+  if (which == TCP_T_APP) {
+    if (t->started) {
+      tcp_try_send(f, t, now);
+    }
+    return;
+  }
   if (which == TCP_T_START) {
     if (!t->started) {
       t->started = 1;
+      t->app_base = now;
       tcp_try_send(f, t, now);
     }
     return;

@@ -21,7 +21,7 @@
 #define UFLOW_MAX_BURST 65536  /* packets written at one instant */
 #define UFLOW_MAX_STUCK 100000 /* wakeups with the expiry in the past */
 
-enum { UT_START = 0, UT_CLIENT = 1, UT_SERVER = 2 };
+enum { UT_START = 0, UT_CLIENT = 1, UT_SERVER = 2, UT_APP = 3 };
 
 typedef struct uflow_end {
   udccp_conn *conn;
@@ -44,6 +44,11 @@ typedef struct uflow {
   int broken;           /* the engine misbehaved: the flow was abandoned */
   uint64_t extra_server_conns;
   uint64_t srv_seq_invalid; /* server read_pkt returned UDCCP_ERR_SEQ */
+  /* application-limited sender (f->app_rate_bps): bytes queued since
+   * app_base */
+  udccp_tstamp app_base;
+  uint64_t app_queued;
+  int app_based;
   uint8_t tx_buf[SIM_PKT_CAP];
   uint8_t rx_buf[SIM_PKT_CAP];
 } uflow;
@@ -67,9 +72,29 @@ static void app_send(sim_flow *f, uflow *u, udccp_tstamp now) {
     u->dgram = want ? want : (uint32_t)udccp_conn_get_mps(c);
     f->packet_size = u->dgram;
   }
-  while (udccp_conn_get_send_space(c) > 0) {
+  if (!u->app_based) {
+    u->app_based = 1; /* the application starts writing once open */
+    u->app_base = now;
+  }
+  for (;;) {
+    if (udccp_conn_get_send_space(c) == 0) {
+      /* a blocked writer: the time it spends blocked is not credit */
+      if (f->app_rate_bps > 0) {
+        u->app_base = now;
+        u->app_queued = 0;
+      }
+      break;
+    }
+    if (f->app_rate_bps > 0 &&
+        sim_flow_app_bytes(f, u->app_base, now) < u->app_queued + u->dgram) {
+      sim_flow_arm(f, UT_APP,
+                   sim_flow_app_time(f, u->app_base,
+                                     u->app_queued + u->dgram));
+      break;
+    }
     int rv = udccp_conn_queue_datagram(c, u->tx_buf, u->dgram, 0, now);
     if (rv == 0) {
+      u->app_queued += u->dgram;
       continue;
     }
     size_t mps = udccp_conn_get_mps(c);
@@ -141,11 +166,11 @@ static void retire(sim_flow *f, uflow *u, uflow_end *e, int server,
   e->reset = udccp_conn_get_reset_code(e->conn);
   e->done_at = now;
   e->retired = 1;
+  if (server && u->lis != NULL) {
+    udccp_listener_conn_gone(u->lis, e->conn);
+  }
   udccp_conn_del(e->conn);
   e->conn = NULL;
-  if (server && u->lis != NULL) {
-    udccp_listener_conn_gone(u->lis);
-  }
   (void)f;
 }
 
@@ -205,10 +230,33 @@ static void pump(sim_flow *f, uflow *u, int server, udccp_tstamp now) {
   sim_flow_arm(f, server ? UT_SERVER : UT_CLIENT, at);
 }
 
+/* A listener refused the packet as damaged: a checksum mismatch (RFC 4340
+ * §9), or a header too malformed to check it. */
+static int refused(int rv) {
+  return rv == UDCCP_ERR_CHECKSUM || rv == UDCCP_ERR_PROTO ||
+         rv == UDCCP_ERR_OPTION || rv == UDCCP_ERR_MANDATORY;
+}
+
+/* Reads p into conn.  For a corrupted packet, it was accepted if it got
+ * past the header checks of §8.5 step 1 (checksum included): the
+ * connection's pkts_recv counts exactly those. */
+static int conn_read(sim_flow *f, udccp_conn *c, const sim_pkt *p,
+                     udccp_tstamp now) {
+  udccp_conn_info before, after;
+  if (p->corrupt) {
+    udccp_conn_get_info(c, &before);
+  }
+  int rv = udccp_conn_read_pkt(c, p->data, p->len, p->ecn, now);
+  if (p->corrupt) {
+    udccp_conn_get_info(c, &after);
+    sim_flow_corrupt_seen(f, p, after.pkts_recv != before.pkts_recv);
+  }
+  return rv;
+}
+
 static void to_server(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
   if (u->srv.conn != NULL) {
-    if (udccp_conn_read_pkt(u->srv.conn, p->data, p->len, p->ecn, now) ==
-        UDCCP_ERR_SEQ) {
+    if (conn_read(f, u->srv.conn, p, now) == UDCCP_ERR_SEQ) {
       u->srv_seq_invalid++;
     }
     sim_flow_pkt_free(f, p);
@@ -224,6 +272,7 @@ static void to_server(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
   udccp_ssize n = udccp_listener_read_pkt(u->lis, &u->srv.path, p->data,
                                           p->len, now, &nc, out->data,
                                           SIM_PKT_CAP);
+  sim_flow_corrupt_seen(f, p, nc != NULL || n > 0 || !refused((int)n));
   sim_flow_pkt_free(f, p);
   if (nc != NULL) {
     sim_flow_pkt_free(f, out);
@@ -231,8 +280,8 @@ static void to_server(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
       /* A stray Request after the flow's server connection is gone:
        * one connection per flow, so refuse it silently. */
       u->extra_server_conns++;
+      udccp_listener_conn_gone(u->lis, nc);
       udccp_conn_del(nc);
-      udccp_listener_conn_gone(u->lis);
       return;
     }
     u->srv.conn = nc;
@@ -251,11 +300,19 @@ static void to_server(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
 
 static void to_client(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
   if (u->cli.conn != NULL) {
-    udccp_conn_read_pkt(u->cli.conn, p->data, p->len, p->ecn, now);
+    conn_read(f, u->cli.conn, p, now);
     sim_flow_pkt_free(f, p);
     pump(f, u, 0, now);
     return;
   }
+  /* The host checks the checksum before it looks for a connection (RFC
+   * 4340 §9): a corrupted packet gets no Reset. */
+  if (udccp_pkt_verify_cksum(p->data, p->len, &u->cli.path) != 0) {
+    sim_flow_corrupt_seen(f, p, 0);
+    sim_flow_pkt_free(f, p);
+    return;
+  }
+  sim_flow_corrupt_seen(f, p, 1);
   /* No connection any more: answer as the host would (RFC 4340 §8.5
    * step 1, Reset "No Connection" unless it is a Reset). */
   sim_pkt *out = sim_flow_pkt_new(f);

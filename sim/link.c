@@ -49,7 +49,36 @@ udccp_tstamp sim_link_ser_time(const sim_link *l, uint32_t wire_bytes) {
   return (num + l->cfg.rate_bps - 1) / l->cfg.rate_bps;
 }
 
-static int link_lost_before_queue(sim_link *l, int *verdict) {
+int sim_link_in_blackout(const sim_link *l, udccp_tstamp t) {
+  for (uint32_t i = 0; i < l->cfg.n_blackouts; i++) {
+    const sim_blackout *b = &l->cfg.blackouts[i];
+    if (t >= b->at && t - b->at < b->len) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void sim_link_set_rate(sim_link *l, uint64_t rate_bps) {
+  if (rate_bps == 0) {
+    return;
+  }
+  /* tx_frac counts 1/rate ns: round the pending fraction up to a whole ns
+   * so it means the same under the new rate. */
+  if (l->tx_frac > 0) {
+    l->tx_end++;
+    l->tx_frac = 0;
+  }
+  l->cfg.rate_bps = rate_bps;
+}
+
+static int link_lost_before_queue(sim_link *l, udccp_tstamp now,
+                                  int *verdict) {
+  if (sim_link_in_blackout(l, now)) {
+    l->stats.lost_blackout++;
+    *verdict = SIM_LINK_LOST_BLACKOUT;
+    return 1;
+  }
   if (sim_rng_chance(&l->rng, l->cfg.loss)) {
     l->stats.lost_random++;
     *verdict = SIM_LINK_LOST_RANDOM;
@@ -103,7 +132,7 @@ static void link_mark(sim_link *l, uint8_t *ecn) {
 int sim_link_send_ecn(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
                       udccp_tstamp arrive[2], int *verdict, uint8_t *ecn) {
   l->stats.offered++;
-  if (link_lost_before_queue(l, verdict)) {
+  if (link_lost_before_queue(l, now, verdict)) {
     return 0;
   }
   link_expire(l, now);
@@ -136,9 +165,20 @@ int sim_link_send_ecn(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
   if (l->txq_count > l->stats.max_backlog) {
     l->stats.max_backlog = l->txq_count;
   }
+  if (sim_link_in_blackout(l, done)) {
+    /* serialised into a dead link: the queue slot was used, nothing
+     * arrives */
+    l->stats.lost_blackout++;
+    *verdict = SIM_LINK_LOST_BLACKOUT;
+    return 0;
+  }
   l->stats.forwarded++;
   l->stats.forwarded_bytes += wire_bytes;
   *verdict = SIM_LINK_SENT;
+  if (sim_rng_chance(&l->rng, l->cfg.corrupt)) {
+    l->stats.corrupted++;
+    *verdict = SIM_LINK_CORRUPTED;
+  }
   arrive[0] = done + l->cfg.delay;
   if (sim_rng_chance(&l->rng, l->cfg.reorder)) {
     arrive[0] += l->cfg.reorder_delay;

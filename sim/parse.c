@@ -158,6 +158,53 @@ static void kind_names(char *buf, size_t cap) {
   }
 }
 
+/* The ":key=value" attributes of one flow item (start, stop, app). */
+static int parse_flow_attrs(char *attrs, const char *item,
+                            sim_flow_opts *o, char *err, size_t cap) {
+  char sub[256];
+  if (*attrs == '\0') {
+    snprintf(err, cap, "bad flow item '%s': nothing after ':' (attributes: "
+             "start=TIME, stop=TIME, app=RATE, e.g. ccid2:start=5s)", item);
+    return -1;
+  }
+  for (char *a = attrs; a != NULL && *a != '\0';) {
+    char *next = strchr(a, ':');
+    if (next != NULL) {
+      *next++ = '\0';
+    }
+    char *eq = strchr(a, '=');
+    int bad = 1;
+    if (eq != NULL) {
+      *eq = '\0';
+      const char *v = eq + 1;
+      if (strcmp(a, "start") == 0) {
+        bad = sim_parse_time(v, &o->start, sub, sizeof(sub));
+        o->has_start = 1;
+      } else if (strcmp(a, "stop") == 0) {
+        bad = sim_parse_time(v, &o->stop, sub, sizeof(sub));
+        if (!bad && o->stop == 0) {
+          snprintf(sub, sizeof(sub), "stop must be > 0");
+          bad = 1;
+        }
+      } else if (strcmp(a, "app") == 0) {
+        bad = sim_parse_rate(v, &o->app_rate_bps, sub, sizeof(sub));
+      } else {
+        snprintf(sub, sizeof(sub), "unknown attribute '%s'", a);
+      }
+    } else {
+      snprintf(sub, sizeof(sub), "'%s' is not key=value", a);
+    }
+    if (bad) {
+      snprintf(err, cap, "bad flow item '%s': %s (attributes: start=TIME, "
+               "stop=TIME, app=RATE, e.g. ccid2:start=5s:stop=20s)", item,
+               sub);
+      return -1;
+    }
+    a = next;
+  }
+  return 0;
+}
+
 int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap) {
   char names[128];
   kind_names(names, sizeof(names));
@@ -171,7 +218,7 @@ int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap) {
   while (*p != '\0') {
     const char *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    char item[64];
+    char item[128], whole[128];
     if (len == 0 || len >= sizeof(item)) {
       snprintf(err, cap, "bad flow list '%s': expected KIND or NxKIND items "
                "separated by commas (kinds: %s)", s, names);
@@ -179,6 +226,16 @@ int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap) {
     }
     memcpy(item, p, len);
     item[len] = '\0';
+    memcpy(whole, item, len + 1);
+    sim_flow_opts opts;
+    memset(&opts, 0, sizeof(opts));
+    char *attrs = strchr(item, ':');
+    if (attrs != NULL) {
+      *attrs++ = '\0';
+      if (parse_flow_attrs(attrs, whole, &opts, err, cap) != 0) {
+        return -1;
+      }
+    }
     unsigned long count = 1;
     const char *name = item;
     if (isdigit((unsigned char)item[0])) {
@@ -201,6 +258,7 @@ int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap) {
       return -1;
     }
     for (unsigned long i = 0; i < count; i++) {
+      cfg->flow_opts[cfg->n_flows] = opts;
       cfg->kinds[cfg->n_flows++] = k;
     }
     p += len;
@@ -212,5 +270,55 @@ int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap) {
       }
     }
   }
+  return 0;
+}
+
+int sim_parse_blackout(const char *s, sim_config *cfg, char *err, size_t cap) {
+  char buf[64], sub[256];
+  const char *plus = s != NULL ? strchr(s, '+') : NULL;
+  sim_blackout b;
+  if (plus == NULL || (size_t)(plus - s) >= sizeof(buf)) {
+    snprintf(err, cap, "bad --blackout '%s': write AT+LENGTH, e.g. 10s+2s",
+             s ? s : "");
+    return -1;
+  }
+  memcpy(buf, s, (size_t)(plus - s));
+  buf[plus - s] = '\0';
+  if (sim_parse_time(buf, &b.at, sub, sizeof(sub)) != 0 ||
+      sim_parse_time(plus + 1, &b.len, sub, sizeof(sub)) != 0 || b.len == 0) {
+    snprintf(err, cap, "bad --blackout '%s': write AT+LENGTH with times, "
+             "LENGTH > 0, e.g. 10s+2s", s);
+    return -1;
+  }
+  if (cfg->n_blackouts >= SIM_MAX_SCHED) {
+    snprintf(err, cap, "too many --blackout: at most %d", SIM_MAX_SCHED);
+    return -1;
+  }
+  cfg->blackouts[cfg->n_blackouts++] = b;
+  return 0;
+}
+
+int sim_parse_rate_step(const char *s, sim_config *cfg, char *err,
+                        size_t cap) {
+  char buf[64], sub[256];
+  const char *colon = s != NULL ? strchr(s, ':') : NULL;
+  sim_rate_step r;
+  if (colon == NULL || (size_t)(colon - s) >= sizeof(buf)) {
+    snprintf(err, cap, "bad --rate-change '%s': write AT:RATE, e.g. 10s:5mbit",
+             s ? s : "");
+    return -1;
+  }
+  memcpy(buf, s, (size_t)(colon - s));
+  buf[colon - s] = '\0';
+  if (sim_parse_time(buf, &r.at, sub, sizeof(sub)) != 0 ||
+      sim_parse_rate(colon + 1, &r.rate_bps, sub, sizeof(sub)) != 0) {
+    snprintf(err, cap, "bad --rate-change '%s': %s", s, sub);
+    return -1;
+  }
+  if (cfg->n_rate_steps >= SIM_MAX_SCHED) {
+    snprintf(err, cap, "too many --rate-change: at most %d", SIM_MAX_SCHED);
+    return -1;
+  }
+  cfg->rate_steps[cfg->n_rate_steps++] = r;
   return 0;
 }

@@ -55,6 +55,13 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
       fprintf(out, ", \"loss_event_rate\": %.6f, \"loss_event_rate_end\": %.6f",
               fin(r->loss_event_rate), fin(r->loss_event_rate_end));
     }
+    if (cfg->corrupt > 0) {
+      fprintf(out, ", \"corrupted_pkts\": %llu, \"corrupt_refused_pkts\": %llu"
+              ", \"corrupt_accepted_pkts\": %llu",
+              (unsigned long long)r->corrupted,
+              (unsigned long long)r->corrupt_caught,
+              (unsigned long long)r->corrupt_accepted);
+    }
     fprintf(out, ", \"established\": %s, \"closed_cleanly\": %s",
             r->established ? "true" : "false", r->closed_ok ? "true" : "false");
     if (r->ccid) {
@@ -88,6 +95,11 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
           (unsigned long long)res->fwd.dropped_queue,
           (unsigned long long)(res->fwd.lost_random + res->fwd.lost_burst),
           (unsigned long long)res->fwd.ce_marked, res->fwd.max_backlog);
+  if (cfg->n_blackouts > 0) {
+    fprintf(out, ",\n  \"blackout_losses\": %llu",
+            (unsigned long long)(res->fwd.lost_blackout +
+                                 res->rev.lost_blackout));
+  }
   if (wall_s >= 0) {
     fprintf(out, ",\n  \"wall_time_s\": %.3f", wall_s);
   }
@@ -142,6 +154,22 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
     } else if (r->ccid && !r->closed_ok) {
       fprintf(out, "flow %zu close: %s\n", i, r->close_desc);
     }
+  }
+  for (size_t i = 0; cfg->corrupt > 0 && i < res->n_flows; i++) {
+    const sim_flow_result *r = &res->flows[i];
+    fprintf(out, "flow %zu corruption: %llu packets corrupted, %llu refused "
+            "by the receiver, %llu accepted%s\n", i,
+            (unsigned long long)r->corrupted,
+            (unsigned long long)r->corrupt_caught,
+            (unsigned long long)r->corrupt_accepted,
+            r->corrupt_accepted ? " (CHECKSUM FAILURE)" : "");
+  }
+  if (cfg->n_blackouts > 0) {
+    fprintf(out, "blackouts: %llu packets lost (%llu forward, %llu reverse)\n",
+            (unsigned long long)(res->fwd.lost_blackout +
+                                 res->rev.lost_blackout),
+            (unsigned long long)res->fwd.lost_blackout,
+            (unsigned long long)res->rev.lost_blackout);
   }
   fprintf(out, "utilization %.3f, Jain fairness %.3f", res->utilization,
           res->jain_fairness);

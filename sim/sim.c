@@ -16,12 +16,14 @@ enum {
   EV_TIMER,       /* obj: sim_flow; which: timer index; gen: generation */
   EV_SAMPLE,      /* the 1-second goodput and RTT samples */
   EV_STOP,        /* the measured period ends */
-  EV_PROGRESS
+  EV_PROGRESS,
+  EV_RATE,        /* which: index into cfg->rate_steps */
+  EV_FLOW_STOP    /* obj: sim_flow whose application stops early */
 };
 
 /* Random streams (sim_rng_seed's stream argument). */
 enum { STREAM_START = 1, STREAM_LINK_FWD = 2, STREAM_LINK_REV = 3,
-       STREAM_FLOW_BASE = 1000 };
+       STREAM_CORRUPT = 4, STREAM_FLOW_BASE = 1000 };
 
 struct sim {
   const sim_config *cfg;
@@ -37,6 +39,7 @@ struct sim {
   int pcap_on;
   uint64_t events;
   uint64_t progress_mark; /* total delivered bytes at the last progress */
+  sim_rng corrupt_rng;    /* which bit a corruption flips */
   uint8_t scratch[SIM_PKT_CAP + 64];
 };
 
@@ -113,6 +116,18 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
     sim_pool_put(&s->pool, p);
     return;
   }
+  if (verdict == SIM_LINK_CORRUPTED) {
+    /* One bit flipped anywhere in the L4 packet: the Internet checksum
+     * always detects a single-bit error (RFC 1071), so a receiver that
+     * checks it (RFC 4340 §9) must refuse every such packet.  Kinds
+     * without real bytes (the TCP model) see only the flag. */
+    p->corrupt = 1;
+    f->corrupted += (uint64_t)n;
+    if (p->len > 0) {
+      uint64_t bit = sim_rng_below(&s->corrupt_rng, (uint64_t)p->len * 8);
+      p->data[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    }
+  }
   if (n == 2) {
     sim_pkt *d = sim_pool_get(&s->pool);
     if (d != NULL) {
@@ -121,6 +136,7 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
       d->len = p->len;
       d->dir = p->dir;
       d->ecn = p->ecn;
+      d->corrupt = p->corrupt;
       memcpy(d->meta, p->meta, sizeof(d->meta));
       memcpy(d->data, p->data, p->len);
       if (sim_evq_push(&s->evq, arrive[1], EV_DELIVER, 0, 0, d) != 0) {
@@ -159,6 +175,39 @@ void sim_flow_arm(sim_flow *f, unsigned which, udccp_tstamp at) {
 void sim_flow_delivered(sim_flow *f, size_t bytes) {
   f->delivered_pkts++;
   f->delivered_bytes += bytes;
+}
+
+void sim_flow_corrupt_seen(sim_flow *f, const sim_pkt *p, int accepted) {
+  if (!p->corrupt) {
+    return;
+  }
+  if (accepted) {
+    f->corrupt_accepted++;
+  } else {
+    f->corrupt_caught++;
+  }
+}
+
+uint64_t sim_flow_app_bytes(const sim_flow *f, udccp_tstamp since,
+                            udccp_tstamp now) {
+  if (f->app_rate_bps == 0) {
+    return UINT64_MAX;
+  }
+  if (now <= since) {
+    return 0;
+  }
+  /* in double: rate x time overflows 64 bits at high rates */
+  return (uint64_t)((double)(now - since) / 1e9 *
+                    (double)f->app_rate_bps / 8.0);
+}
+
+udccp_tstamp sim_flow_app_time(const sim_flow *f, udccp_tstamp since,
+                               uint64_t bytes) {
+  if (f->app_rate_bps == 0) {
+    return since;
+  }
+  double t = (double)bytes * 8.0 / (double)f->app_rate_bps * 1e9;
+  return since + (udccp_tstamp)ceil(t) + 1;
 }
 
 /* ---------------------------------------------------------- sampling */
@@ -221,8 +270,19 @@ static void do_stop(sim *s, udccp_tstamp now) {
     f->m_dbytes = f->delivered_bytes;
     f->m_offered = f->fwd_offered;
     f->m_lost = f->fwd_lost;
+    if (!f->stopped) {
+      f->stopped = 1;
+      f->kind->stop(f, now);
+    }
+  }
+}
+
+/* A flow's application stops before the measured period ends; its
+ * counters keep running until then (it may still deliver queued data). */
+static void flow_stop_early(sim *s, sim_flow *f) {
+  if (!f->stopped) {
     f->stopped = 1;
-    f->kind->stop(f, now);
+    f->kind->stop(f, s->now);
   }
 }
 
@@ -257,6 +317,12 @@ static void dispatch(sim *s, const sim_event *ev) {
     if (s->pcap_on) {
       capture(s, f, p);
     }
+    if (p->corrupt && f->kind->ccid == 0) {
+      /* the TCP model carries no bytes: its checksum drops the segment */
+      f->corrupt_caught++;
+      sim_pool_put(&s->pool, p);
+      break;
+    }
     f->kind->recv(f, p, s->now);
     break;
   }
@@ -278,6 +344,15 @@ static void dispatch(sim *s, const sim_event *ev) {
     break;
   case EV_STOP:
     do_stop(s, s->now);
+    break;
+  case EV_RATE: {
+    uint64_t rate = s->cfg->rate_steps[ev->which].rate_bps;
+    sim_link_set_rate(&s->link[SIM_DIR_FWD], rate);
+    sim_link_set_rate(&s->link[SIM_DIR_REV], rate);
+    break;
+  }
+  case EV_FLOW_STOP:
+    flow_stop_early(s, ev->obj);
     break;
   case EV_PROGRESS:
     do_progress(s, s->now);
@@ -341,6 +416,9 @@ static void summarise(sim *s, sim_result *res) {
   double *x = calloc(s->n_flows ? s->n_flows : 1, sizeof(*x));
   for (size_t i = 0; i < s->n_flows; i++) {
     flow_result(s, &s->flows[i], &res->flows[i]);
+    res->flows[i].corrupted = s->flows[i].corrupted;
+    res->flows[i].corrupt_caught = s->flows[i].corrupt_caught;
+    res->flows[i].corrupt_accepted = s->flows[i].corrupt_accepted;
     total += res->flows[i].goodput_bps;
     if (x != NULL) {
       x[i] = res->flows[i].goodput_bps;
@@ -388,6 +466,22 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
   lc.reorder = cfg->reorder;
   lc.reorder_delay = cfg->reorder_delay;
   lc.dup = cfg->dup;
+  lc.corrupt = cfg->corrupt;
+  if (cfg->n_blackouts > SIM_MAX_SCHED || cfg->n_rate_steps > SIM_MAX_SCHED) {
+    snprintf(res->err, sizeof(res->err),
+             "at most %d blackouts and %d rate changes", SIM_MAX_SCHED,
+             SIM_MAX_SCHED);
+    return -1;
+  }
+  for (uint32_t i = 0; i < cfg->n_rate_steps; i++) {
+    if (cfg->rate_steps[i].rate_bps == 0) {
+      snprintf(res->err, sizeof(res->err), "rate change %u: rate 0", i);
+      return -1;
+    }
+  }
+  lc.n_blackouts = cfg->n_blackouts;
+  memcpy(lc.blackouts, cfg->blackouts, sizeof(lc.blackouts));
+  sim_rng_seed(&s->corrupt_rng, cfg->seed, STREAM_CORRUPT);
   if (cfg->ecn) {
     /* Mark from half the queue, with a probability rising to 0.2 at 7/8
      * and certainly above: a window-halving sender that backs off there
@@ -434,6 +528,21 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
     f->kind = cfg->kinds[i];
     f->id = (uint32_t)i;
     f->start_at = sim_rng_below(&start_rng, spread);
+    const sim_flow_opts *fo = &cfg->flow_opts[i];
+    if (fo->has_start) {
+      f->start_at = fo->start;
+    }
+    f->stop_at = UDCCP_TSTAMP_NEVER;
+    if (fo->stop > 0 && fo->stop < cfg->duration) {
+      if (fo->stop <= f->start_at) {
+        snprintf(res->err, sizeof(res->err),
+                 "flow %zu stops (%.3f s) before it starts (%.3f s)", i,
+                 (double)fo->stop / 1e9, (double)f->start_at / 1e9);
+        return -1;
+      }
+      f->stop_at = fo->stop;
+    }
+    f->app_rate_bps = fo->app_rate_bps;
     for (unsigned t = 0; t < SIM_FLOW_TIMERS; t++) {
       f->timers[t].at = UDCCP_TSTAMP_NEVER;
     }
@@ -456,6 +565,13 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
                f->kind->name, f->err[0] ? f->err : "set-up failed");
       return -1;
     }
+    if (f->stop_at != UDCCP_TSTAMP_NEVER) {
+      sim_evq_push(&s->evq, f->stop_at, EV_FLOW_STOP, 0, 0, f);
+    }
+  }
+  for (uint32_t i = 0; i < cfg->n_rate_steps; i++) {
+    sim_evq_push(&s->evq, cfg->rate_steps[i].at, EV_RATE, (uint8_t)i, 0,
+                 NULL);
   }
   s->next_sample = UDCCP_NS_PER_S;
   if (s->next_sample < s->stop_at) {

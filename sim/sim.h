@@ -31,6 +31,23 @@ typedef struct sim_progress {
   uint32_t backlog;    /* forward queue, packets */
 } sim_progress;
 
+/* A flow's own timing and application (sim_config.flow_opts). */
+typedef struct sim_flow_opts {
+  int has_start;              /* 1: starts at `start`, not at random */
+  udccp_tstamp start;
+  udccp_tstamp stop;          /* > 0: its sending application stops and
+                                 closes then, before the measured period
+                                 ends */
+  uint64_t app_rate_bps;      /* > 0: application-limited: the sender is
+                                 given data at this rate only */
+} sim_flow_opts;
+
+/* The bottleneck rate (both directions) becomes rate_bps at `at`. */
+typedef struct sim_rate_step {
+  udccp_tstamp at;
+  uint64_t rate_bps;
+} sim_rate_step;
+
 typedef struct sim_config {
   size_t n_flows;
   const sim_flow_kind *kinds[SIM_MAX_FLOWS];
@@ -42,6 +59,14 @@ typedef struct sim_config {
   double reorder;             /* reordering probability... */
   udccp_tstamp reorder_delay; /* ...and the extra delay of a reordered packet */
   double dup;                 /* duplication probability */
+  double corrupt;             /* probability a packet has one bit flipped
+                                 (both directions; the receiver's checksum
+                                 must catch it, RFC 4340 §9) */
+  uint32_t n_blackouts;       /* both directions drop everything inside */
+  sim_blackout blackouts[SIM_MAX_SCHED];
+  uint32_t n_rate_steps;      /* rate changes during the run */
+  sim_rate_step rate_steps[SIM_MAX_SCHED];
+  sim_flow_opts flow_opts[SIM_MAX_FLOWS]; /* zero: random start, greedy */
   int ecn;                    /* 1: udccp flows use ECN, queues mark CE */
   udccp_tstamp duration;      /* measured period */
   uint64_t seed;
@@ -90,6 +115,11 @@ typedef struct sim_flow_result {
   uint64_t rx_dropped;       /* udccp receiver: packets its rules dropped
                                 (sequence-invalid...): info.pkts_dropped */
   uint64_t rx_seq_invalid;   /* udccp receiver: read_pkt said UDCCP_ERR_SEQ */
+  /* Corruption (cfg->corrupt), both directions: packets of this flow the
+   * network corrupted and that arrived; of those, the ones the receiving
+   * end refused (checksum, or a header too broken to check) and the ones
+   * it accepted as valid (a checksum failure: must stay 0). */
+  uint64_t corrupted, corrupt_caught, corrupt_accepted;
   /* Connection life (udccp flows; the TCP model has no handshake). */
   int established;           /* reached OPEN */
   double established_s;      /* when, virtual seconds */

@@ -63,6 +63,9 @@ struct sim_flow {
   void *priv;
   udccp_tstamp start_at;
   uint32_t packet_size;            /* the kind sets it */
+  udccp_tstamp stop_at;            /* the app stops here (UDCCP_TSTAMP_NEVER:
+                                      at the end of the measured period) */
+  uint64_t app_rate_bps;           /* > 0: application-limited sender */
   uint8_t cli_addr[4], srv_addr[4];/* client sends forward */
   uint16_t cli_port, srv_port;
   int stopped;                     /* measured period over */
@@ -70,6 +73,7 @@ struct sim_flow {
   /* Counters: sent_pkts by the kind, the rest by the simulator. */
   uint64_t sent_pkts, delivered_pkts, delivered_bytes;
   uint64_t fwd_offered, fwd_lost;
+  uint64_t corrupted, corrupt_caught, corrupt_accepted;
   /* Simulator-private from here. */
   struct {
     udccp_tstamp at;
@@ -112,5 +116,15 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now);
 void sim_flow_arm(sim_flow *f, unsigned which, udccp_tstamp at);
 /* The receiving application got a datagram/segment of bytes payload. */
 void sim_flow_delivered(sim_flow *f, size_t bytes);
+/* The kind read p (p->corrupt set by the network): accepted = 1 if its
+ * receiver took it as valid.  Call before freeing p. */
+void sim_flow_corrupt_seen(sim_flow *f, const sim_pkt *p, int accepted);
+/* Application-limited senders: how many bytes the application has handed
+ * to the sender between since and now, UINT64_MAX if greedy; and when that
+ * total reaches `bytes` (a little after, never before). */
+uint64_t sim_flow_app_bytes(const sim_flow *f, udccp_tstamp since,
+                            udccp_tstamp now);
+udccp_tstamp sim_flow_app_time(const sim_flow *f, udccp_tstamp since,
+                               uint64_t bytes);
 
 #endif /* UDCCP_SIM_FLOW_H */

@@ -1,8 +1,10 @@
 /*
  * A one-way link: random and burst loss before the queue, a drop-tail FIFO
- * served at a fixed rate (serialisation delay), then propagation delay,
- * optional reordering and duplication.  Pure arithmetic over virtual time:
- * the link computes when a packet arrives; the caller schedules it.
+ * served at a rate that may change during the run (serialisation delay),
+ * then propagation delay, optional reordering, duplication and corruption.
+ * Blackouts drop everything offered, or finishing serialisation, inside
+ * their windows.  Pure arithmetic over virtual time: the link computes when
+ * a packet arrives; the caller schedules it (and flips the corrupted bit).
  */
 #ifndef UDCCP_SIM_LINK_H
 #define UDCCP_SIM_LINK_H
@@ -12,6 +14,14 @@
 #include <udccp/udccp.h>
 
 #include "sim_rng.h"
+
+/* Most blackouts (and, in sim.h, rate steps) one run may schedule. */
+#define SIM_MAX_SCHED 16
+
+/* The link drops everything from `at` for `len` (both ns). */
+typedef struct sim_blackout {
+  udccp_tstamp at, len;
+} sim_blackout;
 
 typedef struct sim_link_cfg {
   uint64_t rate_bps;          /* serialisation rate, bits/s; > 0 */
@@ -31,18 +41,25 @@ typedef struct sim_link_cfg {
    * packets only meet the drop-tail limit.  mark_min = 0: no marking. */
   uint32_t mark_min, mark_max;
   double mark_pmax;
+  double corrupt;             /* probability a forwarded packet is corrupted
+                                 (the caller flips one bit of it) */
+  uint32_t n_blackouts;       /* windows in blackouts[], any order */
+  sim_blackout blackouts[SIM_MAX_SCHED];
 } sim_link_cfg;
 
 enum sim_link_verdict {
   SIM_LINK_SENT = 0,
   SIM_LINK_LOST_RANDOM,
   SIM_LINK_LOST_BURST,
-  SIM_LINK_DROPPED_QUEUE
+  SIM_LINK_DROPPED_QUEUE,
+  SIM_LINK_LOST_BLACKOUT,
+  SIM_LINK_CORRUPTED   /* forwarded, but the caller must corrupt it */
 };
 
 typedef struct sim_link_stats {
   uint64_t offered, lost_random, lost_burst, dropped_queue;
   uint64_t forwarded, forwarded_bytes, reordered, duplicated, ce_marked;
+  uint64_t lost_blackout, corrupted;
   uint32_t max_backlog;
 } sim_link_stats;
 
@@ -75,6 +92,13 @@ int sim_link_send(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
  * marking queue may set it to CE (3). */
 int sim_link_send_ecn(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
                       udccp_tstamp arrive[2], int *verdict, uint8_t *ecn);
+
+/* Changes the serialisation rate (> 0) from now on: packets already queued
+ * keep their departure times, later ones are served at the new rate. */
+void sim_link_set_rate(sim_link *l, uint64_t rate_bps);
+
+/* 1 if t lies inside one of the link's blackouts. */
+int sim_link_in_blackout(const sim_link *l, udccp_tstamp t);
 
 /* Packets queued or in service at now. */
 uint32_t sim_link_backlog(sim_link *l, udccp_tstamp now);

@@ -21,7 +21,14 @@ int sim_parse_prob(const char *s, double *p, char *err, size_t cap);
 /* An unsigned integer in [min, max]. */
 int sim_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v,
                    char *err, size_t cap);
-/* Comma list of KIND or NxKIND; fills cfg->kinds and cfg->n_flows. */
+/* Comma list of KIND or NxKIND, each optionally followed by attributes
+ * ":start=TIME", ":stop=TIME", ":app=RATE"; fills cfg->kinds,
+ * cfg->flow_opts and cfg->n_flows. */
 int sim_parse_flows(const char *s, sim_config *cfg, char *err, size_t cap);
+/* "AT+LENGTH" (times): appends a blackout to cfg. */
+int sim_parse_blackout(const char *s, sim_config *cfg, char *err, size_t cap);
+/* "AT:RATE": appends a rate change to cfg. */
+int sim_parse_rate_step(const char *s, sim_config *cfg, char *err,
+                        size_t cap);
 
 #endif /* UDCCP_SIM_PARSE_H */

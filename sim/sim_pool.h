@@ -21,6 +21,7 @@ typedef struct sim_pkt {
   uint16_t len;         /* bytes in data[] (the L4 packet) */
   uint8_t dir;          /* SIM_DIR_FWD (client to server) or SIM_DIR_REV */
   uint8_t ecn;          /* IP ECN codepoint */
+  uint8_t corrupt;      /* the network flipped a bit of it */
   uint64_t meta[2];     /* flow-kind private (e.g. TCP seq and ack) */
   uint8_t data[SIM_PKT_CAP];
 } sim_pkt;

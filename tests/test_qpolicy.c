@@ -51,9 +51,13 @@ static void test_qpolicy_init_rejects_bad_arguments(void **state) {
       UDCCP_ERR_INVALID_ARGUMENT);
   count_mem_init(&cm);
   cm.fail = 1;
+  /* init allocates nothing; the first push does, and fails cleanly. */
   assert_int_equal(udccp_sendq_init(&q, &cm.mem, UDCCP_QPOLICY_PRIO, 4, 100),
-                   UDCCP_ERR_NOMEM);
-  udccp_sendq_free(&q); /* harmless after a failed init */
+                   0);
+  assert_int_equal(udccp_sendq_push(&q, "x", 1, 0), UDCCP_ERR_NOMEM);
+  assert_int_equal(udccp_sendq_len(&q), 0);
+  assert_int_equal(udccp_sendq_mem(&q), 0);
+  udccp_sendq_free(&q);
   /* Operations on a failed queue are refused, not crashes. */
   assert_int_equal(udccp_sendq_push(&q, "x", 1, 0),
                    UDCCP_ERR_INVALID_ARGUMENT);
@@ -300,12 +304,15 @@ static void test_qpolicy_no_allocation_per_datagram(void **state) {
   (void)state;
   count_mem_init(&cm);
   assert_int_equal(udccp_sendq_init(&q, &cm.mem, UDCCP_QPOLICY_PRIO, 8, 50), 0);
-  allocs = cm.allocs;
+  allocs = 0;
   for (i = 0; i < 1000; i++) {
     make_dgram(buf, 50, (uint8_t)i);
     (void)udccp_sendq_push(&q, buf, (size_t)(i % 51), (uint32_t)(i % 7));
     if (i % 3 == 0) {
       (void)udccp_sendq_pop(&q);
+    }
+    if (i == 100) {
+      allocs = cm.allocs; /* grown to qlen by now; never drains */
     }
   }
   assert_int_equal(cm.allocs, allocs);
@@ -358,9 +365,40 @@ static void test_qpolicy_resize_keeps_queued_datagrams(void **state) {
   assert_int_equal(cm.frees, cm.allocs);
 }
 
+/* Issue 13: memory for what is queued, given back once drained. */
+static void test_qpolicy_memory_follows_contents(void **state) {
+  udccp_sendq q;
+  count_mem cm;
+  uint8_t buf[100];
+  size_t one;
+  int i;
+
+  (void)state;
+  count_mem_init(&cm);
+  assert_int_equal(udccp_sendq_init(&q, &cm.mem, UDCCP_QPOLICY_SIMPLE, 32, 1400),
+                   0);
+  assert_int_equal(cm.allocs, 0);
+  make_dgram(buf, 100, 'a');
+  assert_int_equal(udccp_sendq_push(&q, buf, 100, 0), 0);
+  one = udccp_sendq_mem(&q);
+  print_message("one datagram queued: %zu bytes held\n", one);
+  assert_true(one > 0 && one < 2 * 1400);
+  for (i = 1; i < 5; i++) {
+    assert_int_equal(udccp_sendq_push(&q, buf, 100, 0), 0);
+  }
+  assert_true(udccp_sendq_mem(&q) <= 8 * one); /* 8 slots, not 32 */
+  for (i = 0; i < 5; i++) {
+    expect_head(&q, 'a', 100, 0);
+  }
+  assert_int_equal(udccp_sendq_mem(&q), 0);
+  assert_int_equal(cm.frees, cm.allocs);
+  udccp_sendq_free(&q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_qpolicy_init_rejects_bad_arguments),
+      cmocka_unit_test(test_qpolicy_memory_follows_contents),
       cmocka_unit_test(test_qpolicy_simple_fifo_order_and_refusal_when_full),
       cmocka_unit_test(test_qpolicy_msgsize_rejected_for_both_policies),
       cmocka_unit_test(test_qpolicy_simple_ring_wraparound),

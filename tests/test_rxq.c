@@ -26,7 +26,7 @@ static void make_dgram(uint8_t *buf, size_t len, uint32_t id) {
 }
 
 static void expect_pop(udccp_rxq *q, size_t len, uint32_t id) {
-  uint8_t want[512], got[512];
+  uint8_t want[1500], got[1500];
 
   assert_true(len <= sizeof(want));
   make_dgram(want, len, id);
@@ -46,7 +46,12 @@ static void test_rxq_init_rejects_bad_arguments(void **state) {
   assert_int_equal(udccp_rxq_init(&q, NULL, 4, 0), UDCCP_ERR_INVALID_ARGUMENT);
   count_mem_init(&cm);
   cm.fail = 1;
-  assert_int_equal(udccp_rxq_init(&q, &cm.mem, 4, 100), UDCCP_ERR_NOMEM);
+  /* init allocates nothing; the first push does, and fails cleanly. */
+  assert_int_equal(udccp_rxq_init(&q, &cm.mem, 4, 100), 0);
+  assert_int_equal(udccp_rxq_push(&q, "x", 1), UDCCP_ERR_NOMEM);
+  assert_int_equal(udccp_rxq_len(&q), 0);
+  assert_int_equal(udccp_rxq_drops(&q), 1);
+  assert_int_equal(udccp_rxq_mem(&q), 0);
   udccp_rxq_free(&q);
   assert_int_equal(udccp_rxq_push(&q, "x", 1), UDCCP_ERR_INVALID_ARGUMENT);
   assert_int_equal(udccp_rxq_pop(&q, NULL, 0), UDCCP_ERR_AGAIN);
@@ -165,11 +170,12 @@ static void test_rxq_byte_ring_wraparound(void **state) {
     int pops = udccp_rxq_len(&q) > 3 ? 2 : 0, k;
     make_dgram(buf, len, next_in);
     if (udccp_rxq_fits(&q, len)) {
-      size_t tail = (q.byte_head + q.bytes) % q.arena_size;
-      if (len > 0 && tail + len > q.arena_size) {
+      const udccp_rxq_ent *e;
+      assert_int_equal(udccp_rxq_push(&q, buf, len), 0);
+      e = &q.ents[(q.head + q.count - 1) % q.ents_cap];
+      if (len > 0 && e->off + len > q.arena_cap) {
         wrapped++;
       }
-      assert_int_equal(udccp_rxq_push(&q, buf, len), 0);
       lens[next_in % 512] = len;
       next_in++;
     } else {
@@ -200,17 +206,55 @@ static void test_rxq_no_allocation_per_datagram(void **state) {
   (void)state;
   count_mem_init(&cm);
   assert_int_equal(udccp_rxq_init(&q, &cm.mem, 16, 1000), 0);
-  allocs = cm.allocs;
+  allocs = 0;
   for (i = 0; i < 1000; i++) {
     make_dgram(buf, 100, (uint32_t)i);
     (void)udccp_rxq_push(&q, buf, (size_t)(i % 100));
     if (i % 2 == 0) {
       (void)udccp_rxq_pop(&q, buf, sizeof(buf));
     }
+    if (i == 200) {
+      allocs = cm.allocs; /* grown to the bounds by now; never drains */
+    }
   }
   assert_int_equal(cm.allocs, allocs);
   udccp_rxq_free(&q);
   assert_int_equal(cm.frees, cm.allocs);
+}
+
+/* Issue 13: the queue holds memory for what is queued, not for its
+ * bounds, and gives it back once drained. */
+static void test_rxq_memory_follows_contents(void **state) {
+  udccp_rxq q;
+  count_mem cm;
+  uint8_t buf[1400];
+  int i;
+
+  (void)state;
+  count_mem_init(&cm);
+  /* Bounds as a connection's: 256 datagrams of up to 1400 bytes. */
+  assert_int_equal(udccp_rxq_init(&q, &cm.mem, 256, 256 * 1400), 0);
+  assert_int_equal(cm.allocs, 0);
+  assert_int_equal(udccp_rxq_mem(&q), 0);
+  make_dgram(buf, 64, 1);
+  assert_int_equal(udccp_rxq_push(&q, buf, 64), 0);
+  print_message("one 64-byte datagram: %zu bytes held\n", udccp_rxq_mem(&q));
+  assert_true(udccp_rxq_mem(&q) <= 512);
+  for (i = 0; i < 100; i++) {
+    make_dgram(buf, 1400, (uint32_t)i + 2);
+    assert_int_equal(udccp_rxq_push(&q, buf, 1400), 0);
+  }
+  /* 140,064 bytes queued: at most twice that held, not 358,400. */
+  print_message("101 datagrams (%zu B): %zu bytes held\n", udccp_rxq_bytes(&q),
+                udccp_rxq_mem(&q));
+  assert_true(udccp_rxq_mem(&q) <= 2 * udccp_rxq_bytes(&q) + 4096);
+  expect_pop(&q, 64, 1);
+  for (i = 0; i < 100; i++) {
+    expect_pop(&q, 1400, (uint32_t)i + 2);
+  }
+  assert_int_equal(udccp_rxq_mem(&q), 0);
+  assert_int_equal(cm.frees, cm.allocs);
+  udccp_rxq_free(&q);
 }
 
 int main(void) {
@@ -222,6 +266,7 @@ int main(void) {
       cmocka_unit_test(test_rxq_small_buffer_keeps_datagram),
       cmocka_unit_test(test_rxq_byte_ring_wraparound),
       cmocka_unit_test(test_rxq_no_allocation_per_datagram),
+      cmocka_unit_test(test_rxq_memory_follows_contents),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,7 +25,7 @@ enum {
   OPT_FLOWS = 256, OPT_RATE, OPT_DELAY, OPT_QUEUE, OPT_LOSS, OPT_BURST,
   OPT_REORDER, OPT_REORDER_DELAY, OPT_DUP, OPT_DURATION, OPT_SEED, OPT_JSON,
   OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION, OPT_SEQWIN,
-  OPT_ECN
+  OPT_ECN, OPT_CORRUPT, OPT_BLACKOUT, OPT_RATE_CHANGE
 };
 
 static void usage(FILE *out) {
@@ -37,7 +37,12 @@ static void usage(FILE *out) {
 "\n"
 "required:\n"
 "  --flows SPEC        comma list of flows sharing the bottleneck, each KIND\n"
-"                      or NxKIND (e.g. ccid2,tcp or 4xccid2). Kinds:\n");
+"                      or NxKIND (e.g. ccid2,tcp or 4xccid2), each optionally\n"
+"                      followed by :start=TIME (start then, not at random in\n"
+"                      the first RTT), :stop=TIME (the sender stops and\n"
+"                      closes then) and :app=RATE (application-limited:\n"
+"                      data is written at RATE only), e.g.\n"
+"                      ccid2:start=5s:stop=20s,tcp:app=2mbit. Kinds:\n");
   for (size_t i = 0; sim_flow_kinds[i] != NULL; i++) {
     fprintf(out, "                        %-6s %s\n", sim_flow_kinds[i]->name,
             sim_flow_kinds[i]->help);
@@ -59,6 +64,14 @@ static void usage(FILE *out) {
 "                      (default 0)\n"
 "  --reorder-delay TIME extra delay of a reordered packet (default 5ms)\n"
 "  --dup P             probability a packet is duplicated (default 0)\n"
+"  --corrupt P         probability a packet has one bit flipped (both\n"
+"                      directions; default 0): the receiver's checksum must\n"
+"                      refuse it (RFC 4340 section 9); the counts are printed\n"
+"  --blackout AT+LEN   the link (both directions) drops everything from AT\n"
+"                      for LEN, e.g. 10s+2s; repeat for more (at most 16)\n"
+"  --rate-change AT:RATE  the bottleneck rate becomes RATE at AT, e.g.\n"
+"                      --rate-change 10s:5mbit --rate-change 20s:100mbit\n"
+"                      (at most 16; the queue limit stays)\n"
 "  --ecn               udccp flows negotiate ECN (RFC 4340 §12) and the\n"
 "                      bottleneck queue marks ECT packets CE, RED-like: from\n"
 "                      1/2 of the queue limit, with a probability rising to\n"
@@ -145,6 +158,9 @@ int main(int argc, char **argv) {
       {"reorder", required_argument, NULL, OPT_REORDER},
       {"reorder-delay", required_argument, NULL, OPT_REORDER_DELAY},
       {"dup", required_argument, NULL, OPT_DUP},
+      {"corrupt", required_argument, NULL, OPT_CORRUPT},
+      {"blackout", required_argument, NULL, OPT_BLACKOUT},
+      {"rate-change", required_argument, NULL, OPT_RATE_CHANGE},
       {"ecn", no_argument, NULL, OPT_ECN},
       {"duration", required_argument, NULL, OPT_DURATION},
       {"seed", required_argument, NULL, OPT_SEED},
@@ -208,6 +224,15 @@ int main(int argc, char **argv) {
       break;
     case OPT_DUP:
       bad = sim_parse_prob(optarg, &cfg.dup, err, sizeof(err));
+      break;
+    case OPT_CORRUPT:
+      bad = sim_parse_prob(optarg, &cfg.corrupt, err, sizeof(err));
+      break;
+    case OPT_BLACKOUT:
+      bad = sim_parse_blackout(optarg, &cfg, err, sizeof(err));
+      break;
+    case OPT_RATE_CHANGE:
+      bad = sim_parse_rate_step(optarg, &cfg, err, sizeof(err));
       break;
     case OPT_ECN:
       cfg.ecn = 1;

@@ -1,0 +1,408 @@
+/*
+ * udccp-hsbench: the sans-I/O core's cost per connection, in one process,
+ * without sockets (issue 13):
+ *
+ *   handshakes  client_new, a listener's server connection from the
+ *               Request, the full handshake, one datagram each way, a
+ *               graceful close until both ends are done, both freed: the
+ *               cycles per CPU-second, and next to it, measured in the same
+ *               run, a floor: one malloc of the connection's size plus a
+ *               memset of it, and free (what a connection allocated from
+ *               the C heap and zeroed costs at least).
+ *   memory      N connections opened and left idle after one datagram each
+ *               way: heap bytes (and allocations) held per connection per
+ *               end, then what is left once they have all closed.
+ *
+ *   udccp-hsbench [-n CYCLES] [-c CONNS] [-J]
+ *
+ * Under valgrind --tool=callgrind, -n sets the cycles measured, so that
+ * instructions per handshake = Ir / n (the set-up is small).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <udccp/udccp.h>
+
+/* ------------------------------------------------- a counting allocator */
+
+/* Each block carries its size in a header, so that frees can be counted
+ * in bytes.  16 bytes keep the payload aligned for any type. */
+typedef struct heap_count {
+  udccp_mem mem;
+  int64_t bytes, blocks;     /* live */
+  int64_t peak_bytes;
+} heap_count;
+
+#define HDR 16
+
+static void *hc_malloc(size_t n, void *ud) {
+  heap_count *h = ud;
+  uint8_t *p = malloc(n + HDR);
+  if (p == NULL) {
+    return NULL;
+  }
+  memcpy(p, &n, sizeof(n));
+  h->bytes += (int64_t)n;
+  h->blocks++;
+  if (h->bytes > h->peak_bytes) {
+    h->peak_bytes = h->bytes;
+  }
+  return p + HDR;
+}
+
+static void hc_free(void *ptr, void *ud) {
+  heap_count *h = ud;
+  size_t n;
+  if (ptr == NULL) {
+    return;
+  }
+  memcpy(&n, (uint8_t *)ptr - HDR, sizeof(n));
+  h->bytes -= (int64_t)n;
+  h->blocks--;
+  free((uint8_t *)ptr - HDR);
+}
+
+static void *hc_calloc(size_t n, size_t sz, void *ud) {
+  void *p;
+  if (sz != 0 && n > SIZE_MAX / sz) {
+    return NULL;
+  }
+  p = hc_malloc(n * sz, ud);
+  if (p != NULL) {
+    memset(p, 0, n * sz);
+  }
+  return p;
+}
+
+static void *hc_realloc(void *ptr, size_t n, void *ud) {
+  size_t old;
+  void *p;
+  if (ptr == NULL) {
+    return hc_malloc(n, ud);
+  }
+  memcpy(&old, (uint8_t *)ptr - HDR, sizeof(old));
+  p = hc_malloc(n, ud);
+  if (p == NULL) {
+    return NULL;
+  }
+  memcpy(p, ptr, old < n ? old : n);
+  hc_free(ptr, ud);
+  return p;
+}
+
+static void heap_count_init(heap_count *h) {
+  memset(h, 0, sizeof(*h));
+  h->mem.user_data = h;
+  h->mem.malloc = hc_malloc;
+  h->mem.free = hc_free;
+  h->mem.calloc = hc_calloc;
+  h->mem.realloc = hc_realloc;
+}
+
+/* ------------------------------------------------------------ the pair */
+
+/* The randomness the application gives the core: a fast deterministic
+ * generator here (splitmix64), so that the figure is the core's own. */
+static void bench_rand(uint8_t *dest, size_t len, void *ud) {
+  uint64_t *s = ud;
+  while (len > 0) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    size_t n = len < 8 ? len : 8;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    memcpy(dest, &z, n);
+    dest += n;
+    len -= n;
+  }
+}
+
+typedef struct bench {
+  udccp_settings cs, ss;
+  udccp_listener *lis;
+  heap_count hc[2]; /* client end, server end */
+  uint64_t rand_state;
+  udccp_tstamp now;
+  uint8_t buf[2048];
+} bench;
+
+static void path_of(udccp_path *p, uint32_t i, int server) {
+  memset(p, 0, sizeof(*p));
+  p->family = UDCCP_AF_INET;
+  p->local_addr[0] = 127;
+  p->local_addr[3] = 1;
+  p->remote_addr[0] = 127;
+  p->remote_addr[3] = 1;
+  /* Distinct client ports per connection (i wraps at 60,000). */
+  p->local_port = server ? 5001 : (uint16_t)(1024 + i % 60000);
+  p->remote_port = server ? (uint16_t)(1024 + i % 60000) : 5001;
+}
+
+/* Moves packets between the two ends until neither has one to send.
+ * Returns -1 on a fatal error of the listener path. */
+static int pump(bench *b, udccp_conn *c[2], uint32_t i) {
+  int moved = 1, rounds = 0;
+  udccp_path sp;
+  path_of(&sp, i, 1);
+  while (moved && rounds++ < 64) {
+    int side;
+    moved = 0;
+    for (side = 0; side < 2; ++side) {
+      udccp_ssize n;
+      if (c[side] == NULL) {
+        continue;
+      }
+      while ((n = udccp_conn_write_pkt(c[side], b->buf, sizeof(b->buf), NULL,
+                                       b->now)) > 0) {
+        moved = 1;
+        if (side == 0 && c[1] == NULL) {
+          uint8_t out[256];
+          udccp_ssize r = udccp_listener_read_pkt(
+              b->lis, &sp, b->buf, (size_t)n, b->now, &c[1], out, sizeof(out));
+          if (r < 0 && c[1] == NULL) {
+            return -1;
+          }
+        } else if (c[1 - side] != NULL) {
+          (void)udccp_conn_read_pkt(c[1 - side], b->buf, (size_t)n, 0, b->now);
+        }
+      }
+    }
+    b->now += 1000; /* 1 us per round: the RTT the ends measure */
+  }
+  return 0;
+}
+
+static int both_open(udccp_conn *c[2]) {
+  return c[0] != NULL && c[1] != NULL &&
+         udccp_conn_get_state(c[0]) == UDCCP_STATE_OPEN &&
+         udccp_conn_get_state(c[1]) == UDCCP_STATE_OPEN;
+}
+
+/* Opens connection i: both ends OPEN with one datagram read each way. */
+static int open_one(bench *b, udccp_conn *c[2], uint32_t i) {
+  udccp_path cp;
+  uint8_t d[64];
+  int side;
+  memset(d, 'x', sizeof(d));
+  path_of(&cp, i, 0);
+  c[0] = c[1] = NULL;
+  if (udccp_conn_client_new(&c[0], &b->cs, &cp, 42, b->now) != 0) {
+    return -1;
+  }
+  if (pump(b, c, i) != 0 || !both_open(c)) {
+    return -1;
+  }
+  for (side = 0; side < 2; ++side) {
+    if (udccp_conn_queue_datagram(c[side], d, sizeof(d), 0, b->now) != 0) {
+      return -1;
+    }
+  }
+  (void)pump(b, c, i);
+  for (side = 0; side < 2; ++side) {
+    if (udccp_conn_read_datagram(c[side], d, sizeof(d)) != (udccp_ssize)sizeof(d)) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Closes connection i gracefully and frees both ends.  The TIMEWAIT end is
+ * run to its end by expiring its timer. */
+static int close_one(bench *b, udccp_conn *c[2], uint32_t i) {
+  int side, k;
+  if (udccp_conn_close(c[0], b->now) != 0) {
+    return -1;
+  }
+  (void)pump(b, c, i);
+  for (k = 0; k < 4; ++k) {
+    for (side = 0; side < 2; ++side) {
+      if (c[side] != NULL && !udccp_conn_is_done(c[side])) {
+        udccp_tstamp t = udccp_conn_get_expiry(c[side]);
+        if (t != UDCCP_TSTAMP_NEVER) {
+          (void)udccp_conn_handle_expiry(c[side], t > b->now ? t : b->now);
+        }
+      }
+    }
+    (void)pump(b, c, i);
+  }
+  udccp_listener_conn_gone(b->lis, c[1]);
+  for (side = 0; side < 2; ++side) {
+    if (!udccp_conn_is_done(c[side])) {
+      return -1;
+    }
+    udccp_conn_del(c[side]);
+    c[side] = NULL;
+  }
+  return 0;
+}
+
+static int bench_init(bench *b) {
+  static const uint32_t codes[] = {42};
+  udccp_listener_settings ls;
+  memset(b, 0, sizeof(*b));
+  heap_count_init(&b->hc[0]);
+  heap_count_init(&b->hc[1]);
+  b->rand_state = 1;
+  b->now = 1000000000;
+  udccp_settings_default(&b->cs);
+  b->cs.cksum_mode = UDCCP_CKSUM_NONE; /* DCCP-UDP */
+  b->cs.hdr_overhead = 28;
+  b->cs.rand = bench_rand;
+  b->cs.rand_user_data = &b->rand_state;
+  b->ss = b->cs;
+  b->cs.mem = &b->hc[0].mem;
+  b->ss.mem = &b->hc[1].mem;
+  memset(&ls, 0, sizeof(ls));
+  ls.service_codes = codes;
+  ls.n_service_codes = 1;
+  /* The core's cost per connection, not the listener's bounds: every
+   * Request makes a connection, however many are open. */
+  ls.init_cookie = UDCCP_INIT_COOKIE_NEVER;
+  ls.half_open_max = UINT32_MAX;
+  ls.backlog = UINT32_MAX;
+  return udccp_listener_new(&b->lis, &b->ss, &ls, b->now);
+}
+
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The floor: malloc + memset + free of `size` bytes, per CPU-second. */
+static double floor_rate(size_t size, uint64_t n) {
+  volatile uint8_t sink = 0;
+  double t0 = cpu_now(), t;
+  uint64_t i;
+  for (i = 0; i < n; ++i) {
+    uint8_t *p = malloc(size);
+    if (p == NULL) {
+      return 0;
+    }
+    memset(p, (int)i, size);
+    sink ^= p[size - 1];
+    free(p);
+  }
+  t = cpu_now() - t0;
+  (void)sink;
+  return t > 0 ? (double)n / t : 0;
+}
+
+int main(int argc, char **argv) {
+  static const struct option lopts[] = {{"cycles", required_argument, 0, 'n'},
+                                        {"conns", required_argument, 0, 'c'},
+                                        {"json", no_argument, 0, 'J'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
+  uint64_t cycles = 20000, i;
+  uint32_t nconns = 1000, k;
+  int json = 0, o;
+  bench *b;
+  udccp_conn *c[2], *(*idle)[2];
+  double t0, t, rate, floor;
+  int64_t idle_bytes[2], idle_blocks[2], base_bytes[2], left_bytes[2];
+  size_t conn_size = 0;
+
+  while ((o = getopt_long(argc, argv, "n:c:Jh", lopts, NULL)) != -1) {
+    switch (o) {
+    case 'n':
+      cycles = strtoull(optarg, NULL, 10);
+      break;
+    case 'c':
+      nconns = (uint32_t)strtoul(optarg, NULL, 10);
+      break;
+    case 'J':
+      json = 1;
+      break;
+    default:
+      printf("usage: udccp-hsbench [-n CYCLES (20000)] [-c CONNS (1000)] "
+             "[-J|--json]\n");
+      return o == 'h' ? 0 : 2;
+    }
+  }
+  if (cycles == 0 || nconns == 0) {
+    fprintf(stderr, "udccp-hsbench: -n and -c must be > 0\n");
+    return 2;
+  }
+  b = calloc(1, sizeof(*b));
+  idle = calloc(nconns, sizeof(*idle));
+  if (b == NULL || idle == NULL || bench_init(b) != 0) {
+    fprintf(stderr, "udccp-hsbench: set-up failed\n");
+    return 1;
+  }
+
+  /* Memory: nconns idle connections. */
+  base_bytes[0] = b->hc[0].bytes;
+  base_bytes[1] = b->hc[1].bytes;
+  for (k = 0; k < nconns; ++k) {
+    if (open_one(b, idle[k], k) != 0) {
+      fprintf(stderr, "udccp-hsbench: connection %u failed to open\n", k);
+      return 1;
+    }
+  }
+  for (o = 0; o < 2; ++o) {
+    idle_bytes[o] = b->hc[o].bytes - base_bytes[o];
+    idle_blocks[o] = b->hc[o].blocks;
+  }
+  for (k = 0; k < nconns; ++k) {
+    if (close_one(b, idle[k], k) != 0) {
+      fprintf(stderr, "udccp-hsbench: connection %u failed to close\n", k);
+      return 1;
+    }
+  }
+  for (o = 0; o < 2; ++o) {
+    left_bytes[o] = b->hc[o].bytes - base_bytes[o];
+  }
+
+  /* Handshakes: open and close, one pair at a time. */
+  t0 = cpu_now();
+  for (i = 0; i < cycles; ++i) {
+    if (open_one(b, c, (uint32_t)i) != 0 || close_one(b, c, (uint32_t)i) != 0) {
+      fprintf(stderr, "udccp-hsbench: cycle %llu failed\n",
+              (unsigned long long)i);
+      return 1;
+    }
+  }
+  t = cpu_now() - t0;
+  rate = t > 0 ? (double)cycles / t : 0;
+  /* The floor's size: what one idle connection held at one end. */
+  conn_size = (size_t)(idle_bytes[1] / nconns);
+  floor = floor_rate(conn_size > 0 ? conn_size : 1, cycles);
+
+  if (json) {
+    printf("{\"handshakes_per_cpu_s\": %.0f, \"floor_per_cpu_s\": %.0f, "
+           "\"floor_bytes\": %zu, \"cycles\": %llu, \"conns\": %u, "
+           "\"idle_bytes_per_conn_client\": %.0f, "
+           "\"idle_bytes_per_conn_server\": %.0f, "
+           "\"idle_allocs_per_conn_client\": %.1f, "
+           "\"idle_allocs_per_conn_server\": %.1f, "
+           "\"bytes_left_after_close\": %lld}\n",
+           rate, floor, conn_size, (unsigned long long)cycles, nconns,
+           (double)idle_bytes[0] / nconns, (double)idle_bytes[1] / nconns,
+           (double)idle_blocks[0] / nconns, (double)idle_blocks[1] / nconns,
+           (long long)(left_bytes[0] + left_bytes[1]));
+  } else {
+    printf("handshakes (open, 1 datagram each way, close; sans-I/O core): "
+           "%.0f per CPU-second (%llu cycles)\n",
+           rate, (unsigned long long)cycles);
+    printf("floor (malloc+memset+free of %zu B, one end's idle size): "
+           "%.0f per CPU-second; core/floor %.2f\n",
+           conn_size, floor, floor > 0 ? rate / floor : 0);
+    printf("heap per idle OPEN connection (%u conns): client %.0f B in "
+           "%.1f blocks, server %.0f B in %.1f blocks\n",
+           nconns, (double)idle_bytes[0] / nconns,
+           (double)idle_blocks[0] / nconns, (double)idle_bytes[1] / nconns,
+           (double)idle_blocks[1] / nconns);
+    printf("heap left after all closed: %lld B\n",
+           (long long)(left_bytes[0] + left_bytes[1]));
+  }
+  udccp_listener_del(b->lis);
+  free(idle);
+  free(b);
+  return 0;
+}
