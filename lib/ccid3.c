@@ -27,6 +27,11 @@
  *                that information, one sent within one t_ipi of the time
  *                pacing allowed it, or of the previous packet.
  * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).
+ * RFC 5348 §4.3/§8.3 (spirit) A receiver's reports are capped by what we
+ *                sent: X <= max(2 X_sent, initial rate), so a Receive Rate
+ *                of 0xFFFFFFFF or Elapsed Time lies cannot raise the rate
+ *                (udccp_tfrc_tx_sent_cap); Data Dropped is counted O(1)
+ *                per block, whatever the run lengths claim.
  * RFC 4342 §5.1  Idle: the rate stops at the initial rate; the nofeedback
  *                timer then rests until data flows again.
  * RFC 5348 §4.5  Oscillation reduction (SHOULD): packets are paced at
