@@ -847,10 +847,13 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
     return;
   }
   /* RFC 4340 §8.5 step 1: no connection, no listener: Reset No
-   * Connection (unless the packet is itself a Reset). */
+   * Connection (unless the packet is itself a Reset); a Request to a port
+   * with no server gets Connection Refused (RFC 5595 §3.3.1 MUST).  Both
+   * transports come here (raw: only for ports we own, above). */
   udccp_ssize n = udccp_pkt_write_reset_reply(
       out, UDCCP_IO_TXBUF, pkt, len, path, ep->settings.cksum_mode,
-      UDCCP_RESET_NO_CONNECTION);
+      pk.type == UDCCP_PKT_REQUEST ? UDCCP_RESET_CONNECTION_REFUSED
+                                   : UDCCP_RESET_NO_CONNECTION);
   if (n > 0) {
     tx_commit(ep, fidx, NULL, path, udp_rport, (size_t)n, 0);
     ep->stats.resets_sent++;

@@ -186,7 +186,8 @@ typedef struct udccp_settings {
   udccp_tstamp request_timeout; /* give up on a Request after: 64 s */
   udccp_tstamp close_timeout; /* give up on Close/CloseReq after: 64 s */
   udccp_tstamp timewait;      /* TIMEWAIT length, 2 MSL: 2 x 30 s = 60 s */
-  udccp_tstamp partopen_timeout; /* PARTOPEN gives up after: 8 minutes (§8.1.5) */
+  udccp_tstamp partopen_timeout; /* PARTOPEN, and a server's RESPOND, give up
+                                    after: 8 minutes (§8.1.5, §8.1.3) */
   udccp_tstamp idle_timeout;  /* reset after this long with no packet; 0 = off */
   /* Keepalive (DCCP has none of its own): when an OPEN connection has
    * received no valid packet for keepalive_idle, it probes the peer with a
