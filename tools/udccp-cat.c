@@ -44,6 +44,7 @@ typedef struct cat_opts {
   uint32_t service;
   int wait_ms;
   uint64_t idle_ns;
+  udccp_settings ka; /* keepalive_* from --keepalive (else the defaults) */
   const char *host;
   uint8_t cookies;             /* -l: enum udccp_init_cookie */
   uint32_t half_open, backlog; /* -l: 0 = the library's default */
@@ -53,7 +54,8 @@ static void usage(FILE *f) {
   fprintf(f,
 "usage: udccp-cat [-l] [-p PORT] [--udp-port PORT] [--raw] [--ccid N]\n"
 "                 [--service CODE] [-d] [-w SECONDS] [-i SECONDS]\n"
-"                 [--cookies MODE] [--half-open N] [--backlog N] [HOST]\n"
+"                 [--cookies MODE] [--half-open N] [--backlog N]\n"
+"                 [--keepalive IDLE[,INTERVAL[,PROBES]]] [HOST]\n"
 "\n"
 "netcat for DCCP datagrams: stdin lines become datagrams, received\n"
 "datagrams go to stdout.  EOF on stdin closes the connection cleanly.\n"
@@ -76,6 +78,11 @@ static void usage(FILE *f) {
 "                        peer for this long: it is gone (killed, or the\n"
 "                        network drops everything); 0 (default) waits forever\n"
 "                        as DCCP itself does\n"
+"      --keepalive IDLE[,INTERVAL[,PROBES]]\n"
+"                        probe a silent peer with a Sync after IDLE, then\n"
+"                        every INTERVAL; PROBES unanswered probes end the\n"
+"                        connection (default 60,10,3: a vanished peer is\n"
+"                        dropped within 90 s); 0 or off: never\n"
 "      --cookies MODE    listener: when to answer a Request with an Init\n"
 "                        Cookie and keep no state for the client until it\n"
 "                        answers (RFC 4340 §8.1.4): auto (once --half-open\n"
@@ -114,6 +121,11 @@ static void report_dead(const cat_opts *o, udccp_sock *s, int err) {
   if (err == UDCCP_ERR_RESET) {
     fprintf(stderr, "udccp-cat: connection reset by the peer (Reset: %s)\n",
             udccp_reset_code_str(rc));
+  } else if (err == UDCCP_ERR_TIMEOUT && o->idle_ns == 0) {
+    fprintf(stderr, "udccp-cat: connection timed out: the peer answered "
+                    "none of %u keepalive probes (peer gone, or the network "
+                    "drops its packets); Reset sent\n",
+            (unsigned)o->ka.keepalive_probes);
   } else if (err == UDCCP_ERR_TIMEOUT) {
     fprintf(stderr, "udccp-cat: connection timed out: nothing from the peer "
                     "for %.1f s (peer gone, or the network drops its "
@@ -309,9 +321,10 @@ int main(int argc, char **argv) {
   o.udp_port = UDCCP_UDP_PORT_DEFAULT;
   o.service = CAT_DEFAULT_SERVICE;
   o.wait_ms = -2;
+  udccp_settings_default(&o.ka);
   int port_set = 0, udp_port_set = 0;
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_SERVICE, OPT_VERSION,
-         OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG };
+         OPT_KEEPALIVE, OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG };
   static const struct option lopts[] = {
       {"listen", no_argument, NULL, 'l'},
       {"port", required_argument, NULL, 'p'},
@@ -322,6 +335,7 @@ int main(int argc, char **argv) {
       {"no-stdin", no_argument, NULL, 'd'},
       {"wait", required_argument, NULL, 'w'},
       {"idle-timeout", required_argument, NULL, 'i'},
+      {"keepalive", required_argument, NULL, OPT_KEEPALIVE},
       {"verbose", no_argument, NULL, 'v'},
       {"cookies", required_argument, NULL, OPT_COOKIES},
       {"half-open", required_argument, NULL, OPT_HALF_OPEN},
@@ -384,6 +398,14 @@ int main(int argc, char **argv) {
         return 2;
       }
       break;
+    case OPT_KEEPALIVE:
+      if (udccp_io_parse_keepalive(optarg, &o.ka) != 0) {
+        fprintf(stderr, "udccp-cat: invalid keepalive '%s' (IDLE[,INTERVAL"
+                        "[,PROBES]], e.g. 60,10,3 or 5s,1s,2; 0 or off)\n",
+                optarg);
+        return 2;
+      }
+      break;
     case 'v': o.verbose = 1; break;
     case OPT_COOKIES:
       if (udccp_io_parse_cookie_mode(optarg, &o.cookies) != 0) {
@@ -431,6 +453,9 @@ int main(int argc, char **argv) {
   udccp_settings_default(&st);
   st.rx_qlen = 8192;
   st.idle_timeout = o.idle_ns;
+  st.keepalive_idle = o.ka.keepalive_idle;
+  st.keepalive_interval = o.ka.keepalive_interval;
+  st.keepalive_probes = o.ka.keepalive_probes;
   cfg.settings = &st;
   if (o.listen) {
     cfg.local_port = o.udp_port;
