@@ -12,7 +12,7 @@
 
 #include "seq.h"
 
-#define REC_CAP 64u        /* initial ack records (Appendix A.1) ... */
+#define REC_CAP 8u         /* initial ack records (Appendix A.1; small: issue 13) ... */
 #define REC_MAX 65536u     /* ... growing up to this: one per ack in flight */
 #define MAX_RUN 64u        /* 6-bit run length + 1 (§11.4) */
 #define MAX_AV_LEN 253u    /* option value bytes (§11.4) */

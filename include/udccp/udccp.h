@@ -377,6 +377,11 @@ typedef struct udccp_conn_info {
   uint64_t ecn_marks;         /* our data packets reported CE-marked */
   uint64_t nonce_checks;      /* Ack Vectors whose Nonce Echo was checked */
   uint64_t nonce_mismatches;  /* ... and found wrong (§12.2) */
+  /* Memory (issue 13): heap bytes the connection holds now, its own
+   * object included: queues sized by what they hold, Ack Vector, CCID
+   * state and history, allocator headers.  An idle OPEN CCID 2
+   * connection holds under 4 KiB; TIMEWAIT and CLOSED only the object. */
+  uint64_t mem_bytes;
 } udccp_conn_info;
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
