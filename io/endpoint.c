@@ -260,8 +260,13 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   } else {
     udccp_settings_default(&ep->settings);
   }
-  ep->settings.rand = udccp_io_rand;
-  ep->settings.rand_user_data = NULL;
+  {
+    uint8_t seed[16];
+    udccp_io_rand(seed, sizeof(seed), NULL);
+    udccp_csprng_seed(&ep->rng, seed);
+  }
+  ep->settings.rand = udccp_csprng_fill;
+  ep->settings.rand_user_data = &ep->rng;
   /* RFC 6773 §3.3: the DCCP checksum is zero on DCCP-UDP. */
   ep->settings.cksum_mode = cfg->transport == UDCCP_TRANSPORT_UDP
                                 ? UDCCP_CKSUM_NONE

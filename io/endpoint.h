@@ -59,6 +59,8 @@ typedef struct udccp_io_listen {
 struct udccp_endpoint {
   udccp_endpoint_config cfg;
   udccp_settings settings; /* template: cksum_mode and rand filled in */
+  udccp_csprng rng;        /* settings.rand: seeded once from getrandom(2),
+                              no syscall per connection (issue 13) */
   int fd[2];               /* UDCCP_IO_V4, UDCCP_IO_V6; -1 if absent */
   int epfd;
   uint16_t udp_port;

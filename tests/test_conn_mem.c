@@ -277,11 +277,68 @@ static void test_conn_mem_pure_receiver_holds_no_sender_state(void **state) {
   free(e);
 }
 
+/* Issue 13: with an endpoint pool (udccp_mempool), connection objects and
+ * the buffers connections allocate on demand are reused: after a warm-up,
+ * handshakes, data each way and closes reach the underlying allocator no
+ * more (no malloc per connection or per packet in steady state). */
+static void test_conn_mem_pool_steady_state_no_heap_calls(void **state) {
+  ends *e = calloc(1, sizeof(*e));
+  udccp_mempool *pool;
+  udccp_mempool_stats st;
+  count_mem base;
+  udccp_conn *c[2];
+  uint8_t d[1000];
+  int allocs = 0, k, j;
+
+  (void)state;
+  assert_non_null(e);
+  ends_init(e);
+  count_mem_init(&base);
+  assert_int_equal(udccp_mempool_new(&pool, &base.mem, 0), 0);
+  e->cs.mem = udccp_mempool_mem(pool);
+  e->ss.mem = udccp_mempool_mem(pool);
+  udccp_listener_del(e->lis);
+  {
+    static const uint32_t codes[] = {42};
+    udccp_listener_settings ls;
+    memset(&ls, 0, sizeof(ls));
+    ls.service_codes = codes;
+    ls.n_service_codes = 1;
+    assert_int_equal(udccp_listener_new(&e->lis, &e->ss, &ls, e->now), 0);
+  }
+  memset(d, 'p', sizeof(d));
+  for (k = 0; k < 30; ++k) {
+    if (k == 10) {
+      allocs = base.allocs; /* warmed up */
+    }
+    open_one(e, c, (uint32_t)k);
+    for (j = 0; j < 20; ++j) {
+      (void)udccp_conn_queue_datagram(c[0], d, sizeof(d), 0, e->now);
+      pump(e, c, (uint32_t)k);
+      while (udccp_conn_read_datagram(c[1], d, sizeof(d)) > 0) {
+      }
+    }
+    close_one(e, c, (uint32_t)k);
+  }
+  udccp_mempool_get_stats(pool, &st);
+  print_message("pool: %llu hits, %llu misses; underlying allocations after "
+                "warm-up: %d\n", (unsigned long long)st.hits,
+                (unsigned long long)st.misses, base.allocs - allocs);
+  assert_int_equal(base.allocs, allocs);
+  udccp_listener_del(e->lis);
+  udccp_mempool_get_stats(pool, &st);
+  assert_int_equal(st.in_use, 0);
+  udccp_mempool_del(pool);
+  assert_int_equal(base.bytes, 0);
+  free(e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conn_mem_1000_idle_connections_under_4k_per_end),
       cmocka_unit_test(test_rfc4340_8_3_timewait_keeps_a_tombstone_only),
       cmocka_unit_test(test_conn_mem_pure_receiver_holds_no_sender_state),
+      cmocka_unit_test(test_conn_mem_pool_steady_state_no_heap_calls),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
