@@ -180,8 +180,12 @@ static int hist_has(const ccid2_tx *tx, uint64_t seq) {
 }
 
 static int hist_grow(ccid2_tx *tx, size_t need) {
-  /* Allocated on first use, small: 4 entries (issue 13). */
-  size_t ncap = tx->cap ? tx->cap : 4;
+  /* Allocated on first use, small: 4 entries (issue 13: an idle or
+   * receiving connection stays there); beyond that straight to
+   * HIST_MIN, then doubling, so that a busy sender grows rarely. */
+  size_t ncap = tx->cap == 0                     ? 4
+                : tx->cap < UDCCP_CCID2_HIST_MIN ? UDCCP_CCID2_HIST_MIN
+                                                 : tx->cap;
   ccid2_ent *nr;
   size_t i;
   while (ncap < need) {
@@ -680,10 +684,11 @@ static udccp_tstamp ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
 
 /* Makes the nonce bitmap cover packet seq (about to become GSS): none
  * while only non-data has been sent (their nonce is 0 and nonce_of says
- * so), then doubling with the span since nonce_first up to NONCE_BITS,
- * the bits of the packets still covered kept.  Returns 1 if seq's bit can
- * be written, 0 if not (nothing to record, or no memory: its nonce is
- * then unknown, which nonce_of reports for old packets anyway). */
+ * so), then 512 bits, then NONCE_BITS once the span since nonce_first
+ * outgrows them, the bits of the packets still covered kept.  Returns 1
+ * if seq's bit can be written, 0 if there is nothing to record.  Without
+ * memory to grow, the smaller bitmap goes on (older nonces are then
+ * unknown sooner, which nonce_of reports). */
 static int nonce_room(ccid2_tx *tx, uint64_t seq, int is_data) {
   uint64_t span;
   uint32_t nb;
@@ -696,13 +701,14 @@ static int nonce_room(ccid2_tx *tx, uint64_t seq, int is_data) {
       (tx->nonce_bits >= NONCE_BITS || span <= tx->nonce_bits)) {
     return 1;
   }
-  nb = tx->nonce_bits ? tx->nonce_bits : 512;
+  /* 512 bits for the first packets, then the full size at once. */
+  nb = tx->nonce_bits ? NONCE_BITS : 512;
   while (nb < span && nb < NONCE_BITS) {
     nb *= 2;
   }
   nn = tx->mem->calloc(nb / 8, 1, tx->mem->user_data);
   if (nn == NULL) {
-    return 0;
+    return tx->nonces != NULL;
   }
   if (tx->nonces != NULL) {
     /* Keep the bits of the packets from nonce_first to GSS. */

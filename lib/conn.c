@@ -292,9 +292,9 @@ void udccp_conn_release_buffers(udccp_conn *conn) {
     conn->rx_st = NULL;
   }
   conn->rx_ccid_up = 0;
-  /* The send queue's policy drops outlive it in the counters. */
-  conn->info.tx_qdrops += udccp_sendq_drops(&conn->sendq);
-  udccp_sendq_free(&conn->sendq);
+  /* Queued datagrams can no longer go; the queue keeps its length, so
+   * that the application sees space, tries, and learns the error. */
+  udccp_sendq_clear(&conn->sendq);
   if (conn->av_up) {
     udccp_ackvec_free(&conn->av);
     conn->av_up = 0;
@@ -312,6 +312,7 @@ void udccp_conn_del(udccp_conn *conn) {
     return;
   }
   udccp_conn_release_buffers(conn);
+  udccp_sendq_free(&conn->sendq);
   udccp_rxq_free(&conn->rxq);
   conn->base_mem->free(conn, conn->base_mem->user_data);
 }
