@@ -61,6 +61,9 @@ struct udccp_endpoint {
   udccp_settings settings; /* template: cksum_mode and rand filled in */
   udccp_csprng rng;        /* settings.rand: seeded once from getrandom(2),
                               no syscall per connection (issue 13) */
+  udccp_mempool *pool;     /* settings.mem unless the caller gave one:
+                              connection objects and their on-demand
+                              buffers recycled (issue 13) */
   int fd[2];               /* UDCCP_IO_V4, UDCCP_IO_V6; -1 if absent */
   int epfd;
   uint16_t udp_port;

@@ -546,7 +546,10 @@ typedef struct udccp_endpoint_config {
                               0: the DCCP port given to udccp_connect() */
   const udccp_settings *settings; /* template for every connection, copied;
                               NULL: udccp_settings_default().  The runtime
-                              sets rand, cksum_mode and hdr_overhead. */
+                              sets rand (a udccp_csprng seeded once from
+                              getrandom), cksum_mode and hdr_overhead; with
+                              mem NULL, its connections allocate from an
+                              endpoint pool (udccp_mempool, 1 MiB cache). */
   uint32_t max_conns;      /* per listener (Reset Too Busy above); 0: none */
   uint8_t init_cookie;     /* 1: listeners keep no state until the client's
                               Ack returns the Init Cookie (RFC 4340 §8.1.4) */
