@@ -9,6 +9,11 @@
 #   make interop kernel interop: udccp against Linux 6.1's DCCP in a QEMU
 #                guest, booted once (root; interop/run.sh, build-interop/)
 #   make check-interop  the same, skipped with the reason when it cannot run
+#   make envelope CCID 2/3 operating envelope vs the simulator's TCP, and the
+#                recovery scenarios: table, doc/envelope.md + envelope.svg
+#                (Release, build-rel/; ~1 h of CPU, 2 parallel runs)
+#   make chaos   SEEDS random chaos scenarios with invariant checks
+#                (default 1000; Release, build-rel/)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 300
@@ -88,3 +93,16 @@ interop:
 check-interop:
 	bash interop/selftest.sh build-interop
 	bash interop/check.sh build-interop
+
+# ---- issue 11: the operating envelope and chaos (long: not in make check;
+# their short subsets are the ctests envelope_check and chaos_check)
+.PHONY: envelope chaos sim-rel
+SEEDS ?= 1000
+sim-rel:
+	cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
+	cmake --build build-rel -j $(JOBS) --target udccp-sim
+envelope: deps sim-rel
+	python3 tests/envelope.py --sim build-rel/udccp-sim --set full --recovery \
+	  --jobs 2 --md doc/envelope.md --svg doc/envelope.svg
+chaos: deps sim-rel
+	build-rel/udccp-sim --chaos $(SEEDS)

@@ -215,6 +215,7 @@ static int close_one(bench *b, udccp_conn *c[2], uint32_t i) {
     }
     (void)pump(b, c, i);
   }
+  udccp_listener_conn_gone(b->lis, c[1]);
   for (side = 0; side < 2; ++side) {
     if (!udccp_conn_is_done(c[side])) {
       return -1;
@@ -222,7 +223,6 @@ static int close_one(bench *b, udccp_conn *c[2], uint32_t i) {
     udccp_conn_del(c[side]);
     c[side] = NULL;
   }
-  udccp_listener_conn_gone(b->lis);
   return 0;
 }
 
@@ -238,6 +238,11 @@ static int bench_use(bench *b, const udccp_mem *cmem, const udccp_mem *smem) {
   memset(&ls, 0, sizeof(ls));
   ls.service_codes = codes;
   ls.n_service_codes = 1;
+  /* The core's cost per connection, not the listener's bounds: every
+   * Request makes a connection, however many are open. */
+  ls.init_cookie = UDCCP_INIT_COOKIE_NEVER;
+  ls.half_open_max = UINT32_MAX;
+  ls.backlog = UINT32_MAX;
   return udccp_listener_new(&b->lis, &b->ss, &ls, b->now);
 }
 

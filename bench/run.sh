@@ -152,3 +152,32 @@ echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the r
 # connection.  Instruction counts: see bench/hsbench.c (callgrind).
 echo
 "$HSBENCH" -n 20000 -c 1000 || echo "udccp-hsbench: error"
+
+# The socket runtime at scale (issue 13): RTT of one active connection
+# with N idle ones on the same endpoints, as a ratio to N = 1 measured in
+# this run; handshakes per second over loopback (one server thread).
+# BENCH_IDLE_MAX (default 10000) bounds N: per-connection memory decides
+# whether 100000 fits this machine.
+SCALE=$BUILD/bench/udccp-ioscale
+if [ -x "$SCALE" ]; then
+  IDLE_MAX=${BENCH_IDLE_MAX:-10000}
+  echo
+  printf '%-34s %14s %9s\n' "idle connections" "RTT (median)" "vs 1 idle"
+  base=""
+  for n in 1 1000 10000 100000; do
+    if [ "$n" -gt "$IDLE_MAX" ]; then
+      printf '%-34s %14s %9s  %s\n' "$n" "-" "-" "skipped (BENCH_IDLE_MAX=$IDLE_MAX)"
+      continue
+    fi
+    us=$(timeout 900 "$SCALE" rtt "$n" 2000 2>/dev/null | sed -n 's/^rtt_us=\([0-9.]*\).*/\1/p')
+    if [ -z "$us" ]; then
+      printf '%-34s %14s %9s  %s\n' "$n" "-" "-" "error"
+      continue
+    fi
+    [ -z "$base" ] && base=$us
+    awk -v n="$n" -v u="$us" -v b="$base" \
+      'BEGIN { printf "%-34s %11.1f us %8.2fx\n", n, u, u / b }'
+  done
+  hs=$(timeout 120 "$SCALE" hs "$SECS" 2>/dev/null | sed -n 's/^hs_per_s=\([0-9]*\).*/\1/p')
+  printf '%-34s %14s\n' "handshakes/s, loopback (1 thread)" "${hs:-error}"
+fi

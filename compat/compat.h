@@ -44,6 +44,8 @@ typedef struct ucompat_stat {
   _Atomic int state;      /* UCOMPAT_* */
   _Atomic int err;        /* pending socket error (SO_ERROR); consumed */
   _Atomic uint32_t mps;   /* current MPS payload, 0 if not connected */
+  _Atomic uint32_t pending; /* listener: connections handed to the program
+                               and not yet accept()ed (its backlog) */
   _Atomic uint32_t seq;   /* seqlock over the fields below */
   struct sockaddr_storage local, peer;
   socklen_t locallen, peerlen;
@@ -78,6 +80,7 @@ struct ucompat_sock {
   udccp_endpoint *ep;
   udccp_sock *us;
   uint16_t lport;              /* listening DCCP port */
+  uint32_t backlog;            /* listener: listen()'s backlog, clamped */
   uint8_t app_eof, thread_done, shut_sent;
   uint8_t abort_req;           /* closed with linger 0 or unread data */
   uint8_t *pend;               /* datagram waiting for room towards the app */
@@ -107,7 +110,7 @@ void ucompat_init_real(void);
 /* Service thread (svc.c); called with ucompat_mu held unless noted. */
 int ucompat_svc_connect(ucompat_sock *cs, const struct sockaddr *sa,
                         socklen_t len);
-int ucompat_svc_listen(ucompat_sock *cs);
+int ucompat_svc_listen(ucompat_sock *cs, int backlog);
 /* A socket object this process created (by slot), or NULL. */
 ucompat_sock *ucompat_svc_by_slot(int slot, uint32_t gen);
 /* The application dropped its last descriptor of cs in this process. */

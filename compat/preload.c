@@ -300,7 +300,7 @@ EXPORT int listen(int fd, int backlog) {
   } else if (!cs->owned) {
     rv = fail(EOPNOTSUPP); /* inherited across fork (doc/preload.md) */
   } else {
-    rv = ucompat_svc_listen(cs);
+    rv = ucompat_svc_listen(cs, backlog);
   }
   pthread_mutex_unlock(&ucompat_mu);
   return rv;
@@ -387,6 +387,11 @@ static int do_accept(int fd, struct sockaddr *addr, socklen_t *alen,
     }
     int nfd;
     memcpy(&nfd, CMSG_DATA(c), sizeof(int));
+    /* one fewer waiting in the backlog (svc.c hand_over) */
+    if (ucompat_slot_valid(lis) &&
+        atomic_load(&lis->st->pending) > 0) {
+      atomic_fetch_sub(&lis->st->pending, 1);
+    }
     if (nfd >= UCOMPAT_MAX_FDS) {
       ucompat_libc.close(nfd);
       return fail(EMFILE);

@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 
 #include "compat.h"
+#include "parse.h"
 
 #define SVC_BUF 65536
 
@@ -315,6 +316,20 @@ static int transport(void) {
   return g_transport;
 }
 
+/* The listeners' bounds from the environment (doc/preload.md); values
+ * that do not parse leave the library's defaults. */
+static void listen_env(udccp_endpoint_config *cfg) {
+  const char *e = getenv("UDCCP_INIT_COOKIE");
+  uint32_t n;
+  if (e != NULL) {
+    (void)udccp_io_parse_cookie_mode(e, &cfg->init_cookie);
+  }
+  e = getenv("UDCCP_HALF_OPEN_MAX");
+  if (e != NULL && udccp_io_parse_bound(e, &n) == 0) {
+    cfg->half_open_max = n;
+  }
+}
+
 static int ep_register(udccp_endpoint *ep) {
   struct epoll_event e;
   memset(&e, 0, sizeof(e));
@@ -330,7 +345,11 @@ static int endpoint_get(int server, udccp_endpoint **pep) {
   int rv = 0;
   if (transport() == UDCCP_TRANSPORT_RAW) {
     if (g_ep_raw == NULL) {
-      rv = udccp_endpoint_new(&g_ep_raw, UDCCP_TRANSPORT_RAW, NULL, 0);
+      udccp_endpoint_config cfg;
+      udccp_endpoint_config_default(&cfg);
+      cfg.transport = UDCCP_TRANSPORT_RAW;
+      listen_env(&cfg);
+      rv = udccp_endpoint_new_config(&g_ep_raw, &cfg);
       if (rv == 0 && ep_register(g_ep_raw) != 0) {
         rv = UDCCP_ERR_SOCKET;
       }
@@ -346,6 +365,9 @@ static int endpoint_get(int server, udccp_endpoint **pep) {
     cfg.local_port = server ? g_udp_port : 0;
     cfg.remote_udp_port = g_udp_port;
     cfg.sockbuf = 1 << 20;
+    if (server) {
+      listen_env(&cfg);
+    }
     rv = udccp_endpoint_new_config(slot, &cfg);
     if (rv == 0 && ep_register(*slot) != 0) {
       rv = UDCCP_ERR_SOCKET;
@@ -470,7 +492,22 @@ int ucompat_svc_connect(ucompat_sock *cs, const struct sockaddr *sa,
 
 /* ------------------------------------------------------------ listen */
 
-int ucompat_svc_listen(ucompat_sock *cs) {
+/* listen()'s backlog as Linux reads it: at most somaxconn (4096 by
+ * default; negative values mean that), 0 still lets one connection wait.
+ * UDCCP_BACKLOG overrides the program's value. */
+static uint32_t backlog_of(int backlog) {
+  uint32_t b;
+  const char *e = getenv("UDCCP_BACKLOG");
+  if (e != NULL && udccp_io_parse_bound(e, &b) == 0) {
+    return b;
+  }
+  if (backlog < 0 || backlog > 4096) {
+    return 4096;
+  }
+  return backlog == 0 ? 1 : (uint32_t)backlog;
+}
+
+int ucompat_svc_listen(ucompat_sock *cs, int backlog) {
   uint16_t port = 0;
   if (cs->bound.ss_family == AF_INET) {
     port = ntohs(((struct sockaddr_in *)&cs->bound)->sin_port);
@@ -509,6 +546,11 @@ int ucompat_svc_listen(ucompat_sock *cs) {
   }
   cs->ep = ep;
   cs->lport = port;
+  cs->backlog = backlog_of(backlog);
+  /* Past the backlog, Reset Too Busy (RFC 4340 §5.6): the runtime's
+   * queue and the program's both hold at most that many. */
+  (void)udccp_listen_set_backlog(ep, port, cs->backlog);
+  atomic_store(&cs->st->pending, 0);
   atomic_store(&cs->st->state, UCOMPAT_LISTENING);
   snap_begin(cs->st);
   memcpy(&cs->st->local, &cs->bound, sizeof(cs->bound));
@@ -534,6 +576,12 @@ static ucompat_sock *find_listener(udccp_endpoint *ep, uint16_t port) {
 /* A connection completed on a listening port: give the program a
  * descriptor for it through the listener's pair. */
 static void hand_over(ucompat_sock *lis, udccp_sock *us) {
+  if (atomic_load(&lis->st->pending) >= lis->backlog) {
+    /* The program has not accept()ed its backlog: refuse (RFC 4340
+     * §5.6, Too Busy), as Linux's DCCP drops past the backlog. */
+    udccp_abort_code(us, UDCCP_RESET_TOO_BUSY);
+    return;
+  }
   ucompat_sock *cs = calloc(1, sizeof(*cs));
   int sv[2] = {-1, -1};
   if (cs == NULL || ucompat_libc.socketpair(AF_UNIX, SOCK_SEQPACKET |
@@ -581,10 +629,13 @@ static void hand_over(ucompat_sock *lis, udccp_sock *us) {
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   memcpy(CMSG_DATA(c), &sv[0], sizeof(int));
+  /* counted before the program can accept() it (preload.c subtracts) */
+  atomic_fetch_add(&lis->st->pending, 1);
   ssize_t r = ucompat_libc.sendmsg(lis->svc_fd, &m,
                                    MSG_DONTWAIT | MSG_NOSIGNAL);
   ucompat_libc.close(sv[0]);
   if (r < 0) { /* the program's backlog is full */
+    atomic_fetch_sub(&lis->st->pending, 1);
     udccp_abort(us);
     cs->us = NULL;
     ucompat_libc.close(sv[1]);
@@ -826,7 +877,7 @@ static int next_timeout(void) {
       }
     }
   }
-  /* The 100 ms sweep of io/ also needs its turns. */
+  /* Our own turn (service() of every socket) runs at least every 100 ms. */
   return t < 0 || t > 100 ? 100 : t;
 }
 

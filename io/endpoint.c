@@ -260,12 +260,8 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   } else {
     udccp_settings_default(&ep->settings);
   }
-  {
-    uint8_t seed[16];
-    udccp_io_rand(seed, sizeof(seed), NULL);
-    udccp_csprng_seed(&ep->rng, seed);
-  }
-  ep->settings.rand = udccp_csprng_fill;
+  udccp_io_rng_seed(&ep->rng);
+  ep->settings.rand = udccp_io_rng_fill;
   ep->settings.rand_user_data = &ep->rng;
   if (ep->settings.mem == NULL) {
     if (udccp_mempool_new(&ep->pool, NULL, 0) != 0) {
@@ -286,7 +282,7 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
     goto fail;
   }
   uint64_t seed;
-  udccp_io_rand((uint8_t *)&seed, sizeof(seed), NULL);
+  udccp_io_rng_fill((uint8_t *)&seed, sizeof(seed), &ep->rng);
   ep->tbuf = malloc((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_TXBUF);
   ep->portref = calloc(65536, sizeof(uint16_t));
   if (ep->tbuf == NULL || ep->portref == NULL ||
@@ -398,10 +394,41 @@ void udccp_io_port_ref(udccp_endpoint *ep, uint16_t port, int delta) {
   }
 }
 
+static int is_listening(const udccp_endpoint *ep, uint16_t port) {
+  for (size_t i = 0; i < ep->nlis; i++) {
+    if (ep->lis[i].port == port) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
+                                uint16_t remote_udp_port) {
+  const uint32_t span = 65536u - UDCCP_IO_EPHEMERAL_LO;
+  uint16_t r;
+  udccp_io_rng_fill((uint8_t *)&r, sizeof(r), &ep->rng);
+  udccp_path p = *path;
+  udccp_demux_key k;
+  /* A random start, then every port once: a remote with most of the
+   * range in use still finds the free ones. */
+  for (uint32_t i = 0; i < span; i++) {
+    p.local_port = (uint16_t)(UDCCP_IO_EPHEMERAL_LO + (r + i) % span);
+    if (is_listening(ep, p.local_port)) {
+      continue;
+    }
+    udccp_demux_key_make(&k, &p, remote_udp_port);
+    if (udccp_demux_find(&ep->demux, &k) == NULL) {
+      return p.local_port;
+    }
+  }
+  return 0;
+}
+
 uint16_t udccp_io_pick_port(udccp_endpoint *ep) {
   for (int i = 0; i < 256; i++) {
     uint16_t r;
-    udccp_io_rand((uint8_t *)&r, sizeof(r), NULL);
+    udccp_io_rng_fill((uint8_t *)&r, sizeof(r), &ep->rng);
     uint16_t p = (uint16_t)(UDCCP_IO_EPHEMERAL_LO +
                             r % (65536u - UDCCP_IO_EPHEMERAL_LO));
     if (ep->portref[p] == 0) {
@@ -537,10 +564,10 @@ void udccp_io_sock_free(udccp_sock *s) {
       ep->towner[i] = NULL;
     }
   }
-  udccp_conn_del(s->conn);
   if (s->lis != NULL) {
-    udccp_listener_conn_gone(s->lis);
+    udccp_listener_conn_gone(s->lis, s->conn);
   }
+  udccp_conn_del(s->conn);
   size_t i = s->idx;
   ep->socks[i] = ep->socks[--ep->nsocks];
   ep->socks[i]->idx = i;
@@ -742,6 +769,9 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   }
   path->local_port = pk.dport;
   path->remote_port = pk.sport;
+  /* Init Cookies are bound to the client's UDP port (RFC 6773 §3.5). */
+  path->encap_port =
+      ep->cfg.transport == UDCCP_TRANSPORT_UDP ? udp_rport : 0;
   if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
     /* Not our port: someone else's DCCP, or our own outgoing packet seen
      * on loopback.  Stay silent (DESIGN.md §3). */
@@ -755,6 +785,9 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   udccp_sock *s = udccp_demux_find(&ep->demux, &k);
   if (s != NULL) {
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
+    if (s->lis != NULL) {
+      udccp_listener_conn_update(s->lis, s->conn);
+    }
     udccp_io_sched_touch(s);
     int st = udccp_conn_get_state(s->conn);
     if (st >= UDCCP_STATE_PARTOPEN && st != UDCCP_STATE_TIMEWAIT) {
@@ -771,8 +804,8 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
     if (conn != NULL) {
       udccp_sock *ns = udccp_io_sock_add(ep, conn, path, udp_rport, lis);
       if (ns == NULL) {
+        udccp_listener_conn_gone(lis, conn);
         udccp_conn_del(conn);
-        udccp_listener_conn_gone(lis);
         return;
       }
       ns->in_acceptq = 1;
@@ -1043,12 +1076,6 @@ int udccp_endpoint_process(udccp_endpoint *ep) {
   while ((s = udccp_io_sched_pop_due(ep, now)) != NULL) {
     (void)udccp_conn_handle_expiry(s->conn, now);
     udccp_io_sched_touch(s);
-  }
-  if (now >= ep->next_sweep) {
-    ep->next_sweep = now + 100 * UDCCP_NS_PER_MS;
-    for (size_t i = 0; i < ep->nsocks; i++) {
-      udccp_io_sched_touch(ep->socks[i]);
-    }
   }
   if (ep->filter_dirty) {
     filter_update(ep);

@@ -51,6 +51,12 @@ struct udccp_sock {
   uint8_t dirty;                /* in ep->dirty */
 };
 
+/* rng.c: a keyed PRF in counter mode, seeded once per endpoint. */
+typedef struct udccp_io_rng {
+  uint8_t key[16];
+  uint64_t ctr;
+} udccp_io_rng;
+
 typedef struct udccp_io_listen {
   uint16_t port;
   udccp_listener *lis[2]; /* per address family (their header overhead) */
@@ -59,11 +65,13 @@ typedef struct udccp_io_listen {
 struct udccp_endpoint {
   udccp_endpoint_config cfg;
   udccp_settings settings; /* template: cksum_mode and rand filled in */
-  udccp_csprng rng;        /* settings.rand: seeded once from getrandom(2),
-                              no syscall per connection (issue 13) */
+  udccp_io_rng rng;        /* settings.rand's state (rng.c) */
   udccp_mempool *pool;     /* settings.mem unless the caller gave one:
                               connection objects and their on-demand
                               buffers recycled (issue 13) */
+  /* sock.c: the source address of the last route looked up, so that many
+   * connections to one peer cost no probe socket each */
+  uint8_t route_family, route_dst[16], route_src[16];
   int fd[2];               /* UDCCP_IO_V4, UDCCP_IO_V6; -1 if absent */
   int epfd;
   uint16_t udp_port;
@@ -80,7 +88,6 @@ struct udccp_endpoint {
   /* sched.c: timer heap and dirty list, capsched entries each */
   udccp_sock **heap, **dirty;
   size_t nheap, ndirty, capsched;
-  udccp_tstamp next_sweep;
   uint32_t batch;
   /* receive batch, preallocated */
   struct mmsghdr rmsg[UDCCP_IO_BATCH_MAX];
@@ -116,6 +123,11 @@ udccp_tstamp udccp_io_now(void);
 
 /* Fills dest with random bytes (getrandom); the core's udccp_rand_cb. */
 void udccp_io_rand(uint8_t *dest, size_t len, void *user_data);
+
+/* rng.c.  Seeds r from getrandom(2). */
+void udccp_io_rng_seed(udccp_io_rng *r);
+/* A udccp_rand_cb: fills dest from the generator user_data points to. */
+void udccp_io_rng_fill(uint8_t *dest, size_t len, void *user_data);
 
 /* Creates a connection slot for conn and makes it reachable by incoming
  * packets.  Returns it, or NULL (out of memory; conn is not freed). */
@@ -154,6 +166,14 @@ size_t udccp_io_gro_size(struct msghdr *m);
 
 /* Picks an unused local DCCP port in 49152..65535, or returns 0. */
 uint16_t udccp_io_pick_port(udccp_endpoint *ep);
+
+/* Picks a local DCCP port in 49152..65535 for a connection to path's
+ * remote address and port (remote_udp_port on DCCP-UDP): one no listener
+ * of this endpoint holds and no connection to the same remote uses, or 0
+ * if every one is taken.  Ports are reused across remotes as TCP does:
+ * only the whole tuple must be unique. */
+uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
+                                uint16_t remote_udp_port);
 
 /* Marks a DCCP port owned (delta +1) or released (-1) by this endpoint. */
 void udccp_io_port_ref(udccp_endpoint *ep, uint16_t port, int delta);

@@ -1,6 +1,6 @@
 /*
  * Endpoint control: the settings template that connect and listen copy,
- * a free DCCP port, and stopping a listener.
+ * a free DCCP port, stopping a listener and its backlog.
  */
 #include <unistd.h>
 
@@ -63,6 +63,19 @@ int udccp_unlisten(udccp_endpoint *ep, uint16_t port) {
     *l = ep->lis[--ep->nlis];
     udccp_io_port_ref(ep, port, -1);
     return 0;
+  }
+  return UDCCP_ERR_INVALID_STATE;
+}
+
+int udccp_listen_set_backlog(udccp_endpoint *ep, uint16_t port,
+                             uint32_t backlog) {
+  size_t i;
+  for (i = 0; i < ep->nlis; i++) {
+    if (ep->lis[i].port == port) {
+      udccp_listener_set_backlog(ep->lis[i].lis[0], backlog);
+      udccp_listener_set_backlog(ep->lis[i].lis[1], backlog);
+      return 0;
+    }
   }
   return UDCCP_ERR_INVALID_STATE;
 }

@@ -139,3 +139,38 @@ int udccp_io_parse_service(const char *s, uint32_t *code) {
   *code = c;
   return 0;
 }
+
+int udccp_io_parse_cookie_mode(const char *s, uint8_t *mode) {
+  if (strcmp(s, "auto") == 0) {
+    *mode = UDCCP_INIT_COOKIE_AUTO;
+  } else if (strcmp(s, "always") == 0) {
+    *mode = UDCCP_INIT_COOKIE_ALWAYS;
+  } else if (strcmp(s, "never") == 0) {
+    *mode = UDCCP_INIT_COOKIE_NEVER;
+  } else {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return 0;
+}
+
+int udccp_io_parse_bound(const char *s, uint32_t *n) {
+  if (strcmp(s, "unlimited") == 0) {
+    *n = UINT32_MAX;
+    return 0;
+  }
+  if (*s < '0' || *s > '9') {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  uint64_t v = 0;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    v = v * 10 + (uint64_t)(*s - '0');
+    if (v >= UINT32_MAX) {
+      return UDCCP_ERR_INVALID_ARGUMENT;
+    }
+  }
+  if (*s != '\0' || v == 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  *n = (uint32_t)v;
+  return 0;
+}

@@ -27,4 +27,12 @@ int udccp_io_parse_time(const char *s, uint64_t *ns);
  * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (also for 4294967295). */
 int udccp_io_parse_service(const char *s, uint32_t *code);
 
+/* A listener's Init Cookie mode (enum udccp_init_cookie): "auto",
+ * "always" or "never".  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_cookie_mode(const char *s, uint8_t *mode);
+
+/* A bound such as a backlog: a decimal number 1 .. 2^32 - 2, or
+ * "unlimited" (UINT32_MAX).  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_bound(const char *s, uint32_t *n);
+
 #endif /* UDCCP_IO_PARSE_H */

@@ -3,9 +3,11 @@
  * next expiry (udccp_conn_get_expiry) and a list of "dirty" ones that had
  * a packet, a timer or a call since the loop last ran.  The loop then
  * touches only those, not every connection, so one endpoint can hold many
- * idle connections cheaply.  A slow sweep (every 100 ms) also marks every
- * connection dirty, for changes made straight through the core
- * (udccp_sock_get_conn()).
+ * idle connections cheaply: an idle connection costs nothing until its
+ * own expiry (DESIGN.md §1: no periodic sweep over all sockets).  Every
+ * way a connection changes outside a packet or a timer goes through a
+ * call that marks it dirty: the socket calls, and udccp_sock_get_conn()
+ * for changes made straight through the core.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -94,13 +94,20 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
   int fidx = path.family == UDCCP_AF_INET ? UDCCP_IO_V4 : UDCCP_IO_V6;
   if (ep->local_family == path.family) {
     memcpy(path.local_addr, ep->local_addr, 16);
-  } else if (route_source(path.family, path.remote_addr, path.local_addr) !=
-                 0 &&
-             ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
+  } else if (ep->route_family == path.family &&
+             memcmp(ep->route_dst, path.remote_addr, 16) == 0) {
+    memcpy(path.local_addr, ep->route_src, 16);
+  } else if (route_source(path.family, path.remote_addr, path.local_addr) ==
+             0) {
+    ep->route_family = path.family;
+    memcpy(ep->route_dst, path.remote_addr, 16);
+    memcpy(ep->route_src, path.local_addr, 16);
+  } else if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
     return UDCCP_ERR_SOCKET; /* no route: errno tells */
   }
   path.remote_port = port;
-  path.local_port = udccp_io_pick_port(ep);
+  uint16_t udp_port = ep->cfg.remote_udp_port ? ep->cfg.remote_udp_port : port;
+  path.local_port = udccp_io_pick_port_for(ep, &path, udp_port);
   if (path.local_port == 0) {
     return UDCCP_ERR_ADDRINUSE;
   }
@@ -111,7 +118,6 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
   if (rv != 0) {
     return rv;
   }
-  uint16_t udp_port = ep->cfg.remote_udp_port ? ep->cfg.remote_udp_port : port;
   udccp_sock *s = udccp_io_sock_add(ep, conn, &path, udp_port, NULL);
   if (s == NULL) {
     udccp_conn_del(conn);
@@ -170,6 +176,8 @@ int udccp_listen(udccp_endpoint *ep, uint16_t port,
   ls.init_cookie = ep->cfg.init_cookie;
   ls.cookie_lifetime = 8 * UDCCP_NS_PER_S;
   ls.max_conns = ep->cfg.max_conns;
+  ls.half_open_max = ep->cfg.half_open_max;
+  ls.backlog = ep->cfg.backlog;
   for (int f = 0; f < 2; f++) {
     if (ep->fd[f] < 0) {
       continue;
@@ -236,6 +244,9 @@ int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms) {
   s->acc_next = NULL;
   s->in_acceptq = 0;
   s->app_owned = 1;
+  if (s->lis != NULL) {
+    udccp_listener_conn_accepted(s->lis, s->conn);
+  }
   *psock = s;
   return 0;
 }
@@ -329,6 +340,9 @@ udccp_ssize udccp_recv(udccp_sock *s, void *buf, size_t cap, int timeout_ms) {
   for (int round = 0;; round++) {
     udccp_ssize r = udccp_conn_read_datagram(s->conn, buf, cap);
     if (r >= 0 || r == UDCCP_ERR_NOBUF) {
+      /* Room in the receive queue may let the core ack or say more: the
+       * next loop turn asks it (no sweep would). */
+      udccp_io_sched_touch(s);
       return r;
     }
     if (r != UDCCP_ERR_AGAIN) {
@@ -401,12 +415,14 @@ int udccp_close(udccp_sock *s, int timeout_ms) {
   return result;
 }
 
-void udccp_abort(udccp_sock *s) {
+void udccp_abort(udccp_sock *s) { udccp_abort_code(s, UDCCP_RESET_ABORTED); }
+
+void udccp_abort_code(udccp_sock *s, uint8_t reset_code) {
   if (s == NULL) {
     return;
   }
   if (!is_dead(s)) {
-    (void)udccp_conn_abort(s->conn, UDCCP_RESET_ABORTED, udccp_io_now());
+    (void)udccp_conn_abort(s->conn, reset_code, udccp_io_now());
     udccp_io_sock_flush(s);
   }
   s->app_owned = 0;

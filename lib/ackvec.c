@@ -129,12 +129,30 @@ int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
                                    (ecn & 3) == 1 ? 1 : 0);
 }
 
+static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                  uint8_t nonce);
+
 int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
                               uint8_t nonce) {
   seq &= UDCCP_SEQ_MASK;
   if (state != UDCCP_AV_RECEIVED && state != UDCCP_AV_ECN_MARKED) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
+  return av_put(av, seq, state, nonce);
+}
+
+int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq) {
+  seq &= UDCCP_SEQ_MASK;
+  /* §11.4: a packet that moved GSR but was not processed (§8.5 step 7)
+   * heads the vector as Not Received; an older one is a hole already. */
+  if (!av->head_valid || !udccp_seq_gt(seq, av->head)) {
+    return 0;
+  }
+  return av_put(av, seq, UDCCP_AV_NOT_RECEIVED, 0);
+}
+
+static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                  uint8_t nonce) {
   if (state == UDCCP_AV_RECEIVED && nonce) {
     state |= NONCE_BIT;
   }

@@ -58,6 +58,13 @@ void udccp_ackvec_free(udccp_ackvec *av);
  * UDCCP_ERR_NOMEM, or UDCCP_ERR_DROPPED (duplicate, or older than the tail). */
 int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state);
 
+/* Moves the head to seq, if newer, with seq and the packets skipped over
+ * NOT_RECEIVED: seq passed the sequence check (it is GSR, the
+ * Acknowledgement Number, where §11.4 starts the vector) but was never
+ * processed (dropped at §8.5 step 7).  Nothing happens before the first
+ * record.  Returns 0 or UDCCP_ERR_NOMEM. */
+int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq);
+
 /* As udccp_ackvec_record(), with the packet's ECN nonce (§12.2): the
  * nonce counts in the Nonce Echo of the vectors that report the packet in
  * state 0. */

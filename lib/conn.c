@@ -314,6 +314,9 @@ void udccp_conn_del(udccp_conn *conn) {
   udccp_conn_release_buffers(conn);
   udccp_sendq_free(&conn->sendq);
   udccp_rxq_free(&conn->rxq);
+  if (conn->echo_cookies != NULL) {
+    conn->mem->free(conn->echo_cookies, conn->mem->user_data);
+  }
   conn->base_mem->free(conn, conn->base_mem->user_data);
 }
 

@@ -103,6 +103,7 @@ struct udccp_conn {
   udccp_settings settings;
   udccp_path path;
   uint8_t is_server;
+  uint8_t lis_phase;       /* made by a listener: enum udccp_listener_phase */
   uint8_t state;           /* enum udccp_state */
   uint8_t closing_after_q; /* close requested; Close/CloseReq once queue empty */
   uint32_t service_code;
@@ -171,7 +172,12 @@ struct udccp_conn {
 
   /* Packet-borne signals. */
   uint8_t init_cookie[UDCCP_CONN_COOKIE_MAX];
-  uint8_t init_cookie_len; /* client: echo on Acks in PARTOPEN (§8.1.4) */
+  uint8_t init_cookie_len; /* server: the cookie of our Response */
+  /* Client, PARTOPEN: every Init Cookie option of the Response our ackno
+   * names, whole (type, length, value), in order (§8.1.4), echoed on
+   * every packet (§8.1.5); allocated only while held. */
+  uint8_t *echo_cookies;
+  uint16_t echo_cookies_len;
   uint8_t slow_rx_pending; /* send Slow Receiver (§11.6) */
   udccp_conn_drop drops[UDCCP_CONN_MAX_DROPS]; /* Data Dropped (§11.7) */
   uint8_t n_drops;
@@ -291,6 +297,10 @@ int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts);
 /* Decodes pkt into p: header, 48-bit numbers extended; options parsed
  * into p->opts.  Returns 0 or a negative code (also used by listener.c). */
 int udccp_conn_decode(udccp_conn_rxpkt *p, const uint8_t *pkt, size_t len);
+
+/* Client: keeps the Init Cookie options of Response p for the PARTOPEN
+ * echo (none: forgets those held).  Returns 0 or UDCCP_ERR_NOMEM. */
+int udccp_conn_keep_cookies(udccp_conn *conn, const udccp_conn_rxpkt *p);
 
 /* --- conn_out.c --- */
 /* Writes a complete packet of type into dst with options for that type. */

@@ -20,6 +20,46 @@ int udccp_conn_decode(udccp_conn_rxpkt *p, const uint8_t *pkt, size_t len) {
   return 0;
 }
 
+int udccp_conn_keep_cookies(udccp_conn *conn, const udccp_conn_rxpkt *p) {
+  const udccp_mem *mem = conn->mem;
+  const uint8_t *o;
+  size_t i = 0, n = 0;
+  uint8_t *buf;
+  if (conn->echo_cookies != NULL) {
+    mem->free(conn->echo_cookies, mem->user_data);
+    conn->echo_cookies = NULL;
+    conn->echo_cookies_len = 0;
+  }
+  if (p == NULL || !(p->opts.present & UDCCP_OPTS_HAS_INIT_COOKIE)) {
+    return 0;
+  }
+  o = p->h.opts;
+  /* The options parsed already: the walk needs no checks beyond lengths. */
+  buf = mem->malloc(p->h.opts_len, mem->user_data);
+  if (buf == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  while (i + 1 < p->h.opts_len) {
+    size_t len;
+    if (o[i] < 32) {
+      i++;
+      continue;
+    }
+    len = o[i + 1];
+    if (len < 2 || len > p->h.opts_len - i) {
+      break; /* §5.8: the rest is ignored */
+    }
+    if (o[i] == UDCCP_OPT_INIT_COOKIE) {
+      memcpy(buf + n, o + i, len);
+      n += len;
+    }
+    i += len;
+  }
+  conn->echo_cookies = buf;
+  conn->echo_cookies_len = (uint16_t)n;
+  return 0;
+}
+
 /* A Reset numbered from the input packet without tearing anything down
  * (§8.3.1, §8.5 steps 2 and 4). */
 static void reset_reply(udccp_conn *conn, const udccp_conn_rxpkt *p,
@@ -35,6 +75,12 @@ static void reset_reply(udccp_conn *conn, const udccp_conn_rxpkt *p,
   conn->reset_use_seq = 1;
   conn->reset_seq = p->h.has_ack ? udccp_seq_add(p->ack, 1) : 0;
   conn->reset_ackno = p->seq;
+  if (!p->h.x) {
+    /* §8.3.1 step 3: answering short sequence numbers, the upper 24 bits
+     * of both numbers are zero (P.ackno + 1 may carry into bit 24). */
+    conn->reset_seq &= 0xFFFFFFu;
+    conn->reset_ackno &= 0xFFFFFFu;
+  }
   conn->pending |= UDCCP_PEND_RESET;
 }
 
@@ -127,6 +173,11 @@ static int finish_negotiation(udccp_conn *conn, const udccp_conn_rxpkt *p,
     conn->env.srtt = ts - conn->t_last_tx;
   }
   rv = udccp_conn_start_ccids(conn, ts);
+  if (rv == 0) {
+    /* §10: a Confirm of a CCID Change would put that CCID in use; the
+     * halves cannot switch, so we confirm only the CCIDs we run. */
+    udccp_feat_hold_ccids(&conn->feat);
+  }
   return rv;
 }
 
@@ -613,10 +664,10 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     if (mark_acknowledgeable(conn, &p) != 0) {
       return UDCCP_ERR_NOMEM;
     }
-    if (p.opts.present & UDCCP_OPTS_HAS_INIT_COOKIE) {
-      /* §8.1.4: echoed on every PARTOPEN packet. */
-      conn->init_cookie_len = p.opts.init_cookie_len;
-      memcpy(conn->init_cookie, p.opts.init_cookie, p.opts.init_cookie_len);
+    /* §8.1.4: its Init Cookies are echoed on every PARTOPEN packet. */
+    if (udccp_conn_keep_cookies(conn, &p) != 0) {
+      udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_NOMEM);
+      return UDCCP_ERR_NOMEM;
     }
     /* §8.1.5: PARTOPEN timer, about 200 ms, backed off. */
     udccp_conn_timer_start(conn, UDCCP_CONN_PARTOPEN_RTO, ts);
@@ -661,10 +712,17 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   if (conn->state == UDCCP_STATE_PARTOPEN) {
     if (type == UDCCP_PKT_RESPONSE) {
       conn->pending |= UDCCP_PEND_ACK;
+      /* §8.1.4: our cookies are those of the Response our ackno (GSR)
+       * names: a newer Response may carry others. */
+      if (p.seq == conn->gsr && udccp_conn_keep_cookies(conn, &p) != 0) {
+        udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
+                              UDCCP_ERR_NOMEM);
+        return UDCCP_ERR_NOMEM;
+      }
     } else if (type != UDCCP_PKT_SYNC) {
       conn->osr = p.seq;
       conn->state = UDCCP_STATE_OPEN;
-      conn->init_cookie_len = 0;
+      (void)udccp_conn_keep_cookies(conn, NULL);
       conn->data_blocked = 0;
       conn->fallback_ack = 0;
       udccp_conn_timer_stop(conn);

@@ -91,13 +91,24 @@ static size_t pkt_max(const udccp_conn *conn) {
  * of acks (Appendix A).  It gets the room the packet has left: the
  * ackvec module then leaves out the oldest part, which earlier acks
  * reported (§11.4.2), so an ack never fails for its vector. */
-static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, uint8_t type,
-                       size_t payload_len, size_t cap, uint64_t seq) {
+static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
+                       size_t cap, uint64_t seq) {
   udccp_optbuf tmp;
   size_t limit = cap < pkt_max(conn) ? cap : pkt_max(conn);
-  size_t used = udccp_hdr_fixed_len(type, 1) + payload_len + ob->len + 3;
+  /* §5.1: Data Offset counts the generic header, the type's subheader
+   * and the options, at most 1020 bytes in all.  udccp_conn_build keeps
+   * the first (fixed - 12) bytes of ob unused for that (UDCCP_OPTS_MAX_LEN
+   * assumes the smallest header), so they are in ob->len already. */
+  size_t used = 12 + payload_len + ob->len + 3;
   size_t room, start;
-  if (used + 3 > limit) {
+  if (used + 3 > limit || ob->len + 3 > UDCCP_OPTS_MAX_LEN) {
+    return;
+  }
+  /* §11.4: the vector's first byte describes the Acknowledgement Number
+   * (GSR).  A packet that moved GSR without reaching step 8 (dropped at
+   * step 7, or by option processing) was not received in the Ack Vector's
+   * sense: it heads the vector as Not Received. */
+  if (udccp_ackvec_skip_to(&conn->av, conn->gsr) != 0) {
     return;
   }
   room = limit - used;
@@ -124,9 +135,18 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                 (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK);
   int acking;
   int own_seq;
+  size_t ob_res;
+  uint16_t empty_owed = 0;
 
   memset(&h, 0, sizeof(h));
   udccp_optbuf_init(&ob);
+  /* §5.8: options end at Data Offset's limit, 1020 bytes from the start
+   * of the header: a header longer than 12 bytes leaves them less than
+   * ob's UDCCP_OPTS_MAX_LEN.  The first ob_res bytes of ob stay unused so
+   * that every writer sees the room this packet type really has. */
+  ob_res = udccp_hdr_fixed_len(type, 1);
+  ob_res = ob_res > 12 ? ob_res - 12 : 0;
+  ob.len = ob_res;
   h.sport = conn->path.local_port;
   h.dport = conn->path.remote_port;
   h.type = type;
@@ -173,16 +193,24 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     if (conn->state != UDCCP_STATE_OPEN) {
       conn->feat.repeat = 1;
     }
+    /* §8.1.4, §8.1.5: every packet the client sends in PARTOPEN (Ack,
+     * DataAck, Sync, SyncAck, Close) echoes all the Response's Init
+     * Cookies, in order.  First, so that they always fit: they came in
+     * one options area. */
+    if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+        conn->echo_cookies_len > 0 && type != UDCCP_PKT_DATA) {
+      memcpy(ob.buf + ob.len, conn->echo_cookies, conn->echo_cookies_len);
+      ob.len += conn->echo_cookies_len;
+    }
+    empty_owed = conn->feat.n_empty;
     if (udccp_feat_write(&conn->feat, &ob, type, seq) > 0) {
       conn->t_feat_tx = ts;
       conn->feat_tx_seq = seq;
       conn->feat_tx_valid = 1;
     }
-    /* §8.1.5: every PARTOPEN packet repeats the Response's Init Cookie. */
-    if (conn->init_cookie_len > 0 &&
-        ((conn->is_server && type == UDCCP_PKT_RESPONSE) ||
-         (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
-          acking))) {
+    /* §8.1.4: the listener's cookie on our Response. */
+    if (conn->init_cookie_len > 0 && conn->is_server &&
+        type == UDCCP_PKT_RESPONSE) {
       (void)udccp_optbuf_put(&ob, UDCCP_OPT_INIT_COOKIE, 0, conn->init_cookie,
                              conn->init_cookie_len);
     }
@@ -246,19 +274,20 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                                   udccp_crc32c(payload, payload_len), 4);
     }
     if (acking && conn->send_ackvec && conn->av_up) {
-      put_ackvec(conn, &ob, type, payload_len, cap, seq);
+      put_ackvec(conn, &ob, payload_len, cap, seq);
     }
   }
   {
     size_t fixed = udccp_hdr_fixed_len(type, 1);
-    size_t total = fixed + ((ob.len + 3) & ~(size_t)3) + payload_len;
+    size_t total = fixed + ((ob.len - ob_res + 3) & ~(size_t)3) + payload_len;
     if (total > cap || total > pkt_max(conn) + (payload_len ? 0 : 0)) {
       if (payload_len > 0 || total > cap) {
         return UDCCP_ERR_NOBUF;
       }
     }
   }
-  n = udccp_pkt_encode(dst, cap, &h, ob.buf, ob.len, payload, payload_len);
+  n = udccp_pkt_encode(dst, cap, &h, ob.buf + ob_res, ob.len - ob_res,
+                       payload, payload_len);
   if (n < 0) {
     return n;
   }
@@ -298,6 +327,12 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->t_ackack = UDCCP_TSTAMP_NEVER;
     conn->slow_rx_pending = 0;
     conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
+    if (conn->feat.n_empty > 0 && conn->feat.n_empty < empty_owed) {
+      /* §6.6.7: more Empty Confirms than one options area holds (a packet
+       * full of unknown Changes): the rest go on the next Ack at once,
+       * while each Ack still makes progress. */
+      conn->pending |= UDCCP_PEND_ACK;
+    }
     trim_drops(conn);
     conn->data_since_ackack = 0;
   }

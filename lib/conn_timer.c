@@ -73,7 +73,9 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
       /* The CCID says when the next data packet may go (§10). */
       udccp_tstamp ns = conn->tx_ccid->tx_next_send(conn->tx_st, conn->now);
       t = tmin(t, ns);
-    } else if (conn->closing_after_q) {
+    } else if (conn->closing_after_q && conn->state == UDCCP_STATE_OPEN) {
+      /* write_pkt starts the close at once; from PARTOPEN it waits for
+       * OPEN (§8.1.5), so "now" would only spin the caller */
       return 0;
     }
     if (conn->pkts_since_ack > 0) {

@@ -7,8 +7,9 @@
 #include "siphash.h"
 
 #define SEQ48_MAX 0xFFFFFFFFFFFFULL
-/* path encoding: family, local address, remote address, two ports */
-#define PATH_ENC_LEN (1 + 16 + 16 + 2 + 2)
+/* path encoding: family, local address, remote address, two DCCP ports,
+ * the remote UDP port of DCCP-UDP (0 for native DCCP) */
+#define PATH_ENC_LEN (1 + 16 + 16 + 2 + 2 + 2)
 
 #if UDCCP_COOKIE_OVERHEAD + UDCCP_COOKIE_FEAT_MAX > UDCCP_COOKIE_MAX_LEN
 #error "an Init Cookie must fit in one option (RFC 4340 §8.1.4)"
@@ -101,6 +102,10 @@ static void encode_path(uint8_t *p, const udccp_path *path) {
   memcpy(p + 17, path->remote_addr, alen);
   put_be(p + 33, path->local_port, 2);
   put_be(p + 35, path->remote_port, 2);
+  /* RFC 6773 §3.5: over DCCP-UDP the UDP ports name the connection too.
+   * Without them in the MAC, one cookie Ack replayed from many UDP source
+   * ports would make as many connections. */
+  put_be(p + 37, path->encap_port, 2);
 }
 
 /* MAC of path || body[0..body_len) under secret. */
@@ -174,8 +179,10 @@ int udccp_cookie_open(udccp_cookie_jar *jar, const udccp_path *path,
   udccp_cookie_jar_tick(jar, ts);
   if (cookie[1] == (uint8_t)jar->epoch) {
     secret = jar->secret[jar->epoch & 1];
+    st->epoch = jar->epoch;
   } else if (jar->have_prev && cookie[1] == (uint8_t)(jar->epoch - 1)) {
     secret = jar->secret[(jar->epoch - 1) & 1];
+    st->epoch = jar->epoch - 1;
   } else {
     return UDCCP_ERR_COOKIE;
   }
@@ -191,6 +198,7 @@ int udccp_cookie_open(udccp_cookie_jar *jar, const udccp_path *path,
     return UDCCP_ERR_COOKIE;
   }
   st->made = made;
+  st->mac = get_be(cookie + body_len, UDCCP_COOKIE_MAC_LEN);
   st->isr = get_be(cookie + 10, 6);
   st->iss = get_be(cookie + 16, 6);
   st->service_code = (uint32_t)get_be(cookie + 22, 4);

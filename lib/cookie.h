@@ -17,7 +17,8 @@
  *   27  feat           feat_len bytes, opaque to this module
  *   ..  MAC            8   SipHash-2-4 under the epoch's secret of the
  *                          path (family, local and remote address, local
- *                          and remote port) followed by every byte above
+ *                          and remote DCCP port, remote UDP port on
+ *                          DCCP-UDP) followed by every byte above
  *
  * The cookie is authenticated, not encrypted: everything in it is either
  * already visible to the client in the Response (ISS, ISR, service code,
@@ -35,8 +36,9 @@
  * A valid cookie proves only that this listener issued it for this path
  * within 2 lifetimes; within that window it can be replayed, so the caller
  * must check the echoing packet (Acknowledgement Number == ISS, Sequence
- * Number after ISR, §8.1.4, §8.5) and that no connection exists yet for
- * the path.
+ * Number after ISR, §8.1.4, §8.5) and remember the cookies that already
+ * made a connection (the listener keeps their MACs per epoch: open reports
+ * both).
  */
 #ifndef UDCCP_COOKIE_H
 #define UDCCP_COOKIE_H
@@ -66,6 +68,8 @@ typedef struct udccp_cookie_state {
                                           Response confirmed; the
                                           connection code defines them */
   udccp_tstamp made;     /* open: when the cookie was made */
+  uint64_t epoch;        /* open: the number of the secret that made it */
+  uint64_t mac;          /* open: its MAC, which names it (replay guard) */
 } udccp_cookie_state;
 
 typedef struct udccp_cookie_jar {

@@ -360,15 +360,9 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
 }
 
 static void add_empty(udccp_feat_set *fs, uint8_t type, uint8_t num) {
-  size_t i;
-  for (i = 0; i < fs->n_empty; i++) {
-    if (fs->empty[i].type == type && fs->empty[i].num == num) {
-      return;
-    }
-  }
-  if (fs->n_empty < UDCCP_FEAT_MAX_EMPTY) {
-    fs->empty[fs->n_empty].type = type;
-    fs->empty[fs->n_empty].num = num;
+  uint8_t *b = fs->empty[type == UDCCP_OPT_CONFIRM_L ? 0 : 1];
+  if (!(b[num >> 3] & (1u << (num & 7)))) {
+    b[num >> 3] |= (uint8_t)(1u << (num & 7));
     fs->n_empty++;
   }
 }
@@ -503,6 +497,47 @@ void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss) {
   }
 }
 
+/* One Change or Confirm of a received packet (§6.6.2). */
+static int read_one(udccp_feat_set *fs, const udccp_opt *o,
+                    const udccp_feat_pkt *pkt, int old_pkt,
+                    uint8_t *reset_code, uint8_t reset_data[3]) {
+  int is_change = o->type == UDCCP_OPT_CHANGE_L ||
+                  o->type == UDCCP_OPT_CHANGE_R;
+  /* Change L / Confirm L come from the location: the feature is at the
+   * peer. */
+  int local = o->type == UDCCP_OPT_CHANGE_R || o->type == UDCCP_OPT_CONFIRM_R;
+  udccp_feat_entry *e;
+
+  if (o->len < 1) {
+    return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
+  }
+  e = udccp_feat_entry_get(fs, o->val[0], local);
+  if (!e) {
+    /* §6.6.7 and the first step of §6.6.2: unknown feature.  Mandatory
+     * resets whatever the option (§5.8.2: not understood); otherwise a
+     * Change gets an Empty Confirm and a Confirm is ignored. */
+    if (o->mandatory) {
+      return fail(o, UDCCP_RESET_MANDATORY_ERROR, reset_code, reset_data);
+    }
+    if (is_change && !old_pkt) {
+      add_empty(fs, local ? UDCCP_OPT_CONFIRM_L : UDCCP_OPT_CONFIRM_R,
+                o->val[0]);
+    }
+    return 0;
+  }
+  /* §6.6.2 second step: reordering. */
+  if (e->state == UDCCP_FEAT_UNSTABLE || old_pkt) {
+    return 0;
+  }
+  if (is_change) {
+    return on_change(fs, e, o, reset_code, reset_data);
+  }
+  if (!pkt->has_ack || udccp_seq_lt(pkt->ack & UDCCP_SEQ_MASK, fs->fgss)) {
+    return 0;
+  }
+  return on_confirm(fs, e, o, reset_code, reset_data);
+}
+
 int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
                     const udccp_feat_pkt *pkt, uint8_t *reset_code,
                     uint8_t reset_data[3]) {
@@ -525,47 +560,21 @@ int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
   old_pkt = udccp_seq_le(seq, fs->fgsr);
 
   for (i = 0; i < opts->n_feat; i++) {
-    const udccp_opt *o = &opts->feat[i];
-    int is_change = o->type == UDCCP_OPT_CHANGE_L ||
-                    o->type == UDCCP_OPT_CHANGE_R;
-    /* Change L / Confirm L come from the location: the feature is at the
-     * peer. */
-    int local = o->type == UDCCP_OPT_CHANGE_R || o->type == UDCCP_OPT_CONFIRM_R;
-    udccp_feat_entry *e;
-
-    if (o->len < 1) {
-      return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
-    }
-    e = udccp_feat_entry_get(fs, o->val[0], local);
-    if (!e) {
-      /* §6.6.7 and the first step of §6.6.2: unknown feature.  Mandatory
-       * resets whatever the option (§5.8.2: not understood); otherwise a
-       * Change gets an Empty Confirm and a Confirm is ignored. */
-      if (o->mandatory) {
-        return fail(o, UDCCP_RESET_MANDATORY_ERROR, reset_code, reset_data);
-      }
-      if (is_change) {
-        if (!old_pkt) {
-          add_empty(fs, local ? UDCCP_OPT_CONFIRM_L : UDCCP_OPT_CONFIRM_R,
-                    o->val[0]);
-        }
-      }
-      continue;
-    }
-    /* §6.6.2 second step: reordering. */
-    if (e->state == UDCCP_FEAT_UNSTABLE || old_pkt) {
-      continue;
-    }
-    if (is_change) {
-      rv = on_change(fs, e, o, reset_code, reset_data);
-    } else {
-      if (!pkt->has_ack || udccp_seq_lt(pkt->ack & UDCCP_SEQ_MASK, fs->fgss)) {
-        continue;
-      }
-      rv = on_confirm(fs, e, o, reset_code, reset_data);
-    }
+    rv = read_one(fs, &opts->feat[i], pkt, old_pkt, reset_code, reset_data);
     if (rv != 0) {
       return rv;
+    }
+  }
+  if (opts->feat_more != NULL) {
+    /* More than the parser kept: every one still counts (§6.6.1). */
+    size_t pos = 0;
+    udccp_opt o;
+    while (udccp_opts_next_feat(opts->feat_more, opts->feat_more_len, &pos,
+                                &o)) {
+      rv = read_one(fs, &o, pkt, old_pkt, reset_code, reset_data);
+      if (rv != 0) {
+        return rv;
+      }
     }
   }
   if (!old_pkt) {
@@ -628,14 +637,23 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
    * Number. */
   with_ack = udccp_pkt_type_has_ack(pkt_type);
   if (with_ack) {
-    size_t k = 0;
-    for (i = 0; i < fs->n_empty; i++) {
-      uint8_t num = fs->empty[i].num;
-      if (udccp_optbuf_put(ob, fs->empty[i].type, 0, &num, 1) != 0) {
-        fs->empty[k++] = fs->empty[i];
+    /* §6.6.7: Empty Confirms for unknown features; those that do not fit
+     * stay owed and go on the next packets (udccp_feat_want_packet). */
+    size_t loc;
+    for (loc = 0; loc < 2 && fs->n_empty > 0; loc++) {
+      uint8_t t = loc == 0 ? UDCCP_OPT_CONFIRM_L : UDCCP_OPT_CONFIRM_R;
+      for (i = 0; i < 256 && fs->n_empty > 0; i++) {
+        uint8_t num = (uint8_t)i;
+        if (!(fs->empty[loc][i >> 3] & (1u << (i & 7)))) {
+          continue;
+        }
+        if (udccp_optbuf_put(ob, t, 0, &num, 1) != 0) {
+          break;
+        }
+        fs->empty[loc][i >> 3] &= (uint8_t)~(1u << (i & 7));
+        fs->n_empty--;
       }
     }
-    fs->n_empty = k;
     for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
       udccp_feat_entry *e = &fs->ent[i];
       if (e->confirm_owed && put_confirm(ob, e) == 0) {
@@ -749,4 +767,15 @@ int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
   e->mandatory = mandatory ? 1 : 0;
   start_change(e);
   return 0;
+}
+
+void udccp_feat_hold_ccids(udccp_feat_set *fs) {
+  int local;
+  for (local = 0; local < 2; local++) {
+    udccp_feat_entry *e = udccp_feat_entry_get(fs, UDCCP_FEAT_CCID, local);
+    uint8_t v = (uint8_t)e->val;
+    if (e->state == UDCCP_FEAT_STABLE) {
+      set_pref(e, &v, 1); /* not flexible: the list is the CCID we run */
+    }
+  }
 }

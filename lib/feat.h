@@ -69,7 +69,6 @@ enum udccp_feat_rule { UDCCP_FEAT_SP = 1, UDCCP_FEAT_NN = 2 };
 
 #define UDCCP_FEAT_MAX_PREF 16   /* SP preference list length we keep */
 #define UDCCP_FEAT_N_KNOWN 11    /* features 1..9, 192 and 128 */
-#define UDCCP_FEAT_MAX_EMPTY 8   /* Empty Confirms owed for unknown features */
 
 /* One feature at one location. */
 typedef struct udccp_feat_entry {
@@ -102,14 +101,14 @@ typedef struct udccp_feat_set {
                              [0] half we send on, [1] half we receive on */
   const udccp_ccid_ops *(*ccid_find)(uint8_t id);
   udccp_feat_entry ent[2 * UDCCP_FEAT_N_KNOWN]; /* [i*2+0] remote, +1 local */
-  size_t n_empty;         /* Empty Confirms owed for unknown features */
+  uint16_t n_empty;       /* Empty Confirms owed for unknown features */
   uint8_t repeat;         /* set by the caller: the next packet repeats
                              every unconfirmed Change (handshake packets,
                              the §6.6.3 back-off timer); cleared once sent */
-  struct {
-    uint8_t type;         /* UDCCP_OPT_CONFIRM_L or _R */
-    uint8_t num;
-  } empty[UDCCP_FEAT_MAX_EMPTY];
+  /* §6.6.7: one Empty Confirm owed per unknown feature number and
+   * location, however many Changes arrive: a bit per feature number,
+   * [0] Confirm L (the peer's Change R), [1] Confirm R. */
+  uint8_t empty[2][32];
 } udccp_feat_set;
 
 /* The received packet, as feature negotiation needs it. */
@@ -207,6 +206,13 @@ int udccp_feat_change_nn(udccp_feat_set *fs, uint8_t num, uint64_t value);
  * UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
                          const uint8_t *prefs, size_t n, int mandatory);
+
+/* RFC 4340 §10, §6.6.1, §10.5: once the CCID halves run, the CCID in use
+ * is the only value we accept for either half.  A later Change(CCID) is
+ * answered with a Confirm of the CCID we run (no shared value: the old
+ * value, §6.3.1; Mandatory: Reset, §6.6.9), never with a value we would
+ * not run.  Call when the CCIDs start. */
+void udccp_feat_hold_ccids(udccp_feat_set *fs);
 
 /* Table queries: the rule (enum udccp_feat_rule) of a feature we know, 0
  * if unknown; its §6.4 initial value. */

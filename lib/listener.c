@@ -2,6 +2,21 @@
  * Listener: Requests for one port, several Service Codes (RFC 5595 §4),
  * stateless replies (Bad Service Code, Too Busy, No Connection) and the
  * stateless Init Cookie path (RFC 4340 §8.1.4, §8.5 step 3).
+ *
+ * Bounds (udccp.h explains the settings):
+ * - RFC 4340 §4.7, §8.1.4: the server "MAY" keep no state for a Request
+ *   and answer with an Init Cookie.  We keep state for at most
+ *   half_open_max Requests (AUTO) and send cookies past that, or always
+ *   (ALWAYS).  The Response of the cookie path is built by a throw-away
+ *   connection with one-slot queues, so a spoofed Request costs no memory
+ *   that outlives the packet.
+ * - A cookie makes at most one connection: the MACs of the cookies that
+ *   made one are remembered for as long as their secret verifies (two
+ *   lifetimes), one table per secret epoch, dropped when the epoch
+ *   retires.  The table is bounded (cookie_replay_max); past that, cookie
+ *   Acks get Too Busy (fail closed, never replayable).
+ * - The accept backlog (phase QUEUED) and max_conns: Reset Too Busy
+ *   (§5.6, Reset Code 9) to Requests and cookie Acks past them.
  */
 #include <string.h>
 
@@ -9,16 +24,93 @@
 #include "conn.h"
 #include "cookie.h"
 
+/* MACs of the cookies one secret epoch made that already made a
+ * connection: open addressing, 0 = empty slot. */
+typedef struct replay_set {
+  uint64_t epoch;
+  uint64_t *tab;
+  uint32_t cap; /* slots: 0 or a power of two */
+  uint32_t n;
+  uint8_t used; /* epoch is meaningful */
+} replay_set;
+
 struct udccp_listener {
   const udccp_mem *mem;
   udccp_settings settings;
+  udccp_settings scratch; /* settings of the cookie path's throw-away conn */
   uint32_t *codes;
   size_t n_codes;
   uint8_t init_cookie;
   uint32_t max_conns;
+  uint32_t half_open_max;
+  uint32_t backlog;
+  uint32_t replay_max;
   uint32_t n_conns;
+  uint32_t n_half_open;
+  uint32_t n_queued;
+  uint64_t cookies_sent, cookies_replayed, too_busy;
   udccp_cookie_jar jar;
+  replay_set replay[2]; /* [epoch & 1] */
 };
+
+static void replay_free(udccp_listener *lis, replay_set *rs) {
+  lis->mem->free(rs->tab, lis->mem->user_data);
+  rs->tab = NULL;
+  rs->cap = 0;
+  rs->n = 0;
+}
+
+/* Slot of key in a table of cap (a power of two) slots: the MAC is keyed
+ * and uniform, its low bits index well. */
+static uint32_t replay_slot(const uint64_t *tab, uint32_t cap, uint64_t key) {
+  uint32_t i = (uint32_t)key & (cap - 1);
+  while (tab[i] != 0 && tab[i] != key) {
+    i = (i + 1) & (cap - 1);
+  }
+  return i;
+}
+
+/* Records the cookie (epoch, mac).  Returns 0 if it is new, 1 if it was
+ * already recorded (a replay), UDCCP_ERR_NOMEM if the table is full or
+ * cannot grow. */
+static int replay_record(udccp_listener *lis, uint64_t epoch, uint64_t mac) {
+  replay_set *rs = &lis->replay[epoch & 1];
+  uint64_t key = mac != 0 ? mac : 1;
+  uint32_t i;
+  if (!rs->used || rs->epoch != epoch) {
+    /* The epoch this table held retired: its cookies verify no more. */
+    replay_free(lis, rs);
+    rs->epoch = epoch;
+    rs->used = 1;
+  }
+  if (rs->cap != 0) {
+    i = replay_slot(rs->tab, rs->cap, key);
+    if (rs->tab[i] == key) {
+      return 1;
+    }
+  }
+  if (rs->n >= lis->replay_max) {
+    return UDCCP_ERR_NOMEM;
+  }
+  if (2 * (rs->n + 1) > rs->cap) { /* load <= 1/2 */
+    uint32_t nc = rs->cap ? 2 * rs->cap : 64, k;
+    uint64_t *nt = lis->mem->calloc(nc, sizeof(*nt), lis->mem->user_data);
+    if (nt == NULL) {
+      return UDCCP_ERR_NOMEM;
+    }
+    for (k = 0; k < rs->cap; ++k) {
+      if (rs->tab[k] != 0) {
+        nt[replay_slot(nt, nc, rs->tab[k])] = rs->tab[k];
+      }
+    }
+    lis->mem->free(rs->tab, lis->mem->user_data);
+    rs->tab = nt;
+    rs->cap = nc;
+  }
+  rs->tab[replay_slot(rs->tab, rs->cap, key)] = key;
+  rs->n++;
+  return 0;
+}
 
 int udccp_listener_new(udccp_listener **plis, const udccp_settings *settings,
                        const udccp_listener_settings *ls, udccp_tstamp ts) {
@@ -55,8 +147,26 @@ int udccp_listener_new(udccp_listener **plis, const udccp_settings *settings,
   lis->n_codes = ls->n_service_codes;
   lis->mem = mem;
   lis->settings = *settings;
+  lis->scratch = *settings;
+  /* The cookie path's connection only writes one Response: queues of one
+   * slot are enough and keep that path's allocations small. */
+  lis->scratch.tx_qlen = 1;
+  lis->scratch.rx_qlen = 1;
   lis->init_cookie = ls->init_cookie;
+  if (lis->init_cookie > UDCCP_INIT_COOKIE_NEVER) {
+    udccp_listener_del(lis);
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   lis->max_conns = ls->max_conns;
+  lis->half_open_max =
+      ls->half_open_max ? ls->half_open_max : UDCCP_HALF_OPEN_MAX_DEFAULT;
+  lis->backlog = ls->backlog ? ls->backlog : UDCCP_BACKLOG_DEFAULT;
+  /* at most 2^30 entries: the table's slot count stays a uint32_t */
+  lis->replay_max = ls->cookie_replay_max ? ls->cookie_replay_max
+                                          : UDCCP_COOKIE_REPLAY_MAX_DEFAULT;
+  if (lis->replay_max > (1u << 30)) {
+    lis->replay_max = 1u << 30;
+  }
   if (udccp_cookie_jar_init(&lis->jar, settings->rand,
                             settings->rand_user_data, ls->cookie_lifetime,
                             ts) != 0) {
@@ -72,14 +182,72 @@ void udccp_listener_del(udccp_listener *lis) {
     return;
   }
   udccp_cookie_jar_clear(&lis->jar);
+  replay_free(lis, &lis->replay[0]);
+  replay_free(lis, &lis->replay[1]);
   lis->mem->free(lis->codes, lis->mem->user_data);
   lis->mem->free(lis, lis->mem->user_data);
 }
 
-void udccp_listener_conn_gone(udccp_listener *lis) {
-  if (lis != NULL && lis->n_conns > 0) {
+static void phase_leave(udccp_listener *lis, udccp_conn *conn) {
+  if (conn->lis_phase == UDCCP_LISTENER_HALF_OPEN && lis->n_half_open > 0) {
+    lis->n_half_open--;
+  } else if (conn->lis_phase == UDCCP_LISTENER_QUEUED && lis->n_queued > 0) {
+    lis->n_queued--;
+  }
+}
+
+void udccp_listener_conn_update(udccp_listener *lis, udccp_conn *conn) {
+  if (lis == NULL || conn == NULL ||
+      conn->lis_phase != UDCCP_LISTENER_HALF_OPEN ||
+      conn->state < UDCCP_STATE_PARTOPEN) {
+    return;
+  }
+  /* The client acknowledged our Response (§8.1.5): no longer half-open. */
+  phase_leave(lis, conn);
+  conn->lis_phase = UDCCP_LISTENER_QUEUED;
+  lis->n_queued++;
+}
+
+void udccp_listener_conn_accepted(udccp_listener *lis, udccp_conn *conn) {
+  if (lis == NULL || conn == NULL ||
+      conn->lis_phase == UDCCP_LISTENER_ACCEPTED) {
+    return;
+  }
+  phase_leave(lis, conn);
+  conn->lis_phase = UDCCP_LISTENER_ACCEPTED;
+}
+
+void udccp_listener_conn_gone(udccp_listener *lis, udccp_conn *conn) {
+  if (lis == NULL) {
+    return;
+  }
+  if (conn != NULL) {
+    phase_leave(lis, conn);
+    conn->lis_phase = UDCCP_LISTENER_ACCEPTED;
+  }
+  if (lis->n_conns > 0) {
     lis->n_conns--;
   }
+}
+
+void udccp_listener_set_backlog(udccp_listener *lis, uint32_t backlog) {
+  if (lis != NULL) {
+    lis->backlog = backlog ? backlog : UDCCP_BACKLOG_DEFAULT;
+  }
+}
+
+void udccp_listener_get_stats(const udccp_listener *lis,
+                              udccp_listener_stats *st) {
+  memset(st, 0, sizeof(*st));
+  if (lis == NULL) {
+    return;
+  }
+  st->conns = lis->n_conns;
+  st->half_open = lis->n_half_open;
+  st->queued = lis->n_queued;
+  st->cookies_sent = lis->cookies_sent;
+  st->cookies_replayed = lis->cookies_replayed;
+  st->too_busy = lis->too_busy;
 }
 
 static int has_code(const udccp_listener *lis, uint32_t code) {
@@ -196,11 +364,10 @@ static int feat_unpack(udccp_conn *conn, const uint8_t *in, size_t len) {
 }
 
 /* A server connection for pkt, processed through §8.5 from LISTEN. */
-static int make_conn(udccp_listener *lis, const udccp_path *path,
+static int make_conn(const udccp_settings *settings, const udccp_path *path,
                      uint32_t service_code, udccp_tstamp ts,
                      udccp_conn **pconn) {
-  int rv = udccp_conn_new_common(pconn, &lis->settings, path, service_code,
-                                 1, ts);
+  int rv = udccp_conn_new_common(pconn, settings, path, service_code, 1, ts);
   if (rv != 0) {
     return rv;
   }
@@ -218,6 +385,57 @@ static udccp_ssize take_reset(udccp_conn *conn, uint8_t *out, size_t outcap,
   return n > 0 ? n : UDCCP_ERR_DROPPED;
 }
 
+static udccp_ssize too_busy(udccp_listener *lis, const udccp_path *path,
+                            const uint8_t *pkt, size_t len, uint8_t *out,
+                            size_t outcap) {
+  lis->too_busy++;
+  return reply_reset(lis, path, pkt, len, UDCCP_RESET_TOO_BUSY, out, outcap);
+}
+
+/* §8.1.4: answers the Request with a Response carrying an Init Cookie and
+ * forgets everything.  Returns the reply's length, a negative code (the
+ * packet is dropped), or 0 when the negotiated values do not fit in a
+ * cookie (nothing written). */
+static udccp_ssize cookie_response(udccp_listener *lis, const udccp_path *path,
+                                   uint32_t service_code, const uint8_t *pkt,
+                                   size_t len, udccp_tstamp ts, uint8_t *out,
+                                   size_t outcap) {
+  udccp_cookie_state cs;
+  udccp_conn *conn;
+  udccp_ssize n = 0;
+  size_t fl;
+  int rv = make_conn(&lis->scratch, path, service_code, ts, &conn);
+  if (rv != 0) {
+    return rv;
+  }
+  rv = udccp_conn_read_pkt(conn, pkt, len, 0, ts);
+  if (rv <= UDCCP_ERR_FATAL || conn->state != UDCCP_STATE_RESPOND) {
+    n = take_reset(conn, out, outcap, ts);
+    udccp_conn_del(conn);
+    return n;
+  }
+  memset(&cs, 0, sizeof(cs));
+  cs.isr = conn->isr;
+  cs.iss = conn->iss;
+  cs.service_code = conn->service_code;
+  fl = feat_pack(conn, cs.feat, sizeof(cs.feat));
+  if (fl != (size_t)-1) {
+    cs.feat_len = (uint8_t)fl;
+    n = udccp_cookie_make(&lis->jar, path, &cs, conn->init_cookie,
+                          sizeof(conn->init_cookie), ts);
+    if (n > 0) {
+      conn->init_cookie_len = (uint8_t)n;
+      n = udccp_conn_write_pkt(conn, out, outcap, NULL, ts);
+      n = n > 0 ? n : UDCCP_ERR_NOBUF;
+      lis->cookies_sent += n > 0;
+    } else {
+      n = 0;
+    }
+  }
+  udccp_conn_del(conn);
+  return n;
+}
+
 static udccp_ssize on_request(udccp_listener *lis, const udccp_path *path,
                               const udccp_conn_rxpkt *p, const uint8_t *pkt,
                               size_t len, udccp_tstamp ts,
@@ -232,11 +450,24 @@ static udccp_ssize on_request(udccp_listener *lis, const udccp_path *path,
     return reply_reset(lis, path, pkt, len, UDCCP_RESET_BAD_SERVICE_CODE, out,
                        outcap);
   }
-  if (lis->max_conns != 0 && lis->n_conns >= lis->max_conns) {
-    return reply_reset(lis, path, pkt, len, UDCCP_RESET_TOO_BUSY, out,
-                       outcap);
+  if ((lis->max_conns != 0 && lis->n_conns >= lis->max_conns) ||
+      lis->n_queued >= lis->backlog) {
+    return too_busy(lis, path, pkt, len, out, outcap);
   }
-  rv = make_conn(lis, path, p->h.service_code, ts, &conn);
+  if (lis->init_cookie == UDCCP_INIT_COOKIE_ALWAYS ||
+      (lis->init_cookie == UDCCP_INIT_COOKIE_AUTO &&
+       lis->n_half_open >= lis->half_open_max)) {
+    n = cookie_response(lis, path, p->h.service_code, pkt, len, ts, out,
+                        outcap);
+    if (n != 0) {
+      return n;
+    }
+    /* Too many negotiated values for a cookie: keep state if allowed. */
+  }
+  if (lis->n_half_open >= lis->half_open_max) {
+    return too_busy(lis, path, pkt, len, out, outcap);
+  }
+  rv = make_conn(&lis->settings, path, p->h.service_code, ts, &conn);
   if (rv != 0) {
     return rv;
   }
@@ -246,28 +477,8 @@ static udccp_ssize on_request(udccp_listener *lis, const udccp_path *path,
     udccp_conn_del(conn);
     return n;
   }
-  if (lis->init_cookie) {
-    /* §8.1.4: answer with the cookie and forget everything. */
-    udccp_cookie_state cs;
-    size_t fl;
-    memset(&cs, 0, sizeof(cs));
-    cs.isr = conn->isr;
-    cs.iss = conn->iss;
-    cs.service_code = conn->service_code;
-    fl = feat_pack(conn, cs.feat, sizeof(cs.feat));
-    if (fl != (size_t)-1) {
-      cs.feat_len = (uint8_t)fl;
-      n = udccp_cookie_make(&lis->jar, path, &cs, conn->init_cookie,
-                            sizeof(conn->init_cookie), ts);
-      if (n > 0) {
-        conn->init_cookie_len = (uint8_t)n;
-        n = udccp_conn_write_pkt(conn, out, outcap, NULL, ts);
-        udccp_conn_del(conn);
-        return n > 0 ? n : UDCCP_ERR_NOBUF;
-      }
-    }
-    /* Too many negotiated values for a cookie: keep state after all. */
-  }
+  conn->lis_phase = UDCCP_LISTENER_HALF_OPEN;
+  lis->n_half_open++;
   lis->n_conns++;
   *pconn = conn;
   return 0;
@@ -287,11 +498,22 @@ static udccp_ssize on_cookie(udccp_listener *lis, const udccp_path *path,
     return reply_reset(lis, path, pkt, len, UDCCP_RESET_BAD_INIT_COOKIE, out,
                        outcap);
   }
-  if (lis->max_conns != 0 && lis->n_conns >= lis->max_conns) {
-    return reply_reset(lis, path, pkt, len, UDCCP_RESET_TOO_BUSY, out,
-                       outcap);
+  if ((lis->max_conns != 0 && lis->n_conns >= lis->max_conns) ||
+      lis->n_queued >= lis->backlog) {
+    return too_busy(lis, path, pkt, len, out, outcap);
   }
-  rv = make_conn(lis, path, cs.service_code, ts, &conn);
+  /* One cookie, one connection (§8.1.4 leaves replay to the server): the
+   * cookie is spent before the connection is made, so a failure below
+   * burns it too. */
+  rv = replay_record(lis, cs.epoch, cs.mac);
+  if (rv == 1) {
+    lis->cookies_replayed++;
+    return UDCCP_ERR_COOKIE;
+  }
+  if (rv != 0) {
+    return too_busy(lis, path, pkt, len, out, outcap);
+  }
+  rv = make_conn(&lis->settings, path, cs.service_code, ts, &conn);
   if (rv != 0) {
     return rv;
   }
@@ -321,6 +543,8 @@ static udccp_ssize on_cookie(udccp_listener *lis, const udccp_path *path,
     udccp_conn_del(conn);
     return n;
   }
+  conn->lis_phase = UDCCP_LISTENER_QUEUED;
+  lis->n_queued++;
   lis->n_conns++;
   *pconn = conn;
   return 0;
@@ -355,7 +579,9 @@ udccp_ssize udccp_listener_read_pkt(udccp_listener *lis, const udccp_path *path,
   if (p.h.type == UDCCP_PKT_REQUEST) {
     return on_request(lis, path, &p, pkt, len, ts, pconn, out, outcap);
   }
-  if (lis->init_cookie &&
+  /* Even a listener that sends no cookies now (AUTO below its bound)
+   * may have sent some that are still valid. */
+  if (lis->init_cookie != UDCCP_INIT_COOKIE_NEVER &&
       (p.h.type == UDCCP_PKT_ACK || p.h.type == UDCCP_PKT_DATAACK) &&
       p.h.x == 1) {
     if (udccp_opts_parse(&p.opts, p.h.type, p.h.opts, p.h.opts_len) == 0 &&

@@ -182,6 +182,8 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
   out->present = 0;
   out->slow_receiver = 0;
   out->n_feat = 0;
+  out->feat_more = NULL;
+  out->feat_more_len = 0;
   out->init_cookie = NULL;
   out->init_cookie_len = 0;
   out->n_init_cookie = 0;
@@ -245,6 +247,19 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
       }
       return 0;
     }
+    if (t >= UDCCP_OPT_CHANGE_L && t <= UDCCP_OPT_CONFIRM_R && olen >= 3 &&
+        out->n_feat == UDCCP_OPTS_MAX_FEAT &&
+        udccp_opt_allowed(t, pkt_type)) {
+      /* More Changes/Confirms than feat[] holds: the feature module reads
+       * the rest from here (§6.6.7: each Change gets its Confirm). */
+      if (out->feat_more == NULL) {
+        out->feat_more = opts + i - mand;
+        out->feat_more_len = len - i + (size_t)mand;
+      }
+      mand = 0;
+      i += olen;
+      continue;
+    }
     if (!take_opt(out, pkt_type, t, mand, opts + i + 2, (uint8_t)(olen - 2)) &&
         mand) {
       set_err(out, t, opts + i + 2, olen - 2);
@@ -258,6 +273,34 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
     set_err(out, UDCCP_OPT_MANDATORY, NULL, 0);
     return UDCCP_ERR_OPTION;
   }
+  return 0;
+}
+
+int udccp_opts_next_feat(const uint8_t *buf, size_t len, size_t *pos,
+                         udccp_opt *o) {
+  size_t i = *pos;
+  int mand = 0;
+  while (i < len) {
+    uint8_t t = buf[i];
+    size_t olen;
+    if (t < 32) {
+      mand = t == UDCCP_OPT_MANDATORY;
+      i++;
+      continue;
+    }
+    olen = i + 1 < len ? buf[i + 1] : 0;
+    if (olen < 2 || olen > len - i) {
+      break; /* §5.8: the rest is ignored */
+    }
+    if (t >= UDCCP_OPT_CHANGE_L && t <= UDCCP_OPT_CONFIRM_R && olen >= 3) {
+      put_opt(o, t, mand, buf + i + 2, (uint8_t)(olen - 2));
+      *pos = i + olen;
+      return 1;
+    }
+    mand = 0;
+    i += olen;
+  }
+  *pos = len;
   return 0;
 }
 

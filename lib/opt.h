@@ -50,6 +50,10 @@ typedef struct udccp_opts {
   uint8_t slow_receiver;
   size_t n_feat;       /* Change L/R, Confirm L/R, in packet order */
   udccp_opt feat[UDCCP_OPTS_MAX_FEAT];
+  /* When more came than feat[] holds: the options area from the first one
+   * left out (read it with udccp_opts_next_feat); NULL if none. */
+  const uint8_t *feat_more;
+  size_t feat_more_len;
   const uint8_t *init_cookie;  /* the first Init Cookie option */
   uint8_t init_cookie_len;
   uint8_t n_init_cookie;       /* how many Init Cookie options there were */
@@ -97,7 +101,8 @@ int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type);
  *                          process: unknown (below 128), not allowed on
  *                          this packet type, invalid length, or no room
  *                          left to record it (Reset code Mandatory Error,
- *                          §5.8.2).
+ *                          §5.8.2); Changes and Confirms beyond feat[]
+ *                          are left in feat_more instead.
  * On error out->err_data holds the Reset data.  Without Mandatory, unknown
  * options, options with invalid lengths and options not allowed on the
  * packet type are skipped (§5.8, §15); an option whose length byte is
@@ -109,6 +114,13 @@ int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type);
  * NDP Count, Data Checksum): the last valid occurrence wins. */
 int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                      size_t len);
+
+/* Walks an options area from *pos to the next Change/Confirm option (with
+ * at least a feature number): fills o (Mandatory flag included), moves
+ * *pos past it and returns 1; returns 0 at the end.  For the options
+ * udccp_opts_parse() left in feat_more. */
+int udccp_opts_next_feat(const uint8_t *buf, size_t len, size_t *pos,
+                         udccp_opt *o);
 
 /* Builds the options area of an outgoing packet. */
 typedef struct udccp_optbuf {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim_flow.h"
+#include "sim_inv.h"
 #include "sim_rng.h"
 
 #define UFLOW_SERVICE_CODE 5001u
@@ -21,7 +22,7 @@
 #define UFLOW_MAX_BURST 65536  /* packets written at one instant */
 #define UFLOW_MAX_STUCK 100000 /* wakeups with the expiry in the past */
 
-enum { UT_START = 0, UT_CLIENT = 1, UT_SERVER = 2, UT_APP = 3 };
+enum { UT_START = 0, UT_CLIENT = 1, UT_SERVER = 2, UT_APP = 3, UT_READ = 4 };
 
 typedef struct uflow_end {
   udccp_conn *conn;
@@ -32,6 +33,7 @@ typedef struct uflow_end {
   int error, reset;     /* udccp_conn_get_error/reset_code when retired */
   udccp_tstamp done_at;
   udccp_conn_info info; /* last info (kept after retirement) */
+  sim_inv_end inv;      /* invariant state and counting allocator */
 } uflow_end;
 
 typedef struct uflow {
@@ -49,6 +51,10 @@ typedef struct uflow {
   udccp_tstamp app_base;
   uint64_t app_queued;
   int app_based;
+  /* slow reader (opts->read_rate_bps): bytes read since read_base */
+  udccp_tstamp read_base;
+  uint64_t read_bytes;
+  int read_based;
   uint8_t tx_buf[SIM_PKT_CAP];
   uint8_t rx_buf[SIM_PKT_CAP];
 } uflow;
@@ -75,6 +81,12 @@ static void app_send(sim_flow *f, uflow *u, udccp_tstamp now) {
   if (!u->app_based) {
     u->app_based = 1; /* the application starts writing once open */
     u->app_base = now;
+  }
+  const sim_flow_opts *o = f->opts;
+  if (o->pause_len > 0 && now >= o->pause_at &&
+      now - o->pause_at < o->pause_len) {
+    sim_flow_arm(f, UT_APP, o->pause_at + o->pause_len);
+    return;
   }
   for (;;) {
     if (udccp_conn_get_send_space(c) == 0) {
@@ -115,12 +127,42 @@ static void app_send(sim_flow *f, uflow *u, udccp_tstamp now) {
   }
 }
 
-static void app_recv(sim_flow *f, uflow *u) {
+static void app_recv(sim_flow *f, uflow *u, udccp_tstamp now) {
   udccp_ssize n;
-  while ((n = udccp_conn_read_datagram(u->srv.conn, u->rx_buf,
-                                       sizeof(u->rx_buf))) >= 0) {
+  uint64_t rate = f->opts->read_rate_bps;
+  if (rate > 0 && !u->read_based) {
+    u->read_based = 1;
+    u->read_base = now;
+  }
+  for (;;) {
+    if (rate > 0) {
+      /* a slow reader: reads only what its rate allows by now */
+      udccp_ssize len = udccp_conn_peek_datagram_len(u->srv.conn);
+      if (len < 0) {
+        return;
+      }
+      double t = (double)(u->read_bytes + (uint64_t)len) * 8.0 /
+                 (double)rate * 1e9;
+      udccp_tstamp at = u->read_base + (udccp_tstamp)t;
+      if (at > now) {
+        sim_flow_arm(f, UT_READ, at);
+        return;
+      }
+    }
+    n = udccp_conn_read_datagram(u->srv.conn, u->rx_buf, sizeof(u->rx_buf));
+    if (n < 0) {
+      return;
+    }
+    u->read_bytes += (uint64_t)n;
     sim_flow_delivered(f, (size_t)n);
   }
+}
+
+/* A chaos invariant broke: the flow fails with it and is abandoned. */
+static void inv_fail(sim_flow *f, uflow *u, int server, const char *what) {
+  u->broken = 1;
+  snprintf(f->err, sizeof(f->err), "invariant (%s side): %s",
+           server ? "server" : "client", what);
 }
 
 static void write_all(sim_flow *f, uflow *u, uflow_end *e, int server,
@@ -135,6 +177,16 @@ static void write_all(sim_flow *f, uflow *u, uflow_end *e, int server,
     if (n <= 0) {
       sim_flow_pkt_free(f, p);
       return;
+    }
+    if (sim_flow_config(f)->check_invariants) {
+      char why[200];
+      if (sim_inv_after_write(&e->inv, e->conn, p->data, (size_t)n,
+                              e->set.pmtu, e->set.hdr_overhead, why,
+                              sizeof(why)) != 0) {
+        sim_flow_pkt_free(f, p);
+        inv_fail(f, u, server, why);
+        return;
+      }
     }
     p->len = (uint16_t)n;
     p->wire_len = (uint32_t)n + 20; /* IPv4 header */
@@ -166,11 +218,11 @@ static void retire(sim_flow *f, uflow *u, uflow_end *e, int server,
   e->reset = udccp_conn_get_reset_code(e->conn);
   e->done_at = now;
   e->retired = 1;
+  if (server && u->lis != NULL) {
+    udccp_listener_conn_gone(u->lis, e->conn);
+  }
   udccp_conn_del(e->conn);
   e->conn = NULL;
-  if (server && u->lis != NULL) {
-    udccp_listener_conn_gone(u->lis);
-  }
   (void)f;
 }
 
@@ -193,7 +245,7 @@ static void pump(sim_flow *f, uflow *u, int server, udccp_tstamp now) {
     udccp_conn_handle_expiry(e->conn, now); /* a fatal end shows in is_done */
   }
   if (server) {
-    app_recv(f, u);
+    app_recv(f, u, now);
   } else {
     app_send(f, u, now);
   }
@@ -210,6 +262,14 @@ static void pump(sim_flow *f, uflow *u, int server, udccp_tstamp now) {
   if (udccp_conn_is_done(e->conn)) {
     retire(f, u, e, server, now);
     return;
+  }
+  if (sim_flow_config(f)->check_invariants) {
+    char why[200];
+    if (sim_inv_after_event(&e->inv, e->conn, now, why, sizeof(why)) != 0) {
+      inv_fail(f, u, server, why);
+      abandon(f, u, now);
+      return;
+    }
   }
   udccp_tstamp at = udccp_conn_get_expiry(e->conn);
   if (at <= now) {
@@ -280,8 +340,8 @@ static void to_server(sim_flow *f, uflow *u, sim_pkt *p, udccp_tstamp now) {
       /* A stray Request after the flow's server connection is gone:
        * one connection per flow, so refuse it silently. */
       u->extra_server_conns++;
+      udccp_listener_conn_gone(u->lis, nc);
       udccp_conn_del(nc);
-      udccp_listener_conn_gone(u->lis);
       return;
     }
     u->srv.conn = nc;
@@ -341,6 +401,13 @@ static void end_setup(sim_flow *f, uflow_end *e, int server) {
   e->set.ccid = (uint8_t)f->kind->ccid;
   e->set.cksum_mode = UDCCP_CKSUM_FULL;
   e->set.ecn_capable = (uint8_t)(sim_flow_config(f)->ecn != 0);
+  e->set.allow_short_seqnos = (uint8_t)(sim_flow_config(f)->short_seqnos != 0);
+  e->set.send_cscov = sim_flow_config(f)->send_cscov;
+  e->set.idle_timeout = sim_flow_config(f)->idle_timeout;
+  if (sim_flow_config(f)->check_invariants) {
+    sim_inv_end_init(&e->inv);
+    e->set.mem = &e->inv.mem;
+  }
   if (sim_flow_config(f)->seq_window != 0) {
     e->set.seq_window = sim_flow_config(f)->seq_window;
   }
@@ -400,7 +467,7 @@ static void uflow_timer(sim_flow *f, unsigned which, udccp_tstamp now) {
     pump(f, u, 0, now);
     return;
   }
-  pump(f, u, which == UT_SERVER, now);
+  pump(f, u, which == UT_SERVER || which == UT_READ, now);
 }
 
 static void uflow_recv(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
@@ -419,10 +486,21 @@ static void uflow_recv(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
 static void uflow_stop(sim_flow *f, udccp_tstamp now) {
   uflow *u = f->priv;
   u->closing = 1;
-  if (u->cli.conn == NULL) {
+  int how = f->opts->stop_how;
+  if ((how == SIM_STOP_SERVER_CLOSE || how == SIM_STOP_SERVER_ABORT) &&
+      u->srv.conn != NULL && !u->broken) {
+    if (how == SIM_STOP_SERVER_ABORT ||
+        udccp_conn_close(u->srv.conn, now) != 0) {
+      udccp_conn_abort(u->srv.conn, UDCCP_RESET_ABORTED, now);
+    }
+    pump(f, u, 1, now);
     return;
   }
-  if (udccp_conn_close(u->cli.conn, now) != 0) {
+  if (u->cli.conn == NULL || u->broken) {
+    return;
+  }
+  if (how == SIM_STOP_CLIENT_ABORT ||
+      udccp_conn_close(u->cli.conn, now) != 0) {
     /* not open yet (a handshake still under way): abort instead */
     udccp_conn_abort(u->cli.conn, UDCCP_RESET_ABORTED, now);
   }
@@ -495,6 +573,11 @@ static void uflow_finish(sim_flow *f, sim_flow_result *r) {
   r->client_reset = u->cli.reset;
   r->server_reset = u->srv.reset;
   r->closed_ok = end_clean(&u->cli) && end_clean(&u->srv);
+  r->client_ended = u->cli.retired || (!u->started);
+  r->server_ended = u->srv.retired || (u->srv.conn == NULL);
+  r->mem_peak = u->cli.inv.mem_peak > u->srv.inv.mem_peak
+                    ? u->cli.inv.mem_peak
+                    : u->srv.inv.mem_peak;
   udccp_tstamp done = u->cli.done_at > u->srv.done_at ? u->cli.done_at
                                                       : u->srv.done_at;
   r->closed_s = u->cli.retired && u->srv.retired ? (double)done / 1e9 : 0;

@@ -543,6 +543,7 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
       f->stop_at = fo->stop;
     }
     f->app_rate_bps = fo->app_rate_bps;
+    f->opts = fo;
     for (unsigned t = 0; t < SIM_FLOW_TIMERS; t++) {
       f->timers[t].at = UDCCP_TSTAMP_NEVER;
     }

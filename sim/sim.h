@@ -40,7 +40,19 @@ typedef struct sim_flow_opts {
                                  ends */
   uint64_t app_rate_bps;      /* > 0: application-limited: the sender is
                                  given data at this rate only */
+  /* udccp flows only (the chaos runs' application behaviour): */
+  udccp_tstamp pause_at, pause_len; /* the sender writes nothing inside */
+  uint64_t read_rate_bps;     /* > 0: the receiving application reads at
+                                 this rate only (a slow reader) */
+  int stop_how;               /* enum sim_stop_how: what happens at stop */
 } sim_flow_opts;
+
+enum sim_stop_how {
+  SIM_STOP_CLIENT_CLOSE = 0, /* the client closes (the default) */
+  SIM_STOP_CLIENT_ABORT,     /* the client aborts: Reset(Aborted) */
+  SIM_STOP_SERVER_CLOSE,     /* the server closes (CloseReq) */
+  SIM_STOP_SERVER_ABORT      /* the server aborts */
+};
 
 /* The bottleneck rate (both directions) becomes rate_bps at `at`. */
 typedef struct sim_rate_step {
@@ -68,6 +80,11 @@ typedef struct sim_config {
   sim_rate_step rate_steps[SIM_MAX_SCHED];
   sim_flow_opts flow_opts[SIM_MAX_FLOWS]; /* zero: random start, greedy */
   int ecn;                    /* 1: udccp flows use ECN, queues mark CE */
+  int check_invariants;       /* udccp flows: check sim_inv.h after every
+                                 event; a violation fails the flow */
+  int short_seqnos;           /* udccp endpoints accept X=0 packets */
+  udccp_tstamp idle_timeout;  /* udccp settings.idle_timeout (0: off) */
+  uint8_t send_cscov;         /* CsCov of udccp packets (0 = all) */
   udccp_tstamp duration;      /* measured period */
   uint64_t seed;
   uint32_t pkt_size;          /* datagram payload of udccp flows; 0 = the MPS */
@@ -128,6 +145,9 @@ typedef struct sim_flow_result {
   int client_error, server_error; /* udccp_conn_get_error() at the end */
   int client_reset, server_reset; /* udccp_conn_get_reset_code() */
   char close_desc[128];      /* human summary of the close */
+  int client_ended, server_ended; /* the end was freed (done); a server
+                                 never created counts as ended */
+  size_t mem_peak;           /* check_invariants: most bytes either end held */
   char err[256];             /* non-empty: the flow failed (setup, -l...) */
 } sim_flow_result;
 

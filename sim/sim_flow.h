@@ -14,7 +14,7 @@
 #include "sim.h"
 #include "sim_pool.h"
 
-#define SIM_FLOW_TIMERS 4
+#define SIM_FLOW_TIMERS 5
 
 typedef struct sim sim;
 typedef struct sim_flow sim_flow;
@@ -66,6 +66,7 @@ struct sim_flow {
   udccp_tstamp stop_at;            /* the app stops here (UDCCP_TSTAMP_NEVER:
                                       at the end of the measured period) */
   uint64_t app_rate_bps;           /* > 0: application-limited sender */
+  const sim_flow_opts *opts;       /* the flow's sim_config.flow_opts */
   uint8_t cli_addr[4], srv_addr[4];/* client sends forward */
   uint16_t cli_port, srv_port;
   int stopped;                     /* measured period over */

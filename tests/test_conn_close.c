@@ -227,6 +227,37 @@ static void test_rfc4340_8_5_step2_timewait_answers_no_connection(void **state) 
   udccp_pair_free(&p);
 }
 
+/* Only the Response gets through from the server: the client stays in
+ * PARTOPEN. */
+static int drop_after_response(udccp_pair *p, int dir, const uint8_t *pkt,
+                               size_t len, uint64_t idx, void *ud) {
+  (void)p, (void)pkt, (void)len, (void)ud;
+  return dir == 1 && idx >= 1;
+}
+
+/* §8.3 with §8.1.5: a client that closes in PARTOPEN with nothing queued
+ * sends its Close once OPEN; meanwhile its expiry must not stay at "now"
+ * (found by udccp-sim --chaos seeds 369 and 680: the caller spun). */
+static void test_rfc4340_8_3_close_in_partopen_does_not_spin(void **state) {
+  udccp_pair p;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 3), 0);
+  p.drop = drop_after_response;
+  udccp_pair_run_for(&p, 100 * MS);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_PARTOPEN);
+  assert_int_equal(udccp_conn_close(p.c[0], p.now), 0);
+  while (udccp_conn_write_pkt(p.c[0], buf, sizeof(buf), NULL, p.now) > 0) {
+  }
+  assert_true(udccp_conn_get_expiry(p.c[0]) > p.now);
+  /* and once the server gets through, the close completes */
+  p.drop = NULL;
+  udccp_pair_run_for(&p, 10 * S);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_TIMEWAIT);
+  assert_int_equal(udccp_conn_get_error(p.c[0]), UDCCP_ERR_CLOSED);
+  udccp_pair_free(&p);
+}
+
 static void test_udccp_idle_timeout_aborts(void **state) {
   udccp_pair p;
   udccp_settings cs;
@@ -256,6 +287,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_8_3_lost_closereq_retransmitted_then_giveup),
       cmocka_unit_test(test_rfc4340_8_3_timewait_lasts_2msl),
       cmocka_unit_test(test_rfc4340_8_5_step2_timewait_answers_no_connection),
+      cmocka_unit_test(test_rfc4340_8_3_close_in_partopen_does_not_spin),
       cmocka_unit_test(test_udccp_idle_timeout_aborts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

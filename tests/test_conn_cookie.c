@@ -154,8 +154,8 @@ static void test_rfc4340_8_1_4_cookie_expires(void **state) {
   assert_int_equal(m, 0);
   assert_non_null(nc);
   assert_int_equal(udccp_conn_get_state(nc), UDCCP_STATE_OPEN);
+  udccp_listener_conn_gone(p.lis, nc);
   udccp_conn_del(nc);
-  udccp_listener_conn_gone(p.lis);
   nc = NULL;
   /* Three lifetimes later the secret is gone: Bad Init Cookie. */
   m = udccp_listener_read_pkt(p.lis, &p.path[1], pkt, (size_t)n,

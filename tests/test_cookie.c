@@ -233,6 +233,10 @@ static void test_rfc4340_8_1_4_cookie_bound_to_path(void **state) {
   other.remote_port = path.local_port;
   assert_int_equal(udccp_cookie_open(&jar, &other, ck, (size_t)n, &got, 0),
                    UDCCP_ERR_COOKIE);
+  other = path; /* RFC 6773 §3.5: another UDP source port (DCCP-UDP) */
+  other.encap_port = 6512;
+  assert_int_equal(udccp_cookie_open(&jar, &other, ck, (size_t)n, &got, 0),
+                   UDCCP_ERR_COOKIE);
   other = path; /* the same bytes read as IPv6 */
   other.family = UDCCP_AF_INET6;
   assert_int_equal(udccp_cookie_open(&jar, &other, ck, (size_t)n, &got, 0),

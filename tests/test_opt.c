@@ -388,11 +388,13 @@ static void test_rfc4340_5_8_last_valid_occurrence_wins(void **state) {
   assert_int_equal(o.timestamp, 2);
 }
 
-/* More feature options than the parser keeps: the extra ones are dropped,
- * and a Mandatory one among them is a Mandatory Error, never silent. */
+/* More feature options than feat[] holds: the rest stay readable through
+ * feat_more and udccp_opts_next_feat, Mandatory flag included, so that
+ * each Change still gets its Confirm (RFC 4340 §6.6.1, §6.6.7). */
 static void test_opts_feature_overflow(void **state) {
   uint8_t b[UDCCP_OPTS_MAX_FEAT * 4 + 16];
-  size_t i, n = 0;
+  size_t i, n = 0, pos = 0;
+  udccp_opt x;
   (void)state;
   for (i = 0; i <= UDCCP_OPTS_MAX_FEAT; i++) {
     b[n++] = 32;
@@ -400,14 +402,29 @@ static void test_opts_feature_overflow(void **state) {
     b[n++] = (uint8_t)i;
     b[n++] = 1;
   }
-  assert_int_equal(parse_ack(b, n), 0);
-  assert_int_equal(o.n_feat, UDCCP_OPTS_MAX_FEAT);
   b[n++] = 1;
   b[n++] = 34;
   b[n++] = 4;
+  b[n++] = 77;
   b[n++] = 1;
-  b[n++] = 1;
-  assert_int_equal(parse_ack(b, n), UDCCP_ERR_MANDATORY);
+  assert_int_equal(parse_ack(b, n), 0);
+  assert_int_equal(o.n_feat, UDCCP_OPTS_MAX_FEAT);
+  assert_non_null(o.feat_more);
+  assert_int_equal(udccp_opts_next_feat(o.feat_more, o.feat_more_len, &pos, &x),
+                   1);
+  assert_int_equal(x.type, 32);
+  assert_int_equal(x.val[0], UDCCP_OPTS_MAX_FEAT);
+  assert_int_equal(x.mandatory, 0);
+  assert_int_equal(udccp_opts_next_feat(o.feat_more, o.feat_more_len, &pos, &x),
+                   1);
+  assert_int_equal(x.type, 34);
+  assert_int_equal(x.val[0], 77);
+  assert_int_equal(x.mandatory, 1);
+  assert_int_equal(udccp_opts_next_feat(o.feat_more, o.feat_more_len, &pos, &x),
+                   0);
+  /* Within the limit, none is left over. */
+  assert_int_equal(parse_ack(b, 4 * UDCCP_OPTS_MAX_FEAT), 0);
+  assert_null(o.feat_more);
 }
 
 /* The same for CCID-specific options; and an empty Data Dropped (§11.7

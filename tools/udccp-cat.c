@@ -45,12 +45,15 @@ typedef struct cat_opts {
   int wait_ms;
   uint64_t idle_ns;
   const char *host;
+  uint8_t cookies;             /* -l: enum udccp_init_cookie */
+  uint32_t half_open, backlog; /* -l: 0 = the library's default */
 } cat_opts;
 
 static void usage(FILE *f) {
   fprintf(f,
 "usage: udccp-cat [-l] [-p PORT] [--udp-port PORT] [--raw] [--ccid N]\n"
-"                 [--service CODE] [-d] [-w SECONDS] [-i SECONDS] [HOST]\n"
+"                 [--service CODE] [-d] [-w SECONDS] [-i SECONDS]\n"
+"                 [--cookies MODE] [--half-open N] [--backlog N] [HOST]\n"
 "\n"
 "netcat for DCCP datagrams: stdin lines become datagrams, received\n"
 "datagrams go to stdout.  EOF on stdin closes the connection cleanly.\n"
@@ -73,10 +76,19 @@ static void usage(FILE *f) {
 "                        peer for this long: it is gone (killed, or the\n"
 "                        network drops everything); 0 (default) waits forever\n"
 "                        as DCCP itself does\n"
+"      --cookies MODE    listener: when to answer a Request with an Init\n"
+"                        Cookie and keep no state for the client until it\n"
+"                        answers (RFC 4340 §8.1.4): auto (once --half-open\n"
+"                        handshakes are pending; default), always, never\n"
+"      --half-open N     listener: handshakes kept half-open (default %d;\n"
+"                        with --cookies never, Reset Too Busy beyond)\n"
+"      --backlog N       listener: completed connections waiting to be\n"
+"                        accepted before Reset Too Busy (default %d)\n"
 "  -v, --verbose         report the connection on stderr\n"
 "  -h, --help            this help\n"
 "      --version         print the version\n",
-          CAT_DEFAULT_PORT, UDCCP_UDP_PORT_DEFAULT);
+          CAT_DEFAULT_PORT, UDCCP_UDP_PORT_DEFAULT,
+          UDCCP_HALF_OPEN_MAX_DEFAULT, UDCCP_BACKLOG_DEFAULT);
 }
 
 static int report(const char *what, int err) {
@@ -298,7 +310,8 @@ int main(int argc, char **argv) {
   o.service = CAT_DEFAULT_SERVICE;
   o.wait_ms = -2;
   int port_set = 0, udp_port_set = 0;
-  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_SERVICE, OPT_VERSION };
+  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_SERVICE, OPT_VERSION,
+         OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG };
   static const struct option lopts[] = {
       {"listen", no_argument, NULL, 'l'},
       {"port", required_argument, NULL, 'p'},
@@ -310,6 +323,9 @@ int main(int argc, char **argv) {
       {"wait", required_argument, NULL, 'w'},
       {"idle-timeout", required_argument, NULL, 'i'},
       {"verbose", no_argument, NULL, 'v'},
+      {"cookies", required_argument, NULL, OPT_COOKIES},
+      {"half-open", required_argument, NULL, OPT_HALF_OPEN},
+      {"backlog", required_argument, NULL, OPT_BACKLOG},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
@@ -369,6 +385,22 @@ int main(int argc, char **argv) {
       }
       break;
     case 'v': o.verbose = 1; break;
+    case OPT_COOKIES:
+      if (udccp_io_parse_cookie_mode(optarg, &o.cookies) != 0) {
+        fprintf(stderr,
+                "udccp-cat: --cookies must be auto, always or never\n");
+        return 2;
+      }
+      break;
+    case OPT_HALF_OPEN:
+    case OPT_BACKLOG:
+      if (udccp_io_parse_bound(optarg, c == OPT_BACKLOG ? &o.backlog
+                                                        : &o.half_open) != 0) {
+        fprintf(stderr, "udccp-cat: invalid count '%s' (1..4294967294 or "
+                        "unlimited)\n", optarg);
+        return 2;
+      }
+      break;
     case 'h': usage(stdout); return 0;
     case OPT_VERSION: printf("udccp-cat %s\n", UDCCP_VERSION); return 0;
     default: usage(stderr); return 2;
@@ -402,6 +434,9 @@ int main(int argc, char **argv) {
   cfg.settings = &st;
   if (o.listen) {
     cfg.local_port = o.udp_port;
+    cfg.init_cookie = o.cookies;
+    cfg.half_open_max = o.half_open;
+    cfg.backlog = o.backlog;
   } else {
     cfg.remote_udp_port = o.udp_port;
   }

@@ -63,6 +63,8 @@ typedef struct perf_opts {
   uint8_t ccid;
   uint64_t length; /* 0: the MPS */
   uint64_t rate_bps;
+  uint8_t cookies;             /* server: enum udccp_init_cookie */
+  uint32_t half_open, backlog; /* server: 0 = the library's default */
 } perf_opts;
 
 typedef struct interval {
@@ -127,7 +129,8 @@ static int msg_type(const uint8_t *b, udccp_ssize n) {
 
 static void usage(FILE *f) {
   fprintf(f,
-"usage: udccp-perf -s [-p PORT] [--raw] [--no-gso] [-1]\n"
+"usage: udccp-perf -s [-p PORT] [--raw] [--no-gso] [-1] [--cookies MODE]\n"
+"                  [--half-open N] [--backlog N]\n"
 "       udccp-perf -c HOST [-p PORT] [--raw] [-t SECONDS] [--ccid 2|3|4]\n"
 "                  [-l BYTES] [-b RATE] [-R] [-J] [--no-gso]\n"
 "\n"
@@ -135,6 +138,14 @@ static void usage(FILE *f) {
 "\n"
 "  -s, --server          run as server (waits for clients)\n"
 "  -1, --one-off         server: handle one test, then exit\n"
+"      --cookies MODE    listener: when to answer a Request with an Init\n"
+"                        Cookie and keep no state for the client until it\n"
+"                        answers (RFC 4340 §8.1.4): auto (once --half-open\n"
+"                        handshakes are pending; default), always, never\n"
+"      --half-open N     listener: handshakes kept half-open (default %d;\n"
+"                        with --cookies never, Reset Too Busy beyond)\n"
+"      --backlog N       listener: completed connections waiting to be\n"
+"                        accepted before Reset Too Busy (default %d)\n"
 "  -c, --client HOST     run as client towards HOST (name, IPv4 or IPv6,\n"
 "                        e.g. 127.0.0.1 or ::1)\n"
 "  -p, --port PORT       DCCP port (default %d); over DCCP-UDP also the\n"
@@ -163,6 +174,7 @@ static void usage(FILE *f) {
 "know sent, received and lost counts.  Control datagrams are repeated until\n"
 "answered.  JSON fields: ccid, duration_s, sent_pkts, received_pkts,\n"
 "lost_pkts, goodput_bps, rtt_ms, loss_rate, and more.\n",
+          UDCCP_HALF_OPEN_MAX_DEFAULT, UDCCP_BACKLOG_DEFAULT,
           PERF_DEFAULT_PORT, UDCCP_UDP_PORT_DEFAULT);
 }
 
@@ -704,6 +716,9 @@ static int run_server(const perf_opts *o) {
   cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
   cfg.no_offload = (uint8_t)o->no_offload;
   cfg.local_port = o->udp_port;
+  cfg.init_cookie = o->cookies;
+  cfg.half_open_max = o->half_open;
+  cfg.backlog = o->backlog;
   udccp_settings st;
   perf_settings(&st);
   cfg.settings = &st;
@@ -916,10 +931,14 @@ int main(int argc, char **argv) {
   o.udp_port = UDCCP_UDP_PORT_DEFAULT;
   o.duration_ns = 10 * UDCCP_NS_PER_S;
   int port_set = 0;
-  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_VERSION, OPT_NO_GSO };
+  enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_VERSION, OPT_NO_GSO,
+         OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
+      {"cookies", required_argument, NULL, OPT_COOKIES},
+      {"half-open", required_argument, NULL, OPT_HALF_OPEN},
+      {"backlog", required_argument, NULL, OPT_BACKLOG},
       {"client", required_argument, NULL, 'c'},
       {"port", required_argument, NULL, 'p'},
       {"udp-port", required_argument, NULL, OPT_UDP_PORT},
@@ -959,6 +978,22 @@ int main(int argc, char **argv) {
       }
       break;
     case OPT_RAW: o.raw = 1; break;
+    case OPT_COOKIES:
+      if (udccp_io_parse_cookie_mode(optarg, &o.cookies) != 0) {
+        fprintf(stderr,
+                "udccp-perf: --cookies must be auto, always or never\n");
+        return 2;
+      }
+      break;
+    case OPT_HALF_OPEN:
+    case OPT_BACKLOG:
+      if (udccp_io_parse_bound(optarg, c == OPT_BACKLOG ? &o.backlog
+                                                        : &o.half_open) != 0) {
+        fprintf(stderr, "udccp-perf: invalid count '%s' (1..4294967294 or "
+                        "unlimited)\n", optarg);
+        return 2;
+      }
+      break;
     case OPT_NO_GSO: o.no_offload = 1; break;
     case 't':
       if (udccp_io_parse_time(optarg, &o.duration_ns) != 0 ||

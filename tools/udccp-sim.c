@@ -14,6 +14,7 @@
 #include <udccp/udccp.h>
 
 #include "sim.h"
+#include "sim_chaos.h"
 #include "sim_flow.h"
 #include "sim_parse.h"
 #include "sim_plot.h"
@@ -25,12 +26,14 @@ enum {
   OPT_FLOWS = 256, OPT_RATE, OPT_DELAY, OPT_QUEUE, OPT_LOSS, OPT_BURST,
   OPT_REORDER, OPT_REORDER_DELAY, OPT_DUP, OPT_DURATION, OPT_SEED, OPT_JSON,
   OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION, OPT_SEQWIN,
-  OPT_ECN, OPT_CORRUPT, OPT_BLACKOUT, OPT_RATE_CHANGE
+  OPT_ECN, OPT_CORRUPT, OPT_BLACKOUT, OPT_RATE_CHANGE, OPT_CHAOS,
+  OPT_VERBOSE
 };
 
 static void usage(FILE *out) {
   fprintf(out,
 "usage: " PROG " --flows SPEC --rate RATE --delay TIME [options]\n"
+"       " PROG " --chaos N [--seed FIRST] [--verbose]\n"
 "\n"
 "Runs udccp connections and reference TCP flows through one simulated\n"
 "bottleneck (a dumbbell) in virtual time, deterministically.\n"
@@ -95,6 +98,12 @@ static void usage(FILE *out) {
 "                      samples) as an SVG image, in Mbit/s against s\n"
 "  --progress          progress lines on stderr every 10 s of simulated\n"
 "                      time (default: only when stderr is a terminal)\n"
+"  --chaos N           instead of one run: N chaos runs, seeds FIRST (--seed,\n"
+"                      default 1) to FIRST+N-1, each drawing its own link,\n"
+"                      impairments and udccp flows with random application\n"
+"                      behaviour, invariants checked after every event; one\n"
+"                      line per failing seed (--verbose: every seed), then a\n"
+"                      summary; exit status 1 if any seed failed\n"
 "  -h, --help          this help\n"
 "  --version           print the version\n");
 }
@@ -147,6 +156,48 @@ static int parse_burst(const char *arg, sim_config *cfg, char *err, size_t cap) 
   return 0;
 }
 
+/* --chaos: seeds first .. first + n - 1 (sim_chaos.h). */
+static int run_chaos(uint64_t first, uint64_t n, int verbose) {
+  uint64_t failed = 0;
+  double t0 = now_s(), sim_s = 0;
+  for (uint64_t seed = first; seed < first + n; seed++) {
+    static sim_config cfg; /* large: keep it off the stack */
+    char desc[1024], why[768];
+    sim_config_default(&cfg);
+    sim_chaos_config(seed, &cfg, desc, sizeof(desc));
+    sim_result res;
+    int bad;
+    if (sim_run(&cfg, &res) != 0) {
+      snprintf(why, sizeof(why), "sim_run: %s", res.err);
+      bad = 1;
+    } else {
+      bad = sim_chaos_judge(&cfg, &res, why, sizeof(why)) != 0;
+      sim_s += res.end_time_s;
+    }
+    if (bad) {
+      failed++;
+      printf("FAIL %s\n  %s\n  reproduce: " PROG " --chaos 1 --seed %llu "
+             "--verbose\n", desc, why, (unsigned long long)seed);
+    } else if (verbose) {
+      printf("ok   %s\n", desc);
+      for (size_t i = 0; i < res.n_flows; i++) {
+        const sim_flow_result *r = &res.flows[i];
+        printf("     flow %zu %s: %.3f Mbit/s, %s, ended %.1f s, %zu bytes "
+               "peak\n", i, r->kind, r->goodput_bps / 1e6, r->close_desc,
+               r->closed_s, r->mem_peak);
+      }
+    }
+    fflush(stdout);
+    sim_result_free(&res);
+  }
+  printf("chaos: %llu of %llu seeds passed (seeds %llu..%llu); %.0f s "
+         "simulated in %.1f s wall\n",
+         (unsigned long long)(n - failed), (unsigned long long)n,
+         (unsigned long long)first, (unsigned long long)(first + n - 1),
+         sim_s, now_s() - t0);
+  return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   static const struct option opts[] = {
       {"flows", required_argument, NULL, OPT_FLOWS},
@@ -171,6 +222,8 @@ int main(int argc, char **argv) {
       {"plot", required_argument, NULL, OPT_PLOT},
       {"progress", no_argument, NULL, OPT_PROGRESS},
       {"seq-window", required_argument, NULL, OPT_SEQWIN},
+      {"chaos", required_argument, NULL, OPT_CHAOS},
+      {"verbose", no_argument, NULL, OPT_VERBOSE},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
@@ -179,6 +232,8 @@ int main(int argc, char **argv) {
   cfg.reorder_delay = 5 * UDCCP_NS_PER_MS;
   char err[512];
   int have_flows = 0, have_rate = 0, have_delay = 0, json = 0, progress = 0;
+  int verbose = 0;
+  uint64_t chaos = 0;
   const char *csv_path = NULL, *plot_path = NULL;
   uint64_t v;
   int c;
@@ -274,6 +329,12 @@ int main(int argc, char **argv) {
     case OPT_PROGRESS:
       progress = 1;
       break;
+    case OPT_CHAOS:
+      bad = sim_parse_uint(optarg, 1, 100000000, &chaos, err, sizeof(err));
+      break;
+    case OPT_VERBOSE:
+      verbose = 1;
+      break;
     case 'h':
       usage(stdout);
       return 0;
@@ -292,6 +353,9 @@ int main(int argc, char **argv) {
     snprintf(err, sizeof(err), "unexpected argument '%s' (options start "
              "with --; see --help)", argv[optind]);
     return fail(err);
+  }
+  if (chaos > 0) {
+    return run_chaos(cfg.seed, chaos, verbose);
   }
   if (!have_flows || !have_rate || !have_delay) {
     snprintf(err, sizeof(err), "missing%s%s%s: e.g. " PROG

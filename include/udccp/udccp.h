@@ -265,6 +265,9 @@ typedef struct udccp_path {
   uint8_t remote_addr[16];
   uint16_t local_port;       /* DCCP ports, host byte order */
   uint16_t remote_port;
+  uint16_t encap_port;       /* DCCP-UDP (RFC 6773): the remote UDP port,
+                                host byte order; 0 for native DCCP.  Init
+                                Cookies are bound to it. */
 } udccp_path;
 
 /* ------------------------------------------------------------ packets */
@@ -447,16 +450,57 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
 /* A listener answers Requests for one DCCP port, with one or more Service
  * Codes (RFC 5595 §4), and creates server connections.  With Init Cookies
  * (RFC 4340 §8.1.4) it keeps no state until the client's Ack returns the
- * cookie, authenticated with a keyed MAC under a secret that rotates. */
+ * cookie, authenticated with a keyed MAC under a secret that rotates.
+ *
+ * Safe by default (a zeroed udccp_listener_settings but for the service
+ * codes): at most UDCCP_HALF_OPEN_MAX_DEFAULT connections are kept in
+ * RESPOND (half-open); past that every Request is answered with an Init
+ * Cookie and forgotten, as TCP's SYN cookies do, so that a flood of
+ * spoofed Requests costs CPU but no memory.  At most
+ * UDCCP_BACKLOG_DEFAULT completed connections wait for the application;
+ * past that, and past max_conns, Requests and cookie Acks get Reset Too
+ * Busy.  One cookie makes at most one connection (a replayed cookie Ack is
+ * dropped), and its MAC covers both addresses, both DCCP ports and, on
+ * DCCP-UDP, the client's UDP port (udccp_path.encap_port). */
 typedef struct udccp_listener udccp_listener;
+
+/* When a listener answers with an Init Cookie. */
+enum udccp_init_cookie {
+  UDCCP_INIT_COOKIE_AUTO = 0,   /* once half_open_max connections are
+                                   half-open (default) */
+  UDCCP_INIT_COOKIE_ALWAYS = 1, /* every Request: no state before the Ack */
+  UDCCP_INIT_COOKIE_NEVER = 2   /* never; beyond half_open_max, Too Busy */
+};
+
+#define UDCCP_HALF_OPEN_MAX_DEFAULT 16
+#define UDCCP_BACKLOG_DEFAULT 128
+#define UDCCP_COOKIE_REPLAY_MAX_DEFAULT 65536
 
 typedef struct udccp_listener_settings {
   const uint32_t *service_codes; /* copied; at least one */
   size_t n_service_codes;
-  uint8_t init_cookie;           /* 1: stay stateless until the Ack */
-  udccp_tstamp cookie_lifetime;  /* secret rotation period: 8 s */
+  uint8_t init_cookie;           /* enum udccp_init_cookie: AUTO */
+  udccp_tstamp cookie_lifetime;  /* secret rotation period: 8 s (a cookie
+                                    is valid 1 to 2 of them) */
   uint32_t max_conns;            /* refuse (Too Busy) above this; 0: no limit */
+  uint32_t half_open_max;        /* connections kept in RESPOND (stateful
+                                    half-open); 0: UDCCP_HALF_OPEN_MAX_DEFAULT;
+                                    UINT32_MAX: no limit */
+  uint32_t backlog;              /* completed connections not yet accepted
+                                    (phase QUEUED) before Too Busy; 0:
+                                    UDCCP_BACKLOG_DEFAULT; UINT32_MAX: none */
+  uint32_t cookie_replay_max;    /* cookies remembered per secret (replay
+                                    guard); when full, cookie Acks get Too
+                                    Busy until the secret rotates; 0:
+                                    UDCCP_COOKIE_REPLAY_MAX_DEFAULT */
 } udccp_listener_settings;
+
+/* Where a connection made by a listener is, for the listener's bounds. */
+enum udccp_listener_phase {
+  UDCCP_LISTENER_HALF_OPEN = 0, /* RESPOND: Request seen, not acknowledged */
+  UDCCP_LISTENER_QUEUED = 1,    /* handshake done, not yet accepted */
+  UDCCP_LISTENER_ACCEPTED = 2   /* handed to the application */
+};
 
 /* Creates a listener.  settings are the ones new connections get.
  * Returns 0, UDCCP_ERR_INVALID_ARGUMENT or UDCCP_ERR_NOMEM. */
@@ -464,25 +508,56 @@ int udccp_listener_new(udccp_listener **plis, const udccp_settings *settings,
                        const udccp_listener_settings *lsettings,
                        udccp_tstamp ts);
 
+/* Frees the listener.  Its connections stay valid; do not report them to
+ * it afterwards. */
 void udccp_listener_del(udccp_listener *lis);
 
 /* Processes a packet addressed to the listener's port for which no
  * connection exists.  Exactly one of three outcomes:
- *   - returns 0 and sets *pconn: a new server connection (state RESPOND, or
- *     OPEN when it came from a valid Init Cookie); the caller owns it and
- *     pulls its packets with udccp_conn_write_pkt();
+ *   - returns 0 and sets *pconn: a new server connection (state RESPOND,
+ *     phase HALF_OPEN; or OPEN, phase QUEUED, when it came from a valid
+ *     Init Cookie); the caller owns it, pulls its packets with
+ *     udccp_conn_write_pkt() and reports it with the calls below;
  *   - returns n > 0 with *pconn NULL: a stateless reply of n bytes was
  *     written to out (a Reset: Bad Service Code, No Connection, Too Busy,
  *     Bad Init Cookie; or a Response carrying an Init Cookie);
  *   - returns a negative code with *pconn NULL: the packet was ignored
- *     (UDCCP_ERR_PROTO, UDCCP_ERR_CHECKSUM, UDCCP_ERR_DROPPED, ...). */
+ *     (UDCCP_ERR_PROTO, UDCCP_ERR_CHECKSUM, UDCCP_ERR_DROPPED, ...;
+ *     UDCCP_ERR_COOKIE for a cookie that already made a connection). */
 udccp_ssize udccp_listener_read_pkt(udccp_listener *lis, const udccp_path *path,
                                     const uint8_t *pkt, size_t len,
                                     udccp_tstamp ts, udccp_conn **pconn,
                                     uint8_t *out, size_t outcap);
 
-/* Tells the listener that one of its connections was freed (for max_conns). */
-void udccp_listener_conn_gone(udccp_listener *lis);
+/* After conn (made by lis) processed packets or timers: moves it from
+ * HALF_OPEN to QUEUED once its handshake completed.  Cheap; call it after
+ * every udccp_conn_read_pkt() on a listener's connection. */
+void udccp_listener_conn_update(udccp_listener *lis, udccp_conn *conn);
+
+/* The application took conn from the accept queue (phase ACCEPTED). */
+void udccp_listener_conn_accepted(udccp_listener *lis, udccp_conn *conn);
+
+/* Tells the listener that conn, one of its connections, is about to be
+ * freed (for max_conns and the phase counts).  Call it before
+ * udccp_conn_del(). */
+void udccp_listener_conn_gone(udccp_listener *lis, udccp_conn *conn);
+
+/* Changes the listener's backlog (0: UDCCP_BACKLOG_DEFAULT).  Connections
+ * already queued stay. */
+void udccp_listener_set_backlog(udccp_listener *lis, uint32_t backlog);
+
+/* The listener's counts, for monitoring and tests. */
+typedef struct udccp_listener_stats {
+  uint32_t conns;            /* connections alive (all phases) */
+  uint32_t half_open;        /* phase HALF_OPEN */
+  uint32_t queued;           /* phase QUEUED */
+  uint64_t cookies_sent;     /* Responses with an Init Cookie */
+  uint64_t cookies_replayed; /* cookie Acks dropped: cookie already used */
+  uint64_t too_busy;         /* Resets Too Busy sent */
+} udccp_listener_stats;
+
+void udccp_listener_get_stats(const udccp_listener *lis,
+                              udccp_listener_stats *st);
 
 /* =====================================================================
  * Socket runtime (io/)
@@ -551,8 +626,16 @@ typedef struct udccp_endpoint_config {
                               mem NULL, its connections allocate from an
                               endpoint pool (udccp_mempool, 1 MiB cache). */
   uint32_t max_conns;      /* per listener (Reset Too Busy above); 0: none */
-  uint8_t init_cookie;     /* 1: listeners keep no state until the client's
-                              Ack returns the Init Cookie (RFC 4340 §8.1.4) */
+  uint8_t init_cookie;     /* enum udccp_init_cookie: when listeners answer
+                              with an Init Cookie and keep no state until
+                              the client's Ack returns it (RFC 4340
+                              §8.1.4): AUTO, past half_open_max */
+  uint32_t half_open_max;  /* per listener: handshakes kept in RESPOND;
+                              0: UDCCP_HALF_OPEN_MAX_DEFAULT (16) */
+  uint32_t backlog;        /* per listener: completed connections waiting
+                              for udccp_accept() before Reset Too Busy; 0:
+                              UDCCP_BACKLOG_DEFAULT (128); see also
+                              udccp_listen_set_backlog() */
   uint32_t batch;          /* packets per recvmmsg/sendmmsg, 1..64: 32 */
   int sockbuf;             /* SO_RCVBUF/SO_SNDBUF bytes: 4 MiB; 0: system
                               default */
@@ -668,6 +751,14 @@ int udccp_listen(udccp_endpoint *ep, uint16_t port,
  * if the endpoint does not listen on port. */
 int udccp_unlisten(udccp_endpoint *ep, uint16_t port);
 
+/* Sets the accept backlog of the listener on port (as listen()'s backlog):
+ * at most backlog completed connections wait for udccp_accept(); further
+ * Requests and cookie Acks get Reset Too Busy.  0 means
+ * UDCCP_BACKLOG_DEFAULT.  Returns 0, or UDCCP_ERR_INVALID_STATE if the
+ * endpoint does not listen on port. */
+int udccp_listen_set_backlog(udccp_endpoint *ep, uint16_t port,
+                             uint32_t backlog);
+
 /* Returns, in *psock, the oldest connection that completed its handshake
  * on any of the endpoint's listening ports.  Returns 0, UDCCP_ERR_AGAIN
  * (none within timeout_ms), UDCCP_ERR_INVALID_STATE (not listening). */
@@ -722,6 +813,11 @@ int udccp_close(udccp_sock *sock, int timeout_ms);
 
 /* Aborts: sends Reset "Aborted" (RFC 4340 §5.6) and frees the handle. */
 void udccp_abort(udccp_sock *sock);
+
+/* As udccp_abort(), with another Reset Code (enum udccp_reset_code), e.g.
+ * UDCCP_RESET_TOO_BUSY for an accepted connection the application cannot
+ * take (the preload layer, past listen()'s backlog). */
+void udccp_abort_code(udccp_sock *sock, uint8_t reset_code);
 
 /* Returns the connection's state (enum udccp_state). */
 int udccp_sock_state(const udccp_sock *sock);

@@ -190,8 +190,8 @@ static void deliver(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
     p->last_rv[1] = n < 0 ? (int)n : 0;
     if (nc != NULL) {
       if (p->c[1] != NULL) {
+        udccp_listener_conn_gone(p->lis, p->c[1]);
         udccp_conn_del(p->c[1]);
-        udccp_listener_conn_gone(p->lis);
       }
       p->c[1] = nc;
       p->server_conns++;

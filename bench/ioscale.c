@@ -1,0 +1,251 @@
+/*
+ * udccp-ioscale: the socket runtime at scale (issue 13), for make bench.
+ *
+ *   udccp-ioscale rtt N [ROUNDS]   RTT of one active connection over
+ *       loopback DCCP-UDP while N other connections sit idle on the same
+ *       two endpoints (one thread runs both): median of ROUNDS (2000)
+ *       one-byte ping-pongs.  Prints "rtt_us=<median> idle=<N>".
+ *   udccp-ioscale hs SECONDS [CONCURRENCY]   handshakes over loopback
+ *       DCCP-UDP: one server thread accepts and closes, one client thread
+ *       keeps CONCURRENCY (256) connections opening at once and closes
+ *       each as it opens.  Prints "hs_per_s=<completed cycles per second>".
+ *
+ * Timing figures: compare lines of one run, not runs.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <udccp/udccp.h>
+
+#define SVC 77
+#define NPORTS 8
+#define PORT0 7000
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what, int rv) {
+  fprintf(stderr, "udccp-ioscale: %s: %s\n", what, udccp_io_strerror(rv));
+  exit(1);
+}
+
+static udccp_endpoint *server(void) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  cfg.sockbuf = 8 * 1024 * 1024;
+  udccp_endpoint *ep = NULL;
+  int rv = udccp_endpoint_new_config(&ep, &cfg);
+  if (rv != 0) {
+    die("server endpoint", rv);
+  }
+  uint32_t code = SVC;
+  for (int p = 0; p < NPORTS; p++) {
+    rv = udccp_listen(ep, (uint16_t)(PORT0 + p), &code, 1);
+    if (rv != 0) {
+      die("listen", rv);
+    }
+  }
+  return ep;
+}
+
+static udccp_endpoint *client(uint16_t server_udp) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  cfg.sockbuf = 8 * 1024 * 1024;
+  cfg.remote_udp_port = server_udp;
+  udccp_endpoint *ep = NULL;
+  int rv = udccp_endpoint_new_config(&ep, &cfg);
+  if (rv != 0) {
+    die("client endpoint", rv);
+  }
+  return ep;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* ------------------------------------------------------------------ rtt */
+
+static int rtt_main(long n, long rounds) {
+  udccp_endpoint *sep = server();
+  udccp_endpoint *cep = client(udccp_endpoint_local_port(sep));
+  long total = n + 1, nc = 0, na = 0;
+  udccp_sock **cs = calloc((size_t)total, sizeof(*cs));
+  udccp_sock **ss = calloc((size_t)total, sizeof(*ss));
+  double t0 = now_s();
+  while (na < total) {
+    while (nc < total && nc - na < 1000) {
+      int rv = udccp_connect(cep, &cs[nc], "127.0.0.1",
+                             (uint16_t)(PORT0 + nc % NPORTS), SVC, 0, 0);
+      if (rv != 0) {
+        die("connect", rv);
+      }
+      nc++;
+    }
+    (void)udccp_endpoint_process(cep);
+    (void)udccp_endpoint_process(sep);
+    while (na < nc && udccp_accept(sep, &ss[na], 0) == 0) {
+      na++;
+    }
+    if (now_s() - t0 > 600) {
+      fprintf(stderr, "udccp-ioscale: only %ld of %ld accepted\n", na, total);
+      return 1;
+    }
+  }
+  /* The last accepted pair is the active one; find its client side by
+   * its DCCP ports. */
+  udccp_sock *as = ss[total - 1], *ac = NULL;
+  const udccp_path *sp = udccp_sock_get_path(as);
+  for (long i = 0; i < total && ac == NULL; i++) {
+    const udccp_path *cp = udccp_sock_get_path(cs[i]);
+    if (cp->local_port == sp->remote_port &&
+        cp->remote_port == sp->local_port) {
+      ac = cs[i];
+    }
+  }
+  if (ac == NULL) {
+    fprintf(stderr, "udccp-ioscale: active pair not found\n");
+    return 1;
+  }
+  double *rtt = calloc((size_t)rounds, sizeof(*rtt));
+  uint8_t b[8];
+  for (long r = 0; r < rounds + 100; r++) {
+    double a = now_s();
+    if (udccp_send(ac, "p", 1, 1000) != 1) {
+      fprintf(stderr, "udccp-ioscale: send failed\n");
+      return 1;
+    }
+    udccp_ssize k;
+    while ((k = udccp_recv(as, b, sizeof(b), 0)) == UDCCP_ERR_AGAIN) {
+      (void)udccp_endpoint_process(cep);
+      (void)udccp_endpoint_run(sep, 1);
+    }
+    if (k != 1 || udccp_send(as, "q", 1, 1000) != 1) {
+      fprintf(stderr, "udccp-ioscale: echo failed (%zd)\n", k);
+      return 1;
+    }
+    while ((k = udccp_recv(ac, b, sizeof(b), 0)) == UDCCP_ERR_AGAIN) {
+      (void)udccp_endpoint_process(sep);
+      (void)udccp_endpoint_run(cep, 1);
+    }
+    if (k != 1) {
+      fprintf(stderr, "udccp-ioscale: reply failed (%zd)\n", k);
+      return 1;
+    }
+    if (r >= 100) { /* the first 100 warm up */
+      rtt[r - 100] = now_s() - a;
+    }
+  }
+  qsort(rtt, (size_t)rounds, sizeof(*rtt), cmp_double);
+  printf("rtt_us=%.1f idle=%ld\n", rtt[rounds / 2] * 1e6, n);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+  free(rtt);
+  free(cs);
+  free(ss);
+  return 0;
+}
+
+/* ------------------------------------------------------------ handshakes */
+
+typedef struct hs_state {
+  udccp_endpoint *sep;
+  volatile int stop;
+  long accepted;
+} hs_state;
+
+static void *hs_server(void *arg) {
+  hs_state *h = arg;
+  while (!h->stop) {
+    udccp_sock *s;
+    int rv = udccp_accept(h->sep, &s, 10);
+    if (rv == 0) {
+      h->accepted++;
+      (void)udccp_close(s, 0);
+    }
+  }
+  return NULL;
+}
+
+static int hs_main(double secs, long conc) {
+  hs_state h;
+  memset(&h, 0, sizeof(h));
+  h.sep = server();
+  udccp_endpoint *cep = client(udccp_endpoint_local_port(h.sep));
+  pthread_t th;
+  if (pthread_create(&th, NULL, hs_server, &h) != 0) {
+    return 1;
+  }
+  udccp_sock **cs = calloc((size_t)conc, sizeof(*cs));
+  long opened = 0, started = 0;
+  double t0 = now_s(), tend = t0 + secs;
+  uint32_t next = 0;
+  while (now_s() < tend) {
+    for (long i = 0; i < conc; i++) {
+      if (cs[i] == NULL) {
+        int rv = udccp_connect(cep, &cs[i], "127.0.0.1",
+                               (uint16_t)(PORT0 + next++ % NPORTS), SVC, 0,
+                               0);
+        if (rv != 0) {
+          cs[i] = NULL;
+          continue;
+        }
+        started++;
+      }
+    }
+    (void)udccp_endpoint_run(cep, 1);
+    for (long i = 0; i < conc; i++) {
+      if (cs[i] == NULL) {
+        continue;
+      }
+      int st = udccp_sock_state(cs[i]);
+      if (st >= UDCCP_STATE_PARTOPEN && st != UDCCP_STATE_TIMEWAIT &&
+          udccp_sock_error(cs[i]) == 0) {
+        opened++;
+        (void)udccp_close(cs[i], 0);
+        cs[i] = NULL;
+      } else if (udccp_sock_error(cs[i]) != 0) {
+        udccp_abort(cs[i]);
+        cs[i] = NULL;
+      }
+    }
+  }
+  double dt = now_s() - t0;
+  h.stop = 1;
+  pthread_join(th, NULL);
+  printf("hs_per_s=%.0f opened=%ld accepted=%ld started=%ld secs=%.2f\n",
+         (double)h.accepted / dt, opened, h.accepted, started, dt);
+  for (long i = 0; i < conc; i++) {
+    if (cs[i] != NULL) {
+      udccp_abort(cs[i]);
+    }
+  }
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(h.sep);
+  free(cs);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 3 && strcmp(argv[1], "rtt") == 0) {
+    return rtt_main(atol(argv[2]), argc > 3 ? atol(argv[3]) : 2000);
+  }
+  if (argc >= 3 && strcmp(argv[1], "hs") == 0) {
+    return hs_main(atof(argv[2]), argc > 3 ? atol(argv[3]) : 256);
+  }
+  fprintf(stderr, "usage: udccp-ioscale rtt N [ROUNDS] | hs SECONDS "
+                  "[CONCURRENCY]\n");
+  return 2;
+}
