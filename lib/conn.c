@@ -206,7 +206,7 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   if (rv == 0) {
     /* Small at first: the Ack Vector grows with the packets it must
      * report. */
-    rv = udccp_ackvec_init(&conn->av, mem, 32);
+    rv = udccp_ackvec_init(&conn->av, mem, 16);
     conn->av_up = rv == 0;
   }
   /* The ack queue is allocated when an ack waits (udccp_conn_ack_now). */

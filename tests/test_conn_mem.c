@@ -111,6 +111,9 @@ static void open_one(ends *e, udccp_conn *c[2], uint32_t i) {
   assert_int_equal(udccp_conn_client_new(&c[0], &e->cs, &cp, 42, e->now), 0);
   pump(e, c, i);
   assert_non_null(c[1]);
+  /* The application accepts it (the listener's backlog, issue 12). */
+  udccp_listener_conn_update(e->lis, c[1]);
+  udccp_listener_conn_accepted(e->lis, c[1]);
   assert_int_equal(udccp_conn_get_state(c[0]), UDCCP_STATE_OPEN);
   assert_int_equal(udccp_conn_get_state(c[1]), UDCCP_STATE_OPEN);
   for (side = 0; side < 2; ++side) {
@@ -142,12 +145,12 @@ static void close_one(ends *e, udccp_conn *c[2], uint32_t i) {
     }
     pump(e, c, i);
   }
+  udccp_listener_conn_gone(e->lis, c[1]);
   for (side = 0; side < 2; ++side) {
     assert_true(udccp_conn_is_done(c[side]));
     udccp_conn_del(c[side]);
     c[side] = NULL;
   }
-  udccp_listener_conn_gone(e->lis);
 }
 
 /* Issue 13 acceptance 1 (the core's part): heap per idle OPEN connection
@@ -257,6 +260,8 @@ static void test_conn_mem_pure_receiver_holds_no_sender_state(void **state) {
     assert_int_equal(udccp_conn_client_new(&c[0], &e->cs, &cp, 42, e->now), 0);
     pump(e, c, 7);
     assert_non_null(c[1]);
+    udccp_listener_conn_update(e->lis, c[1]);
+    udccp_listener_conn_accepted(e->lis, c[1]);
   }
   memset(d, 'r', sizeof(d));
   for (k = 0; k < 200; ++k) {
