@@ -25,6 +25,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "addr.h"
 #include "endpoint.h"
 #include "wire.h"
@@ -158,6 +162,9 @@ static int open_socket(udccp_endpoint *ep, int fidx, uint16_t port) {
   }
   if (!raw) {
     udccp_io_offload_setup(ep, fd);
+    if (ep->cfg.reuseport) {
+      set_int(fd, SOL_SOCKET, SO_REUSEPORT, 1); /* share.c */
+    }
   }
   if (!raw || ep->local_family != 0) {
     struct sockaddr_storage ss;
@@ -241,7 +248,8 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
                               const udccp_endpoint_config *cfg) {
   if (pep == NULL || cfg == NULL ||
       (cfg->transport != UDCCP_TRANSPORT_UDP &&
-       cfg->transport != UDCCP_TRANSPORT_RAW)) {
+       cfg->transport != UDCCP_TRANSPORT_RAW) ||
+      (cfg->reuseport && cfg->transport != UDCCP_TRANSPORT_UDP)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   udccp_endpoint *ep = calloc(1, sizeof(*ep));
@@ -251,6 +259,8 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   ep->cfg = *cfg;
   ep->cfg.local_host = NULL; /* not kept: the caller owns the string */
   ep->fd[0] = ep->fd[1] = ep->epfd = -1;
+  ep->inbox_fd = ep->fwd_fd = -1;
+  ep->group_n = 1;
   ep->batch = cfg->batch == 0 ? 32 : cfg->batch;
   if (ep->batch > UDCCP_IO_BATCH_MAX) {
     ep->batch = UDCCP_IO_BATCH_MAX;
@@ -351,6 +361,11 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
   for (size_t i = 0; i < ep->nlis; i++) {
     udccp_listener_del(ep->lis[i].lis[0]);
     udccp_listener_del(ep->lis[i].lis[1]);
+    udccp_io_share_close(ep, ep->lis[i].claim_fd);
+  }
+  udccp_io_share_close(ep, ep->inbox_fd);
+  if (ep->fwd_fd >= 0) {
+    close(ep->fwd_fd);
   }
   free(ep->lis);
   for (int f = 0; f < 2; f++) {
@@ -414,8 +429,10 @@ uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
    * range in use still finds the free ones. */
   for (uint32_t i = 0; i < span; i++) {
     p.local_port = (uint16_t)(UDCCP_IO_EPHEMERAL_LO + (r + i) % span);
-    if (is_listening(ep, p.local_port)) {
-      continue;
+    if (is_listening(ep, p.local_port) ||
+        udccp_io_steer(p.remote_port, p.local_port, ep->group_n) !=
+            ep->group_k) {
+      continue; /* a worker's replies must come back to it (share.c) */
     }
     udccp_demux_key_make(&k, &p, remote_udp_port);
     if (udccp_demux_find(&ep->demux, &k) == NULL) {
@@ -568,6 +585,7 @@ void udccp_io_sock_free(udccp_sock *s) {
     udccp_listener_conn_gone(s->lis, s->conn);
   }
   udccp_conn_del(s->conn);
+  ep->socks_freed++;
   size_t i = s->idx;
   ep->socks[i] = ep->socks[--ep->nsocks];
   ep->socks[i]->idx = i;
@@ -759,9 +777,9 @@ static udccp_listener *find_listener(udccp_endpoint *ep, uint16_t port,
   return NULL;
 }
 
-static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
-                  uint16_t udp_rport, const uint8_t *pkt, size_t len,
-                  uint8_t ecn, udccp_tstamp now) {
+void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
+                    uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                    uint8_t ecn, udccp_tstamp now, int from_peer) {
   udccp_pkt_peek pk;
   if (udccp_pkt_peek_hdr(&pk, pkt, len) != 0) {
     ep->stats.rx_bad++;
@@ -772,6 +790,15 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   /* Init Cookies are bound to the client's UDP port (RFC 6773 §3.5). */
   path->encap_port =
       ep->cfg.transport == UDCCP_TRANSPORT_UDP ? udp_rport : 0;
+  if (ep->group_n > 1 && !from_peer) {
+    /* A worker group: the rule, not the kernel's choice, decides (GRO may
+     * have brought another worker's packet; share.c). */
+    uint32_t w = udccp_io_steer(pk.sport, pk.dport, ep->group_n);
+    if (w != ep->group_k) {
+      udccp_io_share_relay(ep, w, path, udp_rport, pkt, len, ecn);
+      return;
+    }
+  }
   if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
     /* Not our port: someone else's DCCP, or our own outgoing packet seen
      * on loopback.  Stay silent (DESIGN.md §3). */
@@ -827,11 +854,19 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
     ep->stats.rx_bad++;
     return;
   }
+  /* A shared UDP port: the DCCP port may be another endpoint's. */
+  if (ep->cfg.reuseport && !from_peer &&
+      udccp_io_share_forward(ep, path, udp_rport, pkt, len, ecn)) {
+    return;
+  }
   /* RFC 4340 §8.5 step 1: no connection, no listener: Reset No
-   * Connection (unless the packet is itself a Reset). */
+   * Connection (unless the packet is itself a Reset); a Request to a port
+   * with no server gets Connection Refused (RFC 5595 §3.3.1 MUST).  Both
+   * transports come here (raw: only for ports we own, above). */
   udccp_ssize n = udccp_pkt_write_reset_reply(
       out, UDCCP_IO_TXBUF, pkt, len, path, ep->settings.cksum_mode,
-      UDCCP_RESET_NO_CONNECTION);
+      pk.type == UDCCP_PKT_REQUEST ? UDCCP_RESET_CONNECTION_REFUSED
+                                   : UDCCP_RESET_NO_CONNECTION);
   if (n > 0) {
     tx_commit(ep, fidx, NULL, path, udp_rport, (size_t)n, 0);
     ep->stats.resets_sent++;
@@ -900,7 +935,7 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
     memcpy(path.local_addr, ep->local_addr, 16);
   }
   if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
-    input(ep, fidx, &path, udp_rport, pkt, len, ecn, now);
+    udccp_io_input(ep, fidx, &path, udp_rport, pkt, len, ecn, now, 0);
     return 1;
   }
   /* UDP_GRO: several datagrams of one peer in one buffer, cut at the
@@ -926,7 +961,7 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
       ep->stats.rx_bad++;
       continue;
     }
-    input(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now);
+    udccp_io_input(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now, 0);
   }
   return (len + seg - 1) / seg;
 }
@@ -1054,12 +1089,44 @@ static void settle(udccp_sock *s) {
   }
 }
 
+/* Memory returns (DESIGN.md §1): after short-lived allocations (Requests
+ * answered with Init Cookies, each through a throw-away connection;
+ * connections freed) the C library keeps the freed pages, scattered
+ * between live blocks.  At most once a second, if any such free happened
+ * since the last trim, hand them back (malloc_trim walks the heap: about
+ * a millisecond for the few MB a listener under flood holds). */
+static void trim_after_churn(udccp_endpoint *ep, udccp_tstamp now) {
+  if (now - ep->trim_at < UDCCP_NS_PER_S) {
+    return;
+  }
+  uint64_t churn = ep->socks_freed;
+  for (size_t i = 0; i < ep->nlis; i++) {
+    for (int f = 0; f < 2; f++) {
+      udccp_listener_stats st;
+      udccp_listener_get_stats(ep->lis[i].lis[f], &st);
+      churn += st.cookies_sent + st.too_busy;
+    }
+  }
+  if (churn != ep->trim_mark) {
+    ep->trim_at = now;
+    ep->trim_mark = churn;
+#ifdef __GLIBC__
+    (void)malloc_trim(0);
+#endif
+  }
+}
+
 int udccp_endpoint_process(udccp_endpoint *ep) {
   int rv = 0;
-  struct epoll_event ev[2];
-  int n = epoll_wait(ep->epfd, ev, 2, 0);
+  struct epoll_event ev[8];
+  int n = epoll_wait(ep->epfd, ev, 8, 0);
   udccp_tstamp now = udccp_io_now();
   for (int i = 0; i < n; i++) {
+    if (ev[i].data.u32 & UDCCP_IO_EV_SHARE) {
+      udccp_io_share_recv(ep, (int)(ev[i].data.u32 & ~UDCCP_IO_EV_SHARE),
+                          now);
+      continue;
+    }
     int f = (int)ev[i].data.u32;
     if (ev[i].events & EPOLLERR) {
       udccp_io_drain_errqueue(ep, f);
@@ -1097,6 +1164,7 @@ int udccp_endpoint_process(udccp_endpoint *ep) {
   if (ep->filter_dirty) {
     filter_update(ep);
   }
+  trim_after_churn(ep, now);
   return rv;
 }
 

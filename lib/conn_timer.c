@@ -127,7 +127,9 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
       what = UDCCP_PEND_ACK;
       break;
     case UDCCP_STATE_RESPOND:
-      limit = conn->settings.request_timeout;
+      /* §8.1.3: RESPOND may end after no less than 4MSL (8 minutes), the
+       * PARTOPEN limit (§8.1.5). */
+      limit = conn->settings.partopen_timeout;
       what = UDCCP_PEND_RESPONSE; /* never resent: the limit is reached */
       break;
     case UDCCP_STATE_CLOSEREQ:
@@ -145,11 +147,16 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     if (what == 0) {
       conn->t_retx = UDCCP_TSTAMP_NEVER;
     } else if (ts - conn->t_start >= limit) {
-      if (conn->state == UDCCP_STATE_REQUEST ||
-          conn->state == UDCCP_STATE_RESPOND) {
-        /* RFC 4340 §8.1.1: give up; in REQUEST we hold no GSR to reset
-         * with, in RESPOND the client is gone. */
-        udccp_conn_kill(conn, UDCCP_ERR_TIMEOUT, UDCCP_RESET_NONE);
+      if (conn->state == UDCCP_STATE_REQUEST) {
+        /* §8.1.1: giving up, the client SHOULD send Reset(Aborted) in
+         * case a Request arrived; it holds no ISR: ackno 0. */
+        udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
+                              UDCCP_ERR_TIMEOUT);
+        conn->reset_ackno = 0;
+      } else if (conn->state == UDCCP_STATE_RESPOND) {
+        /* §8.1.3: Reset(Aborted) cleans up state at the client. */
+        udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
+                              UDCCP_ERR_TIMEOUT);
       } else {
         /* §8.1.5: PARTOPEN beyond its limit resets with Aborted; so does
          * an unanswered Close/CloseReq. */
