@@ -180,10 +180,10 @@ static int hist_has(const ccid2_tx *tx, uint64_t seq) {
 }
 
 static int hist_grow(ccid2_tx *tx, size_t need) {
-  /* Allocated on first use, small: 2 entries (issue 13: an idle
+  /* Allocated on first use, small: 1 entry (issue 13: an idle
    * connection stays there); beyond that straight to HIST_MIN, then
    * doubling, so that a busy sender grows rarely. */
-  size_t ncap = tx->cap == 0                     ? 2
+  size_t ncap = tx->cap == 0                     ? 1
                 : tx->cap < UDCCP_CCID2_HIST_MIN ? UDCCP_CCID2_HIST_MIN
                                                  : tx->cap;
   ccid2_ent *nr;
