@@ -13,11 +13,11 @@
 
 #include "seq.h"
 
-#define REC_CAP 4u         /* initial ack records (Appendix A.1; small: issue 13) ... */
+#define REC_CAP 2u         /* initial ack records (Appendix A.1; small: issue 13) ... */
 #define REC_MAX 65536u     /* ... growing up to this: one per ack in flight */
 #define MAX_RUN 64u        /* 6-bit run length + 1 (§11.4) */
 #define MAX_AV_LEN 253u    /* option value bytes (§11.4) */
-#define ENC_CAP 16u        /* initial encoded bytes (small: issue 13) */
+#define ENC_CAP 8u         /* initial encoded bytes (small: issue 13) */
 
 static size_t av_len(const udccp_ackvec *av) {
   if (!av->head_valid) {
