@@ -172,3 +172,10 @@ if [ -x "$SCALE" ]; then
   hs=$(timeout 120 "$SCALE" hs "$SECS" 2>/dev/null | sed -n 's/^hs_per_s=\([0-9]*\).*/\1/p')
   printf '%-34s %14s\n' "handshakes/s, loopback (1 thread)" "${hs:-error}"
 fi
+
+# Instructions per delivered data packet (callgrind): CCID 2 and CCID 3 at
+# windows of 50, 500 and 5,000 packets, next to the copy floor.
+if [ -x "$BUILD/bench/udccp-ippbench" ]; then
+  echo
+  sh "$(dirname "$0")/ipp.sh" "$BUILD" "${BENCH_IPP_PACKETS:-10000}"
+fi

@@ -363,6 +363,10 @@ static int endpoint_get(int server, udccp_endpoint **pep) {
     udccp_endpoint_config_default(&cfg);
     cfg.transport = UDCCP_TRANSPORT_UDP;
     cfg.local_port = server ? g_udp_port : 0;
+    /* Servers share the UDP port with other processes (another preloaded
+     * program, a udccp-perf server), each with its own DCCP ports (RFC
+     * 6773 §3.8; udccp.h "Sharing a UDP port"). */
+    cfg.reuseport = (uint8_t)server;
     cfg.remote_udp_port = g_udp_port;
     cfg.sockbuf = 1 << 20;
     if (server) {

@@ -158,6 +158,9 @@ static int open_socket(udccp_endpoint *ep, int fidx, uint16_t port) {
   }
   if (!raw) {
     udccp_io_offload_setup(ep, fd);
+    if (ep->cfg.reuseport) {
+      set_int(fd, SOL_SOCKET, SO_REUSEPORT, 1); /* share.c */
+    }
   }
   if (!raw || ep->local_family != 0) {
     struct sockaddr_storage ss;
@@ -241,7 +244,8 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
                               const udccp_endpoint_config *cfg) {
   if (pep == NULL || cfg == NULL ||
       (cfg->transport != UDCCP_TRANSPORT_UDP &&
-       cfg->transport != UDCCP_TRANSPORT_RAW)) {
+       cfg->transport != UDCCP_TRANSPORT_RAW) ||
+      (cfg->reuseport && cfg->transport != UDCCP_TRANSPORT_UDP)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   udccp_endpoint *ep = calloc(1, sizeof(*ep));
@@ -251,6 +255,8 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   ep->cfg = *cfg;
   ep->cfg.local_host = NULL; /* not kept: the caller owns the string */
   ep->fd[0] = ep->fd[1] = ep->epfd = -1;
+  ep->inbox_fd = ep->fwd_fd = -1;
+  ep->group_n = 1;
   ep->batch = cfg->batch == 0 ? 32 : cfg->batch;
   if (ep->batch > UDCCP_IO_BATCH_MAX) {
     ep->batch = UDCCP_IO_BATCH_MAX;
@@ -344,6 +350,11 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
   for (size_t i = 0; i < ep->nlis; i++) {
     udccp_listener_del(ep->lis[i].lis[0]);
     udccp_listener_del(ep->lis[i].lis[1]);
+    udccp_io_share_close(ep, ep->lis[i].claim_fd);
+  }
+  udccp_io_share_close(ep, ep->inbox_fd);
+  if (ep->fwd_fd >= 0) {
+    close(ep->fwd_fd);
   }
   free(ep->lis);
   for (int f = 0; f < 2; f++) {
@@ -406,8 +417,10 @@ uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
    * range in use still finds the free ones. */
   for (uint32_t i = 0; i < span; i++) {
     p.local_port = (uint16_t)(UDCCP_IO_EPHEMERAL_LO + (r + i) % span);
-    if (is_listening(ep, p.local_port)) {
-      continue;
+    if (is_listening(ep, p.local_port) ||
+        udccp_io_steer(p.remote_port, p.local_port, ep->group_n) !=
+            ep->group_k) {
+      continue; /* a worker's replies must come back to it (share.c) */
     }
     udccp_demux_key_make(&k, &p, remote_udp_port);
     if (udccp_demux_find(&ep->demux, &k) == NULL) {
@@ -751,9 +764,9 @@ static udccp_listener *find_listener(udccp_endpoint *ep, uint16_t port,
   return NULL;
 }
 
-static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
-                  uint16_t udp_rport, const uint8_t *pkt, size_t len,
-                  uint8_t ecn, udccp_tstamp now) {
+void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
+                    uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                    uint8_t ecn, udccp_tstamp now, int from_peer) {
   udccp_pkt_peek pk;
   if (udccp_pkt_peek_hdr(&pk, pkt, len) != 0) {
     ep->stats.rx_bad++;
@@ -764,6 +777,15 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   /* Init Cookies are bound to the client's UDP port (RFC 6773 §3.5). */
   path->encap_port =
       ep->cfg.transport == UDCCP_TRANSPORT_UDP ? udp_rport : 0;
+  if (ep->group_n > 1 && !from_peer) {
+    /* A worker group: the rule, not the kernel's choice, decides (GRO may
+     * have brought another worker's packet; share.c). */
+    uint32_t w = udccp_io_steer(pk.sport, pk.dport, ep->group_n);
+    if (w != ep->group_k) {
+      udccp_io_share_relay(ep, w, path, udp_rport, pkt, len, ecn);
+      return;
+    }
+  }
   if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
     /* Not our port: someone else's DCCP, or our own outgoing packet seen
      * on loopback.  Stay silent (DESIGN.md §3). */
@@ -817,6 +839,11 @@ static void input(udccp_endpoint *ep, int fidx, udccp_path *path,
   if (ep->settings.cksum_mode == UDCCP_CKSUM_FULL &&
       udccp_pkt_verify_cksum(pkt, len, path) != 0) {
     ep->stats.rx_bad++;
+    return;
+  }
+  /* A shared UDP port: the DCCP port may be another endpoint's. */
+  if (ep->cfg.reuseport && !from_peer &&
+      udccp_io_share_forward(ep, path, udp_rport, pkt, len, ecn)) {
     return;
   }
   /* RFC 4340 §8.5 step 1: no connection, no listener: Reset No
@@ -892,7 +919,7 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
     memcpy(path.local_addr, ep->local_addr, 16);
   }
   if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
-    input(ep, fidx, &path, udp_rport, pkt, len, ecn, now);
+    udccp_io_input(ep, fidx, &path, udp_rport, pkt, len, ecn, now, 0);
     return 1;
   }
   /* UDP_GRO: several datagrams of one peer in one buffer, cut at the
@@ -918,7 +945,7 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
       ep->stats.rx_bad++;
       continue;
     }
-    input(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now);
+    udccp_io_input(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now, 0);
   }
   return (len + seg - 1) / seg;
 }
@@ -1048,10 +1075,15 @@ static void settle(udccp_sock *s) {
 
 int udccp_endpoint_process(udccp_endpoint *ep) {
   int rv = 0;
-  struct epoll_event ev[2];
-  int n = epoll_wait(ep->epfd, ev, 2, 0);
+  struct epoll_event ev[8];
+  int n = epoll_wait(ep->epfd, ev, 8, 0);
   udccp_tstamp now = udccp_io_now();
   for (int i = 0; i < n; i++) {
+    if (ev[i].data.u32 & UDCCP_IO_EV_SHARE) {
+      udccp_io_share_recv(ep, (int)(ev[i].data.u32 & ~UDCCP_IO_EV_SHARE),
+                          now);
+      continue;
+    }
     int f = (int)ev[i].data.u32;
     if (ev[i].events & EPOLLERR) {
       udccp_io_drain_errqueue(ep, f);

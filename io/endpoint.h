@@ -59,6 +59,7 @@ typedef struct udccp_io_rng {
 
 typedef struct udccp_io_listen {
   uint16_t port;
+  int claim_fd;           /* share.c: the DCCP port's claim, or -1 */
   udccp_listener *lis[2]; /* per address family (their header overhead) */
 } udccp_io_listen;
 
@@ -112,8 +113,16 @@ struct udccp_endpoint {
   struct mmsghdr gmsg[UDCCP_IO_BATCH_MAX];
   uint8_t gctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   uint16_t gfirst[UDCCP_IO_BATCH_MAX], gcount[UDCCP_IO_BATCH_MAX];
+  /* share.c: a shared UDP port (cfg.reuseport) */
+  uint32_t group_n, group_k; /* worker group size and our index: 1, 0 */
+  int inbox_fd;              /* worker k > 0: what worker 0 relays, or -1 */
+  int fwd_fd;                /* unbound, for passing packets on, or -1 */
   udccp_endpoint_stats stats;
 };
+
+/* epoll data of share.c's sockets: this bit plus the descriptor (the
+ * UDP sockets use their index, 0 or 1). */
+#define UDCCP_IO_EV_SHARE 0x80000000u
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 udccp_tstamp udccp_io_now(void);
@@ -189,6 +198,36 @@ void udccp_io_route_pmtu(udccp_endpoint *ep, int fidx,
 /* Reads socket fidx's IP_RECVERR queue: EMSGSIZE and ICMP Too Big update
  * the PMTU; unreachable during REQUEST marks the connection refused. */
 void udccp_io_drain_errqueue(udccp_endpoint *ep, int fidx);
+
+/* Hands one DCCP packet to its connection or listener, else answers it.
+ * from_peer: it came from a sharing endpoint (share.c), never pass it on
+ * again. */
+void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
+                    uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                    uint8_t ecn, udccp_tstamp now, int from_peer);
+
+/* share.c.  The worker a packet with these DCCP ports belongs to, of n. */
+uint32_t udccp_io_steer(uint16_t sport, uint16_t dport, uint32_t n);
+/* Attaches the steering program (n workers) to fd's reuseport group. */
+int udccp_io_steer_attach(int fd, uint32_t n);
+/* Claims DCCP port dport on a sharing endpoint (*pfd = -1 otherwise).
+ * Returns 0, UDCCP_ERR_ADDRINUSE (claimed elsewhere) or UDCCP_ERR_SOCKET. */
+int udccp_io_share_claim(udccp_endpoint *ep, uint16_t dport, int *pfd);
+/* Binds worker group_k's inbox.  Returns 0 or an error as above. */
+int udccp_io_share_inbox(udccp_endpoint *ep);
+/* Stops watching and closes a claim or inbox (fd < 0: nothing). */
+void udccp_io_share_close(udccp_endpoint *ep, int fd);
+/* Passes a packet nobody here takes to the endpoint that claimed its
+ * DCCP port.  Returns 1 if it went, 0 if the port is unclaimed. */
+int udccp_io_share_forward(udccp_endpoint *ep, const udccp_path *path,
+                           uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                           uint8_t ecn);
+/* Passes a packet to worker's inbox in this endpoint's group. */
+void udccp_io_share_relay(udccp_endpoint *ep, uint32_t worker,
+                          const udccp_path *path, uint16_t udp_rport,
+                          const uint8_t *pkt, size_t len, uint8_t ecn);
+/* Reads passed-on packets from a claim or inbox descriptor. */
+void udccp_io_share_recv(udccp_endpoint *ep, int fd, udccp_tstamp now);
 
 /* sched.c.  Room for cap connections in the heap and the dirty list. */
 int udccp_io_sched_reserve(udccp_endpoint *ep, size_t cap);

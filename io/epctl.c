@@ -60,6 +60,7 @@ int udccp_unlisten(udccp_endpoint *ep, uint16_t port) {
     }
     udccp_listener_del(l->lis[0]);
     udccp_listener_del(l->lis[1]);
+    udccp_io_share_close(ep, l->claim_fd);
     *l = ep->lis[--ep->nlis];
     udccp_io_port_ref(ep, port, -1);
     return 0;

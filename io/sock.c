@@ -169,6 +169,10 @@ int udccp_listen(udccp_endpoint *ep, uint16_t port,
   udccp_io_listen *l = &ep->lis[ep->nlis];
   memset(l, 0, sizeof(*l));
   l->port = port;
+  int crv = udccp_io_share_claim(ep, port, &l->claim_fd);
+  if (crv != 0) {
+    return crv;
+  }
   udccp_listener_settings ls;
   memset(&ls, 0, sizeof(ls));
   ls.service_codes = service_codes;
@@ -188,6 +192,7 @@ int udccp_listen(udccp_endpoint *ep, uint16_t port,
     if (rv != 0) {
       udccp_listener_del(l->lis[0]);
       udccp_listener_del(l->lis[1]);
+      udccp_io_share_close(ep, l->claim_fd);
       return rv;
     }
   }

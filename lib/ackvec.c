@@ -2,9 +2,10 @@
  * Ack Vectors (RFC 4340 §11.4, Appendix A).
  *
  * The receiver keeps one state byte per sequence number in a ring indexed
- * by seq & (cap - 1), covering tail..head.  Encoding into runs happens only
- * when an ack is written, so recording a packet is O(1) (plus the filling
- * of a gap).
+ * by seq & (cap - 1), covering tail..head, and beside it the vector as it
+ * goes on the wire, run-length encoded and updated as packets arrive
+ * (Appendix A.1), so that an ack costs a copy of its bytes, whatever the
+ * window.  Acks of acks find their record by binary search (A.3).
  */
 #include "ackvec.h"
 
@@ -16,6 +17,7 @@
 #define REC_MAX 65536u     /* ... growing up to this: one per ack in flight */
 #define MAX_RUN 64u        /* 6-bit run length + 1 (§11.4) */
 #define MAX_AV_LEN 253u    /* option value bytes (§11.4) */
+#define ENC_CAP 64u        /* initial encoded bytes */
 
 static size_t av_len(const udccp_ackvec *av) {
   if (!av->head_valid) {
@@ -36,8 +38,12 @@ static uint8_t *slot(const udccp_ackvec *av, uint64_t seq) {
 /* A slot holds the 2-bit state and, in bit 2, the ECN nonce the packet
  * carried (§12.2: ECT(1) is nonce 1, RFC 3540 §2). */
 #define NONCE_BIT 0x04u
-static uint8_t st_at(const udccp_ackvec *av, uint64_t seq) {
-  return (uint8_t)(*slot(av, seq) & 3u);
+/* epar bits */
+#define P_CUM 0x01u
+#define P_BYTE 0x02u
+
+static size_t e_at(const udccp_ackvec *av, size_t i) {
+  return (av->eh + i) & (av->ecap - 1);
 }
 
 int udccp_ackvec_init(udccp_ackvec *av, const udccp_mem *mem, size_t cap) {
@@ -49,28 +55,38 @@ int udccp_ackvec_init(udccp_ackvec *av, const udccp_mem *mem, size_t cap) {
   }
   av->states = av->mem->malloc(c, av->mem->user_data);
   av->recs = av->mem->malloc(REC_CAP * sizeof(*av->recs), av->mem->user_data);
-  if (!av->states || !av->recs) {
+  av->enc = av->mem->malloc(ENC_CAP, av->mem->user_data);
+  av->epar = av->mem->malloc(ENC_CAP, av->mem->user_data);
+  if (!av->states || !av->recs || !av->enc || !av->epar) {
     udccp_ackvec_free(av);
     return UDCCP_ERR_NOMEM;
   }
   av->cap = c;
   av->rec_cap = REC_CAP;
+  av->ecap = ENC_CAP;
   av->empty = 1;
   return 0;
 }
 
 void udccp_ackvec_free(udccp_ackvec *av) {
   if (av->mem) {
-    if (av->states) {
-      av->mem->free(av->states, av->mem->user_data);
-    }
-    if (av->recs) {
-      av->mem->free(av->recs, av->mem->user_data);
+    void *p[4];
+    size_t i;
+    p[0] = av->states;
+    p[1] = av->recs;
+    p[2] = av->enc;
+    p[3] = av->epar;
+    for (i = 0; i < 4; i++) {
+      if (p[i]) {
+        av->mem->free(p[i], av->mem->user_data);
+      }
     }
   }
   av->states = NULL;
   av->recs = NULL;
+  av->enc = av->epar = NULL;
   av->cap = 0;
+  av->ecap = av->eh = av->en = 0;
   av->rec_n = 0;
   av->empty = 1;
   av->head_valid = 0;
@@ -101,17 +117,186 @@ static int av_grow(udccp_ackvec *av, size_t need) {
   return 0;
 }
 
+/* Doubles the encoded ring, newest byte at index 0. */
+static int enc_grow(udccp_ackvec *av) {
+  size_t c = av->ecap * 2, i;
+  uint8_t *e = av->mem->malloc(c, av->mem->user_data);
+  uint8_t *p = av->mem->malloc(c, av->mem->user_data);
+  if (!e || !p) {
+    if (e) {
+      av->mem->free(e, av->mem->user_data);
+    }
+    if (p) {
+      av->mem->free(p, av->mem->user_data);
+    }
+    return UDCCP_ERR_NOMEM;
+  }
+  for (i = 0; i < av->en; i++) {
+    e[i] = av->enc[e_at(av, i)];
+    p[i] = av->epar[e_at(av, i)];
+  }
+  av->mem->free(av->enc, av->mem->user_data);
+  av->mem->free(av->epar, av->mem->user_data);
+  av->enc = e;
+  av->epar = p;
+  av->ecap = c;
+  av->eh = 0;
+  return 0;
+}
+
+/* A.1.1: one more packet at the head, in state st (nonce n, 0 or 1):
+ * the newest byte's run grows, or a new byte starts. */
+static int enc_push(udccp_ackvec *av, uint8_t st, unsigned n) {
+  uint8_t cum;
+  if (av->en > 0) {
+    uint8_t b = av->enc[av->eh];
+    if ((b >> 6) == st && (b & 0x3F) < MAX_RUN - 1) {
+      av->enc[av->eh] = (uint8_t)(b + 1);
+      if (n) {
+        av->epar[av->eh] ^= P_CUM | P_BYTE;
+      }
+      return 0;
+    }
+  }
+  if (av->en == av->ecap) {
+    int rv = enc_grow(av);
+    if (rv != 0) {
+      return rv;
+    }
+  }
+  cum = av->en > 0 ? (uint8_t)(av->epar[av->eh] & P_CUM) : 0;
+  av->eh = (av->eh - 1) & (av->ecap - 1);
+  av->en++;
+  av->enc[av->eh] = (uint8_t)(st << 6);
+  av->epar[av->eh] = n ? (uint8_t)((cum ^ P_CUM) | P_BYTE) : cum;
+  return 0;
+}
+
+/* count packets in state Not Received at the head: one byte per 64. */
+static int enc_push_lost(udccp_ackvec *av, uint64_t count) {
+  while (count > 0) {
+    uint8_t b = av->en > 0 ? av->enc[av->eh] : 0;
+    if (av->en > 0 && (b >> 6) == UDCCP_AV_NOT_RECEIVED &&
+        (b & 0x3F) < MAX_RUN - 1) {
+      uint64_t room = MAX_RUN - 1 - (b & 0x3F);
+      uint64_t k = count < room ? count : room;
+      av->enc[av->eh] = (uint8_t)(b + k);
+      count -= k;
+      continue;
+    }
+    {
+      int rv = enc_push(av, UDCCP_AV_NOT_RECEIVED, 0);
+      if (rv != 0) {
+        return rv;
+      }
+    }
+    count--;
+  }
+  return 0;
+}
+
+/* The state of seq, as the wire codes it, and its nonce. */
+static void st_of(const udccp_ackvec *av, uint64_t seq, uint8_t *st,
+                  unsigned *n) {
+  uint8_t v = *slot(av, seq);
+  *st = (uint8_t)(v & 3u);
+  *n = (*st == UDCCP_AV_RECEIVED && (v & NONCE_BIT)) ? 1u : 0u;
+}
+
+/* Moves the tail up to newtail (tail < newtail <= head + 1): the oldest
+ * bytes go, the one newtail falls in is shortened.  Amortized O(1) per
+ * byte dropped; a shortened byte's nonce parity is counted again (at most
+ * 63 packets). */
+static void av_trim(udccp_ackvec *av, uint64_t newtail) {
+  while (av->en > 0) {
+    size_t oi = e_at(av, av->en - 1);
+    uint64_t run = (uint64_t)(av->enc[oi] & 0x3F) + 1;
+    uint64_t hi = udccp_seq_add(av->tail, (int64_t)run - 1);
+    if (udccp_seq_lt(hi, newtail)) {
+      av->en--;
+      av->tail = udccp_seq_add(hi, 1);
+      continue;
+    }
+    {
+      uint64_t cut = (uint64_t)udccp_seq_sub(newtail, av->tail), q, k;
+      unsigned par = (av->epar[oi] & P_BYTE) ? 1u : 0u;
+      if (cut == 0) {
+        break;
+      }
+      av->enc[oi] = (uint8_t)(av->enc[oi] - cut);
+      /* Only the oldest byte's own parity changes: the sums of newer
+       * bytes include it, and the Nonce Echo of a stretch ending at it
+       * is sum(newest) ^ sum(it) ^ parity(it).  The cut part's nonces
+       * leave it. */
+      if (av->any_nonce) {
+        for (q = av->tail, k = 0; k < cut; k++, q = udccp_seq_add(q, 1)) {
+          uint8_t st;
+          unsigned n;
+          st_of(av, q, &st, &n);
+          par ^= n;
+        }
+      }
+      av->epar[oi] =
+          (uint8_t)((av->epar[oi] & P_CUM) | (par ? P_BYTE : 0u));
+    }
+    break;
+  }
+  av->tail = newtail;
+  if (av->en == 0) {
+    av->eh = 0;
+  }
+  av->empty = av_len(av) == 0;
+}
+
+/* A late arrival or a new mark changed seq: the bytes from the one holding
+ * seq up to the head are encoded again from the states.  O(head - seq). */
+static int av_reencode(udccp_ackvec *av, uint64_t seq) {
+  size_t i = 0;
+  uint64_t hi = av->head, lo = hi, q;
+  while (i < av->en) {
+    uint64_t run = (uint64_t)(av->enc[e_at(av, i)] & 0x3F) + 1;
+    lo = udccp_seq_add(hi, -(int64_t)(run - 1));
+    if (udccp_seq_ge(seq, lo)) {
+      break;
+    }
+    hi = udccp_seq_add(lo, -1);
+    i++;
+  }
+  if (i == av->en) {
+    return 0; /* not held: cannot happen for tail <= seq <= head */
+  }
+  av->eh = e_at(av, i + 1);
+  av->en -= i + 1;
+  for (q = lo;; q = udccp_seq_add(q, 1)) {
+    uint8_t st;
+    unsigned n;
+    int rv;
+    st_of(av, q, &st, &n);
+    rv = enc_push(av, st, n);
+    if (rv != 0) {
+      return rv;
+    }
+    if (q == av->head) {
+      break;
+    }
+  }
+  return 0;
+}
+
 /* A late arrival changes what earlier acks said about seq: records that
  * reported it as Not Received must not let the tail move past it before a
- * newer vector reporting its arrival is acknowledged (Appendix A.3). */
+ * newer vector reporting its arrival is acknowledged (Appendix A.3).
+ * Records' acknos only grow, so only the newest ones can be at or above
+ * seq. */
 static void av_recs_hold(udccp_ackvec *av, uint64_t seq) {
   size_t i;
   uint64_t cap_ack = udccp_seq_add(seq, -1);
   for (i = 0; i < av->rec_n; i++) {
     size_t k = (av->rec_head + av->rec_cap - 1 - i) % av->rec_cap;
-    if (udccp_seq_ge(av->recs[k].ackno, seq)) {
-      av->recs[k].ackno = cap_ack;
+    if (!udccp_seq_ge(av->recs[k].ackno, seq)) {
+      break;
     }
+    av->recs[k].ackno = cap_ack;
   }
 }
 
@@ -127,6 +312,17 @@ int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
   }
   return udccp_ackvec_record_nonce(av, seq, UDCCP_AV_RECEIVED,
                                    (ecn & 3) == 1 ? 1 : 0);
+}
+
+/* Forgets everything and starts again at seq. */
+static int av_restart(udccp_ackvec *av, uint64_t seq, uint8_t state) {
+  av->head = av->tail = seq;
+  av->head_valid = 1;
+  av->empty = 0;
+  av->en = 0;
+  av->eh = 0;
+  *slot(av, seq) = state;
+  return enc_push(av, (uint8_t)(state & 3u), (state & NONCE_BIT) ? 1u : 0u);
 }
 
 static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
@@ -155,48 +351,59 @@ static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
                   uint8_t nonce) {
   if (state == UDCCP_AV_RECEIVED && nonce) {
     state |= NONCE_BIT;
+    av->any_nonce = 1;
   }
   if (!av->head_valid) {
-    av->head = av->tail = seq;
-    av->head_valid = 1;
-    av->empty = 0;
-    *slot(av, seq) = state;
-    return 0;
+    return av_restart(av, seq, state);
   }
   if (udccp_seq_gt(seq, av->head)) {
-    uint64_t tail = av->tail, q;
-    uint64_t span = (uint64_t)udccp_seq_sub(seq, tail) + 1;
+    uint64_t gap = (uint64_t)udccp_seq_sub(seq, av->head) - 1;
+    uint64_t span, q;
     int rv;
+    if (gap > UDCCP_ACKVEC_GAP_MAX) {
+      /* A jump this far (a peer's burst of 2^14 lost packets, or a
+       * hostile one inside a huge Sequence Window) is not worth a byte
+       * per 64 numbers: the older state goes, unreported state with it,
+       * and the sender counts those packets as lost (RFC 4341 §5). */
+      return av_restart(av, seq, state);
+    }
+    span = (uint64_t)udccp_seq_sub(seq, av->tail) + 1;
     if (span > UDCCP_ACKVEC_MAX) {
-      /* Too long to keep: forget the oldest packets (they were reported
-       * in earlier acks, or are too old to matter). */
-      tail = udccp_seq_add(seq, -(int64_t)(UDCCP_ACKVEC_MAX - 1));
+      /* Too long to keep (no acks of acks for a long time): the oldest
+       * packets go. */
+      av_trim(av, udccp_seq_add(seq, -(int64_t)(UDCCP_ACKVEC_MAX - 1)));
       span = UDCCP_ACKVEC_MAX;
     }
     if (span > av->cap) {
-      if (udccp_seq_gt(tail, av->head)) {
-        av->tail = udccp_seq_add(av->head, 1); /* nothing to copy */
-      } else {
-        av->tail = tail;
-      }
       rv = av_grow(av, (size_t)span);
       if (rv != 0) {
         return rv;
       }
     }
-    /* §11.4, A.1.1: the packets skipped over have not been received. */
-    q = udccp_seq_gt(tail, av->head) ? tail : udccp_seq_add(av->head, 1);
-    for (; q != seq; q = udccp_seq_add(q, 1)) {
-      *slot(av, q) = UDCCP_AV_NOT_RECEIVED;
+    /* §11.4, A.1.1: the packets skipped over have not been received
+     * (at most UDCCP_ACKVEC_GAP_MAX of them). */
+    if (gap > 0) {
+      size_t first = (size_t)(udccp_seq_add(av->head, 1) & (av->cap - 1));
+      size_t k = av->cap - first < gap ? av->cap - first : (size_t)gap;
+      memset(av->states + first, UDCCP_AV_NOT_RECEIVED, k);
+      if (k < gap) {
+        memset(av->states, UDCCP_AV_NOT_RECEIVED, (size_t)gap - k);
+      }
+      rv = enc_push_lost(av, gap);
+      if (rv != 0) {
+        return rv;
+      }
     }
-    *slot(av, seq) = state;
+    q = seq;
+    *slot(av, q) = state;
+    rv = enc_push(av, (uint8_t)(state & 3u), (state & NONCE_BIT) ? 1u : 0u);
     av->head = seq;
-    av->tail = tail;
     av->empty = 0;
-    return 0;
+    return rv;
   }
-  if (udccp_seq_lt(seq, av->tail) || av_len(av) == 0) {
-    return UDCCP_ERR_DROPPED; /* already acked-of-acked: too old */
+  if (udccp_seq_lt(seq, av->tail) || av_len(av) == 0 ||
+      (uint64_t)udccp_seq_sub(av->head, seq) > UDCCP_ACKVEC_GAP_MAX) {
+    return UDCCP_ERR_DROPPED; /* already acked-of-acked, or too late */
   }
   /* A.1.2: an old packet fills its hole, or is a duplicate. */
   {
@@ -204,12 +411,14 @@ static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
     if ((*s & 3u) == UDCCP_AV_NOT_RECEIVED) {
       *s = state;
       av_recs_hold(av, seq);
-      return 0;
+      return av_reencode(av, seq);
     }
     /* §11.4.1 receiver table: a duplicate may turn Received into Received
      * ECN Marked; we keep the mark (the conservative choice). */
-    if ((*s & 3u) == UDCCP_AV_RECEIVED && state == UDCCP_AV_ECN_MARKED) {
+    if ((*s & 3u) == UDCCP_AV_RECEIVED &&
+        (state & 3u) == UDCCP_AV_ECN_MARKED) {
       *s = UDCCP_AV_ECN_MARKED;
+      (void)av_reencode(av, seq);
     }
     return UDCCP_ERR_DROPPED;
   }
@@ -233,73 +442,38 @@ static int av_recs_grow(udccp_ackvec *av) {
   return 0;
 }
 
-/* Number of vector bytes needed for head..tail. */
-static size_t av_count_bytes(const udccp_ackvec *av, size_t limit,
-                             size_t *covered) {
-  size_t n = av_len(av), i = 0, bytes = 0;
-  while (i < n && bytes < limit) {
-    uint64_t q = udccp_seq_add(av->head, -(int64_t)i);
-    uint8_t st = st_at(av, q);
-    size_t run = 1;
-    while (run < MAX_RUN && i + run < n &&
-           st_at(av, udccp_seq_add(q, -(int64_t)run)) == st) {
-      run++;
-    }
-    i += run;
-    bytes++;
-  }
-  *covered = i;
-  return bytes;
-}
-
 int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
-  size_t room, max_bytes, covered, nbytes, n_opts, i = 0, n;
-  uint8_t vec[MAX_AV_LEN];
-  if (av_len(av) == 0) {
+  size_t room, max_bytes, n_opts, nb, i;
+  if (av_len(av) == 0 || av->en == 0) {
     return 0;
   }
   room = sizeof(ob->buf) - ob->len;
-  /* Each option costs 2 header bytes per up to 253 vector bytes. */
-  n_opts = (room + MAX_AV_LEN + 1) / (MAX_AV_LEN + 2);
   if (room < 3) {
     return UDCCP_ERR_NOBUF;
   }
+  /* Each option costs 2 header bytes per up to 253 vector bytes. */
+  n_opts = (room + MAX_AV_LEN + 1) / (MAX_AV_LEN + 2);
   max_bytes = room - 2 * n_opts;
-  nbytes = av_count_bytes(av, max_bytes, &covered);
-  if (covered < av_len(av)) {
-    /* §11.4.2 asks for the whole Acknowledgement Window; what does not fit
-     * is the oldest part, which earlier acks reported: forget it so that
-     * the ack record below stays truthful. */
-    av->tail = udccp_seq_add(av->head, -(int64_t)(covered - 1));
-  }
-  n = av_len(av);
-  while (nbytes > 0) {
-    size_t k = 0;
-    unsigned nonce = 0;
-    int rv;
-    while (k < MAX_AV_LEN && i < n) {
-      uint64_t q = udccp_seq_add(av->head, -(int64_t)i);
-      uint8_t st = st_at(av, q);
-      size_t run = 1;
-      nonce ^= (unsigned)(*slot(av, q) >> 2) & 1u;
-      while (run < MAX_RUN && i + run < n &&
-             st_at(av, udccp_seq_add(q, -(int64_t)run)) == st) {
-        nonce ^= (unsigned)(*slot(av, udccp_seq_add(q, -(int64_t)run)) >> 2) &
-                 1u;
-        run++;
-      }
-      vec[k++] = (uint8_t)((st << 6) | (run - 1));
-      i += run;
+  /* §11.4: newest first, as much as fits (§11.4.2 asks for the whole
+   * Acknowledgement Window; the rest stays for the next ack). */
+  nb = av->en < max_bytes ? av->en : max_bytes;
+  for (i = 0; i < nb;) {
+    size_t k = nb - i < MAX_AV_LEN ? nb - i : MAX_AV_LEN;
+    size_t a = e_at(av, i), b = e_at(av, i + k - 1);
+    size_t first = av->ecap - a < k ? av->ecap - a : k;
+    /* §12.2: the option type carries the one-bit sum of the nonces of
+     * the packets it reports in state 0. */
+    unsigned nonce =
+        (unsigned)((av->epar[a] ^ av->epar[b] ^ (av->epar[b] >> 1)) & 1u);
+    uint8_t *d = ob->buf + ob->len;
+    d[0] = (uint8_t)(nonce ? UDCCP_OPT_ACK_VECTOR_1 : UDCCP_OPT_ACK_VECTOR_0);
+    d[1] = (uint8_t)(k + 2);
+    memcpy(d + 2, av->enc + a, first);
+    if (first < k) {
+      memcpy(d + 2 + first, av->enc, k - first);
     }
-    /* §12.2: the option type carries the one-bit sum of the nonces of the
-     * packets it reports in state 0 (only those have the bit set). */
-    rv = udccp_optbuf_put(
-        ob, (uint8_t)(nonce ? UDCCP_OPT_ACK_VECTOR_1 : UDCCP_OPT_ACK_VECTOR_0),
-        0, vec, k);
-    if (rv != 0) {
-      return rv;
-    }
-    nbytes -= k;
+    ob->len += k + 2;
+    i += k;
   }
   /* Appendix A.2: remember what this packet acknowledged.  A record
    * overwritten before its ack of ack arrives would stop the trimming, so
@@ -309,6 +483,7 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
   }
   av->recs[av->rec_head].seq = pkt_seq & UDCCP_SEQ_MASK;
   av->recs[av->rec_head].ackno = av->head;
+  av->recs[av->rec_head].clears = nb == av->en || av->en > UDCCP_ACKVEC_FIT_MAX;
   av->rec_head = (av->rec_head + 1) % av->rec_cap;
   if (av->rec_n < av->rec_cap) {
     av->rec_n++;
@@ -316,36 +491,56 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
   return 0;
 }
 
-/* Clears state with the i-th newest record (Appendix A.3). */
-static void av_clear_with(udccp_ackvec *av, size_t i) {
-  size_t k = (av->rec_head + av->rec_cap - 1 - i) % av->rec_cap;
-  uint64_t newtail = udccp_seq_add(av->recs[k].ackno, 1);
-  if (av->head_valid && udccp_seq_gt(newtail, av->tail) &&
+/* Record j, counted from the oldest. */
+static udccp_ackvec_rec *rec_old(const udccp_ackvec *av, size_t j) {
+  return &av->recs[(av->rec_head + av->rec_cap - av->rec_n + j) %
+                   av->rec_cap];
+}
+
+/* Clears state with record j, counted from the oldest (Appendix A.3). */
+static void av_clear_old(udccp_ackvec *av, size_t j) {
+  const udccp_ackvec_rec *r = rec_old(av, j);
+  uint64_t newtail = udccp_seq_add(r->ackno, 1);
+  if (r->clears && av->head_valid && udccp_seq_gt(newtail, av->tail) &&
       udccp_seq_le(newtail, udccp_seq_add(av->head, 1))) {
-    av->tail = newtail;
-    av->empty = av_len(av) == 0;
+    av_trim(av, newtail);
   }
-  /* Throw away R and every preceding record: keep the i newer ones. */
-  av->rec_n = i;
+  /* Throw away R and every preceding record. */
+  av->rec_n -= j + 1;
+}
+
+/* The newest record whose packet is at or below ackno, counted from the
+ * oldest, or rec_n if none: records are in sending order, so a binary
+ * search. */
+static size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
+  size_t lo = 0, hi = av->rec_n;
+  /* invariant: records [0, lo) are <= ackno, [hi, n) are above */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (udccp_seq_le(rec_old(av, mid)->seq, ackno)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo == 0 ? av->rec_n : lo - 1;
 }
 
 static uint64_t rec_seq(const udccp_ackvec *av, size_t i) {
-  return av->recs[(av->rec_head + av->rec_cap - 1 - i) % av->rec_cap].seq;
+  return rec_old(av, av->rec_n - 1 - i)->seq;
 }
 
 void udccp_ackvec_on_ack(udccp_ackvec *av, uint64_t ackno) {
-  size_t i;
+  size_t j;
   ackno &= UDCCP_SEQ_MASK;
   /* The newest record at or below ackno.  The peer's Acknowledgement
    * Number is its GSR, usually one of our Data packets, which carry no
    * vector; an exact match alone would rarely trim.  This assumes the
    * peer got the vector packets before ackno; udccp_ackvec_on_peer_acks()
    * knows it for sure when the peer sends Ack Vectors. */
-  for (i = 0; i < av->rec_n; i++) {
-    if (udccp_seq_le(rec_seq(av, i), ackno)) {
-      av_clear_with(av, i);
-      return;
-    }
+  j = rec_find_le(av, ackno);
+  if (j < av->rec_n) {
+    av_clear_old(av, j);
   }
 }
 
@@ -376,25 +571,21 @@ static int peer_run(uint64_t hi, uint64_t lo, uint8_t state, void *ud) {
 void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
                                uint64_t ackno) {
   peer_walk w;
-  size_t i;
+  size_t j;
   ackno &= UDCCP_SEQ_MASK;
   w.av = av;
   w.i = 0;
   w.found = 0;
   /* The packet ackno itself arrived (§7.4)... */
-  for (i = 0; i < av->rec_n; i++) {
-    if (rec_seq(av, i) == ackno) {
-      av_clear_with(av, i);
-      return; /* nothing newer than ackno can be reported */
-    }
-    if (udccp_seq_lt(rec_seq(av, i), ackno)) {
-      break;
-    }
+  j = rec_find_le(av, ackno);
+  if (j < av->rec_n && rec_old(av, j)->seq == ackno) {
+    av_clear_old(av, j);
+    return; /* nothing newer than ackno can be reported */
   }
   /* ...and so did every packet its Ack Vectors report received (§11.4). */
   if (opts != NULL &&
       udccp_ackvec_parse(opts, ackno, peer_run, &w) == 0 && w.found) {
-    av_clear_with(av, w.i);
+    av_clear_old(av, av->rec_n - 1 - w.i);
   }
 }
 

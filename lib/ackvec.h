@@ -30,6 +30,9 @@ enum udccp_ackvec_state {
 typedef struct udccp_ackvec_rec {
   uint64_t seq;    /* our packet that carried the vector */
   uint64_t ackno;  /* the Acknowledgement Number it carried */
+  int clears;      /* its ack of ack may clear state up to ackno: it
+                      reported everything held, or the vector was too
+                      long for any packet to carry whole */
 } udccp_ackvec_rec;
 
 typedef struct udccp_ackvec {
@@ -41,9 +44,17 @@ typedef struct udccp_ackvec {
   int empty;             /* 1: nothing to report (none recorded, or all
                             acknowledged by acks of acks) */
   int head_valid;        /* 0 until the first packet is recorded */
-  udccp_ackvec_rec *recs;/* ring of records */
+  /* The vector itself, run-length encoded as it goes on the wire (§11.4)
+   * and kept up to date packet by packet, so that writing an ack is a
+   * copy: ring of ecap bytes, enc[eh] the newest (head), en bytes down
+   * to tail.  epar holds per byte: bit 1 the parity of the ECN nonces of
+   * its state-0 packets, bit 0 that parity summed over it and every
+   * older byte (the Nonce Echo of any stretch of bytes in O(1)). */
+  uint8_t *enc, *epar;
+  size_t ecap, eh, en;
+  int any_nonce;         /* a packet with nonce 1 was recorded */
+  udccp_ackvec_rec *recs;/* ring of records, oldest first */
   size_t rec_cap, rec_head, rec_n;
-  uint8_t nonce_sum;     /* ECN nonce sum of the reported packets (§12.2) */
 } udccp_ackvec;
 
 /* Allocates the buffers (cap sequence numbers, grown when needed up to
@@ -54,8 +65,14 @@ void udccp_ackvec_free(udccp_ackvec *av);
 
 /* Records that packet seq arrived with the given state (RECEIVED or
  * ECN_MARKED); packets between the previous head and seq that did not
- * arrive become NOT_RECEIVED; a late packet fills its hole.  Returns 0,
- * UDCCP_ERR_NOMEM, or UDCCP_ERR_DROPPED (duplicate, or older than the tail). */
+ * arrive become NOT_RECEIVED; a late packet fills its hole.  O(1) per
+ * packet in order; a gap costs one byte per 64 missing packets, and a gap
+ * wider than UDCCP_ACKVEC_GAP_MAX (or a span past UDCCP_ACKVEC_MAX) drops
+ * the older state instead, so that a peer jumping far ahead costs O(1);
+ * a late packet re-encodes the vector from it to the head.  Returns 0,
+ * UDCCP_ERR_NOMEM, or UDCCP_ERR_DROPPED (duplicate, older than the tail,
+ * or later than UDCCP_ACKVEC_GAP_MAX behind the head). */
+#define UDCCP_ACKVEC_GAP_MAX (1u << 14)
 int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state);
 
 /* Moves the head to seq, if newer, with seq and the packets skipped over
@@ -75,10 +92,15 @@ int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
  * (3) is ECN_MARKED, ECT(1) (1) nonce 1, ECT(0) and Not-ECT nonce 0. */
 int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
 
-/* Appends to ob the Ack Vector option(s) describing head down to tail, and
- * remembers that our packet pkt_seq (which will carry them, with
- * Acknowledgement Number = head) acknowledges them.  Returns 0 (nothing
- * written if empty), or UDCCP_ERR_NOBUF. */
+/* Appends to ob the Ack Vector option(s) describing head down to tail, as
+ * much of it as ob has room for, newest first (§11.4), and remembers that
+ * our packet pkt_seq (which will carry them, with Acknowledgement Number =
+ * head) acknowledges them.  What did not fit stays for the next ack: an
+ * ack of a truncated vector clears nothing while the whole vector could
+ * fit an Ack (UDCCP_ACKVEC_FIT_MAX bytes).  The cost is a copy of the
+ * bytes written.  Returns 0 (nothing written if empty), or
+ * UDCCP_ERR_NOBUF. */
+#define UDCCP_ACKVEC_FIT_MAX 988u /* 996 bytes of options, 4 headers */
 int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq);
 
 /* The peer acknowledged our packet ackno (its Acknowledgement Number):

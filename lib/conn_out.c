@@ -89,8 +89,8 @@ static size_t pkt_max(const udccp_conn *conn) {
 
 /* §11.4: the Ack Vector describes GSR downwards and its record keys acks
  * of acks (Appendix A).  It gets the room the packet has left: the
- * ackvec module then leaves out the oldest part, which earlier acks
- * reported (§11.4.2), so an ack never fails for its vector. */
+ * ackvec module writes what fits, newest first, and keeps the rest for
+ * the next ack, so an ack never fails for its vector. */
 static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
                        size_t cap, uint64_t seq) {
   udccp_optbuf tmp;

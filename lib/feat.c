@@ -123,7 +123,22 @@ static void set_pref(udccp_feat_entry *e, const uint8_t *p, size_t n) {
 
 /* Our Change has new contents: a STABLE entry starts CHANGING; a CHANGING
  * one becomes UNSTABLE until the new Change goes out (§6.6.5). */
-static void start_change(udccp_feat_entry *e) {
+/* An entry became STABLE: is any other still under negotiation?  Runs
+ * only when a Confirm (or a Change of the peer's) settles an entry, so
+ * that udccp_feat_all_confirmed() need not scan on every packet. */
+void udccp_feat_settle(udccp_feat_set *fs) {
+  size_t i;
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    if (fs->ent[i].state != UDCCP_FEAT_STABLE) {
+      fs->pending = 1;
+      return;
+    }
+  }
+  fs->pending = 0;
+}
+
+static void start_change(udccp_feat_set *fs, udccp_feat_entry *e) {
+  fs->pending = 1;
   e->state = e->state == UDCCP_FEAT_STABLE ? UDCCP_FEAT_CHANGING
                                            : UDCCP_FEAT_UNSTABLE;
   e->change_new = 1;
@@ -216,7 +231,7 @@ static void apply_deps(udccp_feat_set *fs, int half, uint8_t ccid) {
       set_pref(e, &v, 1);
       e->mandatory = d->mandatory;
       if (e->val != v || (e->state != UDCCP_FEAT_STABLE && !same_list)) {
-        start_change(e);
+        start_change(fs, e);
       }
     } else if (local && nn_valid(d->feat, d->val) &&
                e->state == UDCCP_FEAT_STABLE && e->val != d->val) {
@@ -225,7 +240,7 @@ static void apply_deps(udccp_feat_set *fs, int half, uint8_t ccid) {
        * itself) takes precedence. */
       e->mandatory = d->mandatory;
       e->nn_want = d->val;
-      start_change(e);
+      start_change(fs, e);
     }
   }
 }
@@ -276,11 +291,11 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
   n = ccid_prefs(fs, s->ccid, list);
   e = udccp_feat_entry_get(fs, UDCCP_FEAT_CCID, 1);
   set_pref(e, list, n);
-  start_change(e);
+  start_change(fs, e);
   n = ccid_prefs(fs, rx, list);
   e = udccp_feat_entry_get(fs, UDCCP_FEAT_CCID, 0);
   set_pref(e, list, n);
-  start_change(e);
+  start_change(fs, e);
 
   /* Allow Short Seqnos/peer lets the peer send X=0 packets (§7.6.1); we
    * accept it when allowed but never ask for it. */
@@ -295,12 +310,12 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
   if (s->seq_window != specs[2].def) {
     e = udccp_feat_entry_get(fs, UDCCP_FEAT_SEQ_WINDOW, 1);
     e->nn_want = s->seq_window;
-    start_change(e);
+    start_change(fs, e);
   }
   if (s->ack_ratio != specs[4].def) {
     e = udccp_feat_entry_get(fs, UDCCP_FEAT_ACK_RATIO, 1);
     e->nn_want = s->ack_ratio;
-    start_change(e);
+    start_change(fs, e);
   }
 
   /* Listing only 1: a server whose list starts with 0 would otherwise
@@ -308,7 +323,7 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
   if (s->send_ndp_count) {
     e = udccp_feat_entry_get(fs, UDCCP_FEAT_SEND_NDP_COUNT, 0);
     set_pref(e, b1, 1);
-    start_change(e);
+    start_change(fs, e);
   }
 
   /* Minimum Checksum Coverage/local = m lets the peer send CsCov >= m; any
@@ -324,7 +339,7 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
     }
     list[n++] = 0;
     set_pref(e, list, n);
-    start_change(e);
+    start_change(fs, e);
   }
   /* .../peer must accept the CsCov we send: any value from send_cscov down
    * to 1, or 0 (then we fall back to full coverage). */
@@ -342,7 +357,7 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
     }
     list[n++] = 0;
     set_pref(e, list, n);
-    start_change(e);
+    start_change(fs, e);
   }
 
   /* §9.3.1: a Mandatory Change R(Check Data Checksum, 1) requires the peer
@@ -351,7 +366,7 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
     e = udccp_feat_entry_get(fs, UDCCP_FEAT_CHECK_DATA_CKSUM, 0);
     set_pref(e, b1, 1);
     e->mandatory = 1;
-    start_change(e);
+    start_change(fs, e);
   }
 
   apply_deps(fs, 0, s->ccid);
@@ -394,6 +409,7 @@ static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
       e->confirm_owed = 1;
       e->confirm_empty = 0;
       e->state = UDCCP_FEAT_STABLE;
+      udccp_feat_settle(fs);
       return 0;
     }
   } else if (vlen >= 1) {
@@ -413,6 +429,7 @@ static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
     e->confirm_owed = 1;
     e->confirm_empty = 0;
     e->state = UDCCP_FEAT_STABLE;
+    udccp_feat_settle(fs);
     e->change_new = 0;
     ccid_settled(fs, e);
     return 0;
@@ -446,6 +463,7 @@ static int on_confirm(udccp_feat_set *fs, udccp_feat_entry *e,
      * the value stays.  A required feature, or one our CCID needs (sent
      * Mandatory), cannot go on without it. */
     e->state = UDCCP_FEAT_STABLE;
+    udccp_feat_settle(fs);
     if (sp->required || e->mandatory) {
       return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
     }
@@ -483,6 +501,7 @@ static int on_confirm(udccp_feat_set *fs, udccp_feat_entry *e,
     set_val(fs, e, got);
   }
   e->state = UDCCP_FEAT_STABLE;
+  udccp_feat_settle(fs);
   ccid_settled(fs, e);
   return 0;
 }
@@ -712,14 +731,10 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
   return 0;
 }
 
+/* Called on every packet: O(1).  fs->pending is set by start_change()
+ * and recomputed by feat_settle() whenever an entry becomes STABLE. */
 int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
-  size_t i;
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
-    if (fs->ent[i].state != UDCCP_FEAT_STABLE) {
-      return 0;
-    }
-  }
-  return 1;
+  return !fs->pending;
 }
 
 int udccp_feat_only_nn_pending(const udccp_feat_set *fs) {
@@ -752,7 +767,7 @@ int udccp_feat_change_nn(udccp_feat_set *fs, uint8_t num, uint64_t value) {
     return 0; /* nothing new to say */
   }
   e->nn_want = value;
-  start_change(e);
+  start_change(fs, e);
   return 0;
 }
 
@@ -765,7 +780,7 @@ int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
   }
   set_pref(e, prefs, n);
   e->mandatory = mandatory ? 1 : 0;
-  start_change(e);
+  start_change(fs, e);
   return 0;
 }
 

@@ -102,6 +102,8 @@ typedef struct udccp_feat_set {
   const udccp_ccid_ops *(*ccid_find)(uint8_t id);
   udccp_feat_entry ent[2 * UDCCP_FEAT_N_KNOWN]; /* [i*2+0] remote, +1 local */
   uint16_t n_empty;       /* Empty Confirms owed for unknown features */
+  uint8_t pending;        /* some entry is not STABLE: set when a Change
+                             starts, recomputed when an entry settles */
   uint8_t repeat;         /* set by the caller: the next packet repeats
                              every unconfirmed Change (handshake packets,
                              the §6.6.3 back-off timer); cleared once sent */
@@ -182,6 +184,10 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs);
 
 /* 1 if every feature is STABLE (all our Changes were Confirmed). */
 int udccp_feat_all_confirmed(const udccp_feat_set *fs);
+/* Recomputes what udccp_feat_all_confirmed() answers in O(1): for code
+ * that sets entries' states directly (a connection restored from a
+ * cookie). */
+void udccp_feat_settle(udccp_feat_set *fs);
 
 /* 1 if every Change still unconfirmed is of a non-negotiable feature
  * (§6.3.2: Sequence Window, Ack Ratio): its old value stays in use until

@@ -341,6 +341,7 @@ static int feat_unpack(udccp_conn *conn, const uint8_t *in, size_t len) {
       }
     }
   }
+  udccp_feat_settle(&conn->feat);
   i = 3;
   while (i + 3 <= len) {
     uint8_t num = in[i], l = in[i + 1], vlen = in[i + 2], k;

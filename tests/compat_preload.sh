@@ -7,6 +7,7 @@
 #    fork after accept, pre-forked children accepting) with CCID 2 and 3 and a service code, over DCCP-UDP
 #    and, as root, over native DCCP (raw IP).
 # 2. Python's socket module: socket.socket(2, 6, 33) as client and server.
+#    2b. Two preloaded servers and a udccp-perf server on one UDP port.
 # 3. tests/compat/dccp_errno: the kernel's errno values (ECONNREFUSED,
 #    EBADRQC, EMSGSIZE, EAGAIN, ENOTCONN, ECONNRESET, EPIPE, EINVAL, ...).
 # 4. Non-DCCP programs (TCP and UDP echo in Python, dd) run unaffected
@@ -145,6 +146,55 @@ for TR in $TRANSPORTS; do
   wait "$SPID" || { cat "$T/srv.$N"; fail "$TR: python server"; }
   echo "ok $TR $(tail -1 "$T/srv.$N")"
 done
+
+# ---- 2b. one UDP port, several processes (issue 13; RFC 6773 §3.8): two
+# preloaded servers and a udccp-perf server serve different DCCP ports on
+# the same UDP port at the same time; each one's clients reach it.
+PERF=$BUILD/udccp-perf
+if [ -x "$PERF" ]; then
+  TR=udp
+  next_port
+  UPORT=$PORT
+  next_port
+  P1=$PORT
+  next_port
+  P2=$PORT
+  next_port
+  P3=$PORT
+  timeout 60 "$PERF" -s -p "$P3" --udp-port "$UPORT" >"$T/share.perf" 2>&1 &
+  PPID3=$!
+  PIDS="$PIDS $PPID3"
+  for P in $P1 $P2; do
+    env $(pre udp "$UPORT") timeout 60 "$PAIR" server blocking "$P" 2 "$SC" 1 \
+      >"$T/share.srv.$P" 2>&1 &
+    PIDS="$PIDS $!"
+    eval "SPID_$P=$!"
+  done
+  for f in "$T/share.srv.$P1" "$T/share.srv.$P2" "$T/share.perf"; do
+    k=0
+    until grep -q "listening\|server:" "$f" 2>/dev/null; do
+      k=$((k + 1))
+      [ $k -gt 100 ] && { cat "$f"; fail "shared UDP port $UPORT: a server did not start ($f)"; }
+      sleep 0.05
+    done
+  done
+  for P in $P1 $P2; do
+    env $(pre udp "$UPORT") timeout 30 "$PAIR" client blocking 127.0.0.1 "$P" 2 \
+      "$SC" 50 >"$T/share.cli.$P" 2>&1 ||
+      { cat "$T/share.cli.$P" "$T/share.srv.$P"; fail "shared UDP port: client of DCCP port $P"; }
+  done
+  timeout 30 "$PERF" -c 127.0.0.1 -p "$P3" --udp-port "$UPORT" -t 1 -J \
+    >"$T/share.perfc" 2>&1 ||
+    { cat "$T/share.perfc" "$T/share.perf"; fail "shared UDP port: udccp-perf client"; }
+  for P in $P1 $P2; do
+    eval "wait \$SPID_$P" || { cat "$T/share.srv.$P"; fail "shared UDP port: server $P"; }
+    grep -q "^PASS server" "$T/share.srv.$P" || { cat "$T/share.srv.$P"; fail "shared UDP port: server $P no PASS"; }
+  done
+  kill "$PPID3" 2>/dev/null
+  echo "ok UDP port $UPORT shared: preloaded servers on DCCP ports $P1 and $P2, udccp-perf on $P3"
+else
+  fail "$PERF is missing"
+fi
 
 # ---- 3. error numbers
 for TR in $TRANSPORTS; do

@@ -120,6 +120,17 @@ static void test_io_scale_many_connections(void **state) {
       fail_msg("only %ld of %ld accepted", na, n);
     }
   }
+  /* Every client OPEN too (data in PARTOPEN has its own tests in
+   * test_io_sock): the datagrams below then go in plain Data packets. */
+  for (long i = 0; i < n; i++) {
+    while (udccp_sock_state(cs[i]) != UDCCP_STATE_OPEN) {
+      run_both(cep, sep);
+      if (now_s() - t0 > 120 + (double)n / 1000) {
+        fail_msg("client %ld of %ld not OPEN (state %d)", i, n,
+                 udccp_sock_state(cs[i]));
+      }
+    }
+  }
   double t_open = now_s() - t0;
   /* One datagram on each, client to server. */
   for (long i = 0; i < n; i++) {

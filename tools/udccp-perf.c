@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT };
 
 typedef struct perf_opts {
   int server, once, raw, reverse, json, no_offload;
+  int threads; /* server: worker threads on the one port (--threads) */
   const char *host;
   uint16_t port, udp_port;
   int udp_port_set;
@@ -87,7 +89,8 @@ typedef struct perf_result {
   size_t niv;
 } perf_result;
 
-static perf_result g_res;
+/* Per thread: a server with --threads runs one test per worker at once. */
+static _Thread_local perf_result g_res;
 
 static double now_s(void) {
   struct timespec ts;
@@ -130,14 +133,19 @@ static int msg_type(const uint8_t *b, udccp_ssize n) {
 static void usage(FILE *f) {
   fprintf(f,
 "usage: udccp-perf -s [-p PORT] [--raw] [--no-gso] [-1] [--cookies MODE]\n"
-"                  [--half-open N] [--backlog N]\n"
+"                  [--half-open N] [--backlog N] [--threads N]\n"
 "       udccp-perf -c HOST [-p PORT] [--raw] [-t SECONDS] [--ccid 2|3|4]\n"
 "                  [-l BYTES] [-b RATE] [-R] [-J] [--no-gso]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
 "  -s, --server          run as server (waits for clients)\n"
-"  -1, --one-off         server: handle one test, then exit\n"
+"  -1, --one-off         server: handle one test, then exit (with\n"
+"                        --threads: one test per worker)\n"
+"      --threads N       server, DCCP-UDP: N worker threads (1..64, default\n"
+"                        1), each with its own endpoint on the same UDP\n"
+"                        port; a connection stays on one worker (steered by\n"
+"                        its DCCP ports), each worker runs one test at a time\n"
 "      --cookies MODE    listener: when to answer a Request with an Init\n"
 "                        Cookie and keep no state for the client until it\n"
 "                        answers (RFC 4340 §8.1.4): auto (once --half-open\n"
@@ -302,6 +310,11 @@ static int drain(udccp_sock *s, rx_state *rx, uint8_t *buf, size_t cap,
     return PERF_ERR_STOPPED;
   }
   for (int k = 0; k < 100000; k++) {
+    if (g_sig != 0) {
+      /* A sender faster than us keeps data waiting: answer the signal
+       * now, not after the whole backlog. */
+      return PERF_ERR_STOPPED;
+    }
     udccp_ssize n = udccp_recv(s, buf, cap, k == 0 ? timeout_ms : 0);
     if (n == UDCCP_ERR_AGAIN) {
       return last;
@@ -710,18 +723,98 @@ static int serve_one(const perf_opts *o, udccp_endpoint *ep, uint8_t *buf,
   return rv == 0 || rv == UDCCP_ERR_CLOSED ? 0 : 1;
 }
 
+typedef struct perf_worker {
+  const perf_opts *o;
+  udccp_endpoint *ep;
+  int status;
+} perf_worker;
+
+static void *worker_main(void *arg) {
+  perf_worker *w = arg;
+  uint8_t *buf = malloc(65536);
+  w->status = buf == NULL;
+  while (buf != NULL) {
+    w->status = serve_one(w->o, w->ep, buf, 65536);
+    if (w->o->once || g_sig != 0) {
+      break;
+    }
+  }
+  free(buf);
+  return NULL;
+}
+
+/* --threads N: one endpoint per worker, all on one UDP port. */
+static int run_workers(const perf_opts *o, udccp_endpoint_config *cfg) {
+  udccp_endpoint *eps[64];
+  perf_worker w[64];
+  pthread_t th[64];
+  size_t n = (size_t)o->threads;
+  int rv = udccp_endpoint_new_workers(eps, n, cfg);
+  if (rv == UDCCP_ERR_ADDRINUSE) {
+    fprintf(stderr,
+            "udccp-perf: UDP port %u is already in use (another server?); "
+            "choose another with -p or --udp-port\n",
+            (unsigned)o->udp_port);
+    return 1;
+  }
+  if (rv != 0) {
+    return die_err("cannot open the worker endpoints", rv);
+  }
+  uint32_t code = PERF_SERVICE;
+  for (size_t k = 0; k < n && rv == 0; k++) {
+    rv = udccp_listen(eps[k], o->port, &code, 1);
+  }
+  if (rv != 0) {
+    for (size_t k = 0; k < n; k++) {
+      udccp_endpoint_del(eps[k]);
+    }
+    return die_err("listen", rv);
+  }
+  if (!o->json) {
+    printf("udccp-perf server: DCCP port %u over UDP port %u, %zu worker "
+           "threads\n",
+           (unsigned)o->port, (unsigned)udccp_endpoint_local_port(eps[0]), n);
+    fflush(stdout);
+  }
+  size_t started = 0;
+  for (size_t k = 0; k < n; k++) {
+    w[k].o = o;
+    w[k].ep = eps[k];
+    w[k].status = 1;
+    if (pthread_create(&th[k], NULL, worker_main, &w[k]) != 0) {
+      break;
+    }
+    started++;
+  }
+  int status = started == n ? 0 : 1;
+  for (size_t k = 0; k < started; k++) {
+    pthread_join(th[k], NULL);
+    status |= w[k].status;
+  }
+  for (size_t k = 0; k < n; k++) {
+    udccp_endpoint_del(eps[k]);
+  }
+  return status;
+}
+
 static int run_server(const perf_opts *o) {
   udccp_endpoint_config cfg;
   udccp_endpoint_config_default(&cfg);
   cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
   cfg.no_offload = (uint8_t)o->no_offload;
   cfg.local_port = o->udp_port;
+  /* DCCP-UDP: share the UDP port (6511 by default) with other servers of
+   * other DCCP ports (RFC 6773 §3.8), e.g. preloaded programs. */
+  cfg.reuseport = (uint8_t)!o->raw;
   cfg.init_cookie = o->cookies;
   cfg.half_open_max = o->half_open;
   cfg.backlog = o->backlog;
   udccp_settings st;
   perf_settings(&st);
   cfg.settings = &st;
+  if (o->threads > 1) {
+    return run_workers(o, &cfg);
+  }
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
   if (rv == UDCCP_ERR_ADDRINUSE) {
@@ -741,6 +834,14 @@ static int run_server(const perf_opts *o) {
   }
   uint32_t code = PERF_SERVICE;
   rv = udccp_listen(ep, o->port, &code, 1);
+  if (rv == UDCCP_ERR_ADDRINUSE) {
+    fprintf(stderr,
+            "udccp-perf: DCCP port %u is already in use on UDP port %u "
+            "(another server?); choose another with -p or --udp-port\n",
+            (unsigned)o->port, (unsigned)udccp_endpoint_local_port(ep));
+    udccp_endpoint_del(ep);
+    return 1;
+  }
   if (rv != 0) {
     udccp_endpoint_del(ep);
     return die_err("listen", rv);
@@ -932,7 +1033,7 @@ int main(int argc, char **argv) {
   o.duration_ns = 10 * UDCCP_NS_PER_S;
   int port_set = 0;
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_VERSION, OPT_NO_GSO,
-         OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG };
+         OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -944,6 +1045,7 @@ int main(int argc, char **argv) {
       {"udp-port", required_argument, NULL, OPT_UDP_PORT},
       {"raw", no_argument, NULL, OPT_RAW},
       {"no-gso", no_argument, NULL, OPT_NO_GSO},
+      {"threads", required_argument, NULL, OPT_THREADS},
       {"time", required_argument, NULL, 't'},
       {"ccid", required_argument, NULL, OPT_CCID},
       {"length", required_argument, NULL, 'l'},
@@ -995,6 +1097,14 @@ int main(int argc, char **argv) {
       }
       break;
     case OPT_NO_GSO: o.no_offload = 1; break;
+    case OPT_THREADS:
+      v = strtoul(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v < 1 || v > 64) {
+        fprintf(stderr, "udccp-perf: --threads must be 1..64\n");
+        return 2;
+      }
+      o.threads = (int)v;
+      break;
     case 't':
       if (udccp_io_parse_time(optarg, &o.duration_ns) != 0 ||
           o.duration_ns == 0 || o.duration_ns > 3600 * UDCCP_NS_PER_S) {
@@ -1039,6 +1149,11 @@ int main(int argc, char **argv) {
   }
   if (port_set && !o.udp_port_set) {
     o.udp_port = o.port;
+  }
+  if (o.threads > 1 && (!o.server || o.raw)) {
+    fprintf(stderr, "udccp-perf: --threads is for a DCCP-UDP server (-s, "
+                    "without --raw)\n");
+    return 2;
   }
   if (o.server == (o.host != NULL)) {
     fprintf(stderr, "udccp-perf: give exactly one of -s or -c HOST "

@@ -579,6 +579,10 @@ typedef struct udccp_endpoint_config {
                               UDP_SEGMENT for runs of equal-size packets
                               to one peer and UDP_GRO on receive, where
                               the kernel has them (Linux >= 5.0) */
+  uint8_t reuseport;       /* DCCP-UDP: 1 = share the UDP port with other
+                              endpoints of this user (SO_REUSEPORT), each
+                              with its own DCCP ports: see "Sharing a UDP
+                              port" below.  0 (default): exclusive. */
 } udccp_endpoint_config;
 
 /* Fills *cfg with the defaults named above. */
@@ -597,6 +601,37 @@ int udccp_endpoint_new(udccp_endpoint **pep, int transport,
 /* As udccp_endpoint_new(), with every knob of udccp_endpoint_config. */
 int udccp_endpoint_new_config(udccp_endpoint **pep,
                               const udccp_endpoint_config *cfg);
+
+/* Sharing a UDP port (RFC 6773 §3.8 demultiplexes on the DCCP ports, so
+ * one UDP port such as 6511 can serve many DCCP services):
+ *
+ *   Several processes: each creates its endpoint with reuseport = 1 on the
+ *   same UDP port and listens on its own DCCP ports.  udccp_listen() then
+ *   claims the DCCP port for this user on the host (an abstract Unix
+ *   socket named after the UDP and DCCP ports); a second claim of the same
+ *   DCCP port fails with UDCCP_ERR_ADDRINUSE.  The kernel hands each
+ *   datagram to one of the sharing sockets; one that arrives at an
+ *   endpoint that has neither its connection nor a listener on its DCCP
+ *   port is passed on to the endpoint that claimed the port (one extra
+ *   local hop; only senders of the same user are believed), and only when
+ *   nobody claimed it does the receiver answer Reset No Connection.
+ *
+ *   Several threads (workers) of one process on one port: see
+ *   udccp_endpoint_new_workers(). */
+
+/* Creates n endpoints (1..64) sharing one UDP port, one per worker thread,
+ * as udccp_endpoint_new_config() does with reuseport = 1 (cfg->local_port
+ * 0: an ephemeral port, the same for all).  A classic BPF program
+ * (SO_ATTACH_REUSEPORT_CBPF, no privilege needed) steers every datagram
+ * by its DCCP ports to worker (source port XOR destination port) mod n, so
+ * all packets of a connection reach the endpoint that accepted it.  Each
+ * worker calls udccp_listen() on its own endpoint for the same DCCP ports
+ * and runs its own loop; the endpoints share nothing else (one thread
+ * each, as ever).  Returns 0 and fills eps[0..n-1], or
+ * UDCCP_ERR_INVALID_ARGUMENT (n out of range, raw transport) or an error
+ * of udccp_endpoint_new_config(); on error no endpoint is left. */
+int udccp_endpoint_new_workers(udccp_endpoint **eps, size_t n,
+                               const udccp_endpoint_config *cfg);
 
 /* Closes the sockets and frees the endpoint and every connection it still
  * holds, including handles the application did not close (they become
@@ -795,6 +830,8 @@ typedef struct udccp_endpoint_stats {
   uint64_t rx_gro_msgs;  /* coalesced datagrams received (UDP_GRO) */
   uint64_t rx_gro_pkts;  /* packets split out of them (in rx_pkts too) */
   uint64_t gso_fallbacks;/* GSO switched off: the kernel refused it */
+  uint64_t rx_forwarded; /* reuseport: passed to the DCCP port's owner */
+  uint64_t rx_from_peer; /* reuseport: received from a sharing endpoint */
 } udccp_endpoint_stats;
 
 void udccp_endpoint_get_stats(const udccp_endpoint *ep,

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Instructions per delivered data packet (issue 13), sans-I/O, counted by
+# callgrind: CCID 2 and CCID 3 at windows of 50, 500 and 5,000 packets in
+# flight (1200-byte payloads, 20 ms RTT, no loss), next to the floor of 3
+# copies of 1200 bytes and one Internet checksum, measured in the same run.
+#
+#   sh bench/ipp.sh BUILD_DIR [PACKETS]      (IPP_PACKETS too)
+set -u
+BUILD=${1:?usage: ipp.sh BUILD_DIR [PACKETS]}
+N=${2:-${IPP_PACKETS:-10000}}
+BIN=$BUILD/bench/udccp-ippbench
+if [ ! -x "$BIN" ]; then
+  echo "ipp: $BIN not built (cmake --build $BUILD --target udccp-ippbench)" >&2
+  exit 1
+fi
+if ! command -v valgrind >/dev/null 2>&1; then
+  echo "ipp: n/a (no valgrind)"
+  exit 0
+fi
+TMP=$(mktemp -d /tmp/udccp-ipp.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+# ir FN ARGS...: instructions counted in function FN (inclusive) / packets
+ir() {
+  fn=$1
+  shift
+  out=$TMP/cg.out
+  if ! valgrind --tool=callgrind --callgrind-out-file="$out" \
+      --collect-atstart=no --toggle-collect="$fn" \
+      "$BIN" "$@" --packets "$N" >"$TMP/stdout" 2>"$TMP/stderr"; then
+    echo "error"
+    return
+  fi
+  tot=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out" | head -1)
+  [ -z "$tot" ] && tot=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$out" | head -1)
+  awk -v t="$tot" -v n="$N" 'BEGIN { printf "%.0f", t / n }'
+  cwnd=$(sed -n 's/.* cwnd \([0-9]*\).*/\1/p' "$TMP/stdout")
+  [ -n "$cwnd" ] && printf ' %s' "$cwnd"
+}
+
+FLOOR=$(ir floor_run --floor)
+echo "instructions per delivered 1200-byte data packet (callgrind, $N packets, sans-I/O pair)"
+printf '%-8s %8s %8s %12s %10s\n' "ccid" "window" "cwnd" "instr/pkt" "vs floor"
+for c in 2 3; do
+  for w in 50 500 5000; do
+    set -- $(ir measure --ccid $c --window $w)
+    awk -v c="$c" -v w="$w" -v i="${1:-0}" -v cw="${2:--}" -v f="$FLOOR" 'BEGIN {
+      printf "%-8s %8s %8s %12s %9.2fx\n", "CCID " c, w, cw, i, (f > 0 ? i / f : 0) }'
+  done
+done
+printf '%-8s %8s %8s %12s %10s\n' "floor" "-" "-" "$FLOOR" "1.00x"
+echo "floor = 3 x memcpy(1200) + Internet checksum per packet; CCID 3 cwnd: -"

@@ -1,0 +1,233 @@
+/*
+ * udccp-ippbench: the sans-I/O cost of one delivered data packet.
+ *
+ * Two udccp connections joined in memory (tests/support/pair.c for the
+ * handshake, then a delay line of our own that holds any window), 10 ms
+ * each way, no loss.  The client's application sends 1200-byte datagrams
+ * at W packets per RTT, so W packets are in flight and the receiver's Ack
+ * Vector covers about W packets between acks of acks: the window the
+ * per-packet cost must not grow with (issue 13).  After a warm-up, the
+ * function measure() moves --packets datagrams end to end; run it under
+ *
+ *   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=measure
+ *
+ * and divide the instructions (Ir) by the packets it prints.  --floor runs
+ * floor() instead: per packet, 3 copies of 1200 bytes and one Internet
+ * checksum, the least any stack does (bench/ipp.sh prints the table).
+ *
+ *   udccp-ippbench --ccid 2|3 --window W [--packets N]
+ *   udccp-ippbench --floor [--packets N]
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <udccp/udccp.h>
+
+#include "cksum.h"
+#include "pair.h"
+
+#define MS UDCCP_NS_PER_MS
+#define PAYLOAD 1200
+#define ONE_WAY (10 * MS)
+
+typedef struct slot {
+  udccp_tstamp at;
+  uint16_t len;
+  uint8_t ecn;
+  uint8_t data[UDCCP_PAIR_MTU];
+} slot;
+
+typedef struct line {
+  slot *s;
+  size_t cap, head, n;
+} line;
+
+typedef struct bench {
+  udccp_conn *c[2];
+  line q[2];
+  udccp_tstamp now, next_app, interval;
+  uint64_t delivered, app_refused;
+} bench;
+
+static void line_push(line *l, udccp_tstamp at, const uint8_t *d, size_t len,
+                      uint8_t ecn) {
+  slot *s;
+  if (l->n == l->cap) {
+    fprintf(stderr, "ippbench: delay line full\n");
+    exit(1);
+  }
+  s = &l->s[(l->head + l->n) % l->cap];
+  s->at = at;
+  s->len = (uint16_t)len;
+  s->ecn = ecn;
+  memcpy(s->data, d, len);
+  l->n++;
+}
+
+/* One event: the application, both senders, due packets, due timers. */
+static void step(bench *b) {
+  static const uint8_t app[PAYLOAD];
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_tstamp next;
+  int side;
+  while (b->next_app <= b->now) {
+    if (udccp_conn_queue_datagram(b->c[0], app, sizeof(app), 0, b->now) != 0) {
+      b->app_refused++;
+    }
+    b->next_app += b->interval;
+  }
+  for (side = 0; side < 2; side++) {
+    for (;;) {
+      uint8_t ecn = 0;
+      udccp_ssize n =
+          udccp_conn_write_pkt(b->c[side], buf, sizeof(buf), &ecn, b->now);
+      if (n <= 0) {
+        break;
+      }
+      line_push(&b->q[side], b->now + ONE_WAY, buf, (size_t)n, ecn);
+    }
+  }
+  next = b->next_app;
+  for (side = 0; side < 2; side++) {
+    udccp_tstamp e = udccp_conn_get_expiry(b->c[side]);
+    if (b->q[side].n > 0 && b->q[side].s[b->q[side].head].at < next) {
+      next = b->q[side].s[b->q[side].head].at;
+    }
+    if (e < next) {
+      next = e;
+    }
+  }
+  if (next > b->now) {
+    b->now = next;
+  }
+  for (side = 0; side < 2; side++) {
+    line *l = &b->q[side];
+    while (l->n > 0 && l->s[l->head].at <= b->now) {
+      slot *s = &l->s[l->head];
+      l->head = (l->head + 1) % l->cap;
+      l->n--;
+      (void)udccp_conn_read_pkt(b->c[1 - side], s->data, s->len, s->ecn,
+                                b->now);
+    }
+  }
+  while (udccp_conn_read_datagram(b->c[1], buf, sizeof(buf)) > 0) {
+    b->delivered++;
+  }
+  for (side = 0; side < 2; side++) {
+    if (udccp_conn_get_expiry(b->c[side]) <= b->now) {
+      (void)udccp_conn_handle_expiry(b->c[side], b->now);
+    }
+  }
+}
+
+static void run_for(bench *b, uint64_t packets) {
+  uint64_t end = b->delivered + packets;
+  while (b->delivered < end) {
+    step(b);
+  }
+}
+
+/* Separate functions, so that callgrind counts only measure(). */
+__attribute__((noinline)) void warm_up(bench *b, uint64_t packets);
+__attribute__((noinline)) void warm_up(bench *b, uint64_t packets) {
+  run_for(b, packets);
+}
+__attribute__((noinline)) void measure(bench *b, uint64_t packets);
+__attribute__((noinline)) void measure(bench *b, uint64_t packets) {
+  run_for(b, packets);
+}
+
+__attribute__((noinline)) uint32_t floor_run(uint64_t packets);
+__attribute__((noinline)) uint32_t floor_run(uint64_t packets) {
+  static uint8_t app[PAYLOAD], txq[PAYLOAD], wire[PAYLOAD + 16], rxq[PAYLOAD];
+  static const uint8_t a4[4] = {127, 0, 0, 1};
+  uint32_t acc = 0;
+  uint64_t i;
+  for (i = 0; i < packets; i++) {
+    app[i % PAYLOAD] = (uint8_t)i;
+    memcpy(txq, app, PAYLOAD);     /* application -> send queue */
+    memcpy(wire + 16, txq, PAYLOAD); /* send queue -> packet */
+    acc += udccp_cksum_compute(wire, sizeof(wire), 4, a4, a4);
+    memcpy(rxq, wire + 16, PAYLOAD); /* packet -> receive queue */
+    acc += rxq[i % PAYLOAD];
+  }
+  return acc;
+}
+
+int main(int argc, char **argv) {
+  static const struct option lo[] = {{"ccid", required_argument, NULL, 'c'},
+                                     {"window", required_argument, NULL, 'w'},
+                                     {"packets", required_argument, NULL, 'n'},
+                                     {"floor", no_argument, NULL, 'f'},
+                                     {NULL, 0, NULL, 0}};
+  int ccid = 2, do_floor = 0, o;
+  unsigned long w = 50, packets = 20000;
+  udccp_pair p;
+  udccp_settings cs, ss;
+  udccp_conn_info ci;
+  bench b;
+  while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    switch (o) {
+    case 'c': ccid = atoi(optarg); break;
+    case 'w': w = strtoul(optarg, NULL, 10); break;
+    case 'n': packets = strtoul(optarg, NULL, 10); break;
+    case 'f': do_floor = 1; break;
+    default:
+      fprintf(stderr, "usage: udccp-ippbench --ccid 2|3 --window W "
+                      "[--packets N] | --floor [--packets N]\n");
+      return 2;
+    }
+  }
+  if (do_floor) {
+    uint32_t acc = floor_run(packets);
+    printf("floor packets %lu (%u)\n", packets, (unsigned)(acc & 1));
+    return 0;
+  }
+  if (w < 1 || (ccid != 2 && ccid != 3)) {
+    fprintf(stderr, "ippbench: --ccid 2 or 3, --window >= 1\n");
+    return 2;
+  }
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  udccp_pair_settings(&p, &ss);
+  cs.ccid = ss.ccid = (uint8_t)ccid;
+  /* Room for the window in the queues and in the Sequence Window. */
+  cs.tx_qlen = ss.tx_qlen = (uint32_t)(w < 64 ? 64 : w);
+  cs.rx_qlen = ss.rx_qlen = 256;
+  cs.seq_window = ss.seq_window = 8 * (uint64_t)w < 1000 ? 1000 : 8 * w;
+  if (udccp_pair_init(&p, &cs, &ss, NULL, 1) != 0 ||
+      !udccp_pair_run_until(&p, udccp_pair_both_open, NULL,
+                            5 * UDCCP_NS_PER_S)) {
+    fprintf(stderr, "ippbench: handshake failed\n");
+    return 1;
+  }
+  memset(&b, 0, sizeof(b));
+  b.c[0] = p.c[0];
+  b.c[1] = p.c[1];
+  b.now = p.now;
+  b.interval = 2 * ONE_WAY / w;
+  b.next_app = b.now;
+  for (o = 0; o < 2; o++) {
+    b.q[o].cap = 4 * w + 1024;
+    b.q[o].s = calloc(b.q[o].cap, sizeof(slot));
+    if (!b.q[o].s) {
+      return 1;
+    }
+  }
+  /* Warm-up: slow start, then a few RTTs at the full window. */
+  warm_up(&b, 20 * w + 2000);
+  b.app_refused = 0;
+  measure(&b, packets);
+  udccp_conn_get_info(b.c[0], &ci);
+  printf("ccid %d window %lu packets %lu cwnd %llu srtt_ms %.1f "
+         "app_refused %llu\n",
+         ccid, w, packets, (unsigned long long)ci.cwnd,
+         (double)ci.srtt / 1e6, (unsigned long long)b.app_refused);
+  free(b.q[0].s);
+  free(b.q[1].s);
+  udccp_pair_free(&p);
+  return 0;
+}
