@@ -9,6 +9,10 @@
 #   make interop kernel interop: udccp against Linux 6.1's DCCP in a QEMU
 #                guest, booted once (root; interop/run.sh, build-interop/)
 #   make check-interop  the same, skipped with the reason when it cannot run
+#   make attack  the attack suite (root; tests/attack/run.sh, a Release
+#                build in build-attack/): spoofed Request floods of 100k
+#                packets/s for 60 s against the three listeners, ~4 minutes;
+#                make check runs its short version (ctest attack_short)
 #   make envelope CCID 2/3 operating envelope vs the simulator's TCP, and the
 #                recovery scenarios: table, doc/envelope.md + envelope.svg
 #                (Release, build-rel/; ~1 h of CPU, 2 parallel runs)
@@ -21,7 +25,7 @@ CHECK_FUZZ_SECONDS ?= 20
 DEPS = cmake gcc clang make pkg-config libcmocka-dev tshark librsvg2-bin iperf3 iputils-ping man-db python3
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build demo check check-gcc check-clang fuzz-build fuzz fuzz-check clean
+.PHONY: all deps build demo check check-gcc check-clang fuzz-build fuzz fuzz-check clean attack
 
 all: build
 
@@ -93,6 +97,12 @@ interop:
 check-interop:
 	bash interop/selftest.sh build-interop
 	bash interop/check.sh build-interop
+
+attack:
+	cmake -S . -B build-attack -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build-attack -j $(JOBS) --target udccp-perf udccp-cat \
+	  udccp-spoof udccp-preload compat_dccp_sink test_listener
+	sh tests/attack/run.sh $(CURDIR)/build-attack $(CURDIR) full
 
 # ---- issue 11: the operating envelope and chaos (long: not in make check;
 # their short subsets are the ctests envelope_check and chaos_check)

@@ -144,6 +144,15 @@ row ccid2_raw "udccp-perf CCID 2, raw IP"
 row ccid3_raw "udccp-perf CCID 3, raw IP"
 echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the receiver"
 
+# Hostile peers (issue 12): instructions per packet under callgrind, as
+# ratios to a normal packet of the same run (bench/hostile.sh).
+echo
+if command -v valgrind >/dev/null 2>&1 && [ -x "$BUILD/bench/udccp-hostile-bench" ]; then
+  sh "$(dirname "$0")/hostile.sh" "$BUILD" "${BENCH_HOSTILE_PKTS:-300}"
+else
+  echo "hostile-peer table skipped: needs valgrind and $BUILD/bench/udccp-hostile-bench"
+fi
+
 # The socket runtime at scale (issue 13): RTT of one active connection
 # with N idle ones on the same endpoints, as a ratio to N = 1 measured in
 # this run; handshakes per second over loopback (one server thread).

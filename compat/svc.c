@@ -316,6 +316,21 @@ static int transport(void) {
   return g_transport;
 }
 
+/* UDCCP_KEEPALIVE="IDLE[,INTERVAL[,PROBES]]" or "off" (doc/preload.md)
+ * changes the keepalive of every connection of ep; unset or malformed: the
+ * library's default (60,10,3). */
+static void ep_env_settings(udccp_endpoint *ep) {
+  const char *k = getenv("UDCCP_KEEPALIVE");
+  udccp_settings st;
+  if (k == NULL) {
+    return;
+  }
+  udccp_endpoint_get_settings(ep, &st);
+  if (udccp_io_parse_keepalive(k, &st) == 0) {
+    (void)udccp_endpoint_set_settings(ep, &st);
+  }
+}
+
 /* The listeners' bounds from the environment (doc/preload.md); values
  * that do not parse leave the library's defaults. */
 static void listen_env(udccp_endpoint_config *cfg) {
@@ -332,6 +347,7 @@ static void listen_env(udccp_endpoint_config *cfg) {
 
 static int ep_register(udccp_endpoint *ep) {
   struct epoll_event e;
+  ep_env_settings(ep);
   memset(&e, 0, sizeof(e));
   e.events = EPOLLIN;
   e.data.ptr = NULL;

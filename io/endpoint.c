@@ -25,6 +25,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "addr.h"
 #include "endpoint.h"
 #include "wire.h"
@@ -573,6 +577,7 @@ void udccp_io_sock_free(udccp_sock *s) {
     udccp_listener_conn_gone(s->lis, s->conn);
   }
   udccp_conn_del(s->conn);
+  ep->socks_freed++;
   size_t i = s->idx;
   ep->socks[i] = ep->socks[--ep->nsocks];
   ep->socks[i]->idx = i;
@@ -847,10 +852,13 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
     return;
   }
   /* RFC 4340 §8.5 step 1: no connection, no listener: Reset No
-   * Connection (unless the packet is itself a Reset). */
+   * Connection (unless the packet is itself a Reset); a Request to a port
+   * with no server gets Connection Refused (RFC 5595 §3.3.1 MUST).  Both
+   * transports come here (raw: only for ports we own, above). */
   udccp_ssize n = udccp_pkt_write_reset_reply(
       out, UDCCP_IO_TXBUF, pkt, len, path, ep->settings.cksum_mode,
-      UDCCP_RESET_NO_CONNECTION);
+      pk.type == UDCCP_PKT_REQUEST ? UDCCP_RESET_CONNECTION_REFUSED
+                                   : UDCCP_RESET_NO_CONNECTION);
   if (n > 0) {
     tx_commit(ep, fidx, NULL, path, udp_rport, (size_t)n, 0);
     ep->stats.resets_sent++;
@@ -1073,6 +1081,33 @@ static void settle(udccp_sock *s) {
   }
 }
 
+/* Memory returns (DESIGN.md §1): after short-lived allocations (Requests
+ * answered with Init Cookies, each through a throw-away connection;
+ * connections freed) the C library keeps the freed pages, scattered
+ * between live blocks.  At most once a second, if any such free happened
+ * since the last trim, hand them back (malloc_trim walks the heap: about
+ * a millisecond for the few MB a listener under flood holds). */
+static void trim_after_churn(udccp_endpoint *ep, udccp_tstamp now) {
+  if (now - ep->trim_at < UDCCP_NS_PER_S) {
+    return;
+  }
+  uint64_t churn = ep->socks_freed;
+  for (size_t i = 0; i < ep->nlis; i++) {
+    for (int f = 0; f < 2; f++) {
+      udccp_listener_stats st;
+      udccp_listener_get_stats(ep->lis[i].lis[f], &st);
+      churn += st.cookies_sent + st.too_busy;
+    }
+  }
+  if (churn != ep->trim_mark) {
+    ep->trim_at = now;
+    ep->trim_mark = churn;
+#ifdef __GLIBC__
+    (void)malloc_trim(0);
+#endif
+  }
+}
+
 int udccp_endpoint_process(udccp_endpoint *ep) {
   int rv = 0;
   struct epoll_event ev[8];
@@ -1121,6 +1156,7 @@ int udccp_endpoint_process(udccp_endpoint *ep) {
   if (ep->filter_dirty) {
     filter_update(ep);
   }
+  trim_after_churn(ep, now);
   return rv;
 }
 

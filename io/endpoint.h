@@ -118,6 +118,9 @@ struct udccp_endpoint {
   int inbox_fd;              /* worker k > 0: what worker 0 relays, or -1 */
   int fwd_fd;                /* unbound, for passing packets on, or -1 */
   udccp_endpoint_stats stats;
+  udccp_tstamp trim_at;    /* last look at the churn (malloc_trim) */
+  uint64_t trim_mark;      /* churn count at that look */
+  uint64_t socks_freed;    /* connections freed, ever */
 };
 
 /* epoll data of share.c's sockets: this bit plus the descriptor (the

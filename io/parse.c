@@ -140,6 +140,50 @@ int udccp_io_parse_service(const char *s, uint32_t *code) {
   return 0;
 }
 
+int udccp_io_parse_keepalive(const char *s, udccp_settings *st) {
+  char buf[96], *f[3] = {NULL, NULL, NULL}, *c;
+  uint64_t idle, iv = st->keepalive_interval, probes = st->keepalive_probes;
+  size_t n = 0;
+  if (s == NULL || strlen(s) >= sizeof(buf)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (strcmp(s, "off") == 0) {
+    st->keepalive_idle = 0;
+    return 0;
+  }
+  memcpy(buf, s, strlen(s) + 1);
+  f[n++] = buf;
+  for (c = buf; *c != '\0'; c++) {
+    if (*c == ',') {
+      if (n == 3) {
+        return UDCCP_ERR_INVALID_ARGUMENT;
+      }
+      *c = '\0';
+      f[n++] = c + 1;
+    }
+  }
+  if (udccp_io_parse_time(f[0], &idle) != 0 ||
+      (f[1] != NULL && (udccp_io_parse_time(f[1], &iv) != 0 || iv == 0))) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (f[2] != NULL) {
+    char *end = NULL;
+    errno = 0;
+    probes = strtoull(f[2], &end, 10);
+    if (errno != 0 || end == f[2] || *end != '\0' || probes < 1 ||
+        probes > 255 || !isdigit((unsigned char)f[2][0])) {
+      return UDCCP_ERR_INVALID_ARGUMENT;
+    }
+  }
+  if (idle != 0 && (iv == 0 || probes == 0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  st->keepalive_idle = idle;
+  st->keepalive_interval = iv;
+  st->keepalive_probes = (uint32_t)probes;
+  return 0;
+}
+
 int udccp_io_parse_cookie_mode(const char *s, uint8_t *mode) {
   if (strcmp(s, "auto") == 0) {
     *mode = UDCCP_INIT_COOKIE_AUTO;

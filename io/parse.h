@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include <udccp/udccp.h>
+
 /* Rate in bits/s: "<number>[k|m|g][bit|bps|b]" (decimal multipliers, bits);
  * "<number>[K|M|G]Bps"/"B/s" means bytes/s.  A bare number is bits/s.
  * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
@@ -26,6 +28,12 @@ int udccp_io_parse_time(const char *s, uint64_t *ns);
  * ("PERF" = 0x50455246; shorter strings are padded with zero bytes).
  * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (also for 4294967295). */
 int udccp_io_parse_service(const char *s, uint32_t *code);
+
+/* Keepalive (udccp_settings keepalive_*): "IDLE[,INTERVAL[,PROBES]]", times
+ * as udccp_io_parse_time, PROBES 1..255; "0" or "off" turns it off.  Fields
+ * not given keep their value in *st.  Returns 0 or
+ * UDCCP_ERR_INVALID_ARGUMENT (then *st is unchanged). */
+int udccp_io_parse_keepalive(const char *s, udccp_settings *st);
 
 /* A listener's Init Cookie mode (enum udccp_init_cookie): "auto",
  * "always" or "never".  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */

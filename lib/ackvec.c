@@ -554,12 +554,13 @@ typedef struct peer_walk {
  * pass finds the newest record whose packet the peer reports received. */
 static int peer_run(uint64_t hi, uint64_t lo, uint8_t state, void *ud) {
   peer_walk *w = ud;
-  while (w->i < w->av->rec_n && udccp_seq_gt(rec_seq(w->av, w->i), hi)) {
-    w->i++;
-  }
-  if (w->i == w->av->rec_n) {
+  /* The newest record at or below hi, by binary search: a linear step
+   * per record would cost O(window) per ack. */
+  size_t j = rec_find_le(w->av, hi);
+  if (j == w->av->rec_n) {
     return 1;
   }
+  w->i = w->av->rec_n - 1 - j;
   if (state != UDCCP_AV_NOT_RECEIVED &&
       udccp_seq_ge(rec_seq(w->av, w->i), lo)) {
     w->found = 1;

@@ -12,7 +12,8 @@
  *                not, are acked; pipe -1.
  * §5 (3)         Timeout per RFC 6298 (RFC 2988), one RTT sample per window,
  *                exponential back-off; on timeout pipe = 0, ssthresh =
- *                cwnd/2 (>= 2), cwnd = 1; outstanding packets count as lost.
+ *                cwnd/2 (>= 2), cwnd = 1; outstanding packets count as lost;
+ *                a repeated timeout keeps ssthresh (RFC 5681 §3.1).
  * §5             One congestion event per window (losses or marks of packets
  *                sent before the first was detected): cwnd /= 2 (>= 1),
  *                ssthresh = cwnd (>= 2).
@@ -1069,7 +1070,13 @@ static void ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
       ts < tx->rto_deadline) {
     return;
   }
-  tx->ssthresh = tx->cwnd / 2 < 2 ? 2 : tx->cwnd / 2;
+  /* RFC 5681 §3.1 (RFC 4341 §5 follows TCP): a timeout while backing off
+   * (no ack since the last one) keeps ssthresh; halving the cwnd of 1
+   * again would leave ssthresh at 2, and a path back from a blackout
+   * would be probed +1 per RTT instead of by slow start. */
+  if (tx->backoff == 0) {
+    tx->ssthresh = tx->cwnd / 2 < 2 ? 2 : tx->cwnd / 2;
+  }
   tx->cwnd = 1;
   for (i = 0; i < tx->n; i++) {
     ccid2_ent *e = ent_at(tx, udccp_seq_add(tx->tail, (int64_t)i));

@@ -27,6 +27,11 @@
  *                that information, one sent within one t_ipi of the time
  *                pacing allowed it, or of the previous packet.
  * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).
+ * RFC 5348 §4.3/§8.3 (spirit) A receiver's reports are capped by what we
+ *                sent: X <= max(2 X_sent, initial rate), so a Receive Rate
+ *                of 0xFFFFFFFF or Elapsed Time lies cannot raise the rate
+ *                (udccp_tfrc_tx_sent_cap); Data Dropped is counted O(1)
+ *                per block, whatever the run lengths claim.
  * RFC 4342 §5.1  Idle: the rate stops at the initial rate; the nofeedback
  *                timer then rests until data flows again.
  * RFC 5348 §4.5  Oscillation reduction (SHOULD): packets are paced at
@@ -285,6 +290,8 @@ int udccp_tfrc_ccid_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
     return UDCCP_ERR_NOMEM;
   }
   memset(&cfg, 0, sizeof(cfg));
+  /* Never faster than twice what we sent, whatever the peer reports. */
+  cfg.sent_cap = 1;
   /* RFC 4342 §5.3: s may be the MPS; each packet then counts as one MPS.
    * RFC 4828 §3: CCID 4 uses its mean segment size (s_true) instead. */
   cfg.s = env->mps ? (uint32_t)env->mps : 1460u;
@@ -700,13 +707,14 @@ static void data_dropped(ccid3_tx *tx, const uint8_t *v, size_t len,
   size_t i;
   for (i = 0; i < len; i++) {
     int drop = (v[i] & 0x80u) != 0;
-    uint64_t run = (drop ? (v[i] & 0x0Fu) : (v[i] & 0x7Fu)) + 1u, k;
+    uint64_t run = (drop ? (v[i] & 0x0Fu) : (v[i] & 0x7Fu)) + 1u;
     if (drop && ((v[i] >> 4) & 7u) == 2u) {
-      for (k = 0; k < run; k++) {
-        uint64_t sq = udccp_seq_add(seq, -(int64_t)k);
-        if (!tx->dd_have || udccp_seq_gt(sq, tx->dd_hi)) {
-          tx->dd_pending++;
-        }
+      /* the block is seq - run + 1 .. seq; those above dd_hi are new:
+       * counted at once, O(1) per block whatever a peer claims */
+      int64_t fresh = tx->dd_have ? udccp_seq_sub(seq, tx->dd_hi)
+                                  : (int64_t)run;
+      if (fresh > 0) {
+        tx->dd_pending += (uint64_t)fresh < run ? (uint64_t)fresh : run;
       }
     }
     seq = udccp_seq_add(seq, -(int64_t)run);
@@ -826,6 +834,7 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   fb.t_new = h ? h->ts : ts;
   if (h && ts > h->ts) {
     udccp_tstamp d = ts - h->ts, el = 0;
+    fb.r_raw = d; /* our clock's bound: lies below cannot shrink it */
     if (pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED) {
       el = (udccp_tstamp)pkt->opts->elapsed_time * 10000u; /* 10 us */
     }
@@ -915,6 +924,10 @@ void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,
 
 const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st) {
   return &ctx_of(st)->tfrc;
+}
+
+void udccp_tfrc_ccid_tx_set_sent_cap(udccp_ccid_state *st, int on) {
+  tx_of(st)->tfrc.cfg.sent_cap = (uint8_t)(on != 0);
 }
 
 static int ccid3_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,

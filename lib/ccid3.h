@@ -159,6 +159,10 @@ void udccp_tfrc_ccid_rx_get_info(const udccp_ccid_state *st,
 
 /* Read-only views for tests and tools. */
 const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st);
+/* The sent-rate cap (udccp_tfrc_tx_sent_cap) is on from tx_init; unit
+ * tests of the RFC formulas that feed reports about packets never sent
+ * turn it off (on = 0).  Nothing else should. */
+void udccp_tfrc_ccid_tx_set_sent_cap(udccp_ccid_state *st, int on);
 const udccp_tfrc_lh *udccp_tfrc_ccid_rx_lh(const udccp_ccid_state *st);
 /* The receiver's RTT estimate (ns, 0 = none) from CCVal (RFC 4342 §8.1). */
 udccp_tstamp udccp_tfrc_ccid_rx_rtt(const udccp_ccid_state *st);

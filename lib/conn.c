@@ -30,6 +30,11 @@ static int settings_valid(const udccp_settings *s) {
       s->close_timeout == 0 || s->timewait == 0 || s->partopen_timeout == 0) {
     return 0;
   }
+  if (s->keepalive_idle != 0 &&
+      (s->keepalive_interval == 0 || s->keepalive_probes == 0 ||
+       s->keepalive_probes > 255)) {
+    return 0;
+  }
   return 1;
 }
 

@@ -189,6 +189,8 @@ struct udccp_conn {
   uint64_t data_mark;         /* first data packet sent after GAR */
   int data_mark_set;
   udccp_tstamp t_last_rx;     /* last valid packet received (idle) */
+  udccp_tstamp ka_base;       /* t_last_rx the keepalive probes count from */
+  uint8_t ka_probes;          /* keepalive Syncs sent since ka_base */
   udccp_tstamp t_last_ack_tx; /* last Ack/DataAck sent */
   udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */
   uint32_t listen_sent;

@@ -204,8 +204,10 @@ int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
   conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
   udccp_conn_update_windows(conn);
   /* A client that never completes must not keep us in RESPOND forever:
-   * give up after the time a client would retry its Request. */
-  udccp_conn_timer_start(conn, conn->settings.request_timeout, ts);
+   * §8.1.3 allows giving up after no less than 4MSL (the PARTOPEN limit);
+   * the Response itself is never resent by timer (the client resends its
+   * Request). */
+  udccp_conn_timer_start(conn, conn->settings.partopen_timeout, ts);
   return 0;
 }
 
@@ -357,8 +359,11 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
   }
   if (p->h.has_ack && conn->send_ackvec && conn->av_up &&
       p->h.type != UDCCP_PKT_SYNC && p->h.type != UDCCP_PKT_SYNCACK) {
-    /* Appendix A.3: the peer saw our vector up to this ackno. */
-    udccp_ackvec_on_ack(&conn->av, p->ack);
+    /* Appendix A.3: only a packet of ours the peer is known to have got
+     * (its ackno, or one its Ack Vector reports received) clears the
+     * state its vector record covers; an ackno between two vector
+     * packets proves nothing about the older one. */
+    udccp_ackvec_on_peer_acks(&conn->av, &p->opts, p->ack);
   }
   return 0;
 }
@@ -444,7 +449,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   udccp_conn_rxpkt p;
   uint8_t type;
   uint64_t lswl, lawl;
-  int seq_ok, rv, req_checked;
+  int seq_ok, rv, req_checked, cov_refused, active;
 
   conn->now = ts;
   if (pkt == NULL) {
@@ -471,12 +476,13 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       return drop(conn, UDCCP_ERR_PROTO);
     }
   }
-  /* §9.2.1: CsCov values we find unacceptable (MinCsCov/us). */
+  /* §9.2.1: CsCov values we find unacceptable (MinCsCov/us): the header
+   * is sound (its checksum passed), so the packet is processed; only its
+   * application data is refused, reported as Drop Code 0 (step 16). */
+  cov_refused = 0;
   if (p.h.cscov != 0) {
     uint64_t mincov = udccp_feat_get_local(&conn->feat, UDCCP_FEAT_MIN_CSCOV);
-    if (mincov == 0 || p.h.cscov < mincov) {
-      return drop(conn, UDCCP_ERR_DROPPED);
-    }
+    cov_refused = mincov == 0 || p.h.cscov < mincov;
   }
   if (p.h.sport != conn->path.remote_port ||
       p.h.dport != conn->path.local_port) {
@@ -536,10 +542,18 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     }
   }
 
+  /* §7.5.3: an active connection (a valid packet within the last three
+   * RTTs) checks Sync and SyncAck seqnos against SWH too: leniency is for
+   * crashes and long loss, not for ongoing communication. */
+  active = conn->state == UDCCP_STATE_OPEN && conn->env.srtt > 0 &&
+           conn->t_last_rx != UDCCP_TSTAMP_NEVER && ts >= conn->t_last_rx &&
+           ts - conn->t_last_rx <= 3 * conn->env.srtt;
+
   /* Step 5: Sync and SyncAck move GSR when their ackno is valid. */
   if (type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK) {
     if (udccp_seq_between(p.ack, conn->awl, conn->awh) &&
-        udccp_seq_ge(p.seq, conn->swl)) {
+        udccp_seq_ge(p.seq, conn->swl) &&
+        (!active || udccp_seq_le(p.seq, conn->swh))) {
       set_gsr(conn, p.seq);
     } else {
       return drop(conn, UDCCP_ERR_SEQ);
@@ -768,7 +782,11 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
    * reports this packet's fate (Data Dropped, Slow Receiver). */
   if ((type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
       p.h.payload_len > 0) {
-    if (conn->state == UDCCP_STATE_OPEN ||
+    if (cov_refused) {
+      conn->info.data_pkts_recv++;
+      note_drop(conn, p.seq, 0); /* §9.2.1, §11.7: Protocol Constraints */
+      cov_refused = 2;
+    } else if (conn->state == UDCCP_STATE_OPEN ||
         conn->state == UDCCP_STATE_CLOSEREQ ||
         conn->state == UDCCP_STATE_CLOSING) {
       if (deliver(conn, &p, ts)) {
@@ -784,6 +802,10 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   ccid_input(conn, &p, ts);
   if (conn->state == UDCCP_STATE_CLOSED) {
     return conn->error;
+  }
+  if (cov_refused == 2) {
+    /* The header counted; the caller learns that the data did not. */
+    return drop(conn, UDCCP_ERR_DROPPED);
   }
   return 0;
 }

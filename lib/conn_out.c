@@ -124,6 +124,41 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
   }
 }
 
+/* §13.3: the echo of the peer's latest Timestamp, with the time it waited
+ * here, goes on the next packet of any type ("permitted in any DCCP
+ * packet ... as soon as is convenient"): a Data packet or a Close gets
+ * it as well as an Ack. */
+static void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob, udccp_tstamp ts) {
+  uint8_t v[8];
+  uint64_t el;
+  size_t vlen = 4;
+  if (!conn->peer_ts_valid) {
+    return;
+  }
+  el = (ts - conn->peer_ts_rx) / 10000; /* 10 us units */
+  v[0] = (uint8_t)(conn->peer_ts >> 24);
+  v[1] = (uint8_t)(conn->peer_ts >> 16);
+  v[2] = (uint8_t)(conn->peer_ts >> 8);
+  v[3] = (uint8_t)conn->peer_ts;
+  if (el > 0 && el <= 0xFFFF) {
+    v[4] = (uint8_t)(el >> 8);
+    v[5] = (uint8_t)el;
+    vlen = 6;
+  } else if (el > 0xFFFF) {
+    if (el > 0xFFFFFFFFULL) {
+      el = 0xFFFFFFFFULL;
+    }
+    v[4] = (uint8_t)(el >> 24);
+    v[5] = (uint8_t)(el >> 16);
+    v[6] = (uint8_t)(el >> 8);
+    v[7] = (uint8_t)el;
+    vlen = 8;
+  }
+  if (udccp_optbuf_put(ob, UDCCP_OPT_TIMESTAMP_ECHO, 0, v, vlen) == 0) {
+    conn->peer_ts_valid = 0;
+  }
+}
+
 udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                              uint8_t type, const uint8_t *payload,
                              size_t payload_len, udccp_tstamp ts) {
@@ -229,31 +264,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
        * time it waited here, for RTT measurement. */
       (void)udccp_optbuf_put_uint(&ob, UDCCP_OPT_TIMESTAMP,
                                   ts_value(conn, ts), 4);
-      if (conn->peer_ts_valid && type != UDCCP_PKT_REQUEST) {
-        uint8_t v[8];
-        uint64_t el = (ts - conn->peer_ts_rx) / 10000; /* 10 us units */
-        size_t vlen = 4;
-        v[0] = (uint8_t)(conn->peer_ts >> 24);
-        v[1] = (uint8_t)(conn->peer_ts >> 16);
-        v[2] = (uint8_t)(conn->peer_ts >> 8);
-        v[3] = (uint8_t)conn->peer_ts;
-        if (el > 0 && el <= 0xFFFF) {
-          v[4] = (uint8_t)(el >> 8);
-          v[5] = (uint8_t)el;
-          vlen = 6;
-        } else if (el > 0xFFFF) {
-          if (el > 0xFFFFFFFFULL) {
-            el = 0xFFFFFFFFULL;
-          }
-          v[4] = (uint8_t)(el >> 24);
-          v[5] = (uint8_t)(el >> 16);
-          v[6] = (uint8_t)(el >> 8);
-          v[7] = (uint8_t)el;
-          vlen = 8;
-        }
-        (void)udccp_optbuf_put(&ob, UDCCP_OPT_TIMESTAMP_ECHO, 0, v, vlen);
-        conn->peer_ts_valid = 0;
-      }
+    }
+    if (type != UDCCP_PKT_REQUEST) {
+      put_ts_echo(conn, &ob, ts);
     }
     if (acking) {
       if (conn->slow_rx_pending) {
@@ -276,6 +289,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     if (acking && conn->send_ackvec && conn->av_up) {
       put_ackvec(conn, &ob, payload_len, cap, seq);
     }
+  }
+  if (type == UDCCP_PKT_RESET) {
+    put_ts_echo(conn, &ob, ts); /* §13.3: any packet */
   }
   {
     size_t fixed = udccp_hdr_fixed_len(type, 1);

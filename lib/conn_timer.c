@@ -2,7 +2,16 @@
  * Connection timers: Request back-off (RFC 4340 §8.1.1), PARTOPEN Ack
  * (§8.1.5), Close/CloseReq retransmission (§8.3), TIMEWAIT (§8.3),
  * DCCP-Listen repetition (RFC 5596 §2.2.2), delayed and ack-of-ack acks
- * (RFC 4341 §6.1.4), idle timeout, CCID timers and the CCID's send time.
+ * (RFC 4341 §6.1.4), idle timeout, keepalive, CCID timers and the CCID's
+ * send time.
+ *
+ * Keepalive (udccp.h, udccp_settings): DCCP has none, and a peer that
+ * vanished would hold an OPEN connection for ever.  After keepalive_idle
+ * without a valid packet, a Sync probes the peer (RFC 4340 §7.5.4: it
+ * MUST answer with a SyncAck, which moves t_last_rx); keepalive_probes of
+ * them keepalive_interval apart, then a Reset (Aborted) and
+ * UDCCP_ERR_TIMEOUT.  The probes count from the t_last_rx they saw
+ * (ka_base): any packet received since starts the count again.
  */
 #include "conn.h"
 
@@ -19,6 +28,22 @@ void udccp_conn_timer_start(udccp_conn *conn, udccp_tstamp first_rto,
 
 void udccp_conn_timer_stop(udccp_conn *conn) {
   conn->t_retx = UDCCP_TSTAMP_NEVER;
+}
+
+/* The next keepalive event: a probe, or (after the last probe) the end. */
+static udccp_tstamp keepalive_time(const udccp_conn *conn) {
+  const udccp_settings *s = &conn->settings;
+  uint32_t n;
+  udccp_tstamp t;
+  if (!s->keepalive_idle || conn->state != UDCCP_STATE_OPEN) {
+    return UDCCP_TSTAMP_NEVER;
+  }
+  n = conn->ka_base == conn->t_last_rx ? conn->ka_probes : 0;
+  t = conn->t_last_rx + s->keepalive_idle;
+  if (n > 0) {
+    t += (udccp_tstamp)n * s->keepalive_interval;
+  }
+  return t < conn->t_last_rx ? UDCCP_TSTAMP_NEVER : t; /* overflow */
 }
 
 static int data_state(const udccp_conn *conn) {
@@ -57,6 +82,7 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   if (conn->settings.idle_timeout) {
     t = tmin(t, conn->t_last_rx + conn->settings.idle_timeout);
   }
+  t = tmin(t, keepalive_time(conn));
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_expiry) {
     t = tmin(t, conn->tx_ccid->tx_get_expiry(&conn->tx_st));
   }
@@ -105,6 +131,24 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, UDCCP_ERR_TIMEOUT);
     return UDCCP_ERR_TIMEOUT;
   }
+  if (keepalive_time(conn) <= ts) {
+    if (conn->ka_base != conn->t_last_rx) {
+      conn->ka_base = conn->t_last_rx; /* the peer spoke since: anew */
+      conn->ka_probes = 0;
+    }
+    if (conn->ka_probes >= conn->settings.keepalive_probes) {
+      /* keepalive_probes Syncs unanswered: the peer is gone. */
+      conn->info.keepalive_timeouts++;
+      udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
+                            UDCCP_ERR_TIMEOUT);
+      return UDCCP_ERR_TIMEOUT;
+    }
+    /* RFC 4340 §7.5.4: the peer MUST answer a Sync with a SyncAck. */
+    conn->sync_ackno = conn->gsr;
+    conn->pending |= UDCCP_PEND_SYNC;
+    conn->ka_probes++;
+    conn->info.keepalive_probes++;
+  }
   if (conn->t_listen <= ts) {
     /* RFC 5596 §2.2.2: a Listen, then up to 2 repetitions 200 ms apart;
      * 200 ms after the third the server stops (LISTEN1). */
@@ -129,7 +173,9 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
       what = UDCCP_PEND_ACK;
       break;
     case UDCCP_STATE_RESPOND:
-      limit = conn->settings.request_timeout;
+      /* §8.1.3: RESPOND may end after no less than 4MSL (8 minutes), the
+       * PARTOPEN limit (§8.1.5). */
+      limit = conn->settings.partopen_timeout;
       what = UDCCP_PEND_RESPONSE; /* never resent: the limit is reached */
       break;
     case UDCCP_STATE_CLOSEREQ:
@@ -147,11 +193,16 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     if (what == 0) {
       conn->t_retx = UDCCP_TSTAMP_NEVER;
     } else if (ts - conn->t_start >= limit) {
-      if (conn->state == UDCCP_STATE_REQUEST ||
-          conn->state == UDCCP_STATE_RESPOND) {
-        /* RFC 4340 §8.1.1: give up; in REQUEST we hold no GSR to reset
-         * with, in RESPOND the client is gone. */
-        udccp_conn_kill(conn, UDCCP_ERR_TIMEOUT, UDCCP_RESET_NONE);
+      if (conn->state == UDCCP_STATE_REQUEST) {
+        /* §8.1.1: giving up, the client SHOULD send Reset(Aborted) in
+         * case a Request arrived; it holds no ISR: ackno 0. */
+        udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
+                              UDCCP_ERR_TIMEOUT);
+        conn->reset_ackno = 0;
+      } else if (conn->state == UDCCP_STATE_RESPOND) {
+        /* §8.1.3: Reset(Aborted) cleans up state at the client. */
+        udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
+                              UDCCP_ERR_TIMEOUT);
       } else {
         /* §8.1.5: PARTOPEN beyond its limit resets with Aborted; so does
          * an unanswered Close/CloseReq. */

@@ -57,10 +57,60 @@ static udccp_tstamp add_sat(udccp_tstamp a, udccp_tstamp b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* R for the sent-rate cap: an honest receiver holds an ack at most about
+ * an RTT (feedback once per RTT, RFC 5348 §6.2), so R >= R_raw/2;
+ * R_raw_min/4 leaves room, and Elapsed Time lies cannot go below it. */
+static udccp_tstamp r_guard(const udccp_tfrc_tx *tx) {
+  udccp_tstamp r = tx->r > tx->r_raw_min / 4 ? tx->r : tx->r_raw_min / 4;
+  return r ? r : 1;
+}
+
+/* The rate of the packets of the current window: their number over the
+ * time they spanned, taken as at least R.  Idle time after the last one
+ * does not dilute it: the receiver's X_recv is about our sending, an RTT
+ * before the feedback arrives. */
+static double sent_rate(const udccp_tfrc_tx *tx) {
+  udccp_tstamp d = tx->sw_last - tx->sw_start;
+  if (d < r_guard(tx)) {
+    d = r_guard(tx);
+  }
+  return (double)tx->sw_n * (double)tx->cfg.s / ((double)d * 1e-9);
+}
+
+/* A packet is sent at ts: closes the current window if it is at least R
+ * old, then counts the packet. */
+static void sent_count(udccp_tfrc_tx *tx, udccp_tstamp ts) {
+  if (tx->sw_n == 0 || ts < tx->sw_start) {
+    tx->sw_start = ts;
+  } else if (ts - tx->sw_start >= r_guard(tx)) {
+    tx->sw_prev = sent_rate(tx);
+    tx->sw_start = ts;
+    tx->sw_n = 0;
+  }
+  tx->sw_last = ts;
+  tx->sw_n++;
+}
+
+double udccp_tfrc_tx_sent_cap(const udccp_tfrc_tx *tx, udccp_tstamp ts) {
+  double s = (double)tx->cfg.s;
+  double w_init = dmin(4.0 * s, dmax(2.0 * s, 4380.0)); /* RFC 3390 */
+  if (!tx->has_rtt) {
+    return UDCCP_TFRC_X_INF;
+  }
+  (void)ts;
+  return dmax(2.0 * dmax(tx->sw_prev, sent_rate(tx)),
+              w_init / ((double)r_guard(tx) * 1e-9));
+}
+
 static void update_sched(udccp_tfrc_tx *tx, udccp_tstamp ts) {
   udccp_tstamp gran = tx->cfg.t_gran;
   tx->x = dmin(tx->x, UDCCP_TFRC_TX_X_MAX);
   tx->x_inst = dmin(tx->x_inst, UDCCP_TFRC_TX_X_MAX);
+  if (tx->cfg.sent_cap && tx->has_rtt) {
+    double cap = udccp_tfrc_tx_sent_cap(tx, ts);
+    tx->x = dmin(tx->x, cap);
+    tx->x_inst = dmin(tx->x_inst, cap);
+  }
   tx->t_ipi = udccp_tfrc_t_ipi((double)tx->cfg.s, udccp_tfrc_tx_rate(tx));
   if (tx->sent_any) {
     /* a higher rate applies to the packet already waiting: otherwise the
@@ -172,6 +222,7 @@ void udccp_tfrc_tx_set_rtt(udccp_tfrc_tx *tx, udccp_tstamp rtt,
                            udccp_tstamp ts) {
   if (!tx->has_rtt) {
     first_rtt(tx, rtt, ts);
+    tx->r_raw_min = tx->r;
     update_sched(tx, ts);
   }
 }
@@ -249,6 +300,10 @@ void udccp_tfrc_tx_on_feedback(udccp_tfrc_tx *tx, const udccp_tfrc_fb *fb,
 
   if (!(x_recv >= 0.0)) { /* negative or NaN */
     x_recv = 0.0;
+  }
+  if (fb->r_raw > 0 &&
+      (tx->r_raw_min == 0 || clamp_rtt(fb->r_raw) < tx->r_raw_min)) {
+    tx->r_raw_min = clamp_rtt(fb->r_raw);
   }
   /* steps 1-2: R = q*R + (1-q)*R_sample, q = 0.9 */
   if (fb->r_sample > 0) {
@@ -395,6 +450,9 @@ void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
   tx->last_send = ts;
   tx->sent_any = 1;
   tx->idle = 0;
+  if (tx->has_rtt) {
+    sent_count(tx, ts);
+  }
   if (!rate_limited) {
     tx->nl_open = 0; /* data-limited at this instant */
   } else if (tx->nl_open && tx->nl_n > 0) {

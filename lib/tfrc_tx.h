@@ -52,6 +52,8 @@ typedef struct udccp_tfrc_tx_cfg {
   udccp_tstamp t_gran; /* scheduling granularity for t_delta; 0 = 1 ms */
   udccp_tstamp eq_rto_min; /* 0: t_RTO = 4R in the equation (§3.1 SHOULD);
                               else t_RTO = max(4R, this) (§3.1 MAY, 1 s) */
+  uint8_t sent_cap;    /* 1: X <= max(2 X_sent, initial rate), whatever the
+                          receiver reports (udccp_tfrc_tx_sent_cap) */
 } udccp_tfrc_tx_cfg;
 
 /* What a feedback packet reported (RFC 5348 §3.2.2, RFC 4342 §6). */
@@ -62,6 +64,9 @@ typedef struct udccp_tfrc_fb {
   double p;              /* loss event rate (from Loss Intervals);
                             clamped to [0, 1], NaN: 0 */
   udccp_tstamp t_new;    /* when the acknowledged packet was sent (§8.2.1) */
+  udccp_tstamp r_raw;    /* t_now - t_recvdata before the receiver's
+                            t_delay (Elapsed Time) is subtracted: our own
+                            clock's upper bound of R; 0 = none */
   uint8_t new_loss;      /* 1: it reports a new loss event */
 } udccp_tfrc_fb;
 
@@ -105,6 +110,13 @@ typedef struct udccp_tfrc_tx {
   uint8_t wc_started;
   udccp_tstamp wc_time;/* last_WC_time */
   uint64_t n_nofb;     /* nofeedback expiries */
+  /* What we actually sent (cfg.sent_cap): packets counted in windows at
+   * least R long, from the first packet of one to its last; sw_prev is
+   * the rate of the last complete one. */
+  udccp_tstamp sw_start, sw_last;
+  uint64_t sw_n;
+  double sw_prev;
+  udccp_tstamp r_raw_min; /* smallest r_raw (or handshake RTT); 0 = none */
 } udccp_tfrc_tx;
 
 /* §4.2: X = s bytes/s, the nofeedback timer set to 2 s, tld = 0,
@@ -154,6 +166,18 @@ double udccp_tfrc_tx_rate(const udccp_tfrc_tx *tx);
  * adjustments if configured: s_nominal in the equation, then times
  * s/(s + H) (RFC 4828 §3, RFC 5622 §5).  p <= 0: UDCCP_TFRC_X_INF. */
 double udccp_tfrc_tx_calc_x(const udccp_tfrc_tx *tx, double p);
+
+/* The cost cap on a receiver's reports (cfg.sent_cap; RFC 5348 §4.3 and
+ * §8.3 in spirit: X_recv is a rate the receiver saw, so it can never
+ * honestly exceed what we sent).  X and X_inst never go above
+ *   max(2 X_sent, W_init / max(R, R_raw_min / 4)),
+ * X_sent the larger of the rates of the last complete window of sends
+ * (at least R long) and of the current one (over at least R), in s units:
+ * the rate of our latest sending, however long ago.  A Receive
+ * Rate of 0xFFFFFFFF then allows what slow start allows, doubling what
+ * was really sent; Elapsed Time lies that shrink R cannot shrink
+ * R_raw_min, our own clock's measure.  UDCCP_TFRC_X_INF without an RTT. */
+double udccp_tfrc_tx_sent_cap(const udccp_tfrc_tx *tx, udccp_tstamp ts);
 
 /* RFC 4342 §8.1: the window counter (CCVal) for a data packet sent at ts.
  * It starts at 0 with the first packet and advances by

@@ -115,4 +115,8 @@ void udccp_settings_default(udccp_settings *s) {
   s->timewait = 60 * UDCCP_NS_PER_S;        /* 2 MSL, §8.3 */
   s->partopen_timeout = 8 * 60 * UDCCP_NS_PER_S; /* §8.1.5 */
   s->idle_timeout = 0;
+  /* Dead peers are reaped by default (90 s after their last packet). */
+  s->keepalive_idle = 60 * UDCCP_NS_PER_S;
+  s->keepalive_interval = 10 * UDCCP_NS_PER_S;
+  s->keepalive_probes = 3;
 }

@@ -174,6 +174,8 @@ static void test_rfc5348_4_3_slow_start_doubles_per_feedback(void **state) {
   int k;
   (void)state;
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   x0 = tx_x(&tx);
   assert_true(fabs(x0 - 4000.0 / 0.1) < 1e-6); /* min(4s, max(2s, 4380))/R */
   for (k = 1; k <= 5; k++) {
@@ -213,6 +215,8 @@ static void test_rfc5348_4_3_equation_rate_after_loss(void **state) {
   double want;
   (void)state;
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   feed_loss(&tx, 0);
   i = tx_info(&tx);
   assert_true(fabs(i.p - 0.01) < 1e-12);
@@ -238,6 +242,8 @@ static void test_rfc5348_4_5_ccid3_reduces_oscillations(void **state) {
   int i;
   (void)state;
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   feed_loss(&tx, 0); /* R_sample = R = 100 ms: X_inst = X */
   t = udccp_tfrc_ccid_tx_tfrc(&tx.st);
   assert_true(fabs(tx_x(&tx) - t->x) < 1e-9 * t->x);
@@ -269,6 +275,8 @@ static void test_rfc4342_8_5_loss_event_rate_only_feedback(void **state) {
   (void)state;
   /* Linux's CCID 3 receiver sends Loss Event Rate and Receive Rate only */
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   (void)tl_send_data(&tx, 5, 1000, 0);
   assert_int_equal(tl_fb_build(&a, 900, 5, UINT32_MAX, 0, NULL, 0, 1000000,
                                200),
@@ -359,6 +367,8 @@ static void test_rfc5348_4_4_nofeedback_timer_halves_x(void **state) {
   udccp_tstamp exp;
   (void)state;
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   feed_loss(&tx, 0);
   x = tx_x(&tx);
   exp = tx.ops->tx_get_expiry(&tx.st);
@@ -381,6 +391,8 @@ static void test_rfc4342_5_1_idle_never_below_initial_rate(void **state) {
   udccp_tstamp t = 0;
   (void)state;
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   init = tx_x(&tx);
   for (k = 1; k <= 4; k++) { /* slow start to 16 x the initial rate */
     double x = tx_x(&tx);
@@ -419,6 +431,8 @@ static void test_rfc5348_4_6_t_ipi_nonzero_and_exact_at_10gbit_5us(
   uint64_t seq;
   (void)state;
   assert_int_equal(tl_tx_init(&tx, 3, 1460, rtt, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   (void)tl_send_data(&tx, 1, 1460, 0);
   assert_int_equal(tl_fb_build(&a, 900, 1, 0, 0, &no_loss_iv, 1,
                                1250000000ULL, 0),
@@ -453,6 +467,41 @@ static void test_rfc5348_4_6_t_ipi_nonzero_and_exact_at_10gbit_5us(
 
 /* One fresh sender's first feedback (RFC 4342 §5: slow start, X = min(2X,
  * 2 X_recv) at least the initial rate), with extra options. */
+/* RFC 5348 §4.3 / §8.3 in spirit: X_recv reports what the receiver saw,
+ * which cannot exceed what we sent.  A receiver claiming 0xFFFFFFFF
+ * bytes/s to a sender its application holds at 10 packets per RTT must
+ * not raise X above twice that (before the cap: slow start doubled X
+ * against 2 X_recv every RTT, to GB/s). */
+static void test_rfc5348_4_3_receive_rate_lie_capped_at_twice_sent(
+    void **state) {
+  double x_capped, x_open, worst, worst_open;
+  (void)state;
+  worst = tl_rr_lie_ratio(3, 1000, 10, RTT, 40, 0, 1, &x_capped);
+  worst_open = tl_rr_lie_ratio(3, 1000, 10, RTT, 40, 0, 0, &x_open);
+  printf("X_recv 0xFFFFFFFF, 10 pkts/RTT sent: X %.0f B/s (ratio to "
+         "2 X_sent %.3f); without the cap X %.3g B/s\n",
+         x_capped, worst, x_open);
+  assert_true(worst > 0.0 && worst <= 1.0 + 1e-9);
+  assert_true(x_capped <= 2.0 * 10 * 1000 / 0.1 + 1e-6);
+  /* the test sees the attack: without the cap the lie works */
+  assert_true(worst_open > 100.0);
+}
+
+/* Elapsed Time lies (RFC 4342 §8.2: R_sample = t_now - t_recvdata -
+ * t_delay) shrink our R estimate, nothing else: X stays within
+ * max(2 X_sent, 4 x the initial rate at the true RTT).  X_sent is then
+ * measured over quarter-RTT windows (R_raw_min/4), so a window holding one
+ * packet more than the average (3 of 10 per RTT in 25 ms) reads up to
+ * (k+1)/k times the per-RTT rate: 1.5 at most with 2+ packets a window. */
+static void test_rfc4342_8_2_elapsed_time_lie_bounded(void **state) {
+  double x, worst;
+  (void)state;
+  worst = tl_rr_lie_ratio(3, 1000, 10, RTT, 40, 1, 1, &x);
+  printf("Elapsed Time lie (R_sample 10 us): X %.0f B/s, ratio %.3f\n", x,
+         worst);
+  assert_true(worst > 0.0 && worst <= 1.5 + 1e-9);
+}
+
 static double first_fb_x(uint64_t rr, const uint8_t *dd, size_t dd_len,
                          int slow, int twice) {
   tl_half tx;
@@ -460,6 +509,8 @@ static double first_fb_x(uint64_t rr, const uint8_t *dd, size_t dd_len,
   double x;
   int k;
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   for (k = 0; k <= twice; k++) {
     udccp_tstamp t = (udccp_tstamp)k * 2 * RTT;
     (void)tl_send_data(&tx, 100 + (uint64_t)k, 1000, t);
@@ -507,6 +558,8 @@ static void test_rfc4342_5_2_drops_count_once(void **state) {
   double x1;
   (void)state;
   assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   (void)tl_send_data(&tx, 100, 1000, 0);
   assert_int_equal(tl_fb_build(&a, 900, 100, 0, 0, &no_loss_iv, 1, 100000,
                                0),
@@ -1471,6 +1524,8 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_4_6_t_ipi_nonzero_and_exact_at_10gbit_5us),
       cmocka_unit_test(test_rfc4342_5_2_receive_buffer_drops_and_slow_receiver),
       cmocka_unit_test(test_rfc4342_5_2_drops_count_once),
+      cmocka_unit_test(test_rfc5348_4_3_receive_rate_lie_capped_at_twice_sent),
+      cmocka_unit_test(test_rfc4342_8_2_elapsed_time_lie_bounded),
       cmocka_unit_test(test_rfc5348_6_3_first_data_packet_gets_feedback),
       cmocka_unit_test(test_rfc4342_10_3_feedback_once_per_rtt),
       cmocka_unit_test(test_rfc4342_10_3_feedback_per_packet_below_one_per_rtt),

@@ -104,6 +104,8 @@ static void test_rfc4828_3_nominal_1460_and_header_overhead(void **state) {
   (void)state;
   /* 100-byte packets: X = X(1460, R, p) * 100 / (100 + 36) */
   assert_int_equal(tl_tx_init(&tx, 4, 1460, RTT, 0), 0);
+  /* reports about packets never sent: the formula alone */
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   (void)feed_p_001(&tx, 100, 400);
   want = udccp_tfrc_calc_x(1460, RTT, 0.01) * 100.0 / 136.0;
   printf("X = %.1f B/s, TFRC-SP %.1f B/s, plain TFRC with s=100: %.1f\n",
@@ -112,10 +114,29 @@ static void test_rfc4828_3_nominal_1460_and_header_overhead(void **state) {
   tl_tx_exit(&tx);
   /* RFC 4828 §3: an MSS below 1460 is the nominal size */
   assert_int_equal(tl_tx_init(&tx, 4, 536, RTT, 0), 0);
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
   (void)feed_p_001(&tx, 100, 400);
   want = udccp_tfrc_calc_x(536, RTT, 0.01) * 100.0 / 136.0;
   assert_true(fabs(tx_x(&tx) - want) < 1e-6 * want);
   tl_tx_exit(&tx);
+}
+
+/* RFC 5348 §4.3 / §8.3 in spirit, for TFRC-SP too (RFC 5622 §5): a
+ * Receive Rate of 0xFFFFFFFF cannot take X above twice what was sent. */
+static void test_rfc5622_5_receive_rate_lie_capped_at_twice_sent(
+    void **state) {
+  double x, x_open, worst, worst_open;
+  (void)state;
+  worst = tl_rr_lie_ratio(4, 1000, 8, RTT, 40, 0, 1, &x);
+  worst_open = tl_rr_lie_ratio(4, 1000, 8, RTT, 40, 0, 0, &x_open);
+  printf("CCID 4, X_recv 0xFFFFFFFF: X %.0f B/s (ratio %.3f); without the "
+         "cap %.3g B/s\n", x, worst, x_open);
+  assert_true(worst > 0.0 && worst <= 1.0 + 1e-9);
+  assert_true(worst_open > 100.0);
+  worst = tl_rr_lie_ratio(4, 1000, 8, RTT, 40, 1, 1, &x);
+  printf("CCID 4, Elapsed Time lie: X %.0f B/s (ratio %.3f)\n", x, worst);
+  /* quarter-RTT windows of 2 packets: 1.5 at most (test_ccid3.c) */
+  assert_true(worst > 0.0 && worst <= 1.5 + 1e-9);
 }
 
 /* An ideal sender at 20 packets per RTT into rx (and tx, if not NULL, which
@@ -275,6 +296,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc5622_5_min_interval_10ms_between_data_packets),
       cmocka_unit_test(test_rfc4828_3_nominal_1460_and_header_overhead),
+      cmocka_unit_test(test_rfc5622_5_receive_rate_lie_capped_at_twice_sent),
       cmocka_unit_test(test_rfc4828_3_short_intervals_count_drops),
       cmocka_unit_test(test_rfc5622_8_7_dropped_packets_roundtrip),
       cmocka_unit_test(test_rfc5622_8_registry_options_and_deps),

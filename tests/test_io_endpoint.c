@@ -119,16 +119,16 @@ static ssize_t build_request(uint8_t *buf, size_t cap, uint16_t sport,
 }
 
 /* RFC 4340 §8.5 step 1: a packet for which no connection and no listener
- * exists is answered with Reset "No Connection"; over DCCP-UDP its DCCP
- * checksum is zero (RFC 6773 §3.3). */
-static void test_rfc4340_8_5_step1_reset_no_connection(void **state) {
-  (void)state;
+ * exists is answered with Reset "No Connection" -- a Request with
+ * "Connection Refused" (RFC 5595 §3.3.1); over DCCP-UDP its DCCP checksum
+ * is zero (RFC 6773 §3.3). */
+static void reset_for_unbound_port(uint8_t type, uint8_t code) {
   uint16_t port;
   udccp_endpoint *ep = server_ep(&port);
   struct sockaddr_in to;
   int fd = raw_peer(&to, port);
   uint8_t pkt[256], reply[256];
-  ssize_t n = build_request(pkt, sizeof(pkt), 40001, 5001, UDCCP_PKT_REQUEST);
+  ssize_t n = build_request(pkt, sizeof(pkt), 40001, 5001, type);
   assert_true(n > 0);
   assert_int_equal(sendto(fd, pkt, (size_t)n, 0, (struct sockaddr *)&to,
                           sizeof(to)), n);
@@ -137,7 +137,7 @@ static void test_rfc4340_8_5_step1_reset_no_connection(void **state) {
   udccp_hdr h;
   assert_int_equal(udccp_hdr_decode(&h, reply, (size_t)r), 0);
   assert_int_equal(h.type, UDCCP_PKT_RESET);
-  assert_int_equal(h.reset_code, UDCCP_RESET_NO_CONNECTION);
+  assert_int_equal(h.reset_code, code);
   assert_int_equal(h.sport, 5001);
   assert_int_equal(h.dport, 40001);
   assert_int_equal(h.cksum, 0);
@@ -146,6 +146,17 @@ static void test_rfc4340_8_5_step1_reset_no_connection(void **state) {
   assert_int_equal(st.resets_sent, 1);
   close(fd);
   udccp_endpoint_del(ep);
+}
+
+static void test_rfc4340_8_5_step1_reset_no_connection(void **state) {
+  (void)state;
+  reset_for_unbound_port(UDCCP_PKT_ACK, UDCCP_RESET_NO_CONNECTION);
+}
+
+static void test_rfc5595_3_3_1_request_to_unbound_port_connection_refused(
+    void **state) {
+  (void)state;
+  reset_for_unbound_port(UDCCP_PKT_REQUEST, UDCCP_RESET_CONNECTION_REFUSED);
 }
 
 /* RFC 4340 §8.5 step 1: never answer a Reset with a Reset. */
@@ -583,7 +594,8 @@ static void test_io_endpoint_fd_and_timeout(void **state) {
   assert_true(t >= 0 && t <= 1000); /* the Request's retransmission timer */
   assert_true(drive(cep, sep, sock_dead, c, 3000));
   assert_int_equal(udccp_sock_error(c), UDCCP_ERR_REFUSED);
-  assert_int_equal(udccp_sock_reset_code(c), UDCCP_RESET_NO_CONNECTION);
+  /* RFC 5595 §3.3.1 */
+  assert_int_equal(udccp_sock_reset_code(c), UDCCP_RESET_CONNECTION_REFUSED);
   udccp_close(c, 0);
   udccp_endpoint_del(cep);
   udccp_endpoint_del(sep);
@@ -630,7 +642,7 @@ static void test_io_endpoint_settings_template(void **state) {
 }
 
 /* udccp_unlisten(): the port stops taking connections -- a Request gets
- * Reset (No Connection, RFC 4340 §8.5 step 2), reported as a refusal --
+ * Reset (Connection Refused, RFC 5595 §3.3.1), reported as a refusal --
  * and can be listened on again. */
 static void test_io_endpoint_unlisten(void **state) {
   (void)state;
@@ -648,7 +660,8 @@ static void test_io_endpoint_unlisten(void **state) {
   assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", 5001, code, 0, 0), 0);
   assert_true(drive(cep, sep, sock_dead, c, 3000));
   assert_int_equal(udccp_sock_error(c), UDCCP_ERR_REFUSED);
-  assert_int_equal(udccp_sock_reset_code(c), UDCCP_RESET_NO_CONNECTION);
+  /* RFC 5595 §3.3.1 */
+  assert_int_equal(udccp_sock_reset_code(c), UDCCP_RESET_CONNECTION_REFUSED);
   (void)udccp_close(c, 0);
   assert_int_equal(udccp_listen(sep, 5001, &code, 1), 0);
   udccp_endpoint_del(cep);
@@ -658,6 +671,8 @@ static void test_io_endpoint_unlisten(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_5_step1_reset_no_connection),
+      cmocka_unit_test(
+          test_rfc5595_3_3_1_request_to_unbound_port_connection_refused),
       cmocka_unit_test(test_rfc4340_8_5_step1_reset_not_answered),
       cmocka_unit_test(test_rfc6773_3_3_short_datagram_dropped),
       cmocka_unit_test(test_io_endpoint_port_in_use),

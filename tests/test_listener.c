@@ -5,12 +5,14 @@
  * Busy (§5.6).  Clients are real client connections; the listener is
  * driven by hand, packet by packet.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -472,6 +474,66 @@ static void test_rfc4340_8_1_5_phases_follow_the_handshake(void **state) {
   udccp_listener_del(f.lis);
 }
 
+/* ------------------------------------------------- through the runtime */
+
+static uint64_t ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Drives both endpoints until done(s) or ms pass. */
+static int drive(udccp_endpoint *a, udccp_endpoint *b,
+                 int (*done)(udccp_sock *), udccp_sock *s, int ms) {
+  uint64_t end = ms_now() + (uint64_t)ms;
+  while (ms_now() < end) {
+    (void)udccp_endpoint_run(a, 1);
+    (void)udccp_endpoint_run(b, 1);
+    if (done != NULL && done(s)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int opened(udccp_sock *s) {
+  return udccp_sock_state(s) == UDCCP_STATE_OPEN;
+}
+
+static int died(udccp_sock *s) { return udccp_sock_error(s) != 0; }
+
+/* RFC 4340 §5.6 through udccp_listen_set_backlog() (listen()'s backlog in
+ * the preload layer): with a backlog of 1 and one completed connection
+ * not accepted, the next client is refused with Reset Too Busy. */
+static void test_rfc4340_5_6_io_backlog_too_busy(void **state) {
+  udccp_endpoint *sep = NULL, *cep = NULL;
+  udccp_endpoint_config cfg;
+  udccp_sock *a = NULL, *b = NULL, *acc = NULL;
+  (void)state;
+  assert_int_equal(
+      udccp_endpoint_new(&sep, UDCCP_TRANSPORT_UDP, "127.0.0.1", 0), 0);
+  assert_int_equal(udccp_listen(sep, 5003, &code42, 1), 0);
+  assert_int_equal(udccp_listen_set_backlog(sep, 5003, 1), 0);
+  assert_int_equal(udccp_listen_set_backlog(sep, 5004, 1),
+                   UDCCP_ERR_INVALID_STATE);
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  cfg.remote_udp_port = udccp_endpoint_local_port(sep);
+  assert_int_equal(udccp_endpoint_new_config(&cep, &cfg), 0);
+  assert_int_equal(udccp_connect(cep, &a, "127.0.0.1", 5003, 42, 0, 0), 0);
+  assert_true(drive(cep, sep, opened, a, 5000));
+  assert_int_equal(udccp_connect(cep, &b, "127.0.0.1", 5003, 42, 0, 0), 0);
+  assert_true(drive(cep, sep, died, b, 5000));
+  assert_int_equal(udccp_sock_reset_code(b), UDCCP_RESET_TOO_BUSY);
+  /* the first one is still there to accept */
+  assert_int_equal(udccp_accept(sep, &acc, 0), 0);
+  udccp_abort(b);
+  udccp_abort(a);
+  udccp_abort(acc);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_1_4_cookie_replay_makes_one_connection),
@@ -481,6 +543,7 @@ int main(void) {
           test_rfc4340_5_6_half_open_full_without_cookies_too_busy),
       cmocka_unit_test(test_rfc4340_5_6_backlog_full_too_busy),
       cmocka_unit_test(test_rfc4340_8_1_5_phases_follow_the_handshake),
+      cmocka_unit_test(test_rfc4340_5_6_io_backlog_too_busy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -507,6 +507,224 @@ static void test_rfc4340_6_6_7_every_unknown_change_gets_empty_confirm(
   udccp_pair_free(&p);
 }
 
+/* ------------------------------------------------ the SHOULDs */
+
+static int drop_all_but_first_request(udccp_pair *p, int dir,
+                                      const uint8_t *pkt, size_t len,
+                                      uint64_t idx, void *ud) {
+  (void)p;
+  (void)pkt;
+  (void)len;
+  (void)ud;
+  return dir == 1 || idx > 0;
+}
+
+static void test_rfc4340_8_1_1_client_giving_up_sends_reset_aborted(
+    void **state) {
+  udccp_pair p;
+  udccp_settings cs;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt last;
+  int i;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  cs.request_timeout = 20 * S;
+  assert_int_equal(udccp_pair_init(&p, &cs, NULL, NULL, 601), 0);
+  memset(&last, 0, sizeof(last));
+  /* Nobody answers: Requests until the client gives up. */
+  for (i = 0; i < 64 && udccp_pair_state(&p, 0) != UDCCP_STATE_CLOSED; ++i) {
+    udccp_tstamp t = udccp_conn_get_expiry(p.c[0]);
+    if (t > p.now) {
+      p.now = t;
+    }
+    (void)udccp_conn_handle_expiry(p.c[0], p.now);
+    for (;;) {
+      udccp_conn_rxpkt rp = udccp_pair_next_pkt(&p, 0, buf);
+      if (rp.h.type == 0xFF) {
+        break;
+      }
+      last = rp;
+    }
+  }
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_CLOSED);
+  assert_int_equal(udccp_conn_get_error(p.c[0]), UDCCP_ERR_TIMEOUT);
+  /* §8.1.1: a Reset(Aborted), Acknowledgement Number zero. */
+  assert_int_equal(last.h.type, UDCCP_PKT_RESET);
+  assert_int_equal(last.h.reset_code, UDCCP_RESET_ABORTED);
+  assert_int_equal(last.h.ack, 0);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_8_1_3_respond_timeout_at_least_4msl_then_aborted(
+    void **state) {
+  udccp_pair p;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 602), 0);
+  p.drop = drop_all_but_first_request;
+  udccp_pair_run_for(&p, 1 * S);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_RESPOND);
+  /* §8.1.3: not less than 4MSL (8 minutes) in RESPOND... */
+  udccp_pair_run_for(&p, 7 * 60 * S);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_RESPOND);
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_RESET), 0);
+  /* The Response is not resent by timer (§8.1.3: the client resends its
+   * Request). */
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_RESPONSE), 1);
+  /* ...then CLOSED with a Reset(Aborted) for the client. */
+  udccp_pair_run_for(&p, 2 * 60 * S);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_CLOSED);
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_RESET), 1);
+  assert_int_equal(udccp_conn_get_reset_code(p.c[1]), UDCCP_RESET_ABORTED);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only(
+    void **state) {
+  static const uint8_t data[100] = {1};
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  uint64_t seq;
+  (void)state;
+  open_pair(&p, 603);
+  /* MinCsCov/server is 0: only full coverage is acceptable. */
+  udccp_conn_get_info(p.c[1], &si);
+  seq = (si.gsr + 1) & UDCCP_SEQ_MASK;
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, seq, si.gss);
+  tp.cscov = 1;
+  tp.payload = data;
+  tp.payload_len = sizeof(data);
+  /* The header is processed (GSR moves), the data dropped... */
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.gsr, seq);
+  /* ...not delivered... */
+  assert_true(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) <= 0);
+  /* ...and the next ack reports it dropped, Drop Code 0 (§11.7). */
+  p.c[1]->pending |= UDCCP_PEND_ACK;
+  rp = next_type(&p, 1, buf, UDCCP_PKT_ACK);
+  assert_int_equal(rp.h.ack, seq);
+  assert_true(rp.opts.present & UDCCP_OPTS_HAS_DATA_DROPPED);
+  assert_true(rp.opts.data_dropped_len >= 1);
+  /* First block describes the ackno: Drop Block, code 0, run length 0. */
+  assert_int_equal(rp.opts.data_dropped[0], 0x80);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_7_5_3_stringent_sync_check_when_active(
+    void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  (void)state;
+  open_pair(&p, 604);
+  (void)udccp_pair_stream(&p, 0, 100, 10 * MS, 100 * MS);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_true(si.srtt > 0);
+  /* Active (a valid packet within 3 RTTs): a Sync beyond SWH is
+   * sequence-invalid. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, (si.swh + 10) & UDCCP_SEQ_MASK,
+                    si.gss);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_true(udccp_seq_lt(si.gsr, tp.seq));
+  assert_int_equal(p.c[1]->pending & UDCCP_PEND_SYNCACK, 0);
+  /* Silent for more than 3 RTTs: the lenient check of the table (no upper
+   * bound) lets it resynchronise. */
+  p.now += 3 * si.srtt + 100 * MS;
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.gsr, tp.seq);
+  (void)next_type(&p, 1, buf, UDCCP_PKT_SYNCACK);
+  udccp_pair_free(&p);
+}
+
+/* The state the Ack Vector of side's next Ack gives packet seq; -1 if it
+ * does not describe it. */
+static int av_state_of(udccp_pair *p, int side, uint64_t seq) {
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  av_probe pr;
+  p->c[side]->pending |= UDCCP_PEND_ACK;
+  rp = next_type(p, side, buf, UDCCP_PKT_ACK);
+  pr.seq = seq;
+  pr.state = -1;
+  assert_int_equal(udccp_ackvec_parse(&rp.opts, rp.h.ack, probe_run, &pr), 0);
+  return pr.state;
+}
+
+static void feed_ack_for(udccp_pair *p, int to, uint64_t ackno) {
+  udccp_conn_info i;
+  udccp_tb_pkt tp;
+  udccp_conn_get_info(p->c[to], &i);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (i.gsr + 1) & UDCCP_SEQ_MASK, ackno);
+  assert_int_equal(udccp_pair_feed(p, to, &tp), 0);
+}
+
+static void test_rfc4340_a_3_ack_of_ack_clears_exactly_acknowledged_record(
+    void **state) {
+  udccp_pair p;
+  udccp_conn_info si;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt a1;
+  uint64_t g1, s_sync;
+  (void)state;
+  open_pair(&p, 605);
+  (void)udccp_pair_stream(&p, 0, 100, 10 * MS, 200 * MS);
+  /* A1: an Ack with a vector (record: A1's seq, ackno g1). */
+  udccp_conn_get_info(p.c[1], &si);
+  g1 = si.gsr;
+  p.c[1]->pending |= UDCCP_PEND_ACK;
+  a1 = next_type(&p, 1, buf, UDCCP_PKT_ACK);
+  assert_true(a1.opts.n_ackvec > 0);
+  /* Then a packet without a vector: a Sync. */
+  p.c[1]->sync_ackno = si.gsr;
+  p.c[1]->pending |= UDCCP_PEND_SYNC;
+  s_sync = next_type(&p, 1, buf, UDCCP_PKT_SYNC).h.seq;
+  /* The peer acknowledges the Sync: that proves nothing about A1, so the
+   * state A1 reported stays in the vector. */
+  feed_ack_for(&p, 1, s_sync);
+  assert_int_equal(av_state_of(&p, 1, g1), UDCCP_AV_RECEIVED);
+  /* The peer acknowledges A1 itself: what A1 reported (up to g1) is
+   * acknowledged and goes; what came after stays. */
+  feed_ack_for(&p, 1, a1.h.seq);
+  assert_int_equal(av_state_of(&p, 1, g1), -1);
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(av_state_of(&p, 1, si.gsr), UDCCP_AV_RECEIVED);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4340_13_3_timestamp_echo_on_next_packet_of_any_type(
+    void **state) {
+  static const uint8_t ts1[] = {UDCCP_OPT_TIMESTAMP, 6, 0, 0, 0, 5};
+  static const uint8_t ts2[] = {UDCCP_OPT_TIMESTAMP, 6, 0, 0, 0, 9};
+  udccp_pair p;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt rp;
+  (void)state;
+  open_pair(&p, 606);
+  /* The next packet is a CloseReq (no acknowledgement pending). */
+  assert_int_equal(feed_ack_opts(&p, 1, ts1, sizeof(ts1)), 0);
+  p.c[1]->pending = 0;
+  p.c[1]->ackq_n = 0;
+  p.c[1]->ack_needed = 0;
+  assert_int_equal(udccp_conn_close(p.c[1], p.now), 0);
+  rp = next_of(&p, 1, buf, UDCCP_PKT_CLOSEREQ);
+  assert_true(rp.opts.present & UDCCP_OPTS_HAS_TS_ECHO);
+  assert_int_equal(rp.opts.ts_echo, 5);
+  /* A Reset too. */
+  assert_int_equal(feed_ack_opts(&p, 1, ts2, sizeof(ts2)), 0);
+  assert_int_equal(udccp_conn_abort(p.c[1], UDCCP_RESET_ABORTED, p.now), 0);
+  rp = next_of(&p, 1, buf, UDCCP_PKT_RESET);
+  assert_true(rp.opts.present & UDCCP_OPTS_HAS_TS_ECHO);
+  assert_int_equal(rp.opts.ts_echo, 9);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -526,6 +744,17 @@ int main(void) {
           test_rfc4340_11_4_ackvec_never_reports_unprocessed_packet),
       cmocka_unit_test(
           test_rfc4340_6_6_7_every_unknown_change_gets_empty_confirm),
+      cmocka_unit_test(
+          test_rfc4340_8_1_1_client_giving_up_sends_reset_aborted),
+      cmocka_unit_test(
+          test_rfc4340_8_1_3_respond_timeout_at_least_4msl_then_aborted),
+      cmocka_unit_test(
+          test_rfc4340_9_2_1_unacceptable_cscov_refuses_data_only),
+      cmocka_unit_test(test_rfc4340_7_5_3_stringent_sync_check_when_active),
+      cmocka_unit_test(
+          test_rfc4340_a_3_ack_of_ack_clears_exactly_acknowledged_record),
+      cmocka_unit_test(
+          test_rfc4340_13_3_timestamp_echo_on_next_packet_of_any_type),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

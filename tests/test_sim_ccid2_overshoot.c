@@ -136,6 +136,45 @@ static void test_rfc4341_5_long_path_with_1pct_loss(void **state) {
   check_cell(&c);
 }
 
+/* Issue 11 §1: after a blackout the sender's timer probes the path and,
+ * once acks return, slow start refills it: goodput back to half the link
+ * within 5 RTTs + 1 RTO of the blackout's end (here RTT 100 ms; the
+ * backed-off RTO is 1.6 s when the link returns at 7 s, so by 10 s).
+ * Before: every timeout in the back-off halved ssthresh again, down to 2,
+ * so the path came back +1 packet per RTT (RFC 5681 §3.1 keeps ssthresh
+ * on a repeated timeout). */
+static void test_rfc4341_5_recovers_after_blackout(void **state) {
+  sim_config cfg;
+  char err[256];
+  const sim_flow_result *r;
+  size_t i, back = 0;
+  (void)state;
+  sim_config_default(&cfg);
+  assert_int_equal(sim_parse_flows("ccid2", &cfg, err, sizeof(err)), 0);
+  cfg.rate_bps = 100000000;
+  cfg.delay = 50 * MS;
+  cfg.duration = 12 * S;
+  cfg.n_blackouts = 1;
+  cfg.blackouts[0].at = 5 * S;
+  cfg.blackouts[0].len = 2 * S;
+  if (sim_run(&cfg, &g_res) != 0) {
+    fail_msg("sim_run: %s", g_res.err);
+  }
+  r = &g_res.flows[0];
+  printf("blackout 5 s + 2 s, 100 Mbit/s, 50 ms:");
+  for (i = 4; i < r->n_series && i < 12; i++) {
+    printf(" [%zu-%zu s] %.1f", i, i + 1, r->rate_series[i] / 1e6);
+    if (!back && i >= 7 && r->rate_series[i] >= 0.5 * (double)cfg.rate_bps) {
+      back = i + 1;
+    }
+  }
+  printf(" Mbit/s; half the link again by %zu s; close: %s\n", back,
+         r->close_desc);
+  assert_true(back != 0 && back <= 10);
+  assert_true(r->closed_ok);
+  sim_result_free(&g_res);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_rfc4341_5_overshoot_recovers_1bdp,
@@ -145,6 +184,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_rfc4341_5_overshoot_recovers_quarter_bdp,
                                 free_result),
       cmocka_unit_test_teardown(test_rfc4341_5_long_path_with_1pct_loss,
+                                free_result),
+      cmocka_unit_test_teardown(test_rfc4341_5_recovers_after_blackout,
                                 free_result),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

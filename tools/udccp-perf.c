@@ -65,6 +65,7 @@ typedef struct perf_opts {
   uint8_t ccid;
   uint64_t length; /* 0: the MPS */
   uint64_t rate_bps;
+  const char *keepalive; /* --keepalive, checked; NULL: the default */
   uint8_t cookies;             /* server: enum udccp_init_cookie */
   uint32_t half_open, backlog; /* server: 0 = the library's default */
 } perf_opts;
@@ -136,6 +137,7 @@ static void usage(FILE *f) {
 "                  [--half-open N] [--backlog N] [--threads N]\n"
 "       udccp-perf -c HOST [-p PORT] [--raw] [-t SECONDS] [--ccid 2|3|4]\n"
 "                  [-l BYTES] [-b RATE] [-R] [-J] [--no-gso]\n"
+"                  [--keepalive IDLE[,INTERVAL[,PROBES]]]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
@@ -171,6 +173,12 @@ static void usage(FILE *f) {
 "                        (default 0: as fast as the CCID allows)\n"
 "  -R, --reverse         the server sends, the client receives\n"
 "  -J, --json            print one JSON object at the end (client)\n"
+"      --keepalive IDLE[,INTERVAL[,PROBES]]\n"
+"                        probe a silent peer with a Sync after IDLE, then\n"
+"                        every INTERVAL; PROBES unanswered probes end the\n"
+"                        connection (default 60,10,3: a vanished peer is\n"
+"                        dropped within 90 s); 0 or off: never\n"
+
 "  -h, --help            this help\n"
 "      --version         print the version\n"
 "\n"
@@ -230,10 +238,13 @@ static void report_end(const char *who, udccp_sock *s, int err) {
 }
 
 /* Connection settings of both roles: the idle timeout that bounds a
- * vanished peer. */
-static void perf_settings(udccp_settings *st) {
+ * vanished peer during a test, and the keepalive (main checked it). */
+static void perf_settings(udccp_settings *st, const char *keepalive) {
   udccp_settings_default(st);
   st->idle_timeout = (udccp_tstamp)PERF_IDLE_S * UDCCP_NS_PER_S;
+  if (keepalive != NULL) {
+    (void)udccp_io_parse_keepalive(keepalive, st);
+  }
 }
 
 /* ------------------------------------------------------------ receiving */
@@ -810,7 +821,7 @@ static int run_server(const perf_opts *o) {
   cfg.half_open_max = o->half_open;
   cfg.backlog = o->backlog;
   udccp_settings st;
-  perf_settings(&st);
+  perf_settings(&st, o->keepalive);
   cfg.settings = &st;
   if (o->threads > 1) {
     return run_workers(o, &cfg);
@@ -881,7 +892,7 @@ static int run_client(const perf_opts *o) {
   cfg.no_offload = (uint8_t)o->no_offload;
   cfg.remote_udp_port = o->udp_port;
   udccp_settings cst;
-  perf_settings(&cst);
+  perf_settings(&cst, o->keepalive);
   cfg.settings = &cst;
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
@@ -1033,7 +1044,7 @@ int main(int argc, char **argv) {
   o.duration_ns = 10 * UDCCP_NS_PER_S;
   int port_set = 0;
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_VERSION, OPT_NO_GSO,
-         OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS };
+         OPT_KEEPALIVE, OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -1052,6 +1063,7 @@ int main(int argc, char **argv) {
       {"bitrate", required_argument, NULL, 'b'},
       {"reverse", no_argument, NULL, 'R'},
       {"json", no_argument, NULL, 'J'},
+      {"keepalive", required_argument, NULL, OPT_KEEPALIVE},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
@@ -1138,6 +1150,18 @@ int main(int argc, char **argv) {
       break;
     case 'R': o.reverse = 1; break;
     case 'J': o.json = 1; break;
+    case OPT_KEEPALIVE: {
+      udccp_settings t;
+      udccp_settings_default(&t);
+      if (udccp_io_parse_keepalive(optarg, &t) != 0) {
+        fprintf(stderr, "udccp-perf: invalid keepalive '%s' (IDLE[,INTERVAL"
+                        "[,PROBES]], e.g. 60,10,3 or 5s,1s,2; 0 or off)\n",
+                optarg);
+        return 2;
+      }
+      o.keepalive = optarg;
+      break;
+    }
     case 'h': usage(stdout); return 0;
     case OPT_VERSION: printf("udccp-perf %s\n", UDCCP_VERSION); return 0;
     default: usage(stderr); return 2;

@@ -186,8 +186,27 @@ typedef struct udccp_settings {
   udccp_tstamp request_timeout; /* give up on a Request after: 64 s */
   udccp_tstamp close_timeout; /* give up on Close/CloseReq after: 64 s */
   udccp_tstamp timewait;      /* TIMEWAIT length, 2 MSL: 2 x 30 s = 60 s */
-  udccp_tstamp partopen_timeout; /* PARTOPEN gives up after: 8 minutes (§8.1.5) */
+  udccp_tstamp partopen_timeout; /* PARTOPEN, and a server's RESPOND, give up
+                                    after: 8 minutes (§8.1.5, §8.1.3) */
   udccp_tstamp idle_timeout;  /* reset after this long with no packet; 0 = off */
+  /* Keepalive (DCCP has none of its own): when an OPEN connection has
+   * received no valid packet for keepalive_idle, it probes the peer with a
+   * DCCP-Sync, whose SyncAck (or any other valid packet) proves the peer
+   * alive (RFC 4340 §7.5.4) and restarts the idle clock.  Unanswered, a
+   * probe is repeated every keepalive_interval; keepalive_interval after
+   * the keepalive_probes-th, the connection ends: it sends a Reset with
+   * code Aborted (UDCCP_RESET_ABORTED) and handle_expiry returns
+   * UDCCP_ERR_TIMEOUT (the connection's error from then on).  A silent
+   * peer is thus reaped at most
+   *   keepalive_idle + keepalive_probes * keepalive_interval
+   * after the last packet it sent (defaults: 60 + 3 x 10 = 90 s).  Any
+   * valid packet from the peer (data, ack, Sync, SyncAck) resets the
+   * clock; our own sending does not (a peer that never answers is dead
+   * whatever we send it). */
+  udccp_tstamp keepalive_idle;     /* 60 s; 0 = keepalive off */
+  udccp_tstamp keepalive_interval; /* between probes: 10 s (> 0 if on) */
+  uint32_t keepalive_probes;       /* unanswered probes before the end: 3
+                                      (1..255 if on) */
 } udccp_settings;
 
 /* Fills *s with the defaults named above (rand must still be set). */
@@ -376,6 +395,8 @@ typedef struct udccp_conn_info {
   uint64_t rx_qdrops;         /* datagrams dropped: receive queue full */
   uint64_t syncs_sent, syncs_recv;
   uint64_t retransmits;       /* Requests, Closes, CloseReqs resent */
+  uint64_t keepalive_probes;  /* keepalive Syncs sent (settings) */
+  uint64_t keepalive_timeouts;/* 1 once the keepalive ended the connection */
   /* ECN (RFC 4340 §12), sender half */
   uint64_t ecn_marks;         /* our data packets reported CE-marked */
   uint64_t nonce_checks;      /* Ack Vectors whose Nonce Echo was checked */

@@ -292,3 +292,67 @@ int tl_loop_run(const tl_loop_cfg *cfg, tl_loop_res *res) {
   free(rev);
   return rv;
 }
+
+double tl_rr_lie_ratio(uint8_t ccid, size_t s, unsigned per_rtt,
+                       udccp_tstamp rtt, unsigned rounds, int el_lie,
+                       int cap_on, double *x_last) {
+  tl_half tx;
+  tl_ack a;
+  uint64_t seq = 1, first = 0;
+  unsigned r, i, sent_prev = 0;
+  double worst = 0.0, w_init;
+  const udccp_tfrc_tx *t;
+  if (tl_tx_init(&tx, ccid, s, rtt, 0) != 0) {
+    return -1.0;
+  }
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, cap_on);
+  t = udccp_tfrc_ccid_tx_tfrc(&tx.st);
+  w_init = (double)s * 4.0 < 4380.0 ? (double)s * 4.0
+           : ((double)s * 2.0 > 4380.0 ? (double)s * 2.0 : 4380.0);
+  for (r = 0; r < rounds; r++) {
+    udccp_tstamp t0 = (udccp_tstamp)r * rtt;
+    unsigned sent = 0;
+    double actual, allowed, x;
+    if (r > 0) {
+      /* feedback for the first packet of the previous round, one RTT on:
+       * "no loss", Receive Rate 0xFFFFFFFF, maybe an Elapsed Time that
+       * leaves a 10 us RTT sample */
+      uint32_t el = el_lie ? (uint32_t)((rtt - 10000) / 10000) : 0;
+      const tl_iv iv = {(uint32_t)seq, 0, (uint32_t)seq};
+      if (tl_fb_build(&a, 900 + r, first, el, 0, &iv, 1, 0xFFFFFFFFu, 0) ||
+          tx.ops->tx_on_pkt(&tx.st, &a.pkt, t0) != 0) {
+        tl_tx_exit(&tx);
+        return -1.0;
+      }
+      x = udccp_tfrc_tx_rate(t);
+      actual = (double)(sent_prev) * (double)s / ((double)rtt * 1e-9);
+      allowed = 2.0 * actual;
+      /* the initial rate; R shrunk by Elapsed Time lies counts as at
+       * least a quarter of the true RTT (udccp_tfrc_tx_sent_cap) */
+      if (allowed < (el_lie ? 4.0 : 1.0) * w_init / ((double)rtt * 1e-9)) {
+        allowed = (el_lie ? 4.0 : 1.0) * w_init / ((double)rtt * 1e-9);
+      }
+      if (x / allowed > worst) {
+        worst = x / allowed;
+      }
+    }
+    first = seq;
+    for (i = 0; i < per_rtt; i++) {
+      udccp_tstamp ts = t0 + (udccp_tstamp)i * (rtt / per_rtt);
+      if (tx.ops->tx_next_send(&tx.st, ts) <= ts) {
+        (void)tl_send_data(&tx, seq++, s, ts);
+        sent++;
+      }
+    }
+    if (sent == 0) {
+      /* nothing went: the feedback acknowledges the newest packet */
+      first = seq - 1;
+    }
+    sent_prev = sent;
+  }
+  if (x_last) {
+    *x_last = udccp_tfrc_tx_rate(t);
+  }
+  tl_tx_exit(&tx);
+  return worst;
+}

@@ -72,6 +72,20 @@ int tl_fb_build(tl_ack *a, uint64_t seq, uint64_t ackno, uint32_t el_10us,
 int tl_ack_add_opt(tl_ack *a, uint8_t type, int mandatory, const uint8_t *val,
                    size_t len);
 
+/* A hostile receiver (RFC 5348 §4.3 / §8.3 spirit): an application-
+ * limited sender offers per_rtt packets of s bytes evenly over each RTT
+ * (sending each only if its CCID allows it then) for rounds RTTs; once per
+ * RTT the receiver acknowledges the first packet of the previous round
+ * reporting no loss and Receive Rate 0xFFFFFFFF, and, with el_lie, an
+ * Elapsed Time that leaves a 10 us RTT sample.  cap_on sets the sender's
+ * sent-rate cap.  Returns the largest X / max(2 X_sent, initial rate,
+ * times 4 with el_lie)
+ * after a feedback, X_sent being what was sent in the previous round (-1
+ * on error); *x_last gets the final X. */
+double tl_rr_lie_ratio(uint8_t ccid, size_t s, unsigned per_rtt,
+                       udccp_tstamp rtt, unsigned rounds, int el_lie,
+                       int cap_on, double *x_last);
+
 /* ------------------------------------------------------- virtual time */
 
 typedef struct tl_loop_cfg {
