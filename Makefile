@@ -72,7 +72,7 @@ BENCH_SECONDS ?= 3
 .PHONY: bench
 bench: deps
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
-	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast
+	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast udccp-hsbench
 	@sh bench/run.sh build-bench $(BENCH_SECONDS)
 
 clean:
@@ -106,7 +106,7 @@ attack:
 
 # ---- issue 11: the operating envelope and chaos (long: not in make check;
 # their short subsets are the ctests envelope_check and chaos_check)
-.PHONY: envelope chaos sim-rel
+.PHONY: envelope chaos sim-rel fuzz-coverage
 SEEDS ?= 1000
 sim-rel:
 	cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
@@ -116,3 +116,8 @@ envelope: deps sim-rel
 	  --jobs 2 --md doc/envelope.md --svg doc/envelope.svg
 chaos: deps sim-rel
 	build-rel/udccp-sim --chaos $(SEEDS)
+# lib/ line coverage of the fuzz corpora (clang source-based coverage);
+# FUZZ_COV_SECONDS of fuzzing per target first grows the stored corpora
+FUZZ_COV_SECONDS ?= 60
+fuzz-coverage: deps
+	@sh fuzz/coverage.sh build-fuzzcov $(FUZZ_COV_SECONDS)

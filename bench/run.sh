@@ -1,7 +1,9 @@
 #!/bin/sh
 # make bench: goodput on loopback for 1200-byte payloads, side by side, in
 # one run: plain UDP (sendmmsg/recvmmsg: the limit), UDP with GSO/GRO, and
-# udccp-perf CCID 2 and CCID 3 over DCCP-UDP and over raw IP.
+# udccp-perf CCID 2 and CCID 3 over DCCP-UDP and over raw IP; then the
+# sans-I/O core's handshakes per CPU-second and heap per idle connection
+# (udccp-hsbench, with its malloc+memset floor from the same run).
 #
 #   sh bench/run.sh BUILD_DIR [SECONDS]     (BENCH_SECONDS, BENCH_LEN too)
 #
@@ -13,8 +15,9 @@ BUILD=${1:?usage: run.sh BUILD_DIR [SECONDS]}
 SECS=${2:-${BENCH_SECONDS:-3}}
 LEN=${BENCH_LEN:-1200}
 BLAST=$BUILD/bench/udccp-udpblast
+HSBENCH=$BUILD/bench/udccp-hsbench
 PERF=$BUILD/udccp-perf
-for p in "$BLAST" "$PERF"; do
+for p in "$BLAST" "$PERF" "$HSBENCH"; do
   if [ ! -x "$p" ]; then
     echo "bench: $p not built (cmake --build $BUILD)" >&2
     exit 1
@@ -143,6 +146,12 @@ row ccid3_udp_nogso "  CCID 3, DCCP-UDP, --no-gso"
 row ccid2_raw "udccp-perf CCID 2, raw IP"
 row ccid3_raw "udccp-perf CCID 3, raw IP"
 echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the receiver"
+
+# The sans-I/O core per connection (issue 13): handshakes per CPU-second
+# (C heap and endpoint pool) next to a malloc+memset floor, heap per idle
+# connection.  Instruction counts: see bench/hsbench.c (callgrind).
+echo
+"$HSBENCH" -n 20000 -c 1000 || echo "udccp-hsbench: error"
 
 # Hostile peers (issue 12): instructions per packet under callgrind, as
 # ratios to a normal packet of the same run (bench/hostile.sh).

@@ -273,6 +273,13 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   udccp_io_rng_seed(&ep->rng);
   ep->settings.rand = udccp_io_rng_fill;
   ep->settings.rand_user_data = &ep->rng;
+  if (ep->settings.mem == NULL) {
+    if (udccp_mempool_new(&ep->pool, NULL, 0) != 0) {
+      free(ep);
+      return UDCCP_ERR_NOMEM;
+    }
+    ep->settings.mem = udccp_mempool_mem(ep->pool);
+  }
   /* RFC 6773 §3.3: the DCCP checksum is zero on DCCP-UDP. */
   ep->settings.cksum_mode = cfg->transport == UDCCP_TRANSPORT_UDP
                                 ? UDCCP_CKSUM_NONE
@@ -373,6 +380,7 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
   free(ep->rbuf);
   free(ep->tbuf);
   free(ep->portref);
+  udccp_mempool_del(ep->pool); /* last: every connection is gone */
   free(ep);
 }
 

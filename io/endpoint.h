@@ -67,6 +67,9 @@ struct udccp_endpoint {
   udccp_endpoint_config cfg;
   udccp_settings settings; /* template: cksum_mode and rand filled in */
   udccp_io_rng rng;        /* settings.rand's state (rng.c) */
+  udccp_mempool *pool;     /* settings.mem unless the caller gave one:
+                              connection objects and their on-demand
+                              buffers recycled (issue 13) */
   /* sock.c: the source address of the last route looked up, so that many
    * connections to one peer cost no probe socket each */
   uint8_t route_family, route_dst[16], route_src[16];

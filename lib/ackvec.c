@@ -13,11 +13,11 @@
 
 #include "seq.h"
 
-#define REC_CAP 64u        /* initial ack records (Appendix A.1) ... */
+#define REC_CAP 2u         /* initial ack records (Appendix A.1; small: issue 13) ... */
 #define REC_MAX 65536u     /* ... growing up to this: one per ack in flight */
 #define MAX_RUN 64u        /* 6-bit run length + 1 (§11.4) */
 #define MAX_AV_LEN 253u    /* option value bytes (§11.4) */
-#define ENC_CAP 64u        /* initial encoded bytes */
+#define ENC_CAP 8u         /* initial encoded bytes (small: issue 13) */
 
 static size_t av_len(const udccp_ackvec *av) {
   if (!av->head_valid) {
@@ -47,7 +47,7 @@ static size_t e_at(const udccp_ackvec *av, size_t i) {
 }
 
 int udccp_ackvec_init(udccp_ackvec *av, const udccp_mem *mem, size_t cap) {
-  size_t c = 64;
+  size_t c = 16; /* grows with the packets to report (issue 13) */
   memset(av, 0, sizeof(*av));
   av->mem = mem ? mem : udccp_mem_default();
   while (c < cap && c < UDCCP_ACKVEC_MAX) {

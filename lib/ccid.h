@@ -60,7 +60,9 @@ typedef struct udccp_ccid_pkt {
   const udccp_opts *opts;  /* all options of the packet */
 } udccp_ccid_pkt;
 
-/* Storage for one half's state. */
+/* Storage for one half's state.  A connection allocates only the CCID's
+ * tx_size / rx_size bytes of it (udccp_ccid_ops), so a half must never
+ * touch the union beyond its own struct. */
 #define UDCCP_CCID_STATE_SIZE 2048
 typedef union udccp_ccid_state {
   uint64_t u64;
@@ -83,6 +85,9 @@ typedef struct udccp_ccid_ops {
   const char *name;
   const udccp_ccid_dep *deps;
   size_t n_deps;
+  /* Bytes of udccp_ccid_state each half uses (a connection allocates no
+   * more; issue 13); 0 means sizeof(udccp_ccid_state). */
+  size_t tx_size, rx_size;
 
   /* --- sender half --- */
   int (*tx_init)(udccp_ccid_state *st, udccp_ccid_env *env, udccp_tstamp ts);

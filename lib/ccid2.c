@@ -125,10 +125,13 @@ typedef struct ccid2_tx {
 
   uint64_t pkts_lost;
 
-  /* ECN nonces (RFC 4340 §12.2, RFC 4341 §7): bit seq & (NONCE_BITS - 1)
-   * is the nonce our packet seq carried, known for the last NONCE_BITS
-   * packets from nonce_first on. */
+  /* ECN nonces (RFC 4340 §12.2, RFC 4341 §7): bit seq & (nonce_bits - 1)
+   * is the nonce our packet seq carried, known for the last nonce_bits
+   * packets from nonce_first on.  Memory on demand (issue 13): no bitmap
+   * until the first data packet (all nonces before it are 0), then one
+   * that doubles with the packets sent, up to NONCE_BITS. */
   uint8_t *nonces;
+  uint32_t nonce_bits;
   uint64_t nonce_first;
   uint64_t ecn_marks, nonce_checks, nonce_mismatches;
 } ccid2_tx;
@@ -178,7 +181,12 @@ static int hist_has(const ccid2_tx *tx, uint64_t seq) {
 }
 
 static int hist_grow(ccid2_tx *tx, size_t need) {
-  size_t ncap = tx->cap;
+  /* Allocated on first use, small: 1 entry (issue 13: an idle
+   * connection stays there); beyond that straight to HIST_MIN, then
+   * doubling, so that a busy sender grows rarely. */
+  size_t ncap = tx->cap == 0                     ? 1
+                : tx->cap < UDCCP_CCID2_HIST_MIN ? UDCCP_CCID2_HIST_MIN
+                                                 : tx->cap;
   ccid2_ent *nr;
   size_t i;
   while (ncap < need) {
@@ -626,25 +634,12 @@ static void tx_env_update(ccid2_tx *tx) {
 static int ccid2_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
                          udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
-  size_t cap = UDCCP_CCID2_HIST_MIN;
   memset(tx, 0, sizeof(*tx));
   tx->env = env;
   tx->mem = env->mem ? env->mem : udccp_mem_default();
-  /* Room for two Sequence Windows of packets before the first growth. */
-  while (cap < 2 * env->seq_window_out && cap < UDCCP_CCID2_HIST_MAX) {
-    cap *= 2;
-  }
-  tx->ring = tx->mem->calloc(cap, sizeof(*tx->ring), tx->mem->user_data);
-  if (!tx->ring) {
-    return UDCCP_ERR_NOMEM;
-  }
-  tx->cap = cap;
-  tx->nonces = tx->mem->calloc(NONCE_BITS / 8, 1, tx->mem->user_data);
-  if (!tx->nonces) {
-    tx->mem->free(tx->ring, tx->mem->user_data);
-    tx->ring = NULL;
-    return UDCCP_ERR_NOMEM;
-  }
+  /* The history and the nonce bitmap are allocated when packets are
+   * sent (hist_grow, nonce_room): a pure receiver holds only a few acks'
+   * worth, an idle connection little (issue 13). */
   tx->iw = udccp_ccid2_initial_cwnd(env->mps); /* RFC 4341 §5, RFC 3390 */
   tx->cwnd = tx->iw;
   tx->ssthresh = UINT32_MAX; /* §5: "arbitrarily high" */
@@ -688,6 +683,51 @@ static udccp_tstamp ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
   return UDCCP_TSTAMP_NEVER;
 }
 
+/* Makes the nonce bitmap cover packet seq (about to become GSS): none
+ * while only non-data has been sent (their nonce is 0 and nonce_of says
+ * so), then 512 bits, then NONCE_BITS once the span since nonce_first
+ * outgrows them, the bits of the packets still covered kept.  Returns 1
+ * if seq's bit can be written, 0 if there is nothing to record.  Without
+ * memory to grow, the smaller bitmap goes on (older nonces are then
+ * unknown sooner, which nonce_of reports). */
+static int nonce_room(ccid2_tx *tx, uint64_t seq, int is_data) {
+  uint64_t span;
+  uint32_t nb;
+  uint8_t *nn;
+  if (tx->nonces == NULL && !is_data) {
+    return 0;
+  }
+  span = (uint64_t)udccp_seq_sub(seq, tx->nonce_first) + 1;
+  if (tx->nonces != NULL &&
+      (tx->nonce_bits >= NONCE_BITS || span <= tx->nonce_bits)) {
+    return 1;
+  }
+  /* 512 bits for the first packets, then the full size at once. */
+  nb = tx->nonce_bits ? NONCE_BITS : 512;
+  while (nb < span && nb < NONCE_BITS) {
+    nb *= 2;
+  }
+  nn = tx->mem->calloc(nb / 8, 1, tx->mem->user_data);
+  if (nn == NULL) {
+    return tx->nonces != NULL;
+  }
+  if (tx->nonces != NULL) {
+    /* Keep the bits of the packets from nonce_first to GSS. */
+    uint64_t s = tx->nonce_first, k, n = (uint64_t)udccp_seq_sub(tx->gss, s) + 1;
+    for (k = 0; k < n && k < tx->nonce_bits; ++k, s = udccp_seq_add(s, 1)) {
+      uint32_t ob = (uint32_t)(s & (tx->nonce_bits - 1));
+      uint32_t nbit = (uint32_t)(s & (nb - 1));
+      if ((tx->nonces[ob >> 3] >> (ob & 7u)) & 1) {
+        nn[nbit >> 3] = (uint8_t)(nn[nbit >> 3] | (1u << (nbit & 7u)));
+      }
+    }
+    tx->mem->free(tx->nonces, tx->mem->user_data);
+  }
+  tx->nonces = nn;
+  tx->nonce_bits = nb;
+  return 1;
+}
+
 static void ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
                              size_t len, udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
@@ -702,9 +742,9 @@ static void ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
   if (first) {
     tx->nonce_first = seq;
   }
-  {
+  if (nonce_room(tx, seq, is_data)) {
     uint8_t bit = (uint8_t)(1u << (seq & 7u));
-    uint8_t *b = &tx->nonces[(seq & (NONCE_BITS - 1)) >> 3];
+    uint8_t *b = &tx->nonces[(seq & (tx->nonce_bits - 1)) >> 3];
     *b = (uint8_t)(tx->env->tx_nonce && is_data ? (*b | bit) : (*b & ~bit));
   }
   if (first || udccp_seq_gt(seq, tx->gss)) {
@@ -819,10 +859,13 @@ static int nonce_of(uint64_t seq, void *user_data) {
     return -1;
   }
   age = (uint64_t)udccp_seq_sub(tx->gss, seq);
-  if (age >= NONCE_BITS) {
+  if (tx->nonces == NULL) {
+    return 0; /* no data sent yet: every packet carried nonce 0 */
+  }
+  if (age >= tx->nonce_bits) {
     return -1; /* overwritten by newer packets */
   }
-  return (tx->nonces[(seq & (NONCE_BITS - 1)) >> 3] >> (seq & 7u)) & 1;
+  return (tx->nonces[(seq & (tx->nonce_bits - 1)) >> 3] >> (seq & 7u)) & 1;
 }
 
 /* RFC 4341 §7 SHOULD, RFC 4340 §12.3: a wrong Nonce Echo means a marked or
@@ -976,8 +1019,12 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
 static void take_rtt_sample(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
                             udccp_tstamp ts) {
   uint64_t ackno = pkt->ack & UDCCP_SEQ_MASK;
-  ccid2_ent *e = ent_at(tx, ackno);
+  ccid2_ent *e;
   udccp_tstamp r;
+  if (tx->cap == 0) {
+    return; /* nothing sent yet: no history allocated */
+  }
+  e = ent_at(tx, ackno);
   if (!tx->started || e->seq != ackno || !(e->flags & ENT_SENT) ||
       udccp_seq_gt(ackno, tx->gss) ||
       (tx->have_rtt_next && udccp_seq_lt(ackno, tx->rtt_next)) ||
@@ -1131,6 +1178,8 @@ const udccp_ccid_ops udccp_ccid2_ops = {
     .name = "TCP-like (CCID 2)",
     .deps = ccid2_deps,
     .n_deps = sizeof(ccid2_deps) / sizeof(ccid2_deps[0]),
+    .tx_size = sizeof(ccid2_tx),
+    .rx_size = UDCCP_CCID2_RX_STATE_SIZE,
     .tx_init = ccid2_tx_init,
     .tx_exit = ccid2_tx_exit,
     .tx_next_send = ccid2_tx_next_send,

@@ -66,6 +66,8 @@
 
 /* Sequence-number history: initial and largest size (entries). */
 #define UDCCP_CCID2_HIST_MIN 256u
+/* Bytes of udccp_ccid_state the receiver half (ccid2_rx.c) uses. */
+#define UDCCP_CCID2_RX_STATE_SIZE 64u
 #define UDCCP_CCID2_HIST_MAX (1u << 20)
 /* cwnd never grows past this (half the history, so losses stay visible). */
 #define UDCCP_CCID2_CWND_MAX (UDCCP_CCID2_HIST_MAX / 2)

@@ -25,7 +25,7 @@ typedef struct ccid2_rx {
   udccp_tstamp last_ce_ack;
 } ccid2_rx;
 
-_Static_assert(sizeof(ccid2_rx) <= UDCCP_CCID_STATE_SIZE, "rx state size");
+_Static_assert(sizeof(ccid2_rx) <= UDCCP_CCID2_RX_STATE_SIZE, "rx state size");
 
 static ccid2_rx *rx_of(udccp_ccid_state *st) {
   return (ccid2_rx *)(void *)st->bytes;

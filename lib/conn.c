@@ -47,6 +47,70 @@ int udccp_settings_check(const udccp_settings *s) {
   return settings_valid(s) ? 0 : UDCCP_ERR_INVALID_ARGUMENT;
 }
 
+/* Per-connection allocator hooks (issue 13): forward to the settings'
+ * allocator and count the bytes the connection holds, reported in
+ * udccp_conn_info.mem_bytes.  Each block carries its size in a header of
+ * CONN_MEM_HDR bytes.  8 keeps the payload aligned for everything the
+ * library allocates through these hooks (integers up to 64 bits, doubles,
+ * pointers; no long double or vector types), and an idle connection's
+ * handful of blocks is part of its 4 KiB budget. */
+#define CONN_MEM_HDR 8u
+
+static void *conn_mem_malloc(size_t n, void *ud) {
+  udccp_conn *conn = ud;
+  uint8_t *p;
+  if (n > SIZE_MAX - CONN_MEM_HDR) {
+    return NULL;
+  }
+  p = conn->base_mem->malloc(n + CONN_MEM_HDR, conn->base_mem->user_data);
+  if (p == NULL) {
+    return NULL;
+  }
+  memcpy(p, &n, sizeof(n));
+  conn->mem_bytes += n + CONN_MEM_HDR;
+  return p + CONN_MEM_HDR;
+}
+
+static void conn_mem_free(void *ptr, void *ud) {
+  udccp_conn *conn = ud;
+  uint8_t *p = ptr;
+  size_t n;
+  if (p == NULL) {
+    return;
+  }
+  p -= CONN_MEM_HDR;
+  memcpy(&n, p, sizeof(n));
+  conn->mem_bytes -= n + CONN_MEM_HDR;
+  conn->base_mem->free(p, conn->base_mem->user_data);
+}
+
+static void *conn_mem_calloc(size_t n, size_t sz, void *ud) {
+  void *p;
+  if (sz != 0 && n > SIZE_MAX / sz) {
+    return NULL;
+  }
+  p = conn_mem_malloc(n * sz, ud);
+  if (p != NULL) {
+    memset(p, 0, n * sz);
+  }
+  return p;
+}
+
+static void *conn_mem_realloc(void *ptr, size_t n, void *ud) {
+  size_t old;
+  void *p;
+  if (ptr == NULL) {
+    return conn_mem_malloc(n, ud);
+  }
+  memcpy(&old, (uint8_t *)ptr - CONN_MEM_HDR, sizeof(old));
+  p = conn_mem_malloc(n, ud);
+  if (p != NULL) {
+    memcpy(p, ptr, old < n ? old : n);
+    conn_mem_free(ptr, ud);
+  }
+  return p;
+}
+
 static uint64_t rand48(udccp_conn *conn) {
   uint8_t b[6];
   uint64_t v = 0;
@@ -85,6 +149,13 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   if (conn == NULL) {
     return UDCCP_ERR_NOMEM;
   }
+  conn->base_mem = mem;
+  conn->mem_hooks.user_data = conn;
+  conn->mem_hooks.malloc = conn_mem_malloc;
+  conn->mem_hooks.free = conn_mem_free;
+  conn->mem_hooks.calloc = conn_mem_calloc;
+  conn->mem_hooks.realloc = conn_mem_realloc;
+  mem = &conn->mem_hooks;
   conn->mem = mem;
   conn->settings = *settings;
   conn->settings.mem = mem;
@@ -125,7 +196,7 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   rv = udccp_feat_init(&conn->feat, settings, is_server, conn->iss,
                        udccp_ccid_find);
   if (rv != 0) {
-    mem->free(conn, mem->user_data);
+    conn->base_mem->free(conn, conn->base_mem->user_data);
     return rv;
   }
   udccp_conn_update_mps(conn);
@@ -138,16 +209,13 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
                             (settings->pmtu - settings->hdr_overhead));
   }
   if (rv == 0) {
-    rv = udccp_ackvec_init(&conn->av, mem, 256);
+    /* Small at first: the Ack Vector grows with the packets it must
+     * report. */
+    rv = udccp_ackvec_init(&conn->av, mem, 16);
     conn->av_up = rv == 0;
   }
-  if (rv == 0) {
-    conn->ackq_slot = settings->pmtu - settings->hdr_overhead;
-    conn->ackq = mem->malloc(UDCCP_CONN_ACKQ * conn->ackq_slot, mem->user_data);
-    if (conn->ackq == NULL) {
-      rv = UDCCP_ERR_NOMEM;
-    }
-  }
+  /* The ack queue is allocated when an ack waits (udccp_conn_ack_now). */
+  conn->ackq_slot = settings->pmtu - settings->hdr_overhead;
   if (rv != 0) {
     udccp_conn_del(conn);
     return rv == UDCCP_ERR_NOMEM ? UDCCP_ERR_NOMEM : rv;
@@ -193,41 +261,94 @@ int udccp_conn_listen_new(udccp_conn **pconn, const udccp_settings *settings,
   return 0;
 }
 
+int udccp_conn_ackq_alloc(udccp_conn *conn) {
+  if (conn->ackq == NULL) {
+    conn->ackq = conn->mem->malloc(UDCCP_CONN_ACKQ * conn->ackq_slot,
+                                   conn->mem->user_data);
+    if (conn->ackq == NULL) {
+      return UDCCP_ERR_NOMEM;
+    }
+  }
+  return 0;
+}
+
+void udccp_conn_ackq_release(udccp_conn *conn) {
+  if (conn->ackq != NULL && conn->ackq_n == 0) {
+    conn->mem->free(conn->ackq, conn->mem->user_data);
+    conn->ackq = NULL;
+    conn->ackq_head = 0;
+  }
+}
+
+void udccp_conn_release_buffers(udccp_conn *conn) {
+  if (conn->tx_st != NULL) {
+    if (conn->tx_ccid_up && conn->tx_ccid->tx_exit) {
+      conn->tx_ccid->tx_exit(conn->tx_st);
+    }
+    conn->mem->free(conn->tx_st, conn->mem->user_data);
+    conn->tx_st = NULL;
+  }
+  conn->tx_ccid_up = 0;
+  if (conn->rx_st != NULL) {
+    if (conn->rx_ccid_up && conn->rx_ccid->rx_exit) {
+      conn->rx_ccid->rx_exit(conn->rx_st);
+    }
+    conn->mem->free(conn->rx_st, conn->mem->user_data);
+    conn->rx_st = NULL;
+  }
+  conn->rx_ccid_up = 0;
+  /* Queued datagrams can no longer go; the queue keeps its length, so
+   * that the application sees space, tries, and learns the error. */
+  udccp_sendq_clear(&conn->sendq);
+  if (conn->av_up) {
+    udccp_ackvec_free(&conn->av);
+    conn->av_up = 0;
+    conn->av.empty = 1;
+  }
+  conn->ackq_n = 0;
+  udccp_conn_ackq_release(conn);
+  /* Data that arrived before the close stays readable (§8.3: the
+   * application reads it after the peer closed); the queue frees itself
+   * once drained. */
+}
+
 void udccp_conn_del(udccp_conn *conn) {
-  const udccp_mem *mem;
   if (conn == NULL) {
     return;
   }
-  mem = conn->mem;
-  if (conn->tx_ccid_up && conn->tx_ccid->tx_exit) {
-    conn->tx_ccid->tx_exit(&conn->tx_st);
-  }
-  if (conn->rx_ccid_up && conn->rx_ccid->rx_exit) {
-    conn->rx_ccid->rx_exit(&conn->rx_st);
-  }
+  udccp_conn_release_buffers(conn);
   udccp_sendq_free(&conn->sendq);
   udccp_rxq_free(&conn->rxq);
-  if (conn->av_up) {
-    udccp_ackvec_free(&conn->av);
-  }
-  if (conn->ackq != NULL) {
-    mem->free(conn->ackq, mem->user_data);
-  }
   if (conn->echo_cookies != NULL) {
-    mem->free(conn->echo_cookies, mem->user_data);
+    conn->mem->free(conn->echo_cookies, conn->mem->user_data);
   }
-  mem->free(conn, mem->user_data);
+  conn->base_mem->free(conn, conn->base_mem->user_data);
+}
+
+/* A CCID half's state, sized by the CCID (zeroed). */
+static udccp_ccid_state *ccid_state_new(udccp_conn *conn, size_t size) {
+  return conn->mem->calloc(1, size ? size : sizeof(udccp_ccid_state),
+                           conn->mem->user_data);
 }
 
 int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts) {
   int rv;
+  if (conn->state == UDCCP_STATE_CLOSED ||
+      conn->state == UDCCP_STATE_TIMEWAIT) {
+    return 0; /* a tombstone does not start CCIDs again */
+  }
   if (!conn->tx_ccid_up) {
     conn->tx_ccid = udccp_ccid_find(conn->tx_ccid_id);
     if (conn->tx_ccid == NULL) {
       return UDCCP_ERR_INVALID_ARGUMENT;
     }
-    memset(&conn->tx_st, 0, sizeof(conn->tx_st));
-    rv = conn->tx_ccid->tx_init(&conn->tx_st, &conn->env, ts);
+    if (conn->tx_st == NULL) {
+      conn->tx_st = ccid_state_new(conn, conn->tx_ccid->tx_size);
+      if (conn->tx_st == NULL) {
+        return UDCCP_ERR_NOMEM;
+      }
+    }
+    rv = conn->tx_ccid->tx_init(conn->tx_st, &conn->env, ts);
     if (rv != 0) {
       return rv;
     }
@@ -238,9 +359,14 @@ int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts) {
     if (conn->rx_ccid == NULL) {
       return UDCCP_ERR_INVALID_ARGUMENT;
     }
-    memset(&conn->rx_st, 0, sizeof(conn->rx_st));
+    if (conn->rx_st == NULL) {
+      conn->rx_st = ccid_state_new(conn, conn->rx_ccid->rx_size);
+      if (conn->rx_st == NULL) {
+        return UDCCP_ERR_NOMEM;
+      }
+    }
     udccp_conn_sync_env(conn);
-    rv = conn->rx_ccid->rx_init(&conn->rx_st, &conn->env_rx, ts);
+    rv = conn->rx_ccid->rx_init(conn->rx_st, &conn->env_rx, ts);
     if (rv != 0) {
       return rv;
     }
@@ -290,7 +416,7 @@ void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
   }
   memset(&tmp, 0, sizeof(tmp));
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
-    conn->tx_ccid->tx_get_info(&conn->tx_st, &tmp);
+    conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
   }
   per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
   want = 5 * per_rtt;
@@ -336,6 +462,7 @@ void udccp_conn_kill(udccp_conn *conn, int err, int reset_code) {
   /* Only a Reset may still leave a dead connection. */
   conn->pending &= UDCCP_PEND_RESET;
   conn->ackq_n = 0;
+  udccp_conn_release_buffers(conn);
   udccp_conn_timer_stop(conn);
   conn->t_timewait = UDCCP_TSTAMP_NEVER;
   conn->t_listen = UDCCP_TSTAMP_NEVER;
@@ -346,6 +473,9 @@ void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts) {
   conn->state = UDCCP_STATE_TIMEWAIT;
   conn->pending &= UDCCP_PEND_RESET;
   conn->ackq_n = 0;
+  /* Issue 12/13: TIMEWAIT keeps a tombstone (this struct: numbers and
+   * timers), not buffers or CCID state. */
+  udccp_conn_release_buffers(conn);
   udccp_conn_timer_stop(conn);
   conn->t_timewait = ts + conn->settings.timewait;
   if (conn->error == 0) {
@@ -541,10 +671,11 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
   info->pkts_lost = conn->env.pkts_lost;
   /* Policy drops plus datagrams the connection itself had to drop. */
   info->tx_qdrops = conn->info.tx_qdrops + udccp_sendq_drops(&conn->sendq);
+  info->mem_bytes = sizeof(*conn) + conn->mem_bytes;
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info) {
-    conn->tx_ccid->tx_get_info(&conn->tx_st, info);
+    conn->tx_ccid->tx_get_info(conn->tx_st, info);
   }
   if (conn->rx_ccid_up && conn->rx_ccid->rx_get_info) {
-    conn->rx_ccid->rx_get_info(&conn->rx_st, info);
+    conn->rx_ccid->rx_get_info(conn->rx_st, info);
   }
 }

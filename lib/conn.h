@@ -92,7 +92,14 @@ typedef struct udccp_conn_rxpkt {
 } udccp_conn_rxpkt;
 
 struct udccp_conn {
+  /* Memory (issue 13).  Everything the connection allocates after its own
+   * struct (queues, Ack Vector, CCID state and what the CCIDs allocate)
+   * goes through mem, which points at mem_hooks: they forward to base_mem
+   * (the settings' allocator) and count mem_bytes, the heap held. */
   const udccp_mem *mem;
+  const udccp_mem *base_mem;
+  udccp_mem mem_hooks;
+  size_t mem_bytes;
   udccp_settings settings;
   udccp_path path;
   uint8_t is_server;
@@ -127,7 +134,9 @@ struct udccp_conn {
                               copied from env) */
   const udccp_ccid_ops *tx_ccid;
   const udccp_ccid_ops *rx_ccid;
-  udccp_ccid_state tx_st, rx_st;
+  udccp_ccid_state *tx_st, *rx_st; /* ops->tx_size / rx_size bytes, from
+                                      udccp_conn_start_ccids; NULL before
+                                      and after (TIMEWAIT, CLOSED) */
   uint8_t tx_ccid_up, rx_ccid_up;
 
   /* Ack Vector (§11.4), receive buffer for the peer's packets. */
@@ -205,7 +214,8 @@ struct udccp_conn {
   udccp_tstamp now;           /* latest ts the caller gave us */
   uint8_t listen_triggered;   /* RFC 5596 §2.2.3.1: one triggered Request */
 
-  uint8_t *ackq;              /* UDCCP_CONN_ACKQ slots of ackq_slot bytes */
+  uint8_t *ackq;              /* UDCCP_CONN_ACKQ slots of ackq_slot bytes,
+                                 allocated while acks wait (conn_out.c) */
   size_t ackq_slot;
   uint16_t ackq_len[UDCCP_CONN_ACKQ];
   uint8_t ackq_head, ackq_n;
@@ -223,6 +233,13 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
 void udccp_conn_set_state(udccp_conn *conn, uint8_t state, udccp_tstamp ts);
 /* The connection is dead with error err (fatal code) and reset code. */
 void udccp_conn_kill(udccp_conn *conn, int err, int reset_code);
+/* Frees what a dead connection no longer needs (queues, Ack Vector, CCID
+ * state): CLOSED and TIMEWAIT keep a tombstone of the struct only. */
+void udccp_conn_release_buffers(udccp_conn *conn);
+/* The ack queue's memory, allocated on first use: 0 or UDCCP_ERR_NOMEM. */
+int udccp_conn_ackq_alloc(udccp_conn *conn);
+/* Gives the ack queue's memory back once it is empty. */
+void udccp_conn_ackq_release(udccp_conn *conn);
 /* Enter TIMEWAIT (§8.3). */
 void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts);
 /* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */

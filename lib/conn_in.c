@@ -383,7 +383,7 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
   if (conn->tx_ccid_up) {
     /* Every valid packet: CCID 2 also learns the peer's sequence numbers
      * from packets without an ackno (lost acks, RFC 4341 §6.1.1). */
-    rv = conn->tx_ccid->tx_on_pkt(&conn->tx_st, &cp, ts);
+    rv = conn->tx_ccid->tx_on_pkt(conn->tx_st, &cp, ts);
     if (rv <= UDCCP_ERR_FATAL) {
       udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, rv);
       return;
@@ -402,7 +402,7 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
     }
   }
   if (conn->rx_ccid_up) {
-    rv = conn->rx_ccid->rx_on_pkt(&conn->rx_st, &cp, ts);
+    rv = conn->rx_ccid->rx_on_pkt(conn->rx_st, &cp, ts);
     if (rv <= UDCCP_ERR_FATAL) {
       udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, rv);
       return;
@@ -754,6 +754,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
      * Connection) -- seen against Linux 6.1. */
     conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
     conn->ackq_n = 0;
+    udccp_conn_ackq_release(conn);
     conn->closing_after_q = 0;
     conn->peer_closed = 1;
     udccp_conn_timer_start(conn,

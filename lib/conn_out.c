@@ -215,7 +215,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     h.cscov = our_cscov(conn, payload_len);
   }
   if (is_data && conn->tx_ccid_up && conn->tx_ccid->tx_ccval) {
-    h.ccval = (uint8_t)(conn->tx_ccid->tx_ccval(&conn->tx_st, ts) & 0xF);
+    h.ccval = (uint8_t)(conn->tx_ccid->tx_ccval(conn->tx_st, ts) & 0xF);
   }
 
   acking = type == UDCCP_PKT_ACK || type == UDCCP_PKT_DATAACK;
@@ -275,11 +275,11 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       }
       put_data_dropped(conn, &ob, h.ack);
       if (conn->rx_ccid_up && conn->rx_ccid->rx_write_opts) {
-        (void)conn->rx_ccid->rx_write_opts(&conn->rx_st, &ob, type, ts);
+        (void)conn->rx_ccid->rx_write_opts(conn->rx_st, &ob, type, ts);
       }
     }
     if (conn->tx_ccid_up && conn->tx_ccid->tx_write_opts) {
-      (void)conn->tx_ccid->tx_write_opts(&conn->tx_st, &ob, type, ts);
+      (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, type, ts);
     }
     if (is_data && data_checksum_on(conn)) {
       /* §9.3: CRC-32c of the application data. */
@@ -331,7 +331,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       conn->env.tx_more = udccp_sendq_len(&conn->sendq) > (is_data ? 1u : 0u)
                               ? UDCCP_CCID_MORE_YES
                               : UDCCP_CCID_MORE_NO;
-      conn->tx_ccid->tx_on_sent(&conn->tx_st, seq, is_data, payload_len, ts);
+      conn->tx_ccid->tx_on_sent(conn->tx_st, seq, is_data, payload_len, ts);
     }
     /* §7.7: count runs of non-data packets. */
     conn->ndp_count = is_data ? 0 : conn->ndp_count + 1;
@@ -379,7 +379,7 @@ void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts) {
   size_t k;
   udccp_ssize n;
   if (!can_ack(conn) || conn->ackq_n == UDCCP_CONN_ACKQ ||
-      conn->ackq_slot < pkt_max(conn)) {
+      conn->ackq_slot < pkt_max(conn) || udccp_conn_ackq_alloc(conn) != 0) {
     conn->pending |= UDCCP_PEND_ACK;
     return;
   }
@@ -416,7 +416,7 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
     return 0;
   }
   conn->t_stall = UDCCP_TSTAMP_NEVER;
-  if (conn->tx_ccid->tx_next_send(&conn->tx_st, ts) > ts) {
+  if (conn->tx_ccid->tx_next_send(conn->tx_st, ts) > ts) {
     return 0;
   }
   /* §8.1.5: from PARTOPEN only DataAck; otherwise piggyback an ack when we
@@ -510,6 +510,7 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
       conn->state == UDCCP_STATE_TIMEWAIT) {
     conn->pending = 0;
     conn->ackq_n = 0;
+    udccp_conn_ackq_release(conn);
     return 0;
   }
   if (conn->ackq_n > 0) {
@@ -520,6 +521,7 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->ackq_head = (uint8_t)((k + 1) % UDCCP_CONN_ACKQ);
     conn->ackq_n--;
     memcpy(dst, conn->ackq + k * conn->ackq_slot, len);
+    udccp_conn_ackq_release(conn); /* once empty: idle costs nothing */
     return (udccp_ssize)len;
   }
   if (conn->pending & UDCCP_PEND_SYNCACK) {

@@ -84,10 +84,10 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   }
   t = tmin(t, keepalive_time(conn));
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_expiry) {
-    t = tmin(t, conn->tx_ccid->tx_get_expiry(&conn->tx_st));
+    t = tmin(t, conn->tx_ccid->tx_get_expiry(conn->tx_st));
   }
   if (conn->rx_ccid_up && conn->rx_ccid->rx_get_expiry) {
-    t = tmin(t, conn->rx_ccid->rx_get_expiry(&conn->rx_st));
+    t = tmin(t, conn->rx_ccid->rx_get_expiry(conn->rx_st));
   }
   if (data_state(conn)) {
     if (conn->t_stall != UDCCP_TSTAMP_NEVER &&
@@ -97,9 +97,7 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
     } else if (udccp_sendq_len(&conn->sendq) > 0 && conn->tx_ccid_up &&
         !conn->data_blocked && !udccp_conn_window_stalled(conn)) {
       /* The CCID says when the next data packet may go (§10). */
-      /* tx_next_send only reads the state; the cast is the ops' shape. */
-      udccp_tstamp ns = conn->tx_ccid->tx_next_send(
-          (udccp_ccid_state *)(uintptr_t)&conn->tx_st, conn->now);
+      udccp_tstamp ns = conn->tx_ccid->tx_next_send(conn->tx_st, conn->now);
       t = tmin(t, ns);
     } else if (conn->closing_after_q && conn->state == UDCCP_STATE_OPEN) {
       /* write_pkt starts the close at once; from PARTOPEN it waits for
@@ -224,12 +222,12 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     }
   }
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_expiry &&
-      conn->tx_ccid->tx_get_expiry(&conn->tx_st) <= ts) {
-    conn->tx_ccid->tx_on_expiry(&conn->tx_st, ts);
+      conn->tx_ccid->tx_get_expiry(conn->tx_st) <= ts) {
+    conn->tx_ccid->tx_on_expiry(conn->tx_st, ts);
   }
   if (conn->rx_ccid_up && conn->rx_ccid->rx_get_expiry &&
-      conn->rx_ccid->rx_get_expiry(&conn->rx_st) <= ts) {
-    if (conn->rx_ccid->rx_on_expiry(&conn->rx_st, ts) > 0) {
+      conn->rx_ccid->rx_get_expiry(conn->rx_st) <= ts) {
+    if (conn->rx_ccid->rx_on_expiry(conn->rx_st, ts) > 0) {
       conn->pending |= UDCCP_PEND_ACK;
     }
   }

@@ -60,6 +60,11 @@ static void release(udccp_sendq *q) {
   q->n_free = 0;
 }
 
+void udccp_sendq_clear(udccp_sendq *q) {
+  release(q);
+  q->count = 0;
+}
+
 void udccp_sendq_free(udccp_sendq *q) {
   release(q);
   memset(q, 0, sizeof(*q));

@@ -72,6 +72,10 @@ int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
  * re-initialised.  Safe on a zeroed or already freed q. */
 void udccp_sendq_free(udccp_sendq *q);
 
+/* Drops every queued datagram and frees the memory; q stays usable with
+ * its settings and counters (a dead connection's queue). */
+void udccp_sendq_clear(udccp_sendq *q);
+
 /* Changes the largest datagram push accepts (the MPS changed, RFC 4340
  * §14).  Growing beyond the slot size reallocates the arena once (if one
  * is allocated) and moves the queued datagrams; shrinking only lowers the

@@ -288,7 +288,7 @@ def svg_plot(results, path):
     o.write('<text x="%d" y="24" font-size="16">udccp envelope: goodput '
             'relative to the simulator\'s TCP (SACK), same scenario</text>\n'
             % x0)
-    o.write('<text x="%d" y="42">colour: ratio (blue &lt; 1 &lt; green); '
+    o.write('<text x="%d" y="42">colour: ratio (red &lt; 1 &lt; green); '
             'red frame: cell FAILS a rule; grey: not run</text>\n' % x0)
 
     def colour(r):

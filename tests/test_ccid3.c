@@ -1451,7 +1451,7 @@ static void test_rfc5348_4_2_handshake_rtt_gives_initial_rate(void **state) {
   p.delay[0] = p.delay[1] = 50 * MS;
   assert_true(udccp_pair_run_until(&p, client_tx_up, NULL, 5 * UDCCP_NS_PER_S));
   assert_int_equal(p.c[0]->tx_ccid_id, 3);
-  t = udccp_tfrc_ccid_tx_tfrc(&p.c[0]->tx_st);
+  t = udccp_tfrc_ccid_tx_tfrc(p.c[0]->tx_st);
   assert_true(t->has_rtt);
   assert_true(t->r >= 100 * MS && t->r <= 101 * MS);
   udccp_conn_get_info(p.c[0], &ci);

@@ -143,9 +143,65 @@ typedef struct udccp_mem {
 /* Returns allocator hooks that call the C library's malloc family. */
 const udccp_mem *udccp_mem_default(void);
 
+/* An endpoint memory pool (issue 13): allocator hooks that keep freed
+ * blocks on per-size free lists (sizes rounded up by at most 12.5 %, plus
+ * an 8-byte header; blocks above 64 KiB are not pooled), so that
+ * connection objects, and the buffers connections allocate on demand and
+ * release when idle, are reused without reaching the underlying allocator
+ * in steady state.  At most max_cached bytes stay on the lists (memory
+ * returns after a flood); udccp_mempool_trim() gives them all back.
+ * Blocks are 8-byte aligned.  Not thread-safe: one pool per endpoint (or
+ * thread), shared by its connections and listeners via
+ * udccp_settings.mem = udccp_mempool_mem(pool). */
+typedef struct udccp_mempool udccp_mempool;
+
+typedef struct udccp_mempool_stats {
+  size_t in_use;   /* bytes handed out (class sizes, headers included) */
+  size_t cached;   /* bytes on the free lists */
+  uint64_t hits;   /* allocations served from a free list */
+  uint64_t misses; /* allocations that reached the underlying allocator */
+} udccp_mempool_stats;
+
+/* Creates a pool over mem (NULL: udccp_mem_default()), caching at most
+ * max_cached bytes (0: 1 MiB).  Returns 0, UDCCP_ERR_INVALID_ARGUMENT
+ * (ppool NULL) or UDCCP_ERR_NOMEM. */
+int udccp_mempool_new(udccp_mempool **ppool, const udccp_mem *mem,
+                      size_t max_cached);
+
+/* Frees the pool and its cached blocks.  Every block it handed out must
+ * have been freed first.  NULL is ignored. */
+void udccp_mempool_del(udccp_mempool *pool);
+
+/* The pool's allocator hooks (valid until udccp_mempool_del). */
+const udccp_mem *udccp_mempool_mem(udccp_mempool *pool);
+
+/* Returns every cached block to the underlying allocator. */
+void udccp_mempool_trim(udccp_mempool *pool);
+
+void udccp_mempool_get_stats(const udccp_mempool *pool,
+                             udccp_mempool_stats *st);
+
 /* Fills dest with destlen random bytes (initial sequence numbers, cookies).
  * The library has no randomness of its own: the caller supplies it. */
 typedef void (*udccp_rand_cb)(uint8_t *dest, size_t destlen, void *user_data);
+
+/* A seeded CSPRNG that fits udccp_rand_cb (issue 13: one getrandom per
+ * endpoint, not one per connection).  SipHash-2-4 in counter mode with a
+ * key replaced after every fill, so that captured state does not reveal
+ * earlier outputs; its outputs are unpredictable without the seed, as
+ * initial sequence numbers must be (RFC 4340 §7.2).  The caller seeds it
+ * once with 16 truly random bytes and sets
+ *   settings.rand = udccp_csprng_fill; settings.rand_user_data = &rng;
+ * Not thread-safe: one per endpoint (or thread). */
+typedef struct udccp_csprng {
+  uint8_t key[16];
+  uint64_t ctr;
+} udccp_csprng;
+
+void udccp_csprng_seed(udccp_csprng *rng, const uint8_t seed[16]);
+
+/* Fills dest with destlen bytes; user_data is the udccp_csprng. */
+void udccp_csprng_fill(uint8_t *dest, size_t destlen, void *user_data);
 
 /* How the DCCP checksum is handled (RFC 4340 §9, RFC 6773 §3.3). */
 enum udccp_cksum_mode {
@@ -401,6 +457,11 @@ typedef struct udccp_conn_info {
   uint64_t ecn_marks;         /* our data packets reported CE-marked */
   uint64_t nonce_checks;      /* Ack Vectors whose Nonce Echo was checked */
   uint64_t nonce_mismatches;  /* ... and found wrong (§12.2) */
+  /* Memory (issue 13): heap bytes the connection holds now, its own
+   * object included: queues sized by what they hold, Ack Vector, CCID
+   * state and history, allocator headers.  An idle OPEN CCID 2
+   * connection holds under 4 KiB; TIMEWAIT and CLOSED only the object. */
+  uint64_t mem_bytes;
 } udccp_conn_info;
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
@@ -581,7 +642,10 @@ typedef struct udccp_endpoint_config {
                               0: the DCCP port given to udccp_connect() */
   const udccp_settings *settings; /* template for every connection, copied;
                               NULL: udccp_settings_default().  The runtime
-                              sets rand, cksum_mode and hdr_overhead. */
+                              sets rand (a udccp_csprng seeded once from
+                              getrandom), cksum_mode and hdr_overhead; with
+                              mem NULL, its connections allocate from an
+                              endpoint pool (udccp_mempool, 1 MiB cache). */
   uint32_t max_conns;      /* per listener (Reset Too Busy above); 0: none */
   uint8_t init_cookie;     /* enum udccp_init_cookie: when listeners answer
                               with an Init Cookie and keep no state until

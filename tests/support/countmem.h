@@ -12,6 +12,8 @@ typedef struct count_mem {
   int allocs;
   int frees;
   int fail; /* fail every allocation */
+  long long bytes;      /* live heap bytes requested (issue 13) */
+  long long peak_bytes;
 } count_mem;
 
 /* Zeroes c and points c->mem at the counting hooks. */
