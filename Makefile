@@ -104,6 +104,17 @@ attack:
 	  udccp-spoof udccp-preload compat_dccp_sink test_listener
 	sh tests/attack/run.sh $(CURDIR)/build-attack $(CURDIR) full
 
+# ---- issue 13: 100,000 connections between two endpoints in one process
+# over loopback DCCP-UDP, idle 30 s, heap <= 4 KiB per idle connection per
+# end and RSS <= 1 GB (tests/test_io_scale.c; Release build, minutes)
+SCALE_N ?= 100000
+.PHONY: check-scale
+check-scale: deps
+	cmake -S . -B build-scale -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build-scale -j $(JOBS) --target test_io_scale
+	ulimit -n 1048576 2>/dev/null || true; \
+	UDCCP_SCALE_N=$(SCALE_N) UDCCP_SCALE_IDLE_S=30 UDCCP_SCALE_MEM=1 build-scale/test_io_scale
+
 # ---- issue 11: the operating envelope and chaos (long: not in make check;
 # their short subsets are the ctests envelope_check and chaos_check)
 .PHONY: envelope chaos sim-rel fuzz-coverage

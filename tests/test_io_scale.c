@@ -13,7 +13,7 @@
  *   UDCCP_SCALE_IDLE_S   seconds held idle (default 1)
  *   UDCCP_SCALE_MEM      1: also assert heap per idle connection <= 4 KiB
  *                        per end and RSS <= 1 GB (a build without ASan;
- *                        make check-scale runs N = 100,000, idle 30 s)
+ *                        make check-scale runs N = 100,000, idle 30 s, Release)
  * The port-choice rules have their own unit tests below.
  */
 #define _GNU_SOURCE
