@@ -171,8 +171,11 @@ struct udccp_conn {
   uint64_t open_seq;       /* server: our first packet after the Response */
 
   /* Packet-borne signals. */
-  uint8_t init_cookie[UDCCP_CONN_COOKIE_MAX];
-  uint8_t init_cookie_len; /* server: the cookie of our Response */
+  /* Server: the cookie of our Response, in the listener's buffer; set
+   * only on the throw-away connection that writes a cookie Response
+   * (listener.c), which never outlives that buffer. */
+  const uint8_t *init_cookie;
+  uint8_t init_cookie_len;
   /* Client, PARTOPEN: every Init Cookie option of the Response our ackno
    * names, whole (type, length, value), in order (§8.1.4), echoed on
    * every packet (§8.1.5); allocated only while held. */

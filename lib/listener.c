@@ -402,6 +402,7 @@ static udccp_ssize cookie_response(udccp_listener *lis, const udccp_path *path,
                                    size_t len, udccp_tstamp ts, uint8_t *out,
                                    size_t outcap) {
   udccp_cookie_state cs;
+  uint8_t cookie[UDCCP_CONN_COOKIE_MAX];
   udccp_conn *conn;
   udccp_ssize n = 0;
   size_t fl;
@@ -422,9 +423,9 @@ static udccp_ssize cookie_response(udccp_listener *lis, const udccp_path *path,
   fl = feat_pack(conn, cs.feat, sizeof(cs.feat));
   if (fl != (size_t)-1) {
     cs.feat_len = (uint8_t)fl;
-    n = udccp_cookie_make(&lis->jar, path, &cs, conn->init_cookie,
-                          sizeof(conn->init_cookie), ts);
+    n = udccp_cookie_make(&lis->jar, path, &cs, cookie, sizeof(cookie), ts);
     if (n > 0) {
+      conn->init_cookie = cookie;
       conn->init_cookie_len = (uint8_t)n;
       n = udccp_conn_write_pkt(conn, out, outcap, NULL, ts);
       n = n > 0 ? n : UDCCP_ERR_NOBUF;
