@@ -29,6 +29,8 @@
 
 #include <udccp/udccp.h>
 
+#include "lpump.h"
+
 /* ------------------------------------------------- a counting allocator */
 
 /* Each block carries its size in a header, so that frees can be counted
@@ -116,50 +118,9 @@ typedef struct bench {
   uint8_t buf[2048];
 } bench;
 
-static void path_of(udccp_path *p, uint32_t i, int server) {
-  memset(p, 0, sizeof(*p));
-  p->family = UDCCP_AF_INET;
-  p->local_addr[0] = 127;
-  p->local_addr[3] = 1;
-  p->remote_addr[0] = 127;
-  p->remote_addr[3] = 1;
-  /* Distinct client ports per connection (i wraps at 60,000). */
-  p->local_port = server ? 5001 : (uint16_t)(1024 + i % 60000);
-  p->remote_port = server ? (uint16_t)(1024 + i % 60000) : 5001;
-}
-
-/* Moves packets between the two ends until neither has one to send.
- * Returns -1 on a fatal error of the listener path. */
+/* 1 us per round: the RTT the ends measure.  -1: the listener failed. */
 static int pump(bench *b, udccp_conn *c[2], uint32_t i) {
-  int moved = 1, rounds = 0;
-  udccp_path sp;
-  path_of(&sp, i, 1);
-  while (moved && rounds++ < 64) {
-    int side;
-    moved = 0;
-    for (side = 0; side < 2; ++side) {
-      udccp_ssize n;
-      if (c[side] == NULL) {
-        continue;
-      }
-      while ((n = udccp_conn_write_pkt(c[side], b->buf, sizeof(b->buf), NULL,
-                                       b->now)) > 0) {
-        moved = 1;
-        if (side == 0 && c[1] == NULL) {
-          uint8_t out[256];
-          udccp_ssize r = udccp_listener_read_pkt(
-              b->lis, &sp, b->buf, (size_t)n, b->now, &c[1], out, sizeof(out));
-          if (r < 0 && c[1] == NULL) {
-            return -1;
-          }
-        } else if (c[1 - side] != NULL) {
-          (void)udccp_conn_read_pkt(c[1 - side], b->buf, (size_t)n, 0, b->now);
-        }
-      }
-    }
-    b->now += 1000; /* 1 us per round: the RTT the ends measure */
-  }
-  return 0;
+  return udccp_lpump(b->lis, c, i, b->buf, sizeof(b->buf), &b->now, 1000);
 }
 
 static int both_open(udccp_conn *c[2]) {
@@ -174,7 +135,7 @@ static int open_one(bench *b, udccp_conn *c[2], uint32_t i) {
   uint8_t d[64];
   int side;
   memset(d, 'x', sizeof(d));
-  path_of(&cp, i, 0);
+  udccp_lpump_path(&cp, i, 0);
   c[0] = c[1] = NULL;
   if (udccp_conn_client_new(&c[0], &b->cs, &cp, 42, b->now) != 0) {
     return -1;

@@ -17,6 +17,7 @@
 
 #include "conn.h"
 #include "countmem.h"
+#include "lpump.h"
 
 #define N_CONNS 1000
 #define IDLE_BUDGET 4096 /* issue 13: heap per idle OPEN connection, per end */
@@ -41,14 +42,6 @@ static void xrand(uint8_t *dest, size_t len, void *ud) {
   }
 }
 
-static void path_of(udccp_path *p, uint32_t i, int server) {
-  memset(p, 0, sizeof(*p));
-  p->family = UDCCP_AF_INET;
-  p->local_addr[0] = p->remote_addr[0] = 127;
-  p->local_addr[3] = p->remote_addr[3] = 1;
-  p->local_port = server ? 5001 : (uint16_t)(1024 + i);
-  p->remote_port = server ? (uint16_t)(1024 + i) : 5001;
-}
 
 static void ends_init(ends *e) {
   static const uint32_t codes[] = {42};
@@ -72,31 +65,7 @@ static void ends_init(ends *e) {
 
 /* Moves packets both ways until neither end has one to send. */
 static void pump(ends *e, udccp_conn *c[2], uint32_t i) {
-  int moved = 1, rounds = 0;
-  udccp_path sp;
-  path_of(&sp, i, 1);
-  while (moved && rounds++ < 64) {
-    int side;
-    moved = 0;
-    for (side = 0; side < 2; ++side) {
-      udccp_ssize n;
-      if (c[side] == NULL) {
-        continue;
-      }
-      while ((n = udccp_conn_write_pkt(c[side], e->buf, sizeof(e->buf), NULL,
-                                       e->now)) > 0) {
-        moved = 1;
-        if (side == 0 && c[1] == NULL) {
-          uint8_t out[256];
-          (void)udccp_listener_read_pkt(e->lis, &sp, e->buf, (size_t)n, e->now,
-                                        &c[1], out, sizeof(out));
-        } else if (c[1 - side] != NULL) {
-          (void)udccp_conn_read_pkt(c[1 - side], e->buf, (size_t)n, 0, e->now);
-        }
-      }
-    }
-    e->now += 100000;
-  }
+  (void)udccp_lpump(e->lis, c, i, e->buf, sizeof(e->buf), &e->now, 100000);
 }
 
 /* Opens connection i and sends one 100-byte datagram each way, read by
@@ -106,7 +75,7 @@ static void open_one(ends *e, udccp_conn *c[2], uint32_t i) {
   uint8_t d[100];
   int side;
   memset(d, 'd', sizeof(d));
-  path_of(&cp, i, 0);
+  udccp_lpump_path(&cp, i, 0);
   c[0] = c[1] = NULL;
   assert_int_equal(udccp_conn_client_new(&c[0], &e->cs, &cp, 42, e->now), 0);
   pump(e, c, i);
@@ -255,7 +224,7 @@ static void test_conn_mem_pure_receiver_holds_no_sender_state(void **state) {
   ends_init(e);
   {
     udccp_path cp;
-    path_of(&cp, 7, 0);
+    udccp_lpump_path(&cp, 7, 0);
     c[0] = c[1] = NULL;
     assert_int_equal(udccp_conn_client_new(&c[0], &e->cs, &cp, 42, e->now), 0);
     pump(e, c, 7);
