@@ -218,3 +218,17 @@ int udccp_io_parse_bound(const char *s, uint32_t *n) {
   *n = (uint32_t)v;
   return 0;
 }
+
+const char *udccp_io_parse_listen_opt(const char *name, const char *arg,
+                                      uint8_t *cookies, uint32_t *half_open,
+                                      uint32_t *backlog) {
+  if (strcmp(name, "cookies") == 0) {
+    return udccp_io_parse_cookie_mode(arg, cookies) == 0
+               ? NULL
+               : "must be auto, always or never";
+  }
+  uint32_t *n = strcmp(name, "backlog") == 0 ? backlog : half_open;
+  return udccp_io_parse_bound(arg, n) == 0
+             ? NULL
+             : "must be a count, 1..4294967294, or unlimited";
+}

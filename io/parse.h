@@ -43,4 +43,12 @@ int udccp_io_parse_cookie_mode(const char *s, uint8_t *mode);
  * "unlimited" (UINT32_MAX).  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_io_parse_bound(const char *s, uint32_t *n);
 
+/* The tools' listener options: name "cookies" (udccp_io_parse_cookie_mode
+ * into *cookies), "half-open" or "backlog" (udccp_io_parse_bound into
+ * *half_open or *backlog).  Returns NULL, or what is wrong with arg, for
+ * a message "TOOL: --NAME <that>". */
+const char *udccp_io_parse_listen_opt(const char *name, const char *arg,
+                                      uint8_t *cookies, uint32_t *half_open,
+                                      uint32_t *backlog);
+
 #endif /* UDCCP_IO_PARSE_H */

@@ -734,21 +734,19 @@ int main(int argc, char **argv) {
       break;
     case 'v': o.verbose = 1; break;
     case OPT_COOKIES:
-      if (udccp_io_parse_cookie_mode(optarg, &o.cookies) != 0) {
-        fprintf(stderr,
-                "udccp-cat: --cookies must be auto, always or never\n");
-        return 2;
-      }
-      break;
     case OPT_HALF_OPEN:
-    case OPT_BACKLOG:
-      if (udccp_io_parse_bound(optarg, c == OPT_BACKLOG ? &o.backlog
-                                                        : &o.half_open) != 0) {
-        fprintf(stderr, "udccp-cat: invalid count '%s' (1..4294967294 or "
-                        "unlimited)\n", optarg);
+    case OPT_BACKLOG: {
+      const char *name = c == OPT_COOKIES  ? "cookies"
+                         : c == OPT_BACKLOG ? "backlog"
+                                            : "half-open";
+      const char *why = udccp_io_parse_listen_opt(name, optarg, &o.cookies,
+                                                  &o.half_open, &o.backlog);
+      if (why != NULL) {
+        fprintf(stderr, "udccp-cat: --%s %s ('%s')\n", name, why, optarg);
         return 2;
       }
       break;
+    }
     case 'h': usage(stdout); return 0;
     case OPT_VERSION: printf("udccp-cat %s\n", UDCCP_VERSION); return 0;
     default: usage(stderr); return 2;

@@ -1093,21 +1093,19 @@ int main(int argc, char **argv) {
       break;
     case OPT_RAW: o.raw = 1; break;
     case OPT_COOKIES:
-      if (udccp_io_parse_cookie_mode(optarg, &o.cookies) != 0) {
-        fprintf(stderr,
-                "udccp-perf: --cookies must be auto, always or never\n");
-        return 2;
-      }
-      break;
     case OPT_HALF_OPEN:
-    case OPT_BACKLOG:
-      if (udccp_io_parse_bound(optarg, c == OPT_BACKLOG ? &o.backlog
-                                                        : &o.half_open) != 0) {
-        fprintf(stderr, "udccp-perf: invalid count '%s' (1..4294967294 or "
-                        "unlimited)\n", optarg);
+    case OPT_BACKLOG: {
+      const char *name = c == OPT_COOKIES  ? "cookies"
+                         : c == OPT_BACKLOG ? "backlog"
+                                            : "half-open";
+      const char *why = udccp_io_parse_listen_opt(name, optarg, &o.cookies,
+                                                  &o.half_open, &o.backlog);
+      if (why != NULL) {
+        fprintf(stderr, "udccp-perf: --%s %s ('%s')\n", name, why, optarg);
         return 2;
       }
       break;
+    }
     case OPT_NO_GSO: o.no_offload = 1; break;
     case OPT_THREADS:
       v = strtoul(optarg, &end, 10);
