@@ -271,7 +271,7 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
     udccp_settings_default(&ep->settings);
   }
   udccp_io_rng_seed(&ep->rng);
-  ep->settings.rand = udccp_io_rng_fill;
+  ep->settings.rand = udccp_csprng_fill;
   ep->settings.rand_user_data = &ep->rng;
   if (ep->settings.mem == NULL) {
     if (udccp_mempool_new(&ep->pool, NULL, 0) != 0) {
@@ -292,7 +292,7 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
     goto fail;
   }
   uint64_t seed;
-  udccp_io_rng_fill((uint8_t *)&seed, sizeof(seed), &ep->rng);
+  udccp_csprng_fill((uint8_t *)&seed, sizeof(seed), &ep->rng);
   ep->tbuf = malloc((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_TXBUF);
   ep->portref = calloc(65536, sizeof(uint16_t));
   if (ep->tbuf == NULL || ep->portref == NULL ||
@@ -422,7 +422,7 @@ uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
                                 uint16_t remote_udp_port) {
   const uint32_t span = 65536u - UDCCP_IO_EPHEMERAL_LO;
   uint16_t r;
-  udccp_io_rng_fill((uint8_t *)&r, sizeof(r), &ep->rng);
+  udccp_csprng_fill((uint8_t *)&r, sizeof(r), &ep->rng);
   udccp_path p = *path;
   udccp_demux_key k;
   /* A random start, then every port once: a remote with most of the
@@ -445,7 +445,7 @@ uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
 uint16_t udccp_io_pick_port(udccp_endpoint *ep) {
   for (int i = 0; i < 256; i++) {
     uint16_t r;
-    udccp_io_rng_fill((uint8_t *)&r, sizeof(r), &ep->rng);
+    udccp_csprng_fill((uint8_t *)&r, sizeof(r), &ep->rng);
     uint16_t p = (uint16_t)(UDCCP_IO_EPHEMERAL_LO +
                             r % (65536u - UDCCP_IO_EPHEMERAL_LO));
     if (ep->portref[p] == 0) {

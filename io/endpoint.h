@@ -51,12 +51,6 @@ struct udccp_sock {
   uint8_t dirty;                /* in ep->dirty */
 };
 
-/* rng.c: a keyed PRF in counter mode, seeded once per endpoint. */
-typedef struct udccp_io_rng {
-  uint8_t key[16];
-  uint64_t ctr;
-} udccp_io_rng;
-
 typedef struct udccp_io_listen {
   uint16_t port;
   int claim_fd;           /* share.c: the DCCP port's claim, or -1 */
@@ -66,7 +60,7 @@ typedef struct udccp_io_listen {
 struct udccp_endpoint {
   udccp_endpoint_config cfg;
   udccp_settings settings; /* template: cksum_mode and rand filled in */
-  udccp_io_rng rng;        /* settings.rand's state (rng.c) */
+  udccp_csprng rng;        /* settings.rand's state, seeded once (rng.c) */
   udccp_mempool *pool;     /* settings.mem unless the caller gave one:
                               connection objects and their on-demand
                               buffers recycled (issue 13) */
@@ -136,10 +130,8 @@ udccp_tstamp udccp_io_now(void);
 /* Fills dest with random bytes (getrandom); the core's udccp_rand_cb. */
 void udccp_io_rand(uint8_t *dest, size_t len, void *user_data);
 
-/* rng.c.  Seeds r from getrandom(2). */
-void udccp_io_rng_seed(udccp_io_rng *r);
-/* A udccp_rand_cb: fills dest from the generator user_data points to. */
-void udccp_io_rng_fill(uint8_t *dest, size_t len, void *user_data);
+/* rng.c.  Seeds the core's generator (udccp_csprng) from getrandom(2). */
+void udccp_io_rng_seed(udccp_csprng *r);
 
 /* Creates a connection slot for conn and makes it reachable by incoming
  * packets.  Returns it, or NULL (out of memory; conn is not freed). */
