@@ -27,6 +27,7 @@
  *     (reordered, + bits 3-7 x 7 ms), 6 CE-mark, 7 flip bit (bits 3-7)
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CHECK(c)                                                              \
   do {                                                                        \
     if (!(c)) {                                                               \
+      abort();                                                                \
+    }                                                                         \
+  } while (0)
+
+/* An invariant broken: says which side and why before aborting. */
+#define CHECK_WHY(c, side, why)                                               \
+  do {                                                                        \
+    if (!(c)) {                                                               \
+      fprintf(stderr, "fuzz_pair: %s: %s\n", (side) ? "server" : "client",   \
+              (why));                                                         \
       abort();                                                                \
     }                                                                         \
   } while (0)
@@ -166,9 +177,11 @@ static void serve(fz *f, int side) {
       break;
     }
     char why[200];
-    CHECK(sim_inv_after_write(&f->inv[side], c, f->buf, (size_t)len,
-                              f->set[side].pmtu, f->set[side].hdr_overhead,
-                              why, sizeof(why)) == 0);
+    CHECK_WHY(sim_inv_after_write(&f->inv[side], c, f->buf, (size_t)len,
+                                  f->set[side].pmtu,
+                                  f->set[side].hdr_overhead, why,
+                                  sizeof(why)) == 0,
+              side, why);
     CHECK(++n < BURST_MAX);
     net_send(f, side, f->buf, (size_t)len, ecn);
   }
@@ -177,7 +190,9 @@ static void serve(fz *f, int side) {
     return;
   }
   char why[200];
-  CHECK(sim_inv_after_event(&f->inv[side], c, f->now, why, sizeof(why)) == 0);
+  CHECK_WHY(sim_inv_after_event(&f->inv[side], c, f->now, why, sizeof(why)) ==
+                0,
+            side, why);
 }
 
 static void deliver(fz *f, const npkt *p) {

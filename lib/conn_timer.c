@@ -93,7 +93,12 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
     if (conn->t_stall != UDCCP_TSTAMP_NEVER &&
         udccp_conn_window_stalled(conn) &&
         udccp_sendq_len(&conn->sendq) > 0) {
-      t = tmin(t, udccp_conn_stall_probe_at(conn));
+      /* The Sync probe is an OPEN-state thing (handle_expiry); in
+       * PARTOPEN the Ack timer (§8.1.5) draws the acks that end the
+       * stall, and an expiry here would never be served. */
+      if (conn->state == UDCCP_STATE_OPEN) {
+        t = tmin(t, udccp_conn_stall_probe_at(conn));
+      }
     } else if (udccp_sendq_len(&conn->sendq) > 0 && conn->tx_ccid_up &&
         !conn->data_blocked && !udccp_conn_window_stalled(conn)) {
       /* The CCID says when the next data packet may go (§10). */
