@@ -15,6 +15,16 @@
  *       "hold" keeps the first one open, and leaves it so (udccp-cat -l
  *       serves one connection and exits when it ends).
  *       Prints "connect n N ok K within_ms T max_ms M".
+ *   udccp-spoof silent HOST UDPPORT DCCPPORT SERVICE N WAIT_S LOCALUDP
+ *       N handshakes from UDP port LOCALUDP (udccp runtime, keepalive off,
+ *       up to 256 at a time), then the client vanishes: its endpoint is
+ *       deleted without a Reset, and a plain UDP socket on LOCALUDP takes
+ *       its place and answers nothing (a host killed or firewalled).  It
+ *       records, per connection, the server's keepalive Syncs and the
+ *       Reset that ends it, for up to WAIT_S seconds.  Prints
+ *       "silent n N open K reaped R with_sync S max_s T syncs Y" (S: the
+ *       reaped ones probed by a Sync first; T: latest Reset, seconds after
+ *       the client fell silent).
  *
  * SERVICE is a Service Code as udccp-perf and udccp-cat spell it ("PERF").
  */
@@ -29,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,18 +234,160 @@ static int legit(int argc, char **argv) {
   return 0;
 }
 
+/* ------------------------------------------------- silent connections */
+
+#define SILENT_WAVE 256
+
+/* One silent connection, by its local DCCP port. */
+typedef struct silent_conn {
+  uint8_t open, reset;
+  uint32_t syncs;
+} silent_conn;
+
+/* Waits until every connection of the wave left REQUEST/RESPOND (or
+ * died); returns how many completed. */
+static int silent_wave(udccp_endpoint *ep, udccp_sock **w, int n,
+                       silent_conn *tab) {
+  double t0 = now_s();
+  int ok = 0, pending = n;
+  while (pending > 0 && now_s() - t0 < 10) {
+    (void)udccp_endpoint_run(ep, 5);
+    pending = 0;
+    for (int i = 0; i < n; i++) {
+      if (w[i] == NULL) {
+        continue;
+      }
+      int st = udccp_sock_state(w[i]);
+      if (st == UDCCP_STATE_OPEN || st == UDCCP_STATE_PARTOPEN) {
+        tab[udccp_sock_get_path(w[i])->local_port].open = 1;
+        ok++;
+        w[i] = NULL; /* kept: never closed, never sent to again */
+      } else if (udccp_sock_error(w[i]) != 0) {
+        udccp_abort(w[i]);
+        w[i] = NULL;
+      } else {
+        pending++;
+      }
+    }
+  }
+  return ok;
+}
+
+static int silent(int argc, char **argv) {
+  if (argc != 9) {
+    return 2;
+  }
+  uint32_t service;
+  if (udccp_io_parse_service(argv[5], &service) != 0) {
+    fprintf(stderr, "udccp-spoof: bad service\n");
+    return 2;
+  }
+  int n = atoi(argv[6]);
+  double wait_s = atof(argv[7]);
+  uint16_t lport = (uint16_t)atoi(argv[8]), dport = (uint16_t)atoi(argv[4]);
+  silent_conn *tab = calloc(65536, sizeof(*tab));
+  udccp_settings st;
+  udccp_settings_default(&st);
+  st.keepalive_idle = 0; /* silence is ours: we never probe */
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.remote_udp_port = (uint16_t)atoi(argv[3]);
+  cfg.local_port = lport;
+  cfg.settings = &st;
+  udccp_endpoint *ep = NULL;
+  int rv = tab == NULL ? UDCCP_ERR_NOMEM : udccp_endpoint_new_config(&ep, &cfg);
+  if (rv != 0) {
+    fprintf(stderr, "udccp-spoof: endpoint: %s\n", udccp_io_strerror(rv));
+    free(tab);
+    return 1;
+  }
+  int ok = 0;
+  udccp_sock *w[SILENT_WAVE];
+  for (int done = 0; done < n;) {
+    int k = n - done < SILENT_WAVE ? n - done : SILENT_WAVE;
+    for (int i = 0; i < k; i++) {
+      w[i] = NULL;
+      rv = udccp_connect(ep, &w[i], argv[2], dport, service, 0, 0);
+      if (rv != 0) {
+        fprintf(stderr, "udccp-spoof: connect: %s\n", udccp_io_strerror(rv));
+        w[i] = NULL;
+      }
+    }
+    ok += silent_wave(ep, w, k, tab);
+    done += k;
+  }
+  /* A lost Ack in PARTOPEN is resent within 200 ms (RFC 4340 §8.1.5):
+   * a second of service and the server holds every one of them. */
+  for (double t0 = now_s(); now_s() - t0 < 1;) {
+    (void)udccp_endpoint_run(ep, 10);
+  }
+  /* Vanish: no Reset, no Close; the UDP port answers nothing from now. */
+  udccp_endpoint_del(ep);
+  double t_silent = now_s();
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  int one = 1;
+  (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  int rb = 8 << 20;
+  (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof(a));
+  a.sin_family = AF_INET;
+  a.sin_port = htons(lport);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+    perror("udccp-spoof: observer socket");
+    free(tab);
+    return 1;
+  }
+  struct timeval tv = {0, 100000};
+  (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  int reaped = 0, with_sync = 0;
+  uint64_t syncs = 0;
+  double last = 0;
+  uint8_t b[2048];
+  while (reaped < ok && now_s() - t_silent < wait_s) {
+    ssize_t r = recv(fd, b, sizeof(b), 0);
+    if (r < 16) {
+      continue;
+    }
+    /* RFC 4340 §5.1: ports, then Type in bits 1..4 of byte 8 */
+    uint16_t sp = (uint16_t)(b[0] << 8 | b[1]), dp = (uint16_t)(b[2] << 8 | b[3]);
+    int type = (b[8] >> 1) & 0xF;
+    if (sp != dport || !tab[dp].open || tab[dp].reset) {
+      continue;
+    }
+    if (type == UDCCP_PKT_SYNC) {
+      tab[dp].syncs++;
+      syncs++;
+    } else if (type == UDCCP_PKT_RESET) {
+      tab[dp].reset = 1;
+      reaped++;
+      with_sync += tab[dp].syncs > 0;
+      last = now_s() - t_silent;
+    }
+  }
+  close(fd);
+  free(tab);
+  printf("silent n %d open %d reaped %d with_sync %d max_s %.1f syncs %llu\n",
+         n, ok, reaped, with_sync, last, (unsigned long long)syncs);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int rv = 2;
   if (argc > 1 && strcmp(argv[1], "flood") == 0) {
     rv = flood(argc, argv);
   } else if (argc > 1 && strcmp(argv[1], "connect") == 0) {
     rv = legit(argc, argv);
+  } else if (argc > 1 && strcmp(argv[1], "silent") == 0) {
+    rv = silent(argc, argv);
   }
   if (rv == 2) {
     fprintf(stderr,
             "usage: udccp-spoof flood DST UDPPORT DCCPPORT SERVICE PPS SECONDS\n"
             "       udccp-spoof connect HOST UDPPORT DCCPPORT SERVICE N "
-            "TIMEOUT_MS [hold]\n");
+            "TIMEOUT_MS [hold]\n"
+            "       udccp-spoof silent HOST UDPPORT DCCPPORT SERVICE N WAIT_S "
+            "LOCALUDP\n");
   }
   return rv;
 }
