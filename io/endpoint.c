@@ -522,9 +522,6 @@ udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
   s->remote_udp_port =
       ep->cfg.transport == UDCCP_TRANSPORT_UDP ? remote_udp_port : 0;
   s->fidx = path->family == UDCCP_AF_INET ? UDCCP_IO_V4 : UDCCP_IO_V6;
-  s->peerlen = udccp_io_addr_to_sockaddr(&s->peer, path->family,
-                                         path->remote_addr,
-                                         s->remote_udp_port);
   s->lis = lis;
   udccp_demux_key k;
   udccp_demux_key_make(&k, path, s->remote_udp_port);

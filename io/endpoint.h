@@ -31,23 +31,24 @@ enum { UDCCP_IO_V4 = 0, UDCCP_IO_V6 = 1 };
 struct udccp_sock {
   udccp_endpoint *ep;
   udccp_conn *conn;
-  udccp_path path;              /* local/remote addresses and DCCP ports */
-  uint16_t remote_udp_port;     /* DCCP-UDP; 0 on raw */
-  int fidx;                     /* UDCCP_IO_V4 / UDCCP_IO_V6: which socket */
-  struct sockaddr_storage peer; /* where packets go (UDP port, or port 0) */
-  socklen_t peerlen;
+  udccp_path path;              /* local/remote addresses and DCCP ports;
+                                   packets go to path's remote address and
+                                   remote_udp_port (one per connection:
+                                   issue 13 counts its bytes) */
   udccp_listener *lis;          /* the listener that made it; NULL: client */
   size_t idx;                   /* position in ep->socks */
   udccp_sock *acc_next;         /* accept queue link */
+  udccp_tstamp exp;             /* cached udccp_conn_get_expiry() */
+  size_t heap_idx;              /* position in ep->heap, SIZE_MAX if none */
+  int fidx;                     /* UDCCP_IO_V4 / UDCCP_IO_V6: which socket */
+  int io_error;                 /* error learnt from ICMP (e.g. REFUSED) */
+  uint16_t remote_udp_port;     /* DCCP-UDP; 0 on raw */
   uint8_t in_demux;             /* reachable by incoming packets */
   uint8_t in_acceptq;
   uint8_t app_owned;            /* the application holds this handle */
   uint8_t orphan;               /* closed by the application: free when done */
   uint8_t shut;                 /* udccp_shutdown() was called */
   uint8_t seen_open;            /* reached PARTOPEN/OPEN at some point */
-  int io_error;                 /* error learnt from ICMP (e.g. REFUSED) */
-  udccp_tstamp exp;             /* cached udccp_conn_get_expiry() */
-  size_t heap_idx;              /* position in ep->heap, SIZE_MAX if none */
   uint8_t dirty;                /* in ep->dirty */
 };
 
