@@ -86,7 +86,7 @@ typedef struct udccp_conn_counters {
   uint64_t pkts_sent, pkts_recv, bytes_sent, bytes_recv;
   uint64_t data_pkts_sent, data_pkts_recv;
   uint64_t data_bytes_sent, data_bytes_recv;
-  uint64_t pkts_dropped, pkts_malformed, pkts_bad_cksum;
+  uint64_t pkts_dropped, pkts_seq_invalid, pkts_malformed, pkts_bad_cksum;
   uint64_t tx_qdrops, rx_qdrops;
   uint64_t syncs_sent, syncs_recv;
   uint64_t retransmits;
