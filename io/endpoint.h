@@ -30,7 +30,9 @@ enum { UDCCP_IO_V4 = 0, UDCCP_IO_V6 = 1 };
 
 struct udccp_sock {
   udccp_endpoint *ep;
-  udccp_conn *conn;
+  udccp_conn *conn;             /* NULL: a TIMEWAIT tombstone (endpoint.c,
+                                   sock_entomb): closed by the application,
+                                   its connection freed, exp its end */
   udccp_path path;              /* local/remote addresses and DCCP ports;
                                    packets go to path's remote address and
                                    remote_udp_port (one per connection:
@@ -142,6 +144,11 @@ udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
 
 /* Removes s from the endpoint and frees it and its connection. */
 void udccp_io_sock_free(udccp_sock *s);
+
+/* The application let go of s (udccp_close, udccp_abort): frees it if its
+ * connection is done, keeps only a tombstone if it is in TIMEWAIT, else
+ * lets it finish (the loop frees it then). */
+void udccp_io_sock_orphaned(udccp_sock *s);
 
 /* Generates s's packets now and sends every batched packet. */
 void udccp_io_sock_flush(udccp_sock *s);
