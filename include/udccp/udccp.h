@@ -129,6 +129,25 @@ const char *udccp_state_str(int state);
 /* Service Code that is never valid (RFC 4340 §8.1.2). */
 #define UDCCP_SERVICE_CODE_INVALID 4294967295u
 
+/* Reads a Service Code as people write it (RFC 5595 §2.1): up to four
+ * ASCII characters 32..126, big-endian and zero-padded ("CHAT" is
+ * 0x43484154, "CAT" 0x43415400), or a number (decimal, 0x hex; a string
+ * that starts with a digit and parses whole as a number is one).  Returns
+ * 0 and sets *code, or UDCCP_ERR_INVALID_ARGUMENT (NULL or empty, more
+ * than 4 characters, a character outside 32..126, or 4294967295, never
+ * valid by RFC 4340 §8.1.2). */
+int udccp_service_code_parse(const char *s, uint32_t *code);
+
+/* Room udccp_service_code_format() needs: 10 digits and the NUL. */
+#define UDCCP_SERVICE_CODE_STRLEN 11
+
+/* Writes code as udccp_service_code_parse() reads it back: its characters
+ * when they are printable ASCII (then only zero bytes) and the first is
+ * not a digit, else the decimal number.  Truncated to cap - 1 characters
+ * (cap >= UDCCP_SERVICE_CODE_STRLEN never truncates).  Returns buf, or ""
+ * when buf is NULL or cap 0. */
+const char *udccp_service_code_format(uint32_t code, char *buf, size_t cap);
+
 /* ----------------------------------------------------------- settings */
 
 /* Allocator hooks; every object allocates through the ones it was given. */
