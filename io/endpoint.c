@@ -81,6 +81,7 @@ const char *udccp_io_strerror(int err) {
 void udccp_endpoint_config_default(udccp_endpoint_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
   cfg->transport = UDCCP_TRANSPORT_UDP;
+  cfg->remote_udp_port = UDCCP_UDP_PORT_DEFAULT;
   cfg->batch = 32;
   cfg->sockbuf = 4 * 1024 * 1024;
 }

@@ -106,7 +106,11 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
     return UDCCP_ERR_SOCKET; /* no route: errno tells */
   }
   path.remote_port = port;
-  uint16_t udp_port = ep->cfg.remote_udp_port ? ep->cfg.remote_udp_port : port;
+  /* One port model (RFC 6773 §3.8): DCCP-UDP servers share the IANA UDP
+   * port 6511 and demultiplex on DCCP ports, so that is where a client
+   * goes, whatever its DCCP port, unless told otherwise. */
+  uint16_t udp_port = ep->cfg.remote_udp_port ? ep->cfg.remote_udp_port
+                                              : UDCCP_UDP_PORT_DEFAULT;
   path.local_port = udccp_io_pick_port_for(ep, &path, udp_port);
   if (path.local_port == 0) {
     return UDCCP_ERR_ADDRINUSE;

@@ -657,8 +657,9 @@ typedef struct udccp_endpoint_config {
                               address, IPv4 and IPv6 (two sockets) */
   uint16_t local_port;     /* DCCP-UDP: the UDP port to bind, 0 = ephemeral
                               (a client); raw: unused */
-  uint16_t remote_udp_port;/* DCCP-UDP: UDP port udccp_connect() sends to;
-                              0: the DCCP port given to udccp_connect() */
+  uint16_t remote_udp_port;/* DCCP-UDP: UDP port udccp_connect() sends to,
+                              whatever the DCCP port: 6511
+                              (UDCCP_UDP_PORT_DEFAULT, also for 0) */
   const udccp_settings *settings; /* template for every connection, copied;
                               NULL: udccp_settings_default().  The runtime
                               sets rand (a udccp_csprng seeded once from
@@ -789,8 +790,8 @@ int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms);
 /* Opens a connection to host (a name or numeric IPv4/IPv6 address) at DCCP
  * port port, asking for service_code (RFC 5595) and for CCID ccid on both
  * half-connections (0: the endpoint's settings).  Over DCCP-UDP the
- * packets go to UDP port remote_udp_port (config) or, if that is 0, to
- * the UDP port equal to port.  The local DCCP port is chosen at random
+ * packets go to UDP port remote_udp_port (config): 6511 unless set, the
+ * port every DCCP-UDP server shares (RFC 6773 §3.8), whatever port is.  The local DCCP port is chosen at random
  * among 49152..65535.
  * timeout_ms -1 or > 0 waits for the handshake: returns 0 and sets *psock
  * once the connection is OPEN or PARTOPEN (data may be sent).  timeout_ms
