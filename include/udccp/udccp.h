@@ -625,6 +625,8 @@ void udccp_listener_get_stats(const udccp_listener *lis,
  * from one thread at a time.
  * ===================================================================== */
 
+/* ------------------------------------------- socket runtime: errors */
+
 /* Errors of the runtime (non-fatal range).  udccp_io_strerror() names them
  * and every UDCCP_ERR_* code. */
 enum udccp_io_error {
@@ -647,6 +649,8 @@ enum udccp_transport {
 
 /* The IANA UDP port of DCCP-UDP (RFC 6773 §3.8). */
 #define UDCCP_UDP_PORT_DEFAULT 6511
+
+/* ----------------------------------------- socket runtime: endpoints */
 
 typedef struct udccp_endpoint udccp_endpoint;
 typedef struct udccp_sock udccp_sock;
@@ -786,6 +790,8 @@ int udccp_endpoint_process(udccp_endpoint *ep);
 /* Waits up to timeout_ms (-1: until something happens) for packets or the
  * next timer, then runs udccp_endpoint_process().  Returns as it. */
 int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms);
+
+/* ------------------------------------------- socket runtime: sockets */
 
 /* Opens a connection to host (a name or numeric IPv4/IPv6 address) at DCCP
  * port port, asking for service_code (RFC 5595) and for CCID ccid on both
