@@ -25,9 +25,33 @@ def roff_text(line):
     return line.replace('-', '\\-')
 
 
+def code_only(lines):
+    """Each line without its comments (a comment may start on a code line
+    and go on over the next lines, as in the header's enums)."""
+    out, inc = [], False
+    for line in lines:
+        code, rest = '', line
+        while rest:
+            if inc:
+                j = rest.find('*/')
+                if j < 0:
+                    rest = ''
+                else:
+                    rest, inc = rest[j + 2:], False
+            else:
+                j = rest.find('/*')
+                if j < 0:
+                    code, rest = code + rest, ''
+                else:
+                    code, rest, inc = code + rest[:j], rest[j + 2:], True
+        out.append(code)
+    return out
+
+
 def parse(path):
     """Yields (section, comment lines, declaration text, [names])."""
     lines = open(path, encoding='utf-8').read().split('\n')
+    code = code_only(lines)
     section = 'overview'
     comment = []
     i = 0
@@ -50,8 +74,9 @@ def parse(path):
             i += 1
             comment = block
             continue
-        if (s and not s.startswith('#') and not s.startswith('typedef')
-                and DECL.search(FNPTR.sub('', s))):
+        c = code[i].strip()
+        if (c and not c.startswith('#') and not c.startswith('typedef')
+                and DECL.search(FNPTR.sub('', c))):
             decl = [raw]
             while ';' not in lines[i] and i + 1 < len(lines):
                 i += 1
@@ -59,9 +84,8 @@ def parse(path):
             i += 1
             group = [decl]
             # declarations that follow with no comment between share it
-            while i < len(lines) and lines[i].strip() and \
-                    not lines[i].strip().startswith('/*') and \
-                    DECL.search(FNPTR.sub('', lines[i])):
+            while i < len(lines) and code[i].strip() and \
+                    DECL.search(FNPTR.sub('', code[i])):
                 d = [lines[i]]
                 while ';' not in lines[i] and i + 1 < len(lines):
                     i += 1
@@ -70,7 +94,7 @@ def parse(path):
                 group.append(d)
             names = []
             for d in group:
-                m = DECL.search(FNPTR.sub('', ' '.join(d)))
+                m = DECL.search(FNPTR.sub('', ' '.join(code_only(d))))
                 names.append(m.group(1))
             yield section, comment, group, names
             comment = []

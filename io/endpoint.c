@@ -359,6 +359,7 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
   free(ep->socks);
   free(ep->heap);
   free(ep->dirty);
+  free(ep->ready);
   for (size_t i = 0; i < ep->nlis; i++) {
     udccp_listener_del(ep->lis[i].lis[0]);
     udccp_listener_del(ep->lis[i].lis[1]);
@@ -575,6 +576,7 @@ static void acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
 void udccp_io_sock_free(udccp_sock *s) {
   udccp_endpoint *ep = s->ep;
   udccp_io_sched_remove(s);
+  udccp_io_ev_remove(s);
   sock_unlink(s);
   acceptq_remove(ep, s);
   for (size_t i = 0; i < ep->ntx; i++) {
@@ -1079,6 +1081,9 @@ int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
 /* After its turn: the connection's new expiry, and its end. */
 static void settle(udccp_sock *s) {
   udccp_io_sched_update(s);
+  if (s->app_owned) {
+    udccp_io_ev_note(s);
+  }
   if (!udccp_conn_is_done(s->conn)) {
     return;
   }

@@ -927,6 +927,60 @@ void udccp_sock_get_info(const udccp_sock *sock, udccp_conn_info *info);
  * queued.  Never free it or feed it packets yourself. */
 udccp_conn *udccp_sock_get_conn(udccp_sock *sock);
 
+/* ------------------------------------------- socket runtime: events */
+
+/* What udccp_endpoint_events() reports (bits of udccp_event.events). */
+enum udccp_event_kind {
+  UDCCP_EV_READABLE = 1u << 0,   /* a datagram waits: udccp_recv() it.
+                                    Level-triggered: reported again while
+                                    one is left */
+  UDCCP_EV_WRITABLE = 1u << 1,   /* a send that found the queue full
+                                    (UDCCP_ERR_AGAIN) may be retried now;
+                                    once per such send */
+  UDCCP_EV_CONNECTED = 1u << 2,  /* a non-blocking udccp_connect() (timeout
+                                    0) completed its handshake; once */
+  UDCCP_EV_ACCEPTABLE = 1u << 3, /* sock NULL: a connection waits for
+                                    udccp_accept(); level-triggered */
+  UDCCP_EV_CLOSED = 1u << 4,     /* the connection ended normally (a close
+                                    by either side); once.  Data still
+                                    queued stays readable */
+  UDCCP_EV_RESET = 1u << 5       /* the connection died: error says why
+                                    (UDCCP_ERR_RESET, _REFUSED, _TIMEOUT,
+                                    ...), reset_code which Reset; once */
+};
+
+typedef struct udccp_event {
+  udccp_sock *sock;  /* NULL for UDCCP_EV_ACCEPTABLE */
+  void *user;        /* udccp_sock_set_user()'s pointer for sock */
+  uint32_t events;   /* UDCCP_EV_* bits, several at once possible */
+  int error;         /* CLOSED/RESET: udccp_sock_error(); else 0 */
+  int reset_code;    /* enum udccp_reset_code, UDCCP_RESET_NONE if none */
+} udccp_event;
+
+/* Runs the endpoint's loop for up to timeout_ms (-1: until an event; 0:
+ * no wait) and fills ev[0..max) with the sockets that have something to
+ * report, oldest first, each once per call: an epoll_wait() for udccp
+ * sockets.  Only sockets the application holds (returned by
+ * udccp_connect() or udccp_accept(), not yet closed or aborted) are
+ * reported, and only those that had a packet, a timer or a call since
+ * they were last reported are looked at: the cost does not grow with idle
+ * sockets.  Returns the number of events (0: timeout_ms passed without
+ * one), or UDCCP_ERR_INVALID_ARGUMENT (ep or ev NULL, max 0) or
+ * UDCCP_ERR_SOCKET.  Works with an external event loop: poll
+ * udccp_endpoint_fd() with udccp_endpoint_timeout_ms(), then call this
+ * with timeout_ms 0.  The other calls (udccp_recv() with timeout_ms 0,
+ * ...) still work alongside. */
+int udccp_endpoint_events(udccp_endpoint *ep, udccp_event *ev, size_t max,
+                          int timeout_ms);
+
+/* Attaches the application's pointer to sock; udccp_endpoint_events()
+ * returns it with every event of sock.  NULL sock is ignored. */
+void udccp_sock_set_user(udccp_sock *sock, void *user);
+
+/* Returns the pointer udccp_sock_set_user() attached (NULL if none or sock
+ * is NULL). */
+void *udccp_sock_get_user(const udccp_sock *sock);
+
 /* Counters of one endpoint. */
 typedef struct udccp_endpoint_stats {
   uint64_t rx_pkts, tx_pkts;       /* datagrams through the sockets */
