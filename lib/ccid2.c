@@ -292,6 +292,19 @@ static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
       d = 1;
     }
   }
+  if (tx->n + d > tx->cap && tx->n > 0) {
+    /* Before growing: entries that need no slot any more (non-data, or
+     * data already acked or lost) leave the tail now rather than at the
+     * next ack.  An idle connection sending only Syncs (keepalive probes,
+     * conn_timer.c) and hearing nothing would otherwise grow its 1-entry
+     * history to HIST_MIN (6 KiB) for one non-data packet. */
+    hist_advance(tx);
+    if (tx->n == 0) {
+      tx->tail = seq;
+      tx->loss_scan = seq;
+      d = 1;
+    }
+  }
   while (tx->n + d > tx->cap) {
     if (hist_grow(tx, tx->n + (size_t)d) == 0) {
       continue;

@@ -267,6 +267,14 @@ static int drop(udccp_conn *conn, int err) {
   return err;
 }
 
+/* Dropped by the sequence/acknowledgement number checks (§7.5.3): counted
+ * apart, so that an attack suite can tell a blind injection stopped there
+ * from a packet that got further. */
+static int drop_seq(udccp_conn *conn, int err) {
+  conn->info.pkts_seq_invalid++;
+  return drop(conn, err);
+}
+
 /* Step 8: mark the packet acknowledgeable (§11.4) when our receiving half
  * sends Ack Vectors. */
 static int mark_acknowledgeable(udccp_conn *conn, udccp_conn_rxpkt *p) {
@@ -538,7 +546,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       udccp_conn_update_windows(conn);
     } else {
       reset_reply(conn, &p, UDCCP_RESET_PACKET_ERROR);
-      return drop(conn, UDCCP_ERR_DROPPED);
+      return drop_seq(conn, UDCCP_ERR_DROPPED);
     }
   }
 
@@ -556,14 +564,14 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
         (!active || udccp_seq_le(p.seq, conn->swh))) {
       set_gsr(conn, p.seq);
     } else {
-      return drop(conn, UDCCP_ERR_SEQ);
+      return drop_seq(conn, UDCCP_ERR_SEQ);
     }
   }
 
   /* Step 6: sequence validity, the table of §7.5.3. */
   if (p.h.x == 0) {
     if (!conn->short_seqnos_ok) {
-      return drop(conn, UDCCP_ERR_DROPPED);
+      return drop_seq(conn, UDCCP_ERR_DROPPED);
     }
     /* §7.6: extend with GSR for seqnos, GSS for acknos. */
     p.seq = udccp_seq_extend24(conn->gsr, (uint32_t)p.h.seq);
@@ -601,7 +609,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     } else if (type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {
       send_sync(conn, p.seq, ts);
     }
-    return drop(conn, UDCCP_ERR_SEQ);
+    return drop_seq(conn, UDCCP_ERR_SEQ);
   }
   set_gsr(conn, p.seq);
   if (p.h.has_ack && type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {
