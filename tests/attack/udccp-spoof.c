@@ -297,7 +297,7 @@ static int silent(int argc, char **argv) {
     return 2;
   }
   uint32_t service;
-  if (udccp_io_parse_service(argv[5], &service) != 0) {
+  if (udccp_service_code_parse(argv[5], &service) != 0) {
     fprintf(stderr, "udccp-spoof: bad service\n");
     return 2;
   }
