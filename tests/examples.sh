@@ -67,4 +67,27 @@ timeout 30 "$EX/sansio" 300 >"$TMP/sansio" 2>&1 || { cat "$TMP/sansio"; fail "sa
 grep -q 'sent 300, received [1-9][0-9]*.*closed cleanly' "$TMP/sansio" ||
   { cat "$TMP/sansio"; fail "sansio did not transfer and close"; }
 echo "ok: sans-I/O core with the program's own sockets: $(cat "$TMP/sansio")"
+# --- Python through the preload library (Linux socket API only)
+LIB=$(cd "$BUILD" && pwd)/compat/libudccp-preload.so
+[ -e "$LIB" ] || fail "$LIB not built"
+# Debian's python3: a shim (pyenv) would run other programs under the
+# preload first
+PY=/usr/bin/python3
+[ -x "$PY" ] || fail "$PY is missing (apt-get install python3)"
+SRC=${2:?usage: examples.sh BUILD SRC}
+py=$((base + 2))
+env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout 30 "$PY" \
+  "$SRC/examples/dccp_echo.py" server 5007 >"$TMP/py_srv" 2>&1 &
+pids="$pids $!"
+k=0
+until grep -q listening "$TMP/py_srv" 2>/dev/null; do
+  k=$((k + 1)); [ $k -lt 100 ] || { cat "$TMP/py_srv"; fail "python server did not start"; }
+  sleep 0.1
+done
+env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout 30 "$PY" \
+  "$SRC/examples/dccp_echo.py" client 5007 one two three >"$TMP/py_cli" 2>&1 ||
+  { cat "$TMP/py_srv" "$TMP/py_cli"; fail "dccp_echo.py client"; }
+printf 'one\ntwo\nthree\n' | cmp -s - "$TMP/py_cli" ||
+  { cat -A "$TMP/py_cli"; fail "dccp_echo.py did not echo its words"; }
+echo "ok: Python socket API (SOCK_DCCP) through libudccp-preload"
 echo "PASS: examples"
