@@ -42,6 +42,9 @@ void udccp_io_ev_remove(udccp_sock *s) {
 /* What s has to report now (UDCCP_EV_* bits), without reporting it. */
 static uint32_t sock_events(const udccp_sock *s) {
   uint32_t ev = 0;
+  if (s->conn == NULL) {
+    return 0; /* a tombstone (endpoint.c): nobody holds it */
+  }
   int dead = udccp_io_sock_dead(s);
   int st = udccp_conn_get_state(s->conn);
   if (udccp_conn_peek_datagram_len(s->conn) >= 0) {

@@ -79,10 +79,10 @@ typedef struct ccid2_tx {
   size_t cap;
   uint64_t tail;
   size_t n;
-  int started;
   uint64_t gss;       /* newest sequence number sent */
   uint64_t loss_scan; /* data packets before this were judged */
   uint64_t top[3];    /* the three newest seqs acked, newest first */
+  int started;
   unsigned n_top;
 
   uint32_t cwnd, ssthresh, pipe, iw; /* packets */
@@ -101,10 +101,10 @@ typedef struct ccid2_tx {
 
   /* RFC 2861 */
   int sent_any;
-  udccp_tstamp last_data_sent;
-  udccp_tstamp cwv_start;
   uint32_t w_used;
   int full_cur, full_prev;
+  udccp_tstamp last_data_sent;
+  udccp_tstamp cwv_start;
   udccp_tstamp slow_rcv_until;
 
   /* Pacing (RFC 4341 §5 MAY): earliest time of the next data packet, and

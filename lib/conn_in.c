@@ -213,16 +213,23 @@ int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
 
 /* Records a dropped datagram for Data Dropped (§11.7). */
 static void note_drop(udccp_conn *conn, uint64_t seq, uint8_t code) {
+  conn->ack_needed = 1;
+  if (conn->drops == NULL) {
+    conn->drops = conn->mem->malloc(
+        UDCCP_CONN_MAX_DROPS * sizeof(*conn->drops), conn->mem->user_data);
+    if (conn->drops == NULL) {
+      return; /* the option is advisory (§11.7): the ack goes without it */
+    }
+  }
   if (conn->n_drops == UDCCP_CONN_MAX_DROPS) {
     memmove(&conn->drops[0], &conn->drops[1],
             sizeof(conn->drops[0]) * (UDCCP_CONN_MAX_DROPS - 1));
     conn->n_drops--;
   }
-  conn->drops[conn->n_drops].seq = seq;
+  udccp_conn_drop_set_seq(&conn->drops[conn->n_drops], seq);
   conn->drops[conn->n_drops].code = code;
   conn->drops[conn->n_drops].sent = 0;
   conn->n_drops++;
-  conn->ack_needed = 1;
 }
 
 /* §8.5 step 16, §9.3, §11.6, §11.7.  Returns 1 if the data was dropped as

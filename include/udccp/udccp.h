@@ -484,7 +484,7 @@ typedef struct udccp_conn_info {
   /* Memory (issue 13): heap bytes the connection holds now, its own
    * object included: queues sized by what they hold, Ack Vector, CCID
    * state and history, allocator headers.  An idle OPEN CCID 2
-   * connection holds under 4 KiB; TIMEWAIT and CLOSED only the object. */
+   * connection holds under 3 KiB; TIMEWAIT and CLOSED only the object. */
   uint64_t mem_bytes;
 } udccp_conn_info;
 
