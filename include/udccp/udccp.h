@@ -35,6 +35,8 @@
 extern "C" {
 #endif
 
+/* The version: set here and nowhere else (CMakeLists.txt reads it; the
+ * SONAME policy is in doc/abi.md, the history in CHANGELOG.md). */
 #define UDCCP_VERSION "0.1.0"
 
 typedef uint64_t udccp_tstamp;
