@@ -6,6 +6,7 @@
 #                                                udccp::udccp_static)
 #   bin/udccp-*                                  (the tools, see CMakeLists.txt)
 #   share/man/man1/udccp-*.1, share/man/man3/udccp.3 and udccp_<function>.3
+#   share/doc/udccp/                            (doc/*.md, README, LICENSE, CHANGELOG)
 # tests/install_pkgconfig.sh installs into a temporary prefix and builds
 # against it both ways.
 include(GNUInstallDirs)
@@ -75,3 +76,8 @@ if(Python3_FOUND)
 else()
   message(WARNING "python3 not found: no per-function man pages (apt-get install python3)")
 endif()
+
+# The guides and notes (doc/*.md: guide.md first), README, LICENSE, CHANGELOG
+file(GLOB UDCCP_DOCS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/doc/*.md)
+install(FILES ${UDCCP_DOCS} ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/LICENSE
+  ${CMAKE_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
