@@ -7,6 +7,7 @@
 #   bin/udccp-*                                  (the tools, see CMakeLists.txt)
 #   share/man/man1/udccp-*.1, share/man/man3/udccp.3 and udccp_<function>.3
 #   share/doc/udccp/                            (doc/*.md, README, LICENSE, CHANGELOG)
+#   lib/wireshark/plugins/dccp-udp.lua            (tshark/Wireshark decode DCCP-UDP)
 # tests/install_pkgconfig.sh installs into a temporary prefix and builds
 # against it both ways.
 include(GNUInstallDirs)
@@ -81,3 +82,9 @@ endif()
 file(GLOB UDCCP_DOCS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/doc/*.md)
 install(FILES ${UDCCP_DOCS} ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/LICENSE
   ${CMAKE_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# Wireshark: the DCCP-UDP (RFC 6773) dissector plugin, where Wireshark
+# looks for global plugins (with prefix /usr on Debian:
+# /usr/lib/x86_64-linux-gnu/wireshark/plugins)
+install(FILES ${CMAKE_SOURCE_DIR}/tools/wireshark/dccp-udp.lua
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/wireshark/plugins)
