@@ -91,6 +91,8 @@ typedef struct udccp_conn_counters {
   uint64_t syncs_sent, syncs_recv;
   uint64_t retransmits;
   uint64_t keepalive_probes, keepalive_timeouts;
+  uint64_t pkts_lost_rx;     /* the receiver CCID's count when it was
+                                released (udccp_conn_release_buffers) */
   uint32_t mps;              /* payload bytes per packet */
 } udccp_conn_counters;
 
