@@ -10,8 +10,8 @@
 #   sh tests/packaging/deb.sh BUILD_DEB_DIR SOURCE_DIR   (make check-deb; not a
 #   ctest: it needs the packages of make deb)
 set -u
-B=${1:?usage: deb_packages.sh BUILD_DEB_DIR SOURCE_DIR}
-SRC=${2:?usage: deb_packages.sh BUILD_DEB_DIR SOURCE_DIR}
+B=${1:?usage: deb.sh BUILD_DEB_DIR SOURCE_DIR}
+SRC=${2:?usage: deb.sh BUILD_DEB_DIR SOURCE_DIR}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 B=$(cd "$B" && pwd) || fail "no $B"
 SRC=$(cd "$SRC" && pwd)
