@@ -95,6 +95,8 @@ typedef struct udccp_feat_entry {
                                  server, take the client's first acceptable
                                  one (and list it first in our Confirm) */
 } udccp_feat_entry;
+_Static_assert(sizeof(udccp_feat_entry) <= 32,
+               "a feature entry grew: 22 of them are in every connection");
 
 /* The state of one connection's feature negotiation. */
 typedef struct udccp_feat_set {
