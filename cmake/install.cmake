@@ -5,7 +5,8 @@
 #   lib/cmake/udccp/udccpConfig*.cmake          (find_package(udccp): udccp::udccp,
 #                                                udccp::udccp_static)
 #   bin/udccp-*                                  (the tools, see CMakeLists.txt)
-#   share/man/man1/udccp-*.1, share/man/man3/udccp.3
+#   share/man/man1/udccp-*.1, share/man/man3/udccp.3 and udccp_<function>.3
+#   share/doc/udccp/                            (doc/*.md, README, LICENSE, CHANGELOG)
 # tests/install_pkgconfig.sh installs into a temporary prefix and builds
 # against it both ways.
 include(GNUInstallDirs)
@@ -57,3 +58,26 @@ file(GLOB UDCCP_MAN1 CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/doc/*.1)
 file(GLOB UDCCP_MAN3 CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/doc/*.3)
 install(FILES ${UDCCP_MAN1} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${UDCCP_MAN3} DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
+
+# One page per public function (man udccp_connect), made from the header,
+# which is the manual (doc/gen_man3.py): build/man/man3/udccp_*.3
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  set(UDCCP_MAN3_DIR ${CMAKE_BINARY_DIR}/man/man3)
+  add_custom_command(OUTPUT ${UDCCP_MAN3_DIR}/.generated
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/doc/gen_man3.py
+            ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h ${UDCCP_MAN3_DIR} ${PROJECT_VERSION}
+    COMMAND ${CMAKE_COMMAND} -E touch ${UDCCP_MAN3_DIR}/.generated
+    DEPENDS ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h ${CMAKE_SOURCE_DIR}/doc/gen_man3.py
+    COMMENT "man pages from udccp.h")
+  add_custom_target(udccp_man3 ALL DEPENDS ${UDCCP_MAN3_DIR}/.generated)
+  install(DIRECTORY ${UDCCP_MAN3_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man3
+    FILES_MATCHING PATTERN "udccp_*.3")
+else()
+  message(WARNING "python3 not found: no per-function man pages (apt-get install python3)")
+endif()
+
+# The guides and notes (doc/*.md: guide.md first), README, LICENSE, CHANGELOG
+file(GLOB UDCCP_DOCS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/doc/*.md)
+install(FILES ${UDCCP_DOCS} ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/LICENSE
+  ${CMAKE_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

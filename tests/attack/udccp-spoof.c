@@ -145,7 +145,7 @@ static int flood(int argc, char **argv) {
   struct in_addr dst;
   uint32_t service;
   if (inet_pton(AF_INET, argv[2], &dst) != 1 ||
-      udccp_io_parse_service(argv[5], &service) != 0) {
+      udccp_service_code_parse(argv[5], &service) != 0) {
     fprintf(stderr, "udccp-spoof: bad address or service\n");
     return 2;
   }
@@ -211,7 +211,7 @@ static int legit(int argc, char **argv) {
   }
   udccp_sock *held = NULL;
   uint32_t service;
-  if (udccp_io_parse_service(argv[5], &service) != 0) {
+  if (udccp_service_code_parse(argv[5], &service) != 0) {
     fprintf(stderr, "udccp-spoof: bad service\n");
     return 2;
   }
@@ -297,7 +297,7 @@ static int silent(int argc, char **argv) {
     return 2;
   }
   uint32_t service;
-  if (udccp_io_parse_service(argv[5], &service) != 0) {
+  if (udccp_service_code_parse(argv[5], &service) != 0) {
     fprintf(stderr, "udccp-spoof: bad service\n");
     return 2;
   }
