@@ -6,7 +6,8 @@
  * each way, no loss.  The client's application sends 1200-byte datagrams
  * at W packets per RTT, so W packets are in flight and the receiver's Ack
  * Vector covers about W packets between acks of acks: the window the
- * per-packet cost must not grow with (issue 13).  After a warm-up, the
+ * per-packet cost must not grow with (issue 13).  Each end allocates from
+ * its own udccp_mempool, as an io/ endpoint does.  After a warm-up, the
  * function measure() moves --packets datagrams end to end; run it under
  *
  *   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=measure
@@ -168,6 +169,7 @@ int main(int argc, char **argv) {
   udccp_pair p;
   udccp_settings cs, ss;
   udccp_conn_info ci;
+  udccp_mempool *pool[2];
   bench b;
   while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
     switch (o) {
@@ -194,6 +196,15 @@ int main(int argc, char **argv) {
   udccp_pair_settings(&p, &cs);
   udccp_pair_settings(&p, &ss);
   cs.ccid = ss.ccid = (uint8_t)ccid;
+  /* Each end allocates from an endpoint pool, as io/endpoint.c sets up:
+   * buffers a connection gives back when its queues drain come back from
+   * the pool's free lists, not from the C heap. */
+  if (udccp_mempool_new(&pool[0], NULL, 0) != 0 ||
+      udccp_mempool_new(&pool[1], NULL, 0) != 0) {
+    return 1;
+  }
+  cs.mem = udccp_mempool_mem(pool[0]);
+  ss.mem = udccp_mempool_mem(pool[1]);
   /* Room for the window in the queues and in the Sequence Window. */
   cs.tx_qlen = ss.tx_qlen = (uint32_t)(w < 64 ? 64 : w);
   cs.rx_qlen = ss.rx_qlen = 256;
@@ -229,5 +240,7 @@ int main(int argc, char **argv) {
   free(b.q[0].s);
   free(b.q[1].s);
   udccp_pair_free(&p);
+  udccp_mempool_del(pool[0]);
+  udccp_mempool_del(pool[1]);
   return 0;
 }
