@@ -477,6 +477,38 @@ static void test_rfc4340_11_4_reserved_state_rejected(void **state) {
   assert_int_equal(g_seen.runs, 0); /* nothing reported from a bad vector */
 }
 
+/* §11.4 State 2 is reserved wherever it sits in a long vector (the check
+ * reads eight bytes at a time), and bytes of states 3, 1 and 0 next to
+ * each other (bit 7 of one beside bit 6 of the next) are not taken for
+ * it. */
+static void test_rfc4340_11_4_reserved_state_anywhere_in_long_vector(
+    void **state) {
+  uint8_t vec[40];
+  udccp_optbuf ob;
+  udccp_opts opts;
+  size_t k, i;
+  (void)state;
+  for (k = 0; k <= sizeof(vec); k++) {
+    for (i = 0; i < sizeof(vec); i++) {
+      static const uint8_t st[3] = {0xC0, 0x40, 0x00}; /* 3, 1, 0 */
+      vec[i] = (uint8_t)(st[i % 3] | (i & 0x3F));
+    }
+    if (k < sizeof(vec)) {
+      vec[k] = 0x80 | 0x3F; /* State 2 */
+    }
+    udccp_optbuf_init(&ob);
+    assert_int_equal(
+        udccp_optbuf_put(&ob, UDCCP_OPT_ACK_VECTOR_0, 0, vec, sizeof(vec)), 0);
+    assert_int_equal(udccp_opts_parse(&opts, UDCCP_PKT_ACK, ob.buf, ob.len),
+                     0);
+    memset(&g_seen, 0, sizeof(g_seen));
+    g_seen.ackno = 5000;
+    assert_int_equal(udccp_ackvec_parse(&opts, 5000, seen_cb, &g_seen),
+                     k < sizeof(vec) ? UDCCP_ERR_OPTION : 0);
+    assert_int_equal(g_seen.runs, k < sizeof(vec) ? 0 : (int)sizeof(vec));
+  }
+}
+
 /* A callback can stop the walk; option 39 (nonce 1) is walked like 38. */
 static void test_rfc4340_11_4_parse_stop_and_type_39(void **state) {
   static const uint8_t v1[] = {0x00, 0xC0};
@@ -814,6 +846,7 @@ int main(void) {
       cmocka_unit_test(test_appendix_a_3_many_acks_in_flight),
       cmocka_unit_test(test_appendix_a_3_peer_vector_proves_receipt),
       cmocka_unit_test(test_rfc4340_11_4_reserved_state_rejected),
+      cmocka_unit_test(test_rfc4340_11_4_reserved_state_anywhere_in_long_vector),
       cmocka_unit_test(test_rfc4340_11_4_parse_stop_and_type_39),
       cmocka_unit_test(test_rfc4340_11_4_random_roundtrip),
       cmocka_unit_test(test_appendix_a_incremental_vector_matches_model),
