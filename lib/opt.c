@@ -172,13 +172,7 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint8_t t, int mand,
   }
 }
 
-int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
-                     size_t len) {
-  size_t i = 0;
-  int mand = 0;
-  /* §5.8.2: Mandatory on DCCP-Data MUST be ignored. */
-  int mand_ok = udccp_opt_allowed(UDCCP_OPT_MANDATORY, pkt_type);
-
+void udccp_opts_reset(udccp_opts *out) {
   out->present = 0;
   out->slow_receiver = 0;
   out->n_feat = 0;
@@ -198,7 +192,16 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
   out->data_checksum = 0;
   out->n_ccid = 0;
   out->err_data[0] = out->err_data[1] = out->err_data[2] = 0;
+}
 
+int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
+                     size_t len) {
+  size_t i = 0;
+  int mand = 0;
+  /* §5.8.2: Mandatory on DCCP-Data MUST be ignored. */
+  int mand_ok = udccp_opt_allowed(UDCCP_OPT_MANDATORY, pkt_type);
+
+  udccp_opts_reset(out);
   /* RFC 5596 §2.2.1: every option on a DCCP-Listen is ignored. */
   if (pkt_type == UDCCP_PKT_LISTEN) {
     return 0;
