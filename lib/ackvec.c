@@ -514,6 +514,41 @@ static void av_clear_old(udccp_ackvec *av, size_t j) {
  * search. */
 static size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
   size_t lo = 0, hi = av->rec_n;
+  int64_t d;
+  if (hi == 0) {
+    return 0; /* rec_n: none */
+  }
+  /* Every packet sent while the vector holds state carries it (conn_out.c
+   * write_data), so records are usually one per sequence number and the
+   * peer's ackno names one of them: a guess from the distance to the
+   * newest record finds it in O(1) on almost every ack (issue 13); the
+   * search is for the rest. */
+  d = udccp_seq_sub(rec_old(av, hi - 1)->seq, ackno);
+  if (d <= 0) {
+    return hi - 1;
+  }
+  if ((uint64_t)d < hi && rec_old(av, hi - 1 - (size_t)d)->seq == ackno) {
+    return hi - 1 - (size_t)d;
+  }
+  /* Otherwise the answer is mostly among the oldest records (each ack of
+   * ack clears those before it): gallop from the old end, then search
+   * between the last two probes. */
+  if (udccp_seq_gt(rec_old(av, 0)->seq, ackno)) {
+    return av->rec_n;
+  }
+  lo = 1;
+  {
+    size_t step = 1;
+    while (lo + step - 1 < hi) {
+      size_t k = lo + step - 1;
+      if (udccp_seq_gt(rec_old(av, k)->seq, ackno)) {
+        hi = k;
+        break;
+      }
+      lo = k + 1;
+      step *= 2;
+    }
+  }
   /* invariant: records [0, lo) are <= ackno, [hi, n) are above */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;

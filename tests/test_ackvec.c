@@ -706,6 +706,40 @@ static int model_nonce(uint64_t seq, void *ud) {
   return j < 4000 ? m->nonce[j] : -1;
 }
 
+/* Appendix A.3: an ack of ack finds the newest record at or below its
+ * Acknowledgement Number and throws it and every older one away, whatever
+ * the spacing of the records (one per packet, or sparse) and however far
+ * the ackno moves: checked against a list, ackno by ackno. */
+static void test_appendix_a_3_ack_of_ack_finds_its_record(void **state) {
+  uint64_t recs[300];
+  size_t n = 0, first = 0, r;
+  uint64_t ackno, seq = 5000;
+  udccp_ackvec av;
+  udccp_optbuf ob;
+  (void)state;
+  init_av(&av, 64);
+  for (r = 1; r <= 300; r++) {
+    assert_int_equal(udccp_ackvec_record(&av, r, UDCCP_AV_RECEIVED), 0);
+    /* one record per packet for a while, then gaps of 1..6 */
+    seq += r < 100 ? 1 : 1 + r % 7;
+    udccp_optbuf_init(&ob);
+    assert_int_equal(udccp_ackvec_write(&av, &ob, seq), 0);
+    recs[n++] = seq;
+  }
+  assert_int_equal(av.rec_n, n);
+  for (ackno = 4990; ackno < seq + 5; ackno += 1 + ackno % 13) {
+    size_t k = first;
+    while (k < n && recs[k] <= ackno) {
+      k++;
+    }
+    udccp_ackvec_on_ack(&av, ackno);
+    /* records [first, k) were at or below ackno: all gone */
+    first = k;
+    assert_int_equal(av.rec_n, n - first);
+  }
+  udccp_ackvec_free(&av);
+}
+
 static void test_appendix_a_incremental_vector_matches_model(void **state) {
   static model m;
   udccp_ackvec av;
@@ -850,6 +884,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_11_4_parse_stop_and_type_39),
       cmocka_unit_test(test_rfc4340_11_4_random_roundtrip),
       cmocka_unit_test(test_appendix_a_incremental_vector_matches_model),
+      cmocka_unit_test(test_appendix_a_3_ack_of_ack_finds_its_record),
       cmocka_unit_test(test_rfc4340_11_4_huge_jump_costs_nothing),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_in_option_type),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_per_option),
