@@ -11,8 +11,12 @@
 #   make check-interop  the same, skipped with the reason when it cannot run
 #   make attack  the attack suite (root; tests/attack/run.sh, a Release
 #                build in build-attack/): spoofed Request floods of 100k
-#                packets/s for 60 s against the three listeners, ~4 minutes;
-#                make check runs its short version (ctest attack_short)
+#                packets/s for 60 s against the three listeners, 10,000
+#                completed-then-silent connections (keepalive 2,1,3 and the
+#                defaults), hostile-peer CPU (callgrind), 1 M blind
+#                injected packets per type; ~15 minutes.  ATTACK_ROWS picks
+#                rows (flood,silent,inject,hostile,replay).  make check runs
+#                its short version (ctest attack_short)
 #   make envelope CCID 2/3 operating envelope vs the simulator's TCP, and the
 #                recovery scenarios: table, doc/envelope.md + envelope.svg
 #                (Release, build-rel/; ~1 h of CPU, 2 parallel runs)
@@ -101,7 +105,8 @@ check-interop:
 attack:
 	cmake -S . -B build-attack -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build-attack -j $(JOBS) --target udccp-perf udccp-cat \
-	  udccp-spoof udccp-preload compat_dccp_sink test_listener
+	  udccp-spoof udccp-preload compat_dccp_sink test_listener test_ccid3 \
+	  udccp-hostile-bench
 	sh tests/attack/run.sh $(CURDIR)/build-attack $(CURDIR) full
 
 # ---- issue 13: 100,000 connections between two endpoints in one process

@@ -522,9 +522,6 @@ udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
   s->remote_udp_port =
       ep->cfg.transport == UDCCP_TRANSPORT_UDP ? remote_udp_port : 0;
   s->fidx = path->family == UDCCP_AF_INET ? UDCCP_IO_V4 : UDCCP_IO_V6;
-  s->peerlen = udccp_io_addr_to_sockaddr(&s->peer, path->family,
-                                         path->remote_addr,
-                                         s->remote_udp_port);
   s->lis = lis;
   udccp_demux_key k;
   udccp_demux_key_make(&k, path, s->remote_udp_port);
@@ -715,6 +712,9 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
 
 static void sock_gen(udccp_sock *s, udccp_tstamp now) {
   udccp_endpoint *ep = s->ep;
+  if (s->conn == NULL) {
+    return; /* a tombstone sends only in answer (tomb_input) */
+  }
   /* Bounded: a CCID that never says "stop" cannot hang the loop. */
   for (int k = 0; k < 4096; k++) {
     if (ep->tx_since_rx >= UDCCP_IO_DRAIN_EVERY * ep->batch) {
@@ -777,6 +777,28 @@ static udccp_listener *find_listener(udccp_endpoint *ep, uint16_t port,
   return NULL;
 }
 
+/* RFC 4340 §8.5 step 2: a tuple in TIMEWAIT answers every packet but a
+ * Reset with Reset(No Connection), numbered from the packet (§8.3.1).
+ * For a tombstone (its connection freed: sock_entomb) the endpoint
+ * writes that Reset as the connection did, once the checksum holds (§9). */
+static void tomb_input(udccp_endpoint *ep, int fidx, const udccp_path *path,
+                       uint16_t udp_rport, const uint8_t *pkt, size_t len) {
+  if (ep->settings.cksum_mode == UDCCP_CKSUM_FULL &&
+      udccp_pkt_verify_cksum(pkt, len, path) != 0) {
+    ep->stats.rx_bad++;
+    return;
+  }
+  uint8_t *out = tx_slot(ep);
+  udccp_ssize n =
+      udccp_pkt_write_reset_reply(out, UDCCP_IO_TXBUF, pkt, len, path,
+                                  ep->settings.cksum_mode,
+                                  UDCCP_RESET_NO_CONNECTION);
+  if (n > 0) {
+    tx_commit(ep, fidx, NULL, path, udp_rport, (size_t)n, 0);
+    ep->stats.resets_sent++;
+  }
+}
+
 void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
                     uint16_t udp_rport, const uint8_t *pkt, size_t len,
                     uint8_t ecn, udccp_tstamp now, int from_peer) {
@@ -810,6 +832,10 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
   udccp_demux_key k;
   udccp_demux_key_make(&k, path, udp_rport);
   udccp_sock *s = udccp_demux_find(&ep->demux, &k);
+  if (s != NULL && s->conn == NULL) {
+    tomb_input(ep, fidx, path, udp_rport, pkt, len);
+    return;
+  }
   if (s != NULL) {
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
     if (s->lis != NULL) {
@@ -1075,10 +1101,48 @@ int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
   return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
+/* Issue 12/13: a connection the application has closed keeps, during
+ * TIMEWAIT (RFC 4340 §8.3), only what TIMEWAIT needs: its tuple in the
+ * demultiplexer (no new connection may reuse it) and the time it ends.
+ * The connection and everything it holds are freed; the socket stays
+ * as the tombstone (conn NULL): tomb_input answers its packets. */
+static void sock_entomb(udccp_sock *s) {
+  if (s->conn == NULL || !s->orphan ||
+      udccp_conn_get_state(s->conn) != UDCCP_STATE_TIMEWAIT) {
+    return;
+  }
+  udccp_tstamp end = udccp_conn_get_expiry(s->conn); /* TIMEWAIT's end */
+  if (s->lis != NULL) {
+    udccp_listener_conn_gone(s->lis, s->conn);
+    s->lis = NULL;
+  }
+  udccp_conn_del(s->conn);
+  s->conn = NULL;
+  s->exp = end;
+  udccp_io_sched_update(s);
+}
+
+void udccp_io_sock_orphaned(udccp_sock *s) {
+  s->app_owned = 0;
+  s->orphan = 1;
+  if (s->conn == NULL || udccp_conn_is_done(s->conn)) {
+    udccp_io_sock_free(s);
+    return;
+  }
+  sock_entomb(s);
+}
+
 /* After its turn: the connection's new expiry, and its end. */
 static void settle(udccp_sock *s) {
   udccp_io_sched_update(s);
+  if (s->conn == NULL) {
+    if (s->exp == UDCCP_TSTAMP_NEVER) {
+      udccp_io_sock_free(s); /* TIMEWAIT is over: the tuple is free */
+    }
+    return;
+  }
   if (!udccp_conn_is_done(s->conn)) {
+    sock_entomb(s);
     return;
   }
   /* RFC 4340 §8.5 step 1: a fully closed connection no longer owns its
@@ -1141,7 +1205,11 @@ int udccp_endpoint_process(udccp_endpoint *ep) {
   now = udccp_io_now();
   udccp_sock *s;
   while ((s = udccp_io_sched_pop_due(ep, now)) != NULL) {
-    (void)udccp_conn_handle_expiry(s->conn, now);
+    if (s->conn != NULL) {
+      (void)udccp_conn_handle_expiry(s->conn, now);
+    } else {
+      s->exp = UDCCP_TSTAMP_NEVER; /* a tombstone's TIMEWAIT ended */
+    }
     udccp_io_sched_touch(s);
   }
   if (ep->filter_dirty) {

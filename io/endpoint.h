@@ -30,24 +30,27 @@ enum { UDCCP_IO_V4 = 0, UDCCP_IO_V6 = 1 };
 
 struct udccp_sock {
   udccp_endpoint *ep;
-  udccp_conn *conn;
-  udccp_path path;              /* local/remote addresses and DCCP ports */
-  uint16_t remote_udp_port;     /* DCCP-UDP; 0 on raw */
-  int fidx;                     /* UDCCP_IO_V4 / UDCCP_IO_V6: which socket */
-  struct sockaddr_storage peer; /* where packets go (UDP port, or port 0) */
-  socklen_t peerlen;
+  udccp_conn *conn;             /* NULL: a TIMEWAIT tombstone (endpoint.c,
+                                   sock_entomb): closed by the application,
+                                   its connection freed, exp its end */
+  udccp_path path;              /* local/remote addresses and DCCP ports;
+                                   packets go to path's remote address and
+                                   remote_udp_port (one per connection:
+                                   issue 13 counts its bytes) */
   udccp_listener *lis;          /* the listener that made it; NULL: client */
   size_t idx;                   /* position in ep->socks */
   udccp_sock *acc_next;         /* accept queue link */
+  udccp_tstamp exp;             /* cached udccp_conn_get_expiry() */
+  size_t heap_idx;              /* position in ep->heap, SIZE_MAX if none */
+  int fidx;                     /* UDCCP_IO_V4 / UDCCP_IO_V6: which socket */
+  int io_error;                 /* error learnt from ICMP (e.g. REFUSED) */
+  uint16_t remote_udp_port;     /* DCCP-UDP; 0 on raw */
   uint8_t in_demux;             /* reachable by incoming packets */
   uint8_t in_acceptq;
   uint8_t app_owned;            /* the application holds this handle */
   uint8_t orphan;               /* closed by the application: free when done */
   uint8_t shut;                 /* udccp_shutdown() was called */
   uint8_t seen_open;            /* reached PARTOPEN/OPEN at some point */
-  int io_error;                 /* error learnt from ICMP (e.g. REFUSED) */
-  udccp_tstamp exp;             /* cached udccp_conn_get_expiry() */
-  size_t heap_idx;              /* position in ep->heap, SIZE_MAX if none */
   uint8_t dirty;                /* in ep->dirty */
 };
 
@@ -141,6 +144,11 @@ udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
 
 /* Removes s from the endpoint and frees it and its connection. */
 void udccp_io_sock_free(udccp_sock *s);
+
+/* The application let go of s (udccp_close, udccp_abort): frees it if its
+ * connection is done, keeps only a tombstone if it is in TIMEWAIT, else
+ * lets it finish (the loop frees it then). */
+void udccp_io_sock_orphaned(udccp_sock *s);
 
 /* Generates s's packets now and sends every batched packet. */
 void udccp_io_sock_flush(udccp_sock *s);

@@ -20,7 +20,7 @@ static void apply_pmtu(udccp_endpoint *ep, uint8_t fam, const uint8_t *addr,
                        uint16_t udp_port, uint32_t mtu) {
   for (size_t i = 0; i < ep->nsocks; i++) {
     udccp_sock *s = ep->socks[i];
-    if (s->path.family == fam &&
+    if (s->conn != NULL && s->path.family == fam &&
         memcmp(s->path.remote_addr, addr, fam == UDCCP_AF_INET ? 4 : 16) ==
             0 &&
         s->remote_udp_port == udp_port) {
@@ -115,7 +115,8 @@ void udccp_io_drain_errqueue(udccp_endpoint *ep, int fidx) {
          * for SYN; later ones are left to the protocol's own timers. */
         for (size_t i = 0; i < ep->nsocks; i++) {
           udccp_sock *s = ep->socks[i];
-          if (s->path.family == fam && s->remote_udp_port == port &&
+          if (s->conn != NULL && s->path.family == fam &&
+              s->remote_udp_port == port &&
               memcmp(s->path.remote_addr, addr,
                      fam == UDCCP_AF_INET ? 4 : 16) == 0 &&
               udccp_conn_get_state(s->conn) == UDCCP_STATE_REQUEST) {

@@ -96,7 +96,9 @@ static void heap_remove(udccp_endpoint *ep, udccp_sock *s) {
 
 void udccp_io_sched_update(udccp_sock *s) {
   udccp_endpoint *ep = s->ep;
-  s->exp = udccp_conn_get_expiry(s->conn);
+  if (s->conn != NULL) {
+    s->exp = udccp_conn_get_expiry(s->conn); /* a tombstone keeps its own */
+  }
   if (s->exp == UDCCP_TSTAMP_NEVER) {
     heap_remove(ep, s);
     return;

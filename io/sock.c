@@ -412,11 +412,7 @@ int udccp_close(udccp_sock *s, int timeout_ms) {
     int e = dead_error(s);
     result = (e == 0 || e == UDCCP_ERR_CLOSED) ? 0 : e;
   }
-  s->app_owned = 0;
-  s->orphan = 1;
-  if (udccp_conn_is_done(s->conn)) {
-    udccp_io_sock_free(s);
-  }
+  udccp_io_sock_orphaned(s);
   return result;
 }
 
@@ -430,12 +426,8 @@ void udccp_abort_code(udccp_sock *s, uint8_t reset_code) {
     (void)udccp_conn_abort(s->conn, reset_code, udccp_io_now());
     udccp_io_sock_flush(s);
   }
-  s->app_owned = 0;
-  s->orphan = 1;
   s->shut = 1;
-  if (udccp_conn_is_done(s->conn)) {
-    udccp_io_sock_free(s);
-  }
+  udccp_io_sock_orphaned(s);
 }
 
 int udccp_sock_state(const udccp_sock *s) {

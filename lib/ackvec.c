@@ -46,21 +46,50 @@ static size_t e_at(const udccp_ackvec *av, size_t i) {
   return (av->eh + i) & (av->ecap - 1);
 }
 
+/* Layout of the first block: the records first (they hold 64-bit
+ * fields: the block's alignment), then the byte arrays. */
+#define FIRST_ENC (REC_CAP * sizeof(udccp_ackvec_rec))
+#define FIRST_EPAR (FIRST_ENC + ENC_CAP)
+#define FIRST_STATES (FIRST_EPAR + ENC_CAP)
+
+/* Frees a buffer that grew out of its place: one still in the first
+ * block only leaves it, and the block goes with the last one. */
+static void av_free_buf(udccp_ackvec *av, void *p) {
+  uint8_t *f = av->first;
+  if (p == NULL) {
+    return;
+  }
+  if (f != NULL && (p == f || p == f + FIRST_ENC || p == f + FIRST_EPAR ||
+                    p == f + FIRST_STATES)) {
+    if (--av->first_n == 0) {
+      av->mem->free(f, av->mem->user_data);
+      av->first = NULL;
+    }
+    return;
+  }
+  av->mem->free(p, av->mem->user_data);
+}
+
 int udccp_ackvec_init(udccp_ackvec *av, const udccp_mem *mem, size_t cap) {
   size_t c = 16; /* grows with the packets to report (issue 13) */
+  uint8_t *f;
   memset(av, 0, sizeof(*av));
   av->mem = mem ? mem : udccp_mem_default();
   while (c < cap && c < UDCCP_ACKVEC_MAX) {
     c <<= 1;
   }
-  av->states = av->mem->malloc(c, av->mem->user_data);
-  av->recs = av->mem->malloc(REC_CAP * sizeof(*av->recs), av->mem->user_data);
-  av->enc = av->mem->malloc(ENC_CAP, av->mem->user_data);
-  av->epar = av->mem->malloc(ENC_CAP, av->mem->user_data);
-  if (!av->states || !av->recs || !av->enc || !av->epar) {
-    udccp_ackvec_free(av);
+  /* One block for the four first buffers: four small allocations would
+   * cost about twice their size in allocator headers. */
+  f = av->mem->malloc(FIRST_STATES + c, av->mem->user_data);
+  if (!f) {
     return UDCCP_ERR_NOMEM;
   }
+  av->first = f;
+  av->first_n = 4;
+  av->recs = (udccp_ackvec_rec *)(void *)f;
+  av->enc = f + FIRST_ENC;
+  av->epar = f + FIRST_EPAR;
+  av->states = f + FIRST_STATES;
   av->cap = c;
   av->rec_cap = REC_CAP;
   av->ecap = ENC_CAP;
@@ -70,18 +99,13 @@ int udccp_ackvec_init(udccp_ackvec *av, const udccp_mem *mem, size_t cap) {
 
 void udccp_ackvec_free(udccp_ackvec *av) {
   if (av->mem) {
-    void *p[4];
-    size_t i;
-    p[0] = av->states;
-    p[1] = av->recs;
-    p[2] = av->enc;
-    p[3] = av->epar;
-    for (i = 0; i < 4; i++) {
-      if (p[i]) {
-        av->mem->free(p[i], av->mem->user_data);
-      }
-    }
+    av_free_buf(av, av->states);
+    av_free_buf(av, av->recs);
+    av_free_buf(av, av->enc);
+    av_free_buf(av, av->epar);
   }
+  av->first = NULL;
+  av->first_n = 0;
   av->states = NULL;
   av->recs = NULL;
   av->enc = av->epar = NULL;
@@ -111,7 +135,7 @@ static int av_grow(udccp_ackvec *av, size_t need) {
     uint64_t q = udccp_seq_add(av->tail, (int64_t)i);
     s[q & (c - 1)] = *slot(av, q);
   }
-  av->mem->free(av->states, av->mem->user_data);
+  av_free_buf(av, av->states);
   av->states = s;
   av->cap = c;
   return 0;
@@ -135,8 +159,8 @@ static int enc_grow(udccp_ackvec *av) {
     e[i] = av->enc[e_at(av, i)];
     p[i] = av->epar[e_at(av, i)];
   }
-  av->mem->free(av->enc, av->mem->user_data);
-  av->mem->free(av->epar, av->mem->user_data);
+  av_free_buf(av, av->enc);
+  av_free_buf(av, av->epar);
   av->enc = e;
   av->epar = p;
   av->ecap = c;
@@ -435,7 +459,7 @@ static int av_recs_grow(udccp_ackvec *av) {
     r[i] = av->recs[(av->rec_head + av->rec_cap - av->rec_n + i) %
                     av->rec_cap];
   }
-  av->mem->free(av->recs, av->mem->user_data);
+  av_free_buf(av, av->recs);
   av->recs = r;
   av->rec_cap = c;
   av->rec_head = av->rec_n;

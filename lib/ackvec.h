@@ -55,6 +55,10 @@ typedef struct udccp_ackvec {
   int any_nonce;         /* a packet with nonce 1 was recorded */
   udccp_ackvec_rec *recs;/* ring of records, oldest first */
   size_t rec_cap, rec_head, rec_n;
+  /* The first recs, enc, epar and states share this one block (issue 13:
+   * an idle connection holds them); first_n of them are still in it. */
+  uint8_t *first;
+  unsigned first_n;
 } udccp_ackvec;
 
 /* Allocates the buffers (cap sequence numbers, grown when needed up to

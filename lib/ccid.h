@@ -26,6 +26,8 @@ typedef struct udccp_ccid_env {
   uint64_t seq_window_in;  /* the peer's Sequence Window: the width of its
                               window for our acknowledgement numbers */
   uint32_t ack_ratio;      /* current Ack Ratio (feature 5) */
+  uint32_t want_ack_ratio; /* output, sender half: Ack Ratio to negotiate;
+                              0 = none */
   uint8_t ecn;             /* 1: ECN negotiated on */
   uint8_t tx_nonce;        /* ECN nonce of the packet tx_on_sent reports:
                               1 if sent ECT(1), else 0 (RFC 4340 §12.2) */
@@ -34,13 +36,12 @@ typedef struct udccp_ccid_env {
   uint8_t tx_more;         /* for the data packet tx_on_sent reports: more
                               data waits behind it (UDCCP_CCID_MORE_*);
                               RFC 5348 §8.2.1 data-limited intervals */
+  uint8_t opt_err[3];      /* output: with UDCCP_ERR_OPTION from rx_on_pkt:
+                              Data 1..3 of the Option Error Reset, the first
+                              bytes of the offending option (RFC 4340 §5.6) */
   /* outputs (CCID -> connection) */
-  uint32_t want_ack_ratio; /* sender half: Ack Ratio to negotiate; 0 = none */
   uint64_t pkts_lost;      /* sender half: data packets declared lost */
   udccp_tstamp srtt, rttvar, rto, min_rtt; /* sender half's RTT estimate */
-  uint8_t opt_err[3];      /* with UDCCP_ERR_OPTION from rx_on_pkt: Data 1..3
-                              of the Option Error Reset, the first bytes of
-                              the offending option (RFC 4340 §5.6) */
 } udccp_ccid_env;
 
 /* env.tx_more: unknown (the CCID guesses from timing), yes, no. */

@@ -79,10 +79,10 @@ typedef struct ccid2_tx {
   size_t cap;
   uint64_t tail;
   size_t n;
-  int started;
   uint64_t gss;       /* newest sequence number sent */
   uint64_t loss_scan; /* data packets before this were judged */
   uint64_t top[3];    /* the three newest seqs acked, newest first */
+  int started;
   unsigned n_top;
 
   uint32_t cwnd, ssthresh, pipe, iw; /* packets */
@@ -101,10 +101,10 @@ typedef struct ccid2_tx {
 
   /* RFC 2861 */
   int sent_any;
-  udccp_tstamp last_data_sent;
-  udccp_tstamp cwv_start;
   uint32_t w_used;
   int full_cur, full_prev;
+  udccp_tstamp last_data_sent;
+  udccp_tstamp cwv_start;
   udccp_tstamp slow_rcv_until;
 
   /* Pacing (RFC 4341 §5 MAY): earliest time of the next data packet, and
@@ -288,6 +288,19 @@ static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
       }
       tx->tail = seq;
       tx->n = 0;
+      tx->loss_scan = seq;
+      d = 1;
+    }
+  }
+  if (tx->n + d > tx->cap && tx->n > 0) {
+    /* Before growing: entries that need no slot any more (non-data, or
+     * data already acked or lost) leave the tail now rather than at the
+     * next ack.  An idle connection sending only Syncs (keepalive probes,
+     * conn_timer.c) and hearing nothing would otherwise grow its 1-entry
+     * history to HIST_MIN (6 KiB) for one non-data packet. */
+    hist_advance(tx);
+    if (tx->n == 0) {
+      tx->tail = seq;
       tx->loss_scan = seq;
       d = 1;
     }

@@ -307,9 +307,18 @@ void udccp_conn_release_buffers(udccp_conn *conn) {
   }
   conn->ackq_n = 0;
   udccp_conn_ackq_release(conn);
+  udccp_conn_drops_release(conn);
   /* Data that arrived before the close stays readable (§8.3: the
    * application reads it after the peer closed); the queue frees itself
    * once drained. */
+}
+
+void udccp_conn_drops_release(udccp_conn *conn) {
+  if (conn->drops != NULL) {
+    conn->mem->free(conn->drops, conn->mem->user_data);
+    conn->drops = NULL;
+  }
+  conn->n_drops = 0;
 }
 
 void udccp_conn_del(udccp_conn *conn) {
@@ -652,7 +661,27 @@ int udccp_conn_abort(udccp_conn *conn, uint8_t reset_code, udccp_tstamp ts) {
 }
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
-  *info = conn->info;
+  const udccp_conn_counters *k = &conn->info;
+  memset(info, 0, sizeof(*info));
+  info->mps = k->mps;
+  info->pkts_sent = k->pkts_sent;
+  info->pkts_recv = k->pkts_recv;
+  info->bytes_sent = k->bytes_sent;
+  info->bytes_recv = k->bytes_recv;
+  info->data_pkts_sent = k->data_pkts_sent;
+  info->data_pkts_recv = k->data_pkts_recv;
+  info->data_bytes_sent = k->data_bytes_sent;
+  info->data_bytes_recv = k->data_bytes_recv;
+  info->pkts_dropped = k->pkts_dropped;
+  info->pkts_seq_invalid = k->pkts_seq_invalid;
+  info->pkts_malformed = k->pkts_malformed;
+  info->pkts_bad_cksum = k->pkts_bad_cksum;
+  info->rx_qdrops = k->rx_qdrops;
+  info->syncs_sent = k->syncs_sent;
+  info->syncs_recv = k->syncs_recv;
+  info->retransmits = k->retransmits;
+  info->keepalive_probes = k->keepalive_probes;
+  info->keepalive_timeouts = k->keepalive_timeouts;
   info->state = conn->state;
   info->tx_ccid = conn->tx_ccid_id;
   info->rx_ccid = conn->rx_ccid_id;

@@ -64,10 +64,35 @@
 /* A received packet whose data did not reach the application (§11.7). */
 #define UDCCP_CONN_MAX_DROPS 16
 typedef struct udccp_conn_drop {
-  uint64_t seq;
-  uint8_t code;  /* Drop Code, Table 7 */
-  uint8_t sent;  /* acks that carried it */
+  uint32_t seq_lo;  /* its 48-bit Sequence Number, in 8 bytes with the */
+  uint16_t seq_hi;  /* rest (issue 13: the array is in every connection) */
+  uint8_t code;     /* Drop Code, Table 7 */
+  uint8_t sent;     /* acks that carried it */
 } udccp_conn_drop;
+
+static inline uint64_t udccp_conn_drop_seq(const udccp_conn_drop *d) {
+  return (uint64_t)d->seq_hi << 32 | d->seq_lo;
+}
+
+static inline void udccp_conn_drop_set_seq(udccp_conn_drop *d, uint64_t seq) {
+  d->seq_lo = (uint32_t)seq;
+  d->seq_hi = (uint16_t)(seq >> 32);
+}
+
+/* What the connection counts for udccp_conn_info: only the counters (and
+ * the MPS); udccp_conn_get_info fills in the rest from the live state, so
+ * that an idle connection does not carry a second copy of it (issue 13). */
+typedef struct udccp_conn_counters {
+  uint64_t pkts_sent, pkts_recv, bytes_sent, bytes_recv;
+  uint64_t data_pkts_sent, data_pkts_recv;
+  uint64_t data_bytes_sent, data_bytes_recv;
+  uint64_t pkts_dropped, pkts_seq_invalid, pkts_malformed, pkts_bad_cksum;
+  uint64_t tx_qdrops, rx_qdrops;
+  uint64_t syncs_sent, syncs_recv;
+  uint64_t retransmits;
+  uint64_t keepalive_probes, keepalive_timeouts;
+  uint32_t mps;              /* payload bytes per packet */
+} udccp_conn_counters;
 
 /* Pending control packets, highest priority first (conn_out.c). */
 enum {
@@ -102,29 +127,19 @@ struct udccp_conn {
   size_t mem_bytes;
   udccp_settings settings;
   udccp_path path;
-  uint8_t is_server;
-  uint8_t lis_phase;       /* made by a listener: enum udccp_listener_phase */
-  uint8_t state;           /* enum udccp_state */
-  uint8_t closing_after_q; /* close requested; Close/CloseReq once queue empty */
   uint32_t service_code;
   int error;               /* fatal code once dead, else 0 */
   int reset_code;          /* UDCCP_RESET_NONE while none */
+  uint32_t pending;        /* what to send next: UDCCP_PEND_* bits */
 
   /* Sequence state, RFC 4340 §7.1, §8.5 (48-bit values). */
   uint64_t iss, isr, osr, gss, gsr, gar;
   uint64_t swl, swh, awl, awh;
-  uint8_t have_isr;
   uint64_t seqwin_local;   /* Sequence Window/A (ours): width of AW */
   uint64_t seqwin_remote;  /* Sequence Window/B (peer's): width of SW */
 
   /* Feature negotiation (§6) and negotiated values. */
   udccp_feat_set feat;
-  uint8_t tx_ccid_id, rx_ccid_id;
-  uint8_t short_seqnos_ok; /* peer may send X=0 (our Allow Short Seqnos) */
-  uint8_t send_ackvec;     /* our receiving half writes Ack Vectors */
-  uint8_t send_ndp;        /* we send NDP Count */
-  uint8_t peer_min_cscov;  /* peer requires CsCov >= this on our packets */
-  uint8_t send_data_cksum; /* peer asked for Data Checksum */
   uint32_t ack_ratio_cur;  /* Ack Ratio in force */
   uint32_t ack_ratio_asked;/* Ack Ratio we last started a Change for */
 
@@ -137,37 +152,26 @@ struct udccp_conn {
   udccp_ccid_state *tx_st, *rx_st; /* ops->tx_size / rx_size bytes, from
                                       udccp_conn_start_ccids; NULL before
                                       and after (TIMEWAIT, CLOSED) */
-  uint8_t tx_ccid_up, rx_ccid_up;
 
   /* Ack Vector (§11.4), receive buffer for the peer's packets. */
   udccp_ackvec av;
-  uint8_t av_up;
 
   /* Queues. */
   udccp_sendq sendq;
   udccp_rxq rxq;
 
-  /* What to send next (UDCCP_PEND_* bits) and its parameters. */
-  uint32_t pending;
+  /* Parameters of what to send next (pending). */
   uint64_t sync_ackno;     /* ackno of the pending Sync */
   uint64_t syncack_ackno;  /* ackno of the pending SyncAck */
-  uint8_t pend_reset_code;
-  uint8_t pend_reset_data[3];
   uint64_t reset_ackno;    /* Reset's ackno (GSR unless said otherwise) */
-  uint8_t reset_use_seq;   /* Reset numbered from the input (§8.3.1) */
   uint64_t reset_seq;
-  uint8_t ack_needed;      /* something new to acknowledge */
   uint64_t pkts_since_ack; /* peer acks (with Ack Vector) not yet acked */
-  uint8_t data_since_ackack; /* we sent data since our last ack */
-  uint8_t peer_partopen;   /* server: the client may still be in PARTOPEN */
-  uint8_t fallback_ack;    /* a DataAck did not fit; its Ack went alone */
   uint64_t win_mark_seq;   /* GSS at win_mark_ts: packets sent per RTT */
   udccp_tstamp win_mark_ts;
   uint64_t sent_per_rtt;
   uint64_t nonce_rng;      /* xorshift64 state for ECN nonces (§12.2) */
   uint8_t *cur_pecn;       /* write_pkt's ECN codepoint out-parameter */
   uint64_t max_ack_lag;    /* largest GSS - ackno seen on a valid packet */
-  uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */
   uint64_t open_seq;       /* server: our first packet after the Response */
 
   /* Packet-borne signals. */
@@ -175,18 +179,14 @@ struct udccp_conn {
    * only on the throw-away connection that writes a cookie Response
    * (listener.c), which never outlives that buffer. */
   const uint8_t *init_cookie;
-  uint8_t init_cookie_len;
   /* Client, PARTOPEN: every Init Cookie option of the Response our ackno
    * names, whole (type, length, value), in order (§8.1.4), echoed on
    * every packet (§8.1.5); allocated only while held. */
   uint8_t *echo_cookies;
-  uint16_t echo_cookies_len;
-  uint8_t slow_rx_pending; /* send Slow Receiver (§11.6) */
-  udccp_conn_drop drops[UDCCP_CONN_MAX_DROPS]; /* Data Dropped (§11.7) */
-  uint8_t n_drops;
+  /* Data Dropped (§11.7): UDCCP_CONN_MAX_DROPS records, allocated while
+   * any is held (few connections ever drop data; issue 13). */
+  udccp_conn_drop *drops;
   uint64_t ndp_count;      /* our non-data packets since last data (§7.7) */
-  uint8_t peer_ts_valid;   /* echo the peer's Timestamp (§13.3) */
-  uint32_t peer_ts;
   udccp_tstamp peer_ts_rx; /* when it arrived */
   udccp_tstamp slow_until; /* peer sent Slow Receiver: hold rate until */
 
@@ -199,32 +199,62 @@ struct udccp_conn {
   udccp_tstamp t_stall;       /* data waits for the window since (or the
                                  last probe); NEVER if not */
   uint64_t data_mark;         /* first data packet sent after GAR */
-  int data_mark_set;
   udccp_tstamp t_last_rx;     /* last valid packet received (idle) */
   udccp_tstamp ka_base;       /* t_last_rx the keepalive probes count from */
-  uint8_t ka_probes;          /* keepalive Syncs sent since ka_base */
   udccp_tstamp t_last_ack_tx; /* last Ack/DataAck sent */
   udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */
-  uint32_t listen_sent;
   udccp_tstamp ts_origin;     /* Timestamp option origin (§13.1) */
   udccp_tstamp t_last_tx;     /* last packet sent */
   udccp_tstamp t_feat_tx;     /* last packet that carried our Changes */
   uint64_t feat_tx_seq;       /* ... and its Sequence Number */
-  uint8_t feat_tx_valid;
-  uint8_t feat_backoff;       /* Change repetitions by timer since the
-                                 last Confirm (§6.6.3 back-off) */
   udccp_tstamp t_ackack;      /* ack the peer's acks by then (RFC 4341) */
   udccp_tstamp now;           /* latest ts the caller gave us */
-  uint8_t listen_triggered;   /* RFC 5596 §2.2.3.1: one triggered Request */
 
   uint8_t *ackq;              /* UDCCP_CONN_ACKQ slots of ackq_slot bytes,
                                  allocated while acks wait (conn_out.c) */
   size_t ackq_slot;
-  uint16_t ackq_len[UDCCP_CONN_ACKQ];
-  uint8_t ackq_head, ackq_n;
 
-  udccp_conn_info info;       /* counters */
-  uint8_t peer_closed;        /* read_datagram reports CLOSED once drained */
+  udccp_conn_counters info;   /* counters */
+
+  /* The small fields of every section above, together so that the struct
+   * has no padding (issue 13: every connection holds one). */
+  uint32_t peer_ts;           /* the peer's Timestamp to echo (§13.3) */
+  uint32_t listen_sent;       /* DCCP-Listens sent (RFC 5596) */
+  int data_mark_set;          /* data_mark is valid */
+  uint16_t ackq_len[UDCCP_CONN_ACKQ];
+  uint16_t echo_cookies_len;
+  uint8_t ackq_head, ackq_n;
+  uint8_t is_server;
+  uint8_t lis_phase;       /* made by a listener: enum udccp_listener_phase */
+  uint8_t state;           /* enum udccp_state */
+  uint8_t closing_after_q; /* close requested; Close/CloseReq once queue empty */
+  uint8_t have_isr;        /* ISR known (§7.1) */
+  uint8_t tx_ccid_id, rx_ccid_id;
+  uint8_t short_seqnos_ok; /* peer may send X=0 (our Allow Short Seqnos) */
+  uint8_t send_ackvec;     /* our receiving half writes Ack Vectors */
+  uint8_t send_ndp;        /* we send NDP Count */
+  uint8_t peer_min_cscov;  /* peer requires CsCov >= this on our packets */
+  uint8_t send_data_cksum; /* peer asked for Data Checksum */
+  uint8_t tx_ccid_up, rx_ccid_up;
+  uint8_t av_up;
+  uint8_t pend_reset_code;
+  uint8_t pend_reset_data[3];
+  uint8_t reset_use_seq;   /* Reset numbered from the input (§8.3.1) */
+  uint8_t ack_needed;      /* something new to acknowledge */
+  uint8_t data_since_ackack; /* we sent data since our last ack */
+  uint8_t peer_partopen;   /* server: the client may still be in PARTOPEN */
+  uint8_t fallback_ack;    /* a DataAck did not fit; its Ack went alone */
+  uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */
+  uint8_t init_cookie_len;
+  uint8_t slow_rx_pending; /* send Slow Receiver (§11.6) */
+  uint8_t n_drops;         /* entries in drops */
+  uint8_t peer_ts_valid;   /* echo the peer's Timestamp (§13.3) */
+  uint8_t ka_probes;       /* keepalive Syncs sent since ka_base */
+  uint8_t feat_tx_valid;   /* t_feat_tx and feat_tx_seq are valid */
+  uint8_t feat_backoff;    /* Change repetitions by timer since the last
+                              Confirm (§6.6.3 back-off) */
+  uint8_t listen_triggered; /* RFC 5596 §2.2.3.1: one triggered Request */
+  uint8_t peer_closed;     /* read_datagram reports CLOSED once drained */
 };
 
 /* --- conn.c --- */
@@ -243,6 +273,8 @@ void udccp_conn_release_buffers(udccp_conn *conn);
 int udccp_conn_ackq_alloc(udccp_conn *conn);
 /* Gives the ack queue's memory back once it is empty. */
 void udccp_conn_ackq_release(udccp_conn *conn);
+/* Frees the Data Dropped records (all of them reported or given up). */
+void udccp_conn_drops_release(udccp_conn *conn);
 /* Enter TIMEWAIT (§8.3). */
 void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts);
 /* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */

@@ -219,16 +219,23 @@ int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
 
 /* Records a dropped datagram for Data Dropped (§11.7). */
 static void note_drop(udccp_conn *conn, uint64_t seq, uint8_t code) {
+  conn->ack_needed = 1;
+  if (conn->drops == NULL) {
+    conn->drops = conn->mem->malloc(
+        UDCCP_CONN_MAX_DROPS * sizeof(*conn->drops), conn->mem->user_data);
+    if (conn->drops == NULL) {
+      return; /* the option is advisory (§11.7): the ack goes without it */
+    }
+  }
   if (conn->n_drops == UDCCP_CONN_MAX_DROPS) {
     memmove(&conn->drops[0], &conn->drops[1],
             sizeof(conn->drops[0]) * (UDCCP_CONN_MAX_DROPS - 1));
     conn->n_drops--;
   }
-  conn->drops[conn->n_drops].seq = seq;
+  udccp_conn_drop_set_seq(&conn->drops[conn->n_drops], seq);
   conn->drops[conn->n_drops].code = code;
   conn->drops[conn->n_drops].sent = 0;
   conn->n_drops++;
-  conn->ack_needed = 1;
 }
 
 /* §8.5 step 16, §9.3, §11.6, §11.7.  Returns 1 if the data was dropped as
@@ -271,6 +278,14 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
 static int drop(udccp_conn *conn, int err) {
   conn->info.pkts_dropped++;
   return err;
+}
+
+/* Dropped by the sequence/acknowledgement number checks (§7.5.3): counted
+ * apart, so that an attack suite can tell a blind injection stopped there
+ * from a packet that got further. */
+static int drop_seq(udccp_conn *conn, int err) {
+  conn->info.pkts_seq_invalid++;
+  return drop(conn, err);
 }
 
 /* Step 8: mark the packet acknowledgeable (§11.4) when our receiving half
@@ -544,7 +559,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       udccp_conn_update_windows(conn);
     } else {
       reset_reply(conn, &p, UDCCP_RESET_PACKET_ERROR);
-      return drop(conn, UDCCP_ERR_DROPPED);
+      return drop_seq(conn, UDCCP_ERR_DROPPED);
     }
   }
 
@@ -562,14 +577,14 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
         (!active || udccp_seq_le(p.seq, conn->swh))) {
       set_gsr(conn, p.seq);
     } else {
-      return drop(conn, UDCCP_ERR_SEQ);
+      return drop_seq(conn, UDCCP_ERR_SEQ);
     }
   }
 
   /* Step 6: sequence validity, the table of §7.5.3. */
   if (p.h.x == 0) {
     if (!conn->short_seqnos_ok) {
-      return drop(conn, UDCCP_ERR_DROPPED);
+      return drop_seq(conn, UDCCP_ERR_DROPPED);
     }
     /* §7.6: extend with GSR for seqnos, GSS for acknos. */
     p.seq = udccp_seq_extend24(conn->gsr, (uint32_t)p.h.seq);
@@ -607,7 +622,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     } else if (type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {
       send_sync(conn, p.seq, ts);
     }
-    return drop(conn, UDCCP_ERR_SEQ);
+    return drop_seq(conn, UDCCP_ERR_SEQ);
   }
   set_gsr(conn, p.seq);
   if (p.h.has_ack && type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {

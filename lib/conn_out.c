@@ -31,7 +31,7 @@ static void put_data_dropped(udccp_conn *conn, udccp_optbuf *ob,
   /* drops[] is in increasing sequence order; blocks go newest first. */
   for (i = conn->n_drops; i-- > 0;) {
     const udccp_conn_drop *d = &conn->drops[i];
-    int64_t gap = udccp_seq_sub(cur, d->seq);
+    int64_t gap = udccp_seq_sub(cur, udccp_conn_drop_seq(d));
     if (gap < 0) {
       continue;
     }
@@ -43,7 +43,7 @@ static void put_data_dropped(udccp_conn *conn, udccp_optbuf *ob,
     if (n < sizeof(v)) {
       v[n++] = (uint8_t)(0x80 | (d->code << 4)); /* Drop Block, run 1 */
     }
-    cur = udccp_seq_add(d->seq, -1);
+    cur = udccp_seq_add(udccp_conn_drop_seq(d), -1);
     conn->drops[i].sent++;
   }
   if (n > 0) {
@@ -59,7 +59,7 @@ static void trim_drops(udccp_conn *conn) {
     const udccp_conn_drop *d = &conn->drops[i];
     int gone = d->sent >= 4;
     if (conn->send_ackvec && !conn->av.empty &&
-        udccp_seq_lt(d->seq, conn->av.tail)) {
+        udccp_seq_lt(udccp_conn_drop_seq(d), conn->av.tail)) {
       gone = 1;
     }
     if (!gone) {
@@ -67,6 +67,9 @@ static void trim_drops(udccp_conn *conn) {
     }
   }
   conn->n_drops = (uint8_t)j;
+  if (j == 0) {
+    udccp_conn_drops_release(conn);
+  }
 }
 
 static uint8_t our_cscov(const udccp_conn *conn, size_t payload_len) {

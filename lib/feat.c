@@ -229,7 +229,7 @@ static void apply_deps(udccp_feat_set *fs, int half, uint8_t ccid) {
       uint8_t v = (uint8_t)d->val;
       int same_list = e->n_pref == 1 && e->pref[0] == v;
       set_pref(e, &v, 1);
-      e->mandatory = d->mandatory;
+      e->mandatory = d->mandatory != 0;
       if (e->val != v || (e->state != UDCCP_FEAT_STABLE && !same_list)) {
         start_change(fs, e);
       }
@@ -238,7 +238,7 @@ static void apply_deps(udccp_feat_set *fs, int half, uint8_t ccid) {
       /* An NN value the CCID wants (e.g. Linux's CCID 3: Ack Ratio 0);
        * a Change already under way (from the settings, or the CCID
        * itself) takes precedence. */
-      e->mandatory = d->mandatory;
+      e->mandatory = d->mandatory != 0;
       e->nn_want = d->val;
       start_change(fs, e);
     }
@@ -278,13 +278,16 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
   for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
     e = &fs->ent[i];
     e->num = specs[i / 2].num;
-    e->local = (uint8_t)(i & 1);
+    e->local = i & 1;
     e->val = specs[i / 2].def;
-    e->nn_want = e->val;
-    /* By default accept whatever the peer proposes among the valid
-     * Boolean values, preferring the initial value. */
-    set_pref(e, b01, 2);
-    e->flexible = 1;
+    if (specs[i / 2].rule == UDCCP_FEAT_NN) {
+      e->nn_want = e->val;
+    } else {
+      /* By default accept whatever the peer proposes among the valid
+       * Boolean values, preferring the initial value. */
+      set_pref(e, b01, 2);
+      e->flexible = 1;
+    }
   }
 
   /* CCID: always negotiated explicitly, as Linux does. */

@@ -70,38 +70,44 @@ enum udccp_feat_rule { UDCCP_FEAT_SP = 1, UDCCP_FEAT_NN = 2 };
 #define UDCCP_FEAT_MAX_PREF 16   /* SP preference list length we keep */
 #define UDCCP_FEAT_N_KNOWN 11    /* features 1..9, 192 and 128 */
 
-/* One feature at one location. */
+/* One feature at one location.  Every connection holds 22 of these
+ * (issue 13: kept to 32 bytes): an NN feature needs only the value it
+ * asks for, an SP feature only its preference list, so the two share
+ * storage; the flags are bits. */
 typedef struct udccp_feat_entry {
-  uint8_t num;            /* feature number */
-  uint8_t local;          /* 1: located at this endpoint */
-  uint8_t state;          /* enum udccp_feat_state */
-  uint8_t mandatory;      /* our Change is sent with Mandatory (§6.6.9) */
-  uint8_t n_pref;         /* SP: our preference list, most preferred first */
-  uint8_t pref[UDCCP_FEAT_MAX_PREF];
   uint64_t val;           /* current value */
-  uint64_t nn_want;       /* NN: the value our Change L carries */
+  union {
+    uint64_t nn_want;     /* NN: the value our Change L carries */
+    uint8_t pref[UDCCP_FEAT_MAX_PREF]; /* SP: our preference list, most
+                                          preferred first */
+  };
+  uint8_t num;            /* feature number */
+  uint8_t n_pref;         /* SP: entries in pref */
+  unsigned int local : 1;     /* 1: located at this endpoint */
+  unsigned int state : 2;     /* enum udccp_feat_state */
+  unsigned int mandatory : 1; /* our Change is sent with Mandatory (§6.6.9) */
   /* A Confirm owed to the peer's latest Change (§6.6.1), sent once. */
-  uint8_t confirm_owed;
-  uint8_t confirm_empty;  /* owed Confirm is empty (§6.6.7, §6.6.8) */
-  uint8_t change_new;     /* our Change has new contents not yet sent:
-                             sending it moves FGSS (§6.6.4) */
-  uint8_t flexible;       /* we do not care which listed value wins: as
-                             server, take the client's first acceptable
-                             one (and list it first in our Confirm) */
+  unsigned int confirm_owed : 1;
+  unsigned int confirm_empty : 1; /* owed Confirm is empty (§6.6.7, §6.6.8) */
+  unsigned int change_new : 1; /* our Change has new contents not yet sent:
+                                  sending it moves FGSS (§6.6.4) */
+  unsigned int flexible : 1;  /* we do not care which listed value wins: as
+                                 server, take the client's first acceptable
+                                 one (and list it first in our Confirm) */
 } udccp_feat_entry;
 
 /* The state of one connection's feature negotiation. */
 typedef struct udccp_feat_set {
-  uint8_t is_server;
-  uint8_t fgsr_valid;     /* FGSR set (from the first packet received) */
   uint64_t fgsr;          /* §6.6.4: Feature Greatest Seqno Received */
   uint64_t fgss;          /* §6.6.4: Feature Greatest Seqno Sent */
-  uint32_t generation;    /* bumped whenever any current value changes */
-  uint8_t dep_ccid[2];    /* CCID whose §10 dependencies were applied:
-                             [0] half we send on, [1] half we receive on */
   const udccp_ccid_ops *(*ccid_find)(uint8_t id);
   udccp_feat_entry ent[2 * UDCCP_FEAT_N_KNOWN]; /* [i*2+0] remote, +1 local */
+  uint32_t generation;    /* bumped whenever any current value changes */
   uint16_t n_empty;       /* Empty Confirms owed for unknown features */
+  uint8_t is_server;
+  uint8_t fgsr_valid;     /* FGSR set (from the first packet received) */
+  uint8_t dep_ccid[2];    /* CCID whose §10 dependencies were applied:
+                             [0] half we send on, [1] half we receive on */
   uint8_t pending;        /* some entry is not STABLE: set when a Change
                              starts, recomputed when an entry settles */
   uint8_t owed;           /* some entry may owe a Confirm: set with

@@ -44,11 +44,10 @@ typedef struct udccp_sendq_slot {
 
 typedef struct udccp_sendq {
   const udccp_mem *mem;
-  uint8_t policy;          /* enum udccp_qpolicy */
   uint32_t qlen;           /* capacity in datagrams */
+  uint32_t cap;            /* slots allocated now, <= qlen (0: none) */
   size_t max_dgram;        /* largest datagram push accepts (bytes) */
   size_t slot_size;        /* bytes reserved per slot, >= max_dgram */
-  uint32_t cap;            /* slots allocated now, <= qlen (0: none) */
   uint8_t *arena;          /* cap * slot_size bytes */
   udccp_sendq_slot *slots; /* cap entries; order and free_slots share its
                               block */
@@ -57,6 +56,7 @@ typedef struct udccp_sendq {
   uint32_t head;           /* ring position of the head in order[] */
   uint32_t count;          /* datagrams queued */
   uint32_t n_free;         /* entries on free_slots */
+  uint8_t policy;          /* enum udccp_qpolicy */
   uint64_t evicted;        /* PRIO: queued datagrams dropped for a better one */
   uint64_t refused;        /* pushes refused because the queue was full */
 } udccp_sendq;

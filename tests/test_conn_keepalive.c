@@ -74,6 +74,26 @@ static void test_rfc4340_7_5_4_silent_peer_reaped_within_bound(void **state) {
   udccp_pair_free(&p);
 }
 
+/* Probing costs no memory: an idle connection whose peer vanished holds
+ * the same heap while it sends its three Syncs (issue 12: 10,000 silent
+ * connections under probe held 10.6 KB each, the CCID 2 history grown
+ * from 1 entry to 256 for a non-data packet). */
+static void test_keepalive_probes_do_not_grow_memory(void **state) {
+  udccp_pair p;
+  udccp_conn_info before, ci;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  open_pair(&p, NULL, NULL, 23);
+  udccp_conn_get_info(p.c[1], &before);
+  p.loss[0] = p.loss[1] = 1.0;
+  run_to(&p, p.c[1]->t_last_rx + 60 * S + 3 * 10 * S - 1 * MS);
+  udccp_conn_get_info(p.c[1], &ci);
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  assert_int_equal(ci.keepalive_probes, 3);
+  assert_true(ci.mem_bytes <= before.mem_bytes);
+  udccp_pair_free(&p);
+}
+
 /* Custom settings: 5 s idle, 1 s apart, 2 probes: reaped after 7 s. */
 static void test_keepalive_settings_bound(void **state) {
   udccp_pair p;
@@ -220,6 +240,7 @@ int main(void) {
       cmocka_unit_test(test_keepalive_defaults_documented),
       cmocka_unit_test(test_rfc4340_7_5_4_silent_peer_reaped_within_bound),
       cmocka_unit_test(test_keepalive_settings_bound),
+      cmocka_unit_test(test_keepalive_probes_do_not_grow_memory),
       cmocka_unit_test(test_rfc4340_7_5_4_live_idle_peer_never_reaped),
       cmocka_unit_test(test_keepalive_late_answer_restarts_count),
       cmocka_unit_test(test_keepalive_off_switch),

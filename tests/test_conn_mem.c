@@ -20,7 +20,12 @@
 #include "lpump.h"
 
 #define N_CONNS 1000
-#define IDLE_BUDGET 4096 /* issue 13: heap per idle OPEN connection, per end */
+/* Issue 13: heap per idle OPEN connection, per end.  The acceptance is
+ * 4 KiB for the whole stack (io/ adds its socket, hash and timer entries
+ * and the allocator's headers: tests/test_io_scale.c); the core measures
+ * 2,856 B on x86-64 (object 2,224 B), so this bound catches any growth of
+ * a few hundred bytes. */
+#define IDLE_BUDGET 3072
 
 typedef struct ends {
   count_mem cm[2];           /* client end, server end */
@@ -123,9 +128,9 @@ static void close_one(ends *e, udccp_conn *c[2], uint32_t i) {
 }
 
 /* Issue 13 acceptance 1 (the core's part): heap per idle OPEN connection
- * at most 4 KiB per end; udccp_conn_info.mem_bytes says the same; and
+ * at most IDLE_BUDGET per end; udccp_conn_info.mem_bytes says the same; and
  * everything returns once they close (issue 12, "memory returns"). */
-static void test_conn_mem_1000_idle_connections_under_4k_per_end(void **state) {
+static void test_conn_mem_1000_idle_connections_under_3k_per_end(void **state) {
   ends *e = calloc(1, sizeof(*e));
   udccp_conn *(*c)[2] = calloc(N_CONNS, sizeof(*c));
   long long base[2], held[2];
@@ -309,7 +314,7 @@ static void test_conn_mem_pool_steady_state_no_heap_calls(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_conn_mem_1000_idle_connections_under_4k_per_end),
+      cmocka_unit_test(test_conn_mem_1000_idle_connections_under_3k_per_end),
       cmocka_unit_test(test_rfc4340_8_3_timewait_keeps_a_tombstone_only),
       cmocka_unit_test(test_conn_mem_pure_receiver_holds_no_sender_state),
       cmocka_unit_test(test_conn_mem_pool_steady_state_no_heap_calls),

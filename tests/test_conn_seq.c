@@ -138,6 +138,48 @@ static void test_rfc4340_7_5_3_ackno_outside_awl_awh(void **state) {
   udccp_pair_free(&p);
 }
 
+/* pkts_seq_invalid counts exactly the packets the §7.5.3 checks refuse
+ * (what a blind injection meets, tests/attack/): a seqno outside
+ * [SWL, SWH], an ackno outside [AWL, AWH], a Sync with an invalid ackno
+ * (step 5), X=0 when short seqnos are not allowed (§7.6.1); not a valid
+ * packet, not a valid one that step 7 drops later. */
+static void test_rfc4340_7_5_3_seq_invalid_counted_apart(void **state) {
+  udccp_pair p;
+  udccp_conn_info si, ci;
+  udccp_tb_pkt tp;
+  (void)state;
+  open_pair(&p, 21);
+  udccp_conn_get_info(p.c[1], &si);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATA, (si.swh + 1) & UDCCP_SEQ_MASK, 0);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    (si.gss + 1) & UDCCP_SEQ_MASK);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_SYNC, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    (si.awl - 1) & UDCCP_SEQ_MASK);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_SEQ);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & 0xFFFFFF,
+                    si.gss & 0xFFFFFF);
+  tp.x = 0;
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
+  udccp_conn_get_info(p.c[1], &ci);
+  assert_int_equal(ci.pkts_seq_invalid, si.pkts_seq_invalid + 4);
+  assert_int_equal(ci.pkts_dropped, si.pkts_dropped + 4);
+  assert_true(ci.gsr == si.gsr);
+  /* Valid, then valid but refused by step 7 (a CloseReq to a server):
+   * neither is a sequence refusal. */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_ACK, (si.gsr + 1) & UDCCP_SEQ_MASK,
+                    si.gss);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_CLOSEREQ, (si.gsr + 2) & UDCCP_SEQ_MASK,
+                    si.gss);
+  assert_int_equal(udccp_pair_feed(&p, 1, &tp), UDCCP_ERR_DROPPED);
+  udccp_conn_get_info(p.c[1], &ci);
+  assert_int_equal(ci.pkts_seq_invalid, si.pkts_seq_invalid + 4);
+  assert_int_equal(ci.pkts_dropped, si.pkts_dropped + 5);
+  udccp_pair_free(&p);
+}
+
 static void test_rfc4340_7_5_1_window_bounds(void **state) {
   udccp_pair p;
   udccp_conn_info si;
@@ -577,6 +619,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_reset_sync_acks_gsr),
       cmocka_unit_test(test_rfc4340_7_5_3_close_needs_seqno_above_gsr),
       cmocka_unit_test(test_rfc4340_7_5_3_ackno_outside_awl_awh),
+      cmocka_unit_test(test_rfc4340_7_5_3_seq_invalid_counted_apart),
       cmocka_unit_test(test_rfc4340_7_5_1_window_bounds),
       cmocka_unit_test(test_rfc4340_7_5_4_sync_rate_limit),
       cmocka_unit_test(test_rfc4340_7_5_4_sync_gets_syncack),

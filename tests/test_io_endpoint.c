@@ -21,6 +21,7 @@
 
 #include <udccp/udccp.h>
 
+#include "../io/endpoint.h"
 #include "pkt.h"
 #include "pktbuild.h"
 
@@ -668,6 +669,104 @@ static void test_io_endpoint_unlisten(void **state) {
   udccp_endpoint_del(sep);
 }
 
+static int in_timewait(void *arg) {
+  return udccp_sock_state(arg) == UDCCP_STATE_TIMEWAIT;
+}
+
+static int no_socks_left(void *arg) {
+  return ((udccp_endpoint *)arg)->nsocks == 0;
+}
+
+/* Hands the client endpoint a packet of type from the server's DCCP port
+ * 6000 (as its UDP socket would); returns the Reset it answered with
+ * (decoded into *h), or 0 if it queued nothing. */
+static int tomb_answer(udccp_endpoint *cep, uint16_t server_udp,
+                       uint16_t lport, uint8_t type, udccp_hdr *h) {
+  udccp_path srv, mine;
+  udccp_tb_path4(&srv, "127.0.0.1", 6000, "127.0.0.1", lport);
+  udccp_tb_path4(&mine, "127.0.0.1", lport, "127.0.0.1", 6000);
+  udccp_tb_pkt pk;
+  udccp_tb_pkt_init(&pk, type, 5000, 7000);
+  pk.no_cksum = 1;
+  uint8_t pkt[256];
+  udccp_ssize n = udccp_tb_encode(pkt, sizeof(pkt), &srv, &pk);
+  assert_true(n > 0);
+  size_t ntx = cep->ntx;
+  udccp_io_input(cep, UDCCP_IO_V4, &mine, server_udp, pkt, (size_t)n, 0,
+                 udccp_io_now(), 0);
+  if (cep->ntx == ntx) {
+    return 0;
+  }
+  assert_int_equal(cep->ntx, ntx + 1);
+  assert_int_equal(udccp_hdr_decode(h, cep->tiov[ntx].iov_base,
+                                    cep->tiov[ntx].iov_len), 0);
+  return 1;
+}
+
+/* RFC 4340 §8.3 (issue 12/13: "TIMEWAIT keeps a tombstone only"): once
+ * the application has closed a connection that holds TIMEWAIT, the
+ * connection and its buffers are freed -- the endpoint's pool holds
+ * nothing for it -- and only the socket entry stays, so that the tuple
+ * is not reused and still answers as TIMEWAIT does (§8.5 step 2: Reset
+ * No Connection numbered from the packet, §8.3.1; never a Reset to a
+ * Reset).  When TIMEWAIT ends the entry goes. */
+static void test_rfc4340_8_3_timewait_tombstone_only(void **state) {
+  (void)state;
+  uint16_t port;
+  pair p;
+  memset(&p, 0, sizeof(p));
+  p.sep = server_ep(&port);
+  p.cep = client_ep(port);
+  p.cep->settings.timewait = 500 * UDCCP_NS_PER_MS; /* the template */
+  uint32_t code = 99;
+  assert_int_equal(udccp_listen(p.sep, 6000, &code, 1), 0);
+  assert_int_equal(udccp_connect(p.cep, &p.c, "127.0.0.1", 6000, code, 0, 0),
+                   0);
+  assert_true(drive(p.cep, p.sep, pair_accepted, &p, 5000));
+  uint16_t lport = udccp_sock_get_path(p.c)->local_port;
+  udccp_conn_info info;
+  udccp_sock_get_info(p.c, &info);
+  udccp_mempool_stats st;
+  udccp_mempool_get_stats(p.cep->pool, &st);
+  assert_true(st.in_use >= info.mem_bytes);
+  print_message("OPEN: the connection holds %llu B (pool %llu B); ",
+                (unsigned long long)info.mem_bytes,
+                (unsigned long long)st.in_use);
+
+  /* The client closes first, so it holds TIMEWAIT (§8.3); then the
+   * application lets go of it. */
+  assert_int_equal(udccp_shutdown(p.c), 0);
+  assert_true(drive(p.cep, p.sep, in_timewait, p.c, 5000));
+  assert_int_equal(udccp_close(p.c, 0), 0);
+  assert_int_equal(p.cep->nsocks, 1);
+  udccp_sock *t = p.cep->socks[0];
+  assert_null(t->conn);
+  udccp_mempool_get_stats(p.cep->pool, &st);
+  print_message("TIMEWAIT tombstone: %zu B, pool %llu B\n", sizeof(*t),
+                (unsigned long long)st.in_use);
+  assert_int_equal(st.in_use, 0);
+
+  udccp_endpoint_stats es0, es1;
+  udccp_endpoint_get_stats(p.cep, &es0);
+  udccp_hdr h;
+  assert_int_equal(tomb_answer(p.cep, port, lport, UDCCP_PKT_ACK, &h), 1);
+  assert_int_equal(h.type, UDCCP_PKT_RESET);
+  assert_int_equal(h.reset_code, UDCCP_RESET_NO_CONNECTION);
+  assert_int_equal(h.sport, lport);
+  assert_int_equal(h.dport, 6000);
+  assert_int_equal(h.seq, 7001); /* P.ackno + 1 */
+  assert_int_equal(h.ack, 5000); /* P.seqno */
+  assert_int_equal(tomb_answer(p.cep, port, lport, UDCCP_PKT_RESET, &h), 0);
+  udccp_endpoint_get_stats(p.cep, &es1);
+  assert_int_equal(es1.resets_sent, es0.resets_sent + 1);
+  assert_int_equal(p.cep->nsocks, 1); /* still there: TIMEWAIT goes on */
+
+  assert_true(drive(p.cep, p.sep, no_socks_left, p.cep, 5000));
+  (void)udccp_close(p.s, 0);
+  udccp_endpoint_del(p.cep);
+  udccp_endpoint_del(p.sep);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_5_step1_reset_no_connection),
@@ -686,6 +785,7 @@ int main(void) {
       cmocka_unit_test(test_rfc6773_3_8_many_connections_one_endpoint),
       cmocka_unit_test(test_io_endpoint_settings_template),
       cmocka_unit_test(test_io_endpoint_unlisten),
+      cmocka_unit_test(test_rfc4340_8_3_timewait_tombstone_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -445,6 +445,11 @@ typedef struct udccp_conn_info {
   uint64_t data_bytes_sent, data_bytes_recv;   /* payload bytes */
   uint64_t pkts_lost;         /* data packets the CCID declared lost */
   uint64_t pkts_dropped;      /* received packets dropped by the rules */
+  uint64_t pkts_seq_invalid;  /* ... of them: refused by the sequence and
+                                 acknowledgement number checks (RFC 4340
+                                 §7.5.3, §8.5 steps 4-6; X=0 when short
+                                 seqnos are not allowed, §7.6): what a
+                                 blind injection meets */
   uint64_t pkts_malformed;    /* received packets that failed to parse */
   uint64_t pkts_bad_cksum;
   uint64_t tx_qdrops;         /* datagrams dropped by the send queue policy */
@@ -460,7 +465,7 @@ typedef struct udccp_conn_info {
   /* Memory (issue 13): heap bytes the connection holds now, its own
    * object included: queues sized by what they hold, Ack Vector, CCID
    * state and history, allocator headers.  An idle OPEN CCID 2
-   * connection holds under 4 KiB; TIMEWAIT and CLOSED only the object. */
+   * connection holds under 3 KiB; TIMEWAIT and CLOSED only the object. */
   uint64_t mem_bytes;
 } udccp_conn_info;
 
