@@ -81,6 +81,7 @@ const char *udccp_io_strerror(int err) {
 void udccp_endpoint_config_default(udccp_endpoint_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
   cfg->transport = UDCCP_TRANSPORT_UDP;
+  cfg->remote_udp_port = UDCCP_UDP_PORT_DEFAULT;
   cfg->batch = 32;
   cfg->sockbuf = 4 * 1024 * 1024;
 }
@@ -358,6 +359,7 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
   free(ep->socks);
   free(ep->heap);
   free(ep->dirty);
+  free(ep->ready);
   for (size_t i = 0; i < ep->nlis; i++) {
     udccp_listener_del(ep->lis[i].lis[0]);
     udccp_listener_del(ep->lis[i].lis[1]);
@@ -571,6 +573,7 @@ static void acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
 void udccp_io_sock_free(udccp_sock *s) {
   udccp_endpoint *ep = s->ep;
   udccp_io_sched_remove(s);
+  udccp_io_ev_remove(s);
   sock_unlink(s);
   acceptq_remove(ep, s);
   for (size_t i = 0; i < ep->ntx; i++) {
@@ -1107,10 +1110,19 @@ int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
  * The connection and everything it holds are freed; the socket stays
  * as the tombstone (conn NULL): tomb_input answers its packets. */
 static void sock_entomb(udccp_sock *s) {
-  if (s->conn == NULL || !s->orphan ||
+  /* Also a connection the peer reset while it waited in the accept queue
+   * (RFC 4340 §8.5 step 9: the receiver of a Reset holds TIMEWAIT): the
+   * application would accept a dead connection, and meanwhile it held a
+   * backlog slot for 60 s, so that a client making and aborting
+   * connections (or one whose handshakes a flood made it abort) filled
+   * the backlog of a server that accepts slowly (issue 12: udccp-cat -l
+   * serving one connection refused the others with Too Busy). */
+  int unaccepted = !s->app_owned && s->in_acceptq;
+  if (s->conn == NULL || !(s->orphan || unaccepted) ||
       udccp_conn_get_state(s->conn) != UDCCP_STATE_TIMEWAIT) {
     return;
   }
+  acceptq_remove(s->ep, s);
   udccp_tstamp end = udccp_conn_get_expiry(s->conn); /* TIMEWAIT's end */
   if (s->lis != NULL) {
     udccp_listener_conn_gone(s->lis, s->conn);
@@ -1125,6 +1137,7 @@ static void sock_entomb(udccp_sock *s) {
 void udccp_io_sock_orphaned(udccp_sock *s) {
   s->app_owned = 0;
   s->orphan = 1;
+  udccp_io_ev_remove(s); /* the application let go: no more events */
   if (s->conn == NULL || udccp_conn_is_done(s->conn)) {
     udccp_io_sock_free(s);
     return;
@@ -1140,6 +1153,9 @@ static void settle(udccp_sock *s) {
       udccp_io_sock_free(s); /* TIMEWAIT is over: the tuple is free */
     }
     return;
+  }
+  if (s->app_owned) {
+    udccp_io_ev_note(s);
   }
   if (!udccp_conn_is_done(s->conn)) {
     sock_entomb(s);

@@ -52,6 +52,12 @@ struct udccp_sock {
   uint8_t shut;                 /* udccp_shutdown() was called */
   uint8_t seen_open;            /* reached PARTOPEN/OPEN at some point */
   uint8_t dirty;                /* in ep->dirty */
+  /* events.c: udccp_endpoint_events() */
+  uint8_t want_write;           /* a send found the queue full */
+  uint8_t ev_connected;         /* UDCCP_EV_CONNECTED reported */
+  uint8_t ev_dead;              /* UDCCP_EV_CLOSED/RESET reported */
+  size_t ready_idx;             /* position in ep->ready, SIZE_MAX if none */
+  void *user;                   /* udccp_sock_set_user() */
 };
 
 typedef struct udccp_io_listen {
@@ -86,6 +92,10 @@ struct udccp_endpoint {
   /* sched.c: timer heap and dirty list, capsched entries each */
   udccp_sock **heap, **dirty;
   size_t nheap, ndirty, capsched;
+  /* events.c: application-owned sockets that had a turn since the last
+   * udccp_endpoint_events() (capsched entries too) */
+  udccp_sock **ready;
+  size_t nready;
   uint32_t batch;
   /* receive batch, preallocated */
   struct mmsghdr rmsg[UDCCP_IO_BATCH_MAX];
@@ -248,6 +258,20 @@ void udccp_io_sched_remove(udccp_sock *s);
 udccp_sock *udccp_io_sched_pop_due(udccp_endpoint *ep, udccp_tstamp now);
 /* When the loop must run next: 0 if connections are dirty. */
 udccp_tstamp udccp_io_sched_next(const udccp_endpoint *ep);
+
+/* events.c.  s (application-owned) had a turn: udccp_endpoint_events()
+ * looks at it next time. */
+void udccp_io_ev_note(udccp_sock *s);
+/* Forgets s (before it is freed). */
+void udccp_io_ev_remove(udccp_sock *s);
+
+/* sock.c.  1 if s's connection is over (closed, reset, refused). */
+int udccp_io_sock_dead(const udccp_sock *s);
+/* Why a dead connection failed (0 while it lives; UDCCP_ERR_CLOSED after
+ * a normal close). */
+int udccp_io_sock_dead_error(const udccp_sock *s);
+/* 1 if udccp_accept() has a connection to return now. */
+int udccp_io_accept_pending(udccp_endpoint *ep);
 
 /* Runs the event loop until ready(arg) returns non-zero or deadline (ns,
  * UDCCP_TSTAMP_NEVER) passes.  Returns 0, UDCCP_ERR_AGAIN (deadline) or

@@ -106,40 +106,6 @@ int udccp_io_parse_time(const char *s, uint64_t *ns) {
   return to_u64(v * mult, ns);
 }
 
-int udccp_io_parse_service(const char *s, uint32_t *code) {
-  if (s == NULL || *s == '\0') {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
-  if (isdigit((unsigned char)s[0])) {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno == 0 && end != s && *end == '\0') {
-      /* RFC 4340 §8.1.2: 4294967295 is never a valid Service Code. */
-      if (v >= UDCCP_SERVICE_CODE_INVALID) {
-        return UDCCP_ERR_INVALID_ARGUMENT;
-      }
-      *code = (uint32_t)v;
-      return 0;
-    }
-  }
-  size_t n = strlen(s);
-  if (n > 4) {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
-  uint32_t c = 0;
-  for (size_t i = 0; i < 4; i++) {
-    uint8_t ch = i < n ? (uint8_t)s[i] : 0;
-    /* RFC 5595 §2.1: ASCII characters 32..126. */
-    if (i < n && (ch < 32 || ch > 126)) {
-      return UDCCP_ERR_INVALID_ARGUMENT;
-    }
-    c = (c << 8) | ch;
-  }
-  *code = c;
-  return 0;
-}
-
 int udccp_io_parse_keepalive(const char *s, udccp_settings *st) {
   char buf[96], *f[3] = {NULL, NULL, NULL}, *c;
   uint64_t idle, iv = st->keepalive_interval, probes = st->keepalive_probes;

@@ -1,7 +1,7 @@
 /*
  * Parsers for the command-line values the tools share (DESIGN.md §4):
- * rates like "50mbit", sizes like "64k", times like "20ms", Service Codes
- * as numbers or up to four ASCII characters (RFC 5595 §2.1).
+ * rates like "50mbit", sizes like "64k", times like "20ms".  Service
+ * Codes are read by the public udccp_service_code_parse().
  */
 #ifndef UDCCP_IO_PARSE_H
 #define UDCCP_IO_PARSE_H
@@ -22,12 +22,6 @@ int udccp_io_parse_size(const char *s, uint64_t *bytes);
 /* Time: "<number>[ns|us|ms|s|m]" (bare number: seconds) into nanoseconds.
  * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_io_parse_time(const char *s, uint64_t *ns);
-
-/* Service Code: a decimal or 0x-hex number below 2^32 - 1, or 1..4
- * printable ASCII characters, big-endian as RFC 5595 §2.1 reads them
- * ("PERF" = 0x50455246; shorter strings are padded with zero bytes).
- * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (also for 4294967295). */
-int udccp_io_parse_service(const char *s, uint32_t *code);
 
 /* Keepalive (udccp_settings keepalive_*): "IDLE[,INTERVAL[,PROBES]]", times
  * as udccp_io_parse_time, PROBES 1..255; "0" or "off" turns it off.  Fields

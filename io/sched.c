@@ -30,12 +30,18 @@ int udccp_io_sched_reserve(udccp_endpoint *ep, size_t cap) {
     return UDCCP_ERR_NOMEM;
   }
   ep->dirty = d;
+  udccp_sock **r = realloc(ep->ready, cap * sizeof(*r));
+  if (r == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  ep->ready = r;
   ep->capsched = cap;
   return 0;
 }
 
 void udccp_io_sched_init_sock(udccp_sock *s) {
   s->heap_idx = NOT_IN_HEAP;
+  s->ready_idx = SIZE_MAX;
   s->exp = UDCCP_TSTAMP_NEVER;
   s->dirty = 0;
 }

@@ -14,7 +14,7 @@
 #include "addr.h"
 #include "endpoint.h"
 
-static int is_dead(const udccp_sock *s) {
+int udccp_io_sock_dead(const udccp_sock *s) {
   return s->io_error != 0 || udccp_conn_get_error(s->conn) != 0 ||
          udccp_conn_get_state(s->conn) == UDCCP_STATE_CLOSED ||
          udccp_conn_is_done(s->conn);
@@ -22,7 +22,7 @@ static int is_dead(const udccp_sock *s) {
 
 /* Why a dead connection failed, in the terms the application asked about
  * (0 while it lives). */
-static int dead_error(const udccp_sock *s) {
+int udccp_io_sock_dead_error(const udccp_sock *s) {
   if (s->io_error != 0) {
     return s->io_error;
   }
@@ -74,7 +74,7 @@ static int route_source(uint8_t family, const uint8_t *addr,
 
 static int connect_ready(void *arg) {
   udccp_sock *s = arg;
-  return is_dead(s) || udccp_conn_get_state(s->conn) >= UDCCP_STATE_PARTOPEN;
+  return udccp_io_sock_dead(s) || udccp_conn_get_state(s->conn) >= UDCCP_STATE_PARTOPEN;
 }
 
 int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
@@ -106,7 +106,11 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
     return UDCCP_ERR_SOCKET; /* no route: errno tells */
   }
   path.remote_port = port;
-  uint16_t udp_port = ep->cfg.remote_udp_port ? ep->cfg.remote_udp_port : port;
+  /* One port model (RFC 6773 §3.8): DCCP-UDP servers share the IANA UDP
+   * port 6511 and demultiplex on DCCP ports, so that is where a client
+   * goes, whatever its DCCP port, unless told otherwise. */
+  uint16_t udp_port = ep->cfg.remote_udp_port ? ep->cfg.remote_udp_port
+                                              : UDCCP_UDP_PORT_DEFAULT;
   path.local_port = udccp_io_pick_port_for(ep, &path, udp_port);
   if (path.local_port == 0) {
     return UDCCP_ERR_ADDRINUSE;
@@ -130,15 +134,15 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
     return 0;
   }
   rv = udccp_io_wait(ep, udccp_io_deadline(timeout_ms), connect_ready, s);
-  if (rv == 0 && !is_dead(s)) {
+  if (rv == 0 && !udccp_io_sock_dead(s)) {
     *psock = s;
     return 0;
   }
-  int err = rv == UDCCP_ERR_AGAIN ? UDCCP_ERR_TIMEOUT : dead_error(s);
+  int err = rv == UDCCP_ERR_AGAIN ? UDCCP_ERR_TIMEOUT : udccp_io_sock_dead_error(s);
   if (err == 0 || err == UDCCP_ERR_CLOSED) {
     err = rv != 0 ? rv : UDCCP_ERR_TIMEOUT;
   }
-  if (!is_dead(s)) {
+  if (!udccp_io_sock_dead(s)) {
     /* Our deadline, not the protocol's: tell the peer we gave up. */
     (void)udccp_conn_abort(s->conn, UDCCP_RESET_ABORTED, udccp_io_now());
     udccp_io_sock_flush(s);
@@ -223,6 +227,10 @@ static udccp_sock *accept_find(udccp_endpoint *ep) {
 
 static int accept_ready(void *arg) { return accept_find(arg) != NULL; }
 
+int udccp_io_accept_pending(udccp_endpoint *ep) {
+  return accept_find(ep) != NULL;
+}
+
 int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms) {
   if (ep == NULL || psock == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
@@ -252,13 +260,14 @@ int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms) {
   if (s->lis != NULL) {
     udccp_listener_conn_accepted(s->lis, s->conn);
   }
+  udccp_io_ev_note(s); /* data or a close may have come before */
   *psock = s;
   return 0;
 }
 
 static int can_send_or_dead(void *arg) {
   udccp_sock *s = arg;
-  if (is_dead(s)) {
+  if (udccp_io_sock_dead(s)) {
     return 1;
   }
   int st = udccp_conn_get_state(s->conn);
@@ -278,8 +287,8 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
   }
   udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
   for (int round = 0;; round++) {
-    if (is_dead(s)) {
-      int e = dead_error(s);
+    if (udccp_io_sock_dead(s)) {
+      int e = udccp_io_sock_dead_error(s);
       return e != 0 ? e : UDCCP_ERR_CLOSED;
     }
     int st = udccp_conn_get_state(s->conn);
@@ -300,7 +309,7 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
         return (udccp_ssize)len;
       }
       if (r != UDCCP_ERR_AGAIN) {
-        if (r == UDCCP_ERR_INVALID_STATE && is_dead(s)) {
+        if (r == UDCCP_ERR_INVALID_STATE && udccp_io_sock_dead(s)) {
           continue;
         }
         return r;
@@ -309,10 +318,14 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
     /* Handshake pending or queue full: run the loop until that changes.
      * The first round of a non-blocking call still runs it once. */
     if (round > 0 && timeout_ms == 0) {
+      s->want_write = 1; /* UDCCP_EV_WRITABLE once there is room */
       return UDCCP_ERR_AGAIN;
     }
     int rv = udccp_io_wait(s->ep, deadline, can_send_or_dead, s);
     if (rv != 0) {
+      if (rv == UDCCP_ERR_AGAIN) {
+        s->want_write = 1;
+      }
       return rv;
     }
   }
@@ -334,7 +347,7 @@ static int readable_or_dead(void *arg) {
     return 1;
   }
   int st = udccp_conn_get_state(s->conn);
-  return is_dead(s) || st == UDCCP_STATE_TIMEWAIT;
+  return udccp_io_sock_dead(s) || st == UDCCP_STATE_TIMEWAIT;
 }
 
 udccp_ssize udccp_recv(udccp_sock *s, void *buf, size_t cap, int timeout_ms) {
@@ -351,12 +364,12 @@ udccp_ssize udccp_recv(udccp_sock *s, void *buf, size_t cap, int timeout_ms) {
       return r;
     }
     if (r != UDCCP_ERR_AGAIN) {
-      int e = dead_error(s);
+      int e = udccp_io_sock_dead_error(s);
       return e != 0 ? e : r;
     }
     int st = udccp_conn_get_state(s->conn);
-    if (is_dead(s) || st == UDCCP_STATE_TIMEWAIT) {
-      int e = dead_error(s);
+    if (udccp_io_sock_dead(s) || st == UDCCP_STATE_TIMEWAIT) {
+      int e = udccp_io_sock_dead_error(s);
       return e != 0 ? e : UDCCP_ERR_CLOSED;
     }
     if (round > 0 && timeout_ms == 0) {
@@ -389,7 +402,7 @@ int udccp_shutdown(udccp_sock *s) {
 static int close_done(void *arg) {
   udccp_sock *s = arg;
   int st = udccp_conn_get_state(s->conn);
-  return is_dead(s) || st == UDCCP_STATE_TIMEWAIT;
+  return udccp_io_sock_dead(s) || st == UDCCP_STATE_TIMEWAIT;
 }
 
 int udccp_close(udccp_sock *s, int timeout_ms) {
@@ -409,7 +422,7 @@ int udccp_close(udccp_sock *s, int timeout_ms) {
   } else if (rv != 0) {
     result = rv;
   } else {
-    int e = dead_error(s);
+    int e = udccp_io_sock_dead_error(s);
     result = (e == 0 || e == UDCCP_ERR_CLOSED) ? 0 : e;
   }
   udccp_io_sock_orphaned(s);
@@ -422,7 +435,7 @@ void udccp_abort_code(udccp_sock *s, uint8_t reset_code) {
   if (s == NULL) {
     return;
   }
-  if (!is_dead(s)) {
+  if (!udccp_io_sock_dead(s)) {
     (void)udccp_conn_abort(s->conn, reset_code, udccp_io_now());
     udccp_io_sock_flush(s);
   }
@@ -435,10 +448,10 @@ int udccp_sock_state(const udccp_sock *s) {
 }
 
 int udccp_sock_error(const udccp_sock *s) {
-  if (!is_dead(s)) {
+  if (!udccp_io_sock_dead(s)) {
     return 0;
   }
-  return dead_error(s);
+  return udccp_io_sock_dead_error(s);
 }
 
 int udccp_sock_reset_code(const udccp_sock *s) {

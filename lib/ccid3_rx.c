@@ -213,9 +213,19 @@ static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts) {
 
 /* RFC 4342 §8.3 with the erratum / RFC 5348 §6.2 step 2: data received in
  * the last t = max(R, time since the last feedback), over t.  pkts != 0:
- * in packets per second instead of bytes. */
+ * in packets per second instead of bytes.
+ *
+ * After a silence (no data for 2 R or more since the last feedback) the
+ * interval is not the whole silence: RFC 5348 §6.2's feedback timer keeps
+ * expiring every R through it (restarted without feedback when no data
+ * came), and X_recv is over "the previous R seconds", or back to the most
+ * recent expiry at least R ago -- t in [R, 2 R).  So a packet after a
+ * blackout reports at least one packet per 2 R, as §6.2's note wants ("a
+ * minimum value for the measured receive rate X_recv of one packet per
+ * round-trip time"), not one packet per silence, which held a sender at
+ * the t_mbi floor for minutes after the path came back (chaos seed 475). */
 static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
-  udccp_tstamp r = rx_rtt(rx), since, t;
+  udccp_tstamp r = rx_rtt(rx), since, t, gap = r ? r / 8 : UDCCP_NS_PER_MS;
   const rate_snap *best = NULL;
   unsigned i;
   if (!rx->data_seen) {
@@ -223,23 +233,31 @@ static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
   }
   since = rx->fb_sent ? (ts > rx->fb_time ? ts - rx->fb_time : 0)
                       : (ts > rx->first_data_ts ? ts - rx->first_data_ts : 0);
-  if (rx->fb_sent && since >= r && since > 0) {
+  if (rx->fb_sent && since >= r && since > 0 && (r == 0 || since < 2 * r)) {
     /* exact: everything since the last feedback */
     uint64_t n = pkts ? rx->pkts - rx->pkts_fb : rx->bytes - rx->bytes_fb;
     return (double)n / ((double)since * 1e-9);
   }
-  t = r > since ? r : since;
+  if (rx->fb_sent && r > 0 && since >= 2 * r) {
+    t = r + since % r; /* back to the last virtual expiry >= R ago */
+  } else {
+    t = r > since ? r : since;
+  }
   if (t == 0) {
     return 0.0;
   }
-  /* the newest snapshot at least t old; else the flow is younger than t */
+  /* The newest snapshot at least t old; else the flow is younger than t.
+   * Snapshots are at most gap apart while data arrives, so a snapshot
+   * older than t + gap means silence between it and ts - t but for
+   * arrivals within gap after it: the interval stretches to t + gap at
+   * most, never over the silence. */
   for (i = 0; i < rx->n_snap; i++) {
     const rate_snap *s =
         &rx->snap[(rx->snap_head + UDCCP_CCID3_RATE_SNAPS - i) %
                   UDCCP_CCID3_RATE_SNAPS];
     best = s;
     if (ts >= s->ts && ts - s->ts >= t) {
-      t = ts - s->ts;
+      t = ts - s->ts < add_sat(t, gap) ? ts - s->ts : t + gap;
       break;
     }
   }

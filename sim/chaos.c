@@ -118,6 +118,10 @@ void sim_chaos_config(uint64_t seed, sim_config *cfg, char *desc, size_t cap) {
   }
 }
 
+udccp_tstamp sim_chaos_end_bound(const sim_result *res) {
+  return SIM_CHAOS_END_BOUND + res->fwd.max_sojourn + res->rev.max_sojourn;
+}
+
 int sim_chaos_judge(const sim_config *cfg, const sim_result *res, char *why,
                     size_t cap) {
   for (size_t i = 0; i < res->n_flows; i++) {
@@ -139,11 +143,11 @@ int sim_chaos_judge(const sim_config *cfg, const sim_result *res, char *why,
     }
     udccp_tstamp stop = cfg->flow_opts[i].stop ? cfg->flow_opts[i].stop
                                                 : cfg->duration;
-    if (r->closed_s * 1e9 > (double)(stop + SIM_CHAOS_END_BOUND)) {
+    udccp_tstamp bound = sim_chaos_end_bound(res);
+    if (r->closed_s * 1e9 > (double)(stop + bound)) {
       snprintf(why, cap, "flow %zu (%s): ended at %.1f s, more than %.0f s "
                "after its stop at %.1f s (%s)", i, r->kind, r->closed_s,
-               (double)SIM_CHAOS_END_BOUND / 1e9, (double)stop / 1e9,
-               r->close_desc);
+               (double)bound / 1e9, (double)stop / 1e9, r->close_desc);
       return -1;
     }
     /* An end that did not close cleanly must have been told why: a

@@ -174,6 +174,9 @@ int sim_link_send_ecn(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
   }
   l->stats.forwarded++;
   l->stats.forwarded_bytes += wire_bytes;
+  if (done - now > l->stats.max_sojourn) {
+    l->stats.max_sojourn = done - now;
+  }
   *verdict = SIM_LINK_SENT;
   if (sim_rng_chance(&l->rng, l->cfg.corrupt)) {
     l->stats.corrupted++;

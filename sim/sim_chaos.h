@@ -18,7 +18,13 @@
  * period ended) a connection must have ended, one way or another: the
  * longest of its give-up timers (Request 64 s, Close 64 s, PARTOPEN 8
  * minutes are not reached here since the handshake is over or the Request
- * timer runs) plus TIMEWAIT (60 s), with slack. */
+ * timer runs) plus TIMEWAIT (60 s), with slack.  sim_chaos_end_bound()
+ * adds what the network itself holds a packet: RFC 4340 §8.3's handshake
+ * ends when the Close (CloseReq) and the Reset arrive, and a deep drop-tail
+ * queue after a rate cut (seed 8: 4058 packets at 81 kbit/s) keeps them
+ * for minutes -- longer than the MSL the RFC assumes (2 minutes, §8.3's
+ * 2MSL TIMEWAIT), so no endpoint timer can shorten that wait: the server
+ * learns of the close only when the Close comes out of the queue. */
 #define SIM_CHAOS_END_BOUND (200 * UDCCP_NS_PER_S)
 /* The applications' idle timeout (udccp settings.idle_timeout). */
 #define SIM_CHAOS_IDLE (60 * UDCCP_NS_PER_S)
@@ -26,6 +32,10 @@
 /* Fills cfg (after sim_config_default) from seed; desc gets a one-line
  * summary.  Everything is a function of the seed. */
 void sim_chaos_config(uint64_t seed, sim_config *cfg, char *desc, size_t cap);
+
+/* The bound for a run: SIM_CHAOS_END_BOUND plus the longest sojourn a
+ * packet had in the bottleneck queue in each direction (sim_link_stats). */
+udccp_tstamp sim_chaos_end_bound(const sim_result *res);
 
 /* Judges a finished chaos run.  Returns 0 if every connection ended in a
  * clean close, or a Reset or timeout reported within its bound, with no

@@ -61,6 +61,9 @@ typedef struct sim_link_stats {
   uint64_t forwarded, forwarded_bytes, reordered, duplicated, ce_marked;
   uint64_t lost_blackout, corrupted;
   uint32_t max_backlog;
+  /* longest a forwarded packet spent queued and in service, ns: with a
+   * deep drop-tail queue and a rate cut this is minutes (chaos judge) */
+  udccp_tstamp max_sojourn;
 } sim_link_stats;
 
 typedef struct sim_link {

@@ -742,6 +742,49 @@ static void test_rfc5348_6_2_receive_rate_over_last_rtt(void **state) {
   tl_rx_exit(&rx);
 }
 
+/* RFC 5348 §6.2: X_recv is over the previous R (back to the last feedback
+ * timer expiry at least R ago, which keeps expiring every R through a
+ * silence), so the first packet after a long silence reports at least one
+ * packet per 2 R -- "a minimum value for the measured receive rate X_recv
+ * of one packet per round-trip time" -- not one packet per silence, which
+ * held the sender at its t_mbi floor for minutes after a blackout. */
+static void test_rfc5348_6_2_receive_rate_after_silence_not_below_1_per_2rtt(
+    void **state) {
+  tl_half rx;
+  tl_ack a;
+  const udccp_opt *o;
+  uint64_t seq, rr;
+  udccp_tstamp t = 0, r;
+  uint8_t cc;
+  (void)state;
+  assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
+  for (seq = 1; seq <= 400; seq++) {
+    t = (seq - 1) * (RTT / 20);
+    if (tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq, ideal_cc(t, RTT), 0, 1000, t)) {
+      assert_int_equal(tl_rx_ack(&rx, &a, 1, seq, t), 0);
+    }
+  }
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, seq - 1, t), 0);
+  r = udccp_tfrc_ccid_rx_rtt_used(&rx.st);
+  assert_true(r >= RTT * 9 / 10 && r <= RTT * 11 / 10);
+  /* 30 s of silence (a blackout), then one packet: its counter is at most
+   * 5 above the last one (RFC 4342 §8.1) */
+  t += 30 * UDCCP_NS_PER_S;
+  cc = (uint8_t)((ideal_cc(t - 30 * UDCCP_NS_PER_S, RTT) + 5) & 15u);
+  assert_int_equal(tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq, cc, 0, 1000, t), 1);
+  assert_int_equal(tl_rx_ack(&rx, &a, 1, seq, t), 0);
+  o = find_opt(&a.opts, 194);
+  assert_non_null(o);
+  rr = get_be(o->val, 4);
+  printf("Receive Rate for 1 packet after 30 s of silence (R %.0f ms): "
+         "%llu B/s (one packet per silence: 33 B/s)\n", (double)r / 1e6,
+         (unsigned long long)rr);
+  /* one 1000-byte packet over [R, 2 R + R/8]: 4.7 .. 10 kB/s */
+  assert_true(rr >= 1000 * 1000000000ull / (17 * r / 8));
+  assert_true(rr <= 1000 * 1000000000ull / r + 1);
+  tl_rx_exit(&rx);
+}
+
 static void test_rfc5348_5_4_receiver_p_from_known_loss_pattern(
     void **state) {
   tl_half rx;
@@ -1530,6 +1573,8 @@ int main(void) {
       cmocka_unit_test(test_rfc4342_10_3_feedback_once_per_rtt),
       cmocka_unit_test(test_rfc4342_10_3_feedback_per_packet_below_one_per_rtt),
       cmocka_unit_test(test_rfc5348_6_2_receive_rate_over_last_rtt),
+      cmocka_unit_test(
+          test_rfc5348_6_2_receive_rate_after_silence_not_below_1_per_2rtt),
       cmocka_unit_test(test_rfc5348_5_4_receiver_p_from_known_loss_pattern),
       cmocka_unit_test(test_rfc5348_6_1_new_loss_event_triggers_feedback),
       cmocka_unit_test(test_rfc5348_5_5_discount_factors_from_loss_intervals),

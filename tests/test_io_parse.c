@@ -64,43 +64,11 @@ static void test_io_parse_size_and_time(void **state) {
   assert_int_equal(udccp_io_parse_time("1h", &v), UDCCP_ERR_INVALID_ARGUMENT);
 }
 
-/* RFC 5595 §2.1: Service Codes are often written as four ASCII characters
- * read as a big-endian 32-bit number. */
-static void test_rfc5595_2_1_service_code_ascii_and_numbers(void **state) {
-  (void)state;
-  uint32_t c = 0;
-  assert_int_equal(udccp_io_parse_service("PERF", &c), 0);
-  assert_int_equal(c, 0x50455246u);
-  assert_int_equal(udccp_io_parse_service("CAT", &c), 0);
-  assert_int_equal(c, 0x43415400u);
-  assert_int_equal(udccp_io_parse_service("42", &c), 0);
-  assert_int_equal(c, 42);
-  assert_int_equal(udccp_io_parse_service("0x10", &c), 0);
-  assert_int_equal(c, 16);
-  assert_int_equal(udccp_io_parse_service("TOOLONG", &c),
-                   UDCCP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(udccp_io_parse_service("", &c), UDCCP_ERR_INVALID_ARGUMENT);
-}
-
-/* RFC 4340 §8.1.2: 4294967295 is never a valid Service Code. */
-static void test_rfc4340_8_1_2_invalid_service_code_rejected(void **state) {
-  (void)state;
-  uint32_t c = 5;
-  assert_int_equal(udccp_io_parse_service("4294967295", &c),
-                   UDCCP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(udccp_io_parse_service("0xffffffff", &c),
-                   UDCCP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(udccp_io_parse_service("4294967294", &c), 0);
-  assert_int_equal(c, 4294967294u);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_io_parse_rate_units),
       cmocka_unit_test(test_io_parse_rate_rejects_garbage),
       cmocka_unit_test(test_io_parse_size_and_time),
-      cmocka_unit_test(test_rfc5595_2_1_service_code_ascii_and_numbers),
-      cmocka_unit_test(test_rfc4340_8_1_2_invalid_service_code_rejected),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

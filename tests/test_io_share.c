@@ -252,6 +252,41 @@ static void test_rfc6773_3_8_two_processes_share_udp_port(void **state) {
   assert_int_equal(ok2, 8);
 }
 
+/* The one port model (issue 14; RFC 6773 §3.8): a client made with the
+ * plain defaults and given only a DCCP port reaches a server on the
+ * default UDP port 6511 (which may be shared with other services on this
+ * host: the server takes it with reuseport, as udccp-perf -s does). */
+static void test_rfc6773_3_8_connect_reaches_default_udp_port(void **state) {
+  (void)state;
+  int pfd[2];
+  assert_int_equal(pipe(pfd), 0);
+  /* a DCCP port nobody else on this host serves on 6511 */
+  uint16_t dport = 0;
+  pid_t srv = -1;
+  for (int i = 0; i < 20 && dport == 0; i++) {
+    uint16_t p = (uint16_t)(20000 + (getpid() * 7 + i * 101) % 20000);
+    char c = 0;
+    srv = echo_server_process(UDCCP_UDP_PORT_DEFAULT, p, pfd[1]);
+    assert_int_equal(read(pfd[0], &c, 1), 1);
+    if (c == 'x') {
+      dport = p;
+    } else {
+      waitpid(srv, NULL, 0);
+    }
+  }
+  assert_true(dport != 0);
+  udccp_endpoint *cep = NULL;
+  assert_int_equal(udccp_endpoint_new(&cep, UDCCP_TRANSPORT_UDP, "127.0.0.1",
+                                      0), 0);
+  int rv = echo_once(cep, dport, "to the default port");
+  udccp_endpoint_del(cep);
+  kill(srv, SIGKILL);
+  waitpid(srv, NULL, 0);
+  close(pfd[0]);
+  close(pfd[1]);
+  assert_int_equal(rv, 0);
+}
+
 /* Without reuseport the port stays exclusive, as before. */
 static void test_io_share_off_by_default(void **state) {
   (void)state;
@@ -269,6 +304,7 @@ int main(void) {
       cmocka_unit_test(test_io_share_off_by_default),
       cmocka_unit_test(test_io_workers_two_threads_one_port),
       cmocka_unit_test(test_rfc6773_3_8_two_processes_share_udp_port),
+      cmocka_unit_test(test_rfc6773_3_8_connect_reaches_default_udp_port),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "sim.h"
+#include "sim_chaos.h"
 #include "sim_link.h"
 #include "sim_parse.h"
 
@@ -85,7 +86,24 @@ static void test_sim_link_rate_change_applies_to_later_packets(void **state) {
   sim_link_set_rate(&l, 12000000);
   assert_int_equal(sim_link_send(&l, 1500, 11 * MS, arr, &v), 1);
   assert_int_equal(arr[0], t1 + 1 * MS);
+  /* the longest sojourn (queue + service) was the second packet's 11 ms */
+  assert_int_equal(l.stats.max_sojourn, 11 * MS);
   sim_link_free(&l);
+}
+
+/* The chaos judge's bound on a connection's end (sim_chaos.h) grows by
+ * what the bottleneck queues held a packet in each direction: RFC 4340
+ * §8.3's handshake cannot end before its Close and Reset come out of the
+ * network (chaos seed 8: a Close sat 214 s behind 4058 packets at 81
+ * kbit/s). */
+static void test_sim_chaos_end_bound_includes_queue_sojourn(void **state) {
+  (void)state;
+  sim_result res;
+  memset(&res, 0, sizeof(res));
+  assert_int_equal(sim_chaos_end_bound(&res), SIM_CHAOS_END_BOUND);
+  res.fwd.max_sojourn = 214 * S;
+  res.rev.max_sojourn = 3 * S;
+  assert_int_equal(sim_chaos_end_bound(&res), SIM_CHAOS_END_BOUND + 217 * S);
 }
 
 static void test_sim_link_corruption_rate_within_bounds(void **state) {
@@ -301,6 +319,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sim_link_blackout_drops_everything_inside_its_window),
       cmocka_unit_test(test_sim_link_rate_change_applies_to_later_packets),
+      cmocka_unit_test(test_sim_chaos_end_bound_includes_queue_sojourn),
       cmocka_unit_test(test_sim_link_corruption_rate_within_bounds),
       cmocka_unit_test(test_sim_parse_flow_attributes_blackouts_rate_changes),
       cmocka_unit_test(test_sim_rfc4340_9_corrupted_packets_are_all_refused),

@@ -701,7 +701,7 @@ int main(int argc, char **argv) {
       o.ccid = (uint8_t)v;
       break;
     case OPT_SERVICE:
-      if (udccp_io_parse_service(optarg, &o.service) != 0) {
+      if (udccp_service_code_parse(optarg, &o.service) != 0) {
         fprintf(stderr, "udccp-cat: invalid service code '%s' (a number "
                         "below 4294967295, or 1-4 ASCII characters)\n",
                 optarg);

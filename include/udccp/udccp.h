@@ -35,6 +35,8 @@
 extern "C" {
 #endif
 
+/* The version: set here and nowhere else (CMakeLists.txt reads it; the
+ * SONAME policy is in doc/abi.md, the history in CHANGELOG.md). */
 #define UDCCP_VERSION "0.1.0"
 
 typedef uint64_t udccp_tstamp;
@@ -128,6 +130,25 @@ const char *udccp_state_str(int state);
 #define UDCCP_SERVICE_CODE_NONE 0u
 /* Service Code that is never valid (RFC 4340 §8.1.2). */
 #define UDCCP_SERVICE_CODE_INVALID 4294967295u
+
+/* Reads a Service Code as people write it (RFC 5595 §2.1): up to four
+ * ASCII characters 32..126, big-endian and zero-padded ("CHAT" is
+ * 0x43484154, "CAT" 0x43415400), or a number (decimal, 0x hex; a string
+ * that starts with a digit and parses whole as a number is one).  Returns
+ * 0 and sets *code, or UDCCP_ERR_INVALID_ARGUMENT (NULL or empty, more
+ * than 4 characters, a character outside 32..126, or 4294967295, never
+ * valid by RFC 4340 §8.1.2). */
+int udccp_service_code_parse(const char *s, uint32_t *code);
+
+/* Room udccp_service_code_format() needs: 10 digits and the NUL. */
+#define UDCCP_SERVICE_CODE_STRLEN 11
+
+/* Writes code as udccp_service_code_parse() reads it back: its characters
+ * when they are printable ASCII (then only zero bytes) and the first is
+ * not a digit, else the decimal number.  Truncated to cap - 1 characters
+ * (cap >= UDCCP_SERVICE_CODE_STRLEN never truncates).  Returns buf, or ""
+ * when buf is NULL or cap 0. */
+const char *udccp_service_code_format(uint32_t code, char *buf, size_t cap);
 
 /* ----------------------------------------------------------- settings */
 
@@ -611,6 +632,8 @@ void udccp_listener_get_stats(const udccp_listener *lis,
  * from one thread at a time.
  * ===================================================================== */
 
+/* ------------------------------------------- socket runtime: errors */
+
 /* Errors of the runtime (non-fatal range).  udccp_io_strerror() names them
  * and every UDCCP_ERR_* code. */
 enum udccp_io_error {
@@ -634,6 +657,8 @@ enum udccp_transport {
 /* The IANA UDP port of DCCP-UDP (RFC 6773 §3.8). */
 #define UDCCP_UDP_PORT_DEFAULT 6511
 
+/* ----------------------------------------- socket runtime: endpoints */
+
 typedef struct udccp_endpoint udccp_endpoint;
 typedef struct udccp_sock udccp_sock;
 
@@ -643,8 +668,9 @@ typedef struct udccp_endpoint_config {
                               address, IPv4 and IPv6 (two sockets) */
   uint16_t local_port;     /* DCCP-UDP: the UDP port to bind, 0 = ephemeral
                               (a client); raw: unused */
-  uint16_t remote_udp_port;/* DCCP-UDP: UDP port udccp_connect() sends to;
-                              0: the DCCP port given to udccp_connect() */
+  uint16_t remote_udp_port;/* DCCP-UDP: UDP port udccp_connect() sends to,
+                              whatever the DCCP port: 6511
+                              (UDCCP_UDP_PORT_DEFAULT, also for 0) */
   const udccp_settings *settings; /* template for every connection, copied;
                               NULL: udccp_settings_default().  The runtime
                               sets rand (a udccp_csprng seeded once from
@@ -772,11 +798,13 @@ int udccp_endpoint_process(udccp_endpoint *ep);
  * next timer, then runs udccp_endpoint_process().  Returns as it. */
 int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms);
 
+/* ------------------------------------------- socket runtime: sockets */
+
 /* Opens a connection to host (a name or numeric IPv4/IPv6 address) at DCCP
  * port port, asking for service_code (RFC 5595) and for CCID ccid on both
  * half-connections (0: the endpoint's settings).  Over DCCP-UDP the
- * packets go to UDP port remote_udp_port (config) or, if that is 0, to
- * the UDP port equal to port.  The local DCCP port is chosen at random
+ * packets go to UDP port remote_udp_port (config): 6511 unless set, the
+ * port every DCCP-UDP server shares (RFC 6773 §3.8), whatever port is.  The local DCCP port is chosen at random
  * among 49152..65535.
  * timeout_ms -1 or > 0 waits for the handshake: returns 0 and sets *psock
  * once the connection is OPEN or PARTOPEN (data may be sent).  timeout_ms
@@ -905,6 +933,60 @@ void udccp_sock_get_info(const udccp_sock *sock, udccp_conn_info *info);
  * still owns it; the next udccp_endpoint_process() sends what such calls
  * queued.  Never free it or feed it packets yourself. */
 udccp_conn *udccp_sock_get_conn(udccp_sock *sock);
+
+/* ------------------------------------------- socket runtime: events */
+
+/* What udccp_endpoint_events() reports (bits of udccp_event.events). */
+enum udccp_event_kind {
+  UDCCP_EV_READABLE = 1u << 0,   /* a datagram waits: udccp_recv() it.
+                                    Level-triggered: reported again while
+                                    one is left */
+  UDCCP_EV_WRITABLE = 1u << 1,   /* a send that found the queue full
+                                    (UDCCP_ERR_AGAIN) may be retried now;
+                                    once per such send */
+  UDCCP_EV_CONNECTED = 1u << 2,  /* a non-blocking udccp_connect() (timeout
+                                    0) completed its handshake; once */
+  UDCCP_EV_ACCEPTABLE = 1u << 3, /* sock NULL: a connection waits for
+                                    udccp_accept(); level-triggered */
+  UDCCP_EV_CLOSED = 1u << 4,     /* the connection ended normally (a close
+                                    by either side); once.  Data still
+                                    queued stays readable */
+  UDCCP_EV_RESET = 1u << 5       /* the connection died: error says why
+                                    (UDCCP_ERR_RESET, _REFUSED, _TIMEOUT,
+                                    ...), reset_code which Reset; once */
+};
+
+typedef struct udccp_event {
+  udccp_sock *sock;  /* NULL for UDCCP_EV_ACCEPTABLE */
+  void *user;        /* udccp_sock_set_user()'s pointer for sock */
+  uint32_t events;   /* UDCCP_EV_* bits, several at once possible */
+  int error;         /* CLOSED/RESET: udccp_sock_error(); else 0 */
+  int reset_code;    /* enum udccp_reset_code, UDCCP_RESET_NONE if none */
+} udccp_event;
+
+/* Runs the endpoint's loop for up to timeout_ms (-1: until an event; 0:
+ * no wait) and fills ev[0..max) with the sockets that have something to
+ * report, oldest first, each once per call: an epoll_wait() for udccp
+ * sockets.  Only sockets the application holds (returned by
+ * udccp_connect() or udccp_accept(), not yet closed or aborted) are
+ * reported, and only those that had a packet, a timer or a call since
+ * they were last reported are looked at: the cost does not grow with idle
+ * sockets.  Returns the number of events (0: timeout_ms passed without
+ * one), or UDCCP_ERR_INVALID_ARGUMENT (ep or ev NULL, max 0) or
+ * UDCCP_ERR_SOCKET.  Works with an external event loop: poll
+ * udccp_endpoint_fd() with udccp_endpoint_timeout_ms(), then call this
+ * with timeout_ms 0.  The other calls (udccp_recv() with timeout_ms 0,
+ * ...) still work alongside. */
+int udccp_endpoint_events(udccp_endpoint *ep, udccp_event *ev, size_t max,
+                          int timeout_ms);
+
+/* Attaches the application's pointer to sock; udccp_endpoint_events()
+ * returns it with every event of sock.  NULL sock is ignored. */
+void udccp_sock_set_user(udccp_sock *sock, void *user);
+
+/* Returns the pointer udccp_sock_set_user() attached (NULL if none or sock
+ * is NULL). */
+void *udccp_sock_get_user(const udccp_sock *sock);
 
 /* Counters of one endpoint. */
 typedef struct udccp_endpoint_stats {
