@@ -1,8 +1,12 @@
 # udccp -- top-level convenience targets.  The build itself is CMake.
 #   make demo    build, then show a transfer (simulated until io/ exists)
 #   make check   install what is missing, build with ASan+UBSan (gcc and
-#                clang), run every test, build and briefly run the
+#                clang), run every test, build the Debian packages and
+#                check them (check-deb), build and briefly run the
 #                fuzzers, then the kernel interop suite (check-interop)
+#   make deb     Debian packages (build-deb/*.deb: libudccp0, libudccp-dev,
+#                udccp-tools, libudccp-preload); make check-deb installs
+#                them into a throwaway root and builds against them
 #   make fuzz    run the fuzz targets for FUZZ_SECONDS each (default 300)
 #   make bench   loopback goodput table: UDP sendmmsg/GSO vs udccp-perf
 #                CCID 2/3 over DCCP-UDP and raw IP (Release, build-bench/)
@@ -26,7 +30,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 300
 CHECK_FUZZ_SECONDS ?= 20
-DEPS = cmake gcc clang make pkg-config libcmocka-dev tshark librsvg2-bin iperf3 iputils-ping iproute2 man-db python3
+DEPS = cmake gcc clang make pkg-config libcmocka-dev tshark librsvg2-bin iperf3 iputils-ping iproute2 man-db python3 tcpdump
 CTEST_ARGS ?= --output-on-failure
 
 .PHONY: all deps build demo check check-gcc check-clang fuzz-build fuzz fuzz-check clean attack
@@ -49,7 +53,7 @@ build: deps
 demo: build
 	@sh tools/demo.sh build
 
-check: deps check-gcc check-clang fuzz-check check-interop
+check: deps check-gcc check-clang check-deb fuzz-check check-interop
 	@echo "make check: all passed"
 
 check-gcc:
@@ -76,11 +80,23 @@ BENCH_SECONDS ?= 3
 .PHONY: bench
 bench: deps
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
-	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast udccp-hsbench
+	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast udccp-hsbench udccp-ippbench
 	@sh bench/run.sh build-bench $(BENCH_SECONDS)
 
+# Debian packages of a Release build installed to /usr (cmake/package.cmake):
+# build-deb/*.deb; check-deb installs them into a throwaway root, builds an
+# example against libudccp-dev and removes them (tests/deb_packages.sh)
+.PHONY: deb check-deb
+deb: deps
+	cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+	cmake --build build-deb -j $(JOBS)
+	cd build-deb && rm -f *.deb && cpack -G DEB >/dev/null && ls *.deb
+
+check-deb: deb
+	@sh tests/deb_packages.sh build-deb .
+
 clean:
-	rm -rf build build-asan-gcc build-asan-clang build-fuzz build-bench
+	rm -rf build build-asan-gcc build-asan-clang build-fuzz build-bench build-deb
 
 # The real-time link emulator tests (root, network namespaces, ~2 min):
 # their CCID 2 vs kernel TCP ratio is a measurement on a shared machine,

@@ -379,7 +379,10 @@ static int parse_v4(const char *s, size_t n, uint16_t port,
 }
 
 /* "LADDR:LPORT:RADDR:RPORT" */
-static int port_open_udp(lk_port *p, const char *v) {
+/* udp:LADDR:LPORT:RADDR:RPORT's value into its two addresses.  Returns 0
+ * or -1 (said on stderr). */
+static int udp_parse(const lk_port *p, const char *v, struct sockaddr_in *local,
+                     struct sockaddr_in *peer) {
   const char *f[4];
   size_t len[4];
   const char *s = v;
@@ -393,11 +396,22 @@ static int port_open_udp(lk_port *p, const char *v) {
     s = c + 1;
   }
   unsigned long lp = strtoul(f[1], NULL, 10), rp = strtoul(f[3], NULL, 10);
-  struct sockaddr_in local;
   if (lp == 0 || lp > 65535 || rp == 0 || rp > 65535 ||
-      parse_v4(f[0], len[0], (uint16_t)lp, &local) != 0 ||
-      parse_v4(f[2], len[2], (uint16_t)rp, &p->peer) != 0) {
+      parse_v4(f[0], len[0], (uint16_t)lp, local) != 0 ||
+      parse_v4(f[2], len[2], (uint16_t)rp, peer) != 0) {
     goto bad;
+  }
+  return 0;
+bad:
+  fprintf(stderr, PROG ": %s: write udp:LADDR:LPORT:RADDR:RPORT (IPv4)\n",
+          p->spec);
+  return -1;
+}
+
+static int port_open_udp(lk_port *p, const char *v) {
+  struct sockaddr_in local;
+  if (udp_parse(p, v, &local, &p->peer) != 0) {
+    return -1;
   }
   int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int big = 4 << 20;
@@ -414,26 +428,24 @@ static int port_open_udp(lk_port *p, const char *v) {
   }
   p->fd = fd;
   return 0;
-bad:
-  fprintf(stderr, PROG ": %s: write udp:LADDR:LPORT:RADDR:RPORT (IPv4)\n",
-          p->spec);
-  return -1;
 }
 
-static int port_open(lk_port *p) {
-  char tmp[512];
-  p->fd = -1;
-  if (strlen(p->spec) >= sizeof(tmp)) {
+/* Reads p->spec: its kind (p->kind), its value and namespace (pointers
+ * into tmp, cap bytes).  Checks the syntax only, opens nothing.  Returns
+ * 0, or -1 said on stderr (a usage error: exit status 2). */
+static int port_parse(lk_port *p, char *tmp, size_t cap, char **pv,
+                      char **pns) {
+  if (strlen(p->spec) >= cap) {
     fprintf(stderr, PROG ": port spec too long\n");
     return -1;
   }
-  snprintf(tmp, sizeof(tmp), "%s", p->spec);
+  snprintf(tmp, cap, "%s", p->spec);
   char *ns = strchr(tmp, '@');
   if (ns != NULL) {
     *ns++ = '\0';
   }
   char *v = strchr(tmp, ':');
-  if (v == NULL) {
+  if (v == NULL || v[1] == '\0') {
     goto bad;
   }
   *v++ = '\0';
@@ -442,9 +454,31 @@ static int port_open(lk_port *p) {
   } else if (strcmp(tmp, "tap") == 0) {
     p->kind = LK_TAP;
   } else if (strcmp(tmp, "udp") == 0) {
+    struct sockaddr_in a, b;
     p->kind = LK_UDP;
+    if (udp_parse(p, v, &a, &b) != 0) {
+      return -1;
+    }
   } else {
     goto bad;
+  }
+  if (ns != NULL && *ns == '\0') {
+    goto bad;
+  }
+  *pv = v;
+  *pns = ns;
+  return 0;
+bad:
+  fprintf(stderr, PROG ": port '%s': write tun:NAME, tap:NAME or "
+          "udp:LADDR:LPORT:RADDR:RPORT, optionally @NETNS\n", p->spec);
+  return -1;
+}
+
+static int port_open(lk_port *p) {
+  char tmp[512], *v, *ns;
+  p->fd = -1;
+  if (port_parse(p, tmp, sizeof(tmp), &v, &ns) != 0) {
+    return -1;
   }
   int saved;
   if (ns_enter(ns, &saved) != 0) {
@@ -455,10 +489,6 @@ static int port_open(lk_port *p) {
     return -1;
   }
   return rc;
-bad:
-  fprintf(stderr, PROG ": port '%s': write tun:NAME, tap:NAME or "
-          "udp:LADDR:LPORT:RADDR:RPORT, optionally @NETNS\n", p->spec);
-  return -1;
 }
 
 static void port_write(lk_port *p, const uint8_t *pkt, uint32_t len) {
@@ -669,6 +699,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, PROG ": need -a PORT and -b PORT (--help)\n");
     return 2;
   }
+  /* The ports' syntax first: a bad spec is a usage error (exit 2). */
+  for (int i = 0; i < 2; i++) {
+    char tmp[512], *v, *ns;
+    if (port_parse(&port[i], tmp, sizeof(tmp), &v, &ns) != 0) {
+      return 2;
+    }
+  }
+  /* TUN carries IP packets, TAP Ethernet frames: one cannot be written
+   * into the other (doc/linkem.md). */
+  if ((port[0].kind == LK_TUN && port[1].kind == LK_TAP) ||
+      (port[0].kind == LK_TAP && port[1].kind == LK_TUN)) {
+    fprintf(stderr, PROG ": %s and %s carry different layers (IP packets "
+            "vs Ethernet frames): use tun with tun, or tap with tap\n",
+            port[0].spec, port[1].spec);
+    return 2;
+  }
   const char *specs[2][2] = {{both, ab}, {both, ba}};
   for (int d = 0; d < 2; d++) {
     for (int k = 0; k < 2; k++) {
@@ -713,11 +759,6 @@ int main(int argc, char **argv) {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   int rc = 1;
   if (sfd >= 0 && port_open(&port[0]) == 0 && port_open(&port[1]) == 0) {
-    if ((port[0].kind == LK_TUN && port[1].kind == LK_TAP) ||
-        (port[0].kind == LK_TAP && port[1].kind == LK_TUN)) {
-      fprintf(stderr, PROG ": warning: %s and %s carry different layers "
-              "(IP vs Ethernet)\n", port[0].spec, port[1].spec);
-    }
     for (int d = 0; d < 2; d++) {
       const sim_rtlink_cfg *k = &link[d].cfg;
       fprintf(stderr, PROG ": %s rate=%" PRIu64 "bit delay=%" PRIu64

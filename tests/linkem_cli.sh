@@ -1,0 +1,35 @@
+#!/bin/sh
+# udccp-linkem's command line (issue 15): usage errors exit 2 with a
+# message and open nothing: a malformed port, an unknown port kind, a bad
+# UDP port spec, TUN with TAP (different layers, doc/linkem.md), a missing
+# rate; --help exits 0.  No root needed: all fail before any device.
+#
+#   sh tests/linkem_cli.sh BUILD_DIR SOURCE_DIR
+set -u
+L=${1:?usage: linkem_cli.sh BUILD SRC}/udccp-linkem
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$L" ] || fail "$L not built"
+TMP=$(mktemp -d /tmp/udccp-lkcli.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+# expect2 PATTERN ARGS...: exit 2, PATTERN on stderr
+expect2() {
+  pat=$1; shift
+  "$L" "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [ $rc = 2 ] || fail "udccp-linkem $*: exit $rc, not 2 ($(cat "$TMP/err"))"
+  grep -q "$pat" "$TMP/err" || fail "udccp-linkem $*: no '$pat' in: $(cat "$TMP/err")"
+  if ip link show lkcli0 >/dev/null 2>&1; then
+    fail "udccp-linkem $*: a device was created"
+  fi
+}
+expect2 "different layers" -a tun:lkcli0 -b tap:lkcli1 --link rate=1mbit
+expect2 "different layers" -a tap:lkcli0 -b tun:lkcli1 --link rate=1mbit
+expect2 "write tun:NAME" -a bogus:x -b tun:lkcli1 --link rate=1mbit
+expect2 "write tun:NAME" -a tun: -b tun:lkcli1 --link rate=1mbit
+expect2 "write tun:NAME" -a tun:lkcli0@ -b tun:lkcli1 --link rate=1mbit
+expect2 "udp:LADDR:LPORT:RADDR:RPORT" -a udp:1.2.3:5:6 -b tun:lkcli1 --link rate=1mbit
+expect2 "udp:LADDR:LPORT:RADDR:RPORT" -a udp:127.0.0.1:0:127.0.0.1:9 -b tun:lkcli1 --link rate=1mbit
+expect2 "no rate" -a tun:lkcli0 -b tun:lkcli1 --link delay=1ms
+expect2 "need -a PORT" -a tun:lkcli0
+"$L" --help >/dev/null 2>&1 || fail "--help exit $?"
+echo "PASS: udccp-linkem usage errors exit 2 before opening anything"
