@@ -1110,10 +1110,19 @@ int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
  * The connection and everything it holds are freed; the socket stays
  * as the tombstone (conn NULL): tomb_input answers its packets. */
 static void sock_entomb(udccp_sock *s) {
-  if (s->conn == NULL || !s->orphan ||
+  /* Also a connection the peer reset while it waited in the accept queue
+   * (RFC 4340 §8.5 step 9: the receiver of a Reset holds TIMEWAIT): the
+   * application would accept a dead connection, and meanwhile it held a
+   * backlog slot for 60 s, so that a client making and aborting
+   * connections (or one whose handshakes a flood made it abort) filled
+   * the backlog of a server that accepts slowly (issue 12: udccp-cat -l
+   * serving one connection refused the others with Too Busy). */
+  int unaccepted = !s->app_owned && s->in_acceptq;
+  if (s->conn == NULL || !(s->orphan || unaccepted) ||
       udccp_conn_get_state(s->conn) != UDCCP_STATE_TIMEWAIT) {
     return;
   }
+  acceptq_remove(s->ep, s);
   udccp_tstamp end = udccp_conn_get_expiry(s->conn); /* TIMEWAIT's end */
   if (s->lis != NULL) {
     udccp_listener_conn_gone(s->lis, s->conn);

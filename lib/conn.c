@@ -431,7 +431,9 @@ void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
   if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
     return; /* one negotiation at a time */
   }
-  memset(&tmp, 0, sizeof(tmp));
+  /* Only cwnd is read: the rest of the (large) info stays unset, as this
+   * runs on every ack (issue 13); get_info only writes fields. */
+  tmp.cwnd = 0;
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
     conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
   }

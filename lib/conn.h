@@ -69,6 +69,7 @@ typedef struct udccp_conn_drop {
   uint8_t code;     /* Drop Code, Table 7 */
   uint8_t sent;     /* acks that carried it */
 } udccp_conn_drop;
+_Static_assert(sizeof(udccp_conn_drop) == 8, "Data Dropped record: 8 bytes");
 
 static inline uint64_t udccp_conn_drop_seq(const udccp_conn_drop *d) {
   return (uint64_t)d->seq_hi << 32 | d->seq_lo;

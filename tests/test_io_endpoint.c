@@ -767,6 +767,56 @@ static void test_rfc4340_8_3_timewait_tombstone_only(void **state) {
   udccp_endpoint_del(p.sep);
 }
 
+static int sock_open(void *arg) {
+  return udccp_sock_state(arg) == UDCCP_STATE_OPEN;
+}
+
+static int lis_queue_empty(void *arg) {
+  udccp_endpoint *ep = arg;
+  uint32_t q = 0;
+  for (int f = 0; f < 2; f++) {
+    udccp_listener_stats st;
+    udccp_listener_get_stats(ep->lis[0].lis[f], &st);
+    q += st.queued;
+  }
+  return q == 0;
+}
+
+/* RFC 4340 §8.5 step 9: a connection its client reset before the
+ * application accepted it holds TIMEWAIT as a tombstone only, out of the
+ * accept queue: it no longer counts against the backlog.  Backlog 2, six
+ * clients that connect and abort, a server that never accepts: all six
+ * open (no Reset Too Busy), and nothing but tombstones is left. */
+static void test_rfc4340_8_5_step9_reset_before_accept_frees_backlog(
+    void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *sep = server_ep(&port);
+  udccp_endpoint *cep = client_ep(port);
+  uint32_t code = 99;
+  assert_int_equal(udccp_listen(sep, 6000, &code, 1), 0);
+  assert_int_equal(udccp_listen_set_backlog(sep, 6000, 2), 0);
+  for (int i = 0; i < 6; i++) {
+    udccp_sock *c = NULL;
+    assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", 6000, code, 0, 0),
+                     0);
+    assert_true(drive(cep, sep, sock_open, c, 5000));
+    udccp_abort(c);
+    assert_true(drive(cep, sep, lis_queue_empty, sep, 5000));
+  }
+  udccp_listener_stats st;
+  udccp_listener_get_stats(sep->lis[0].lis[0], &st);
+  assert_int_equal(st.too_busy, 0);
+  assert_int_equal(sep->nsocks, 6);
+  for (size_t i = 0; i < sep->nsocks; i++) {
+    assert_null(sep->socks[i]->conn); /* TIMEWAIT tombstones */
+  }
+  udccp_sock *s = NULL;
+  assert_int_equal(udccp_accept(sep, &s, 0), UDCCP_ERR_AGAIN);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_5_step1_reset_no_connection),
@@ -786,6 +836,7 @@ int main(void) {
       cmocka_unit_test(test_io_endpoint_settings_template),
       cmocka_unit_test(test_io_endpoint_unlisten),
       cmocka_unit_test(test_rfc4340_8_3_timewait_tombstone_only),
+      cmocka_unit_test(test_rfc4340_8_5_step9_reset_before_accept_frees_backlog),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,9 @@
  *       172.16.0.0/12, random UDP and DCCP source ports and random
  *       Sequence Numbers, through a raw IPv4 socket (IP_HDRINCL), paced at
  *       PPS in batches (sendmmsg).  Prints "flood sent N pps R".
+ *       UDCCP_SPOOF_IFACE=NAME (flood and inject): send through a packet
+ *       socket on that interface instead of a raw IP socket (see
+ *       open_sender(); about twice the packets per CPU-second here).
  *   udccp-spoof connect HOST UDPPORT DCCPPORT SERVICE N TIMEOUT_MS [hold]
  *       N handshakes one after another with the udccp runtime, each
  *       aborted once open (Reset, so the server forgets it at once);
@@ -48,6 +51,9 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
@@ -138,6 +144,50 @@ static void build(uint8_t *p, uint32_t dst, uint16_t uport, uint16_t dport,
   d[19] = (uint8_t)service;
 }
 
+/* The attacker's socket.  A raw IPv4 socket (IP_HDRINCL) by default; with
+ * UDCCP_SPOOF_IFACE=NAME a packet socket on that interface (the IP packet
+ * in a link-layer broadcast frame, PACKET_QDISC_BYPASS), which skips the
+ * sender's IP output path (route, netfilter, neighbour, qdisc): more
+ * packets per CPU-second for the same forged IP packets. */
+static int open_sender(struct in_addr dst, struct sockaddr_in *to,
+                       struct sockaddr_ll *ll, socklen_t *tolen) {
+  const char *ifn = getenv("UDCCP_SPOOF_IFACE");
+  int sb = 4 << 20, fd;
+  memset(to, 0, sizeof(*to));
+  memset(ll, 0, sizeof(*ll));
+  if (ifn != NULL && *ifn != '\0') {
+    fd = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP));
+    if (fd < 0) {
+      perror("udccp-spoof: packet socket (root needed)");
+      return -1;
+    }
+    int one = 1;
+    (void)setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+    ll->sll_family = AF_PACKET;
+    ll->sll_protocol = htons(ETH_P_IP);
+    ll->sll_ifindex = (int)if_nametoindex(ifn);
+    ll->sll_halen = 6;
+    memset(ll->sll_addr, 0xFF, 6);
+    if (ll->sll_ifindex == 0) {
+      fprintf(stderr, "udccp-spoof: no interface %s\n", ifn);
+      close(fd);
+      return -1;
+    }
+    *tolen = sizeof(*ll);
+  } else {
+    fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+    if (fd < 0) {
+      perror("udccp-spoof: raw socket (root needed)");
+      return -1;
+    }
+    to->sin_family = AF_INET;
+    to->sin_addr = dst;
+    *tolen = sizeof(*to);
+  }
+  (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
+  return fd;
+}
+
 static int flood(int argc, char **argv) {
   if (argc != 8) {
     return 2;
@@ -151,28 +201,24 @@ static int flood(int argc, char **argv) {
   }
   uint16_t uport = (uint16_t)atoi(argv[3]), dport = (uint16_t)atoi(argv[4]);
   double pps = atof(argv[6]), secs = atof(argv[7]);
-  int fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+  struct sockaddr_in to;
+  struct sockaddr_ll ll;
+  socklen_t tolen;
+  int fd = open_sender(dst, &to, &ll, &tolen);
   if (fd < 0) {
-    perror("udccp-spoof: raw socket (root needed)");
     return 1;
   }
-  int sb = 4 << 20;
-  (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
   static uint8_t pkts[BATCH][PKT_LEN];
   struct iovec iov[BATCH];
   struct mmsghdr mm[BATCH];
-  struct sockaddr_in to;
-  memset(&to, 0, sizeof(to));
-  to.sin_family = AF_INET;
-  to.sin_addr = dst;
   memset(mm, 0, sizeof(mm));
   for (int i = 0; i < BATCH; i++) {
     iov[i].iov_base = pkts[i];
     iov[i].iov_len = PKT_LEN;
     mm[i].msg_hdr.msg_iov = &iov[i];
     mm[i].msg_hdr.msg_iovlen = 1;
-    mm[i].msg_hdr.msg_name = &to;
-    mm[i].msg_hdr.msg_namelen = sizeof(to);
+    mm[i].msg_hdr.msg_name = ll.sll_family ? (void *)&ll : (void *)&to;
+    mm[i].msg_hdr.msg_namelen = tolen;
   }
   double t0 = now_s(), t;
   uint64_t sent = 0;
@@ -488,27 +534,23 @@ static int inject(int argc, char **argv) {
             x ? "" : " with X=0");
     return 2;
   }
-  int fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+  struct sockaddr_in to;
+  struct sockaddr_ll ll;
+  socklen_t tolen;
+  int fd = open_sender(dst, &to, &ll, &tolen);
   if (fd < 0) {
-    perror("udccp-spoof: raw socket (root needed)");
     return 1;
   }
-  int sb = 4 << 20;
-  (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
   static uint8_t pkts[BATCH][128];
   struct iovec iov[BATCH];
   struct mmsghdr mm[BATCH];
-  struct sockaddr_in to;
-  memset(&to, 0, sizeof(to));
-  to.sin_family = AF_INET;
-  to.sin_addr = dst;
   memset(mm, 0, sizeof(mm));
   for (int i = 0; i < BATCH; i++) {
     iov[i].iov_base = pkts[i];
     mm[i].msg_hdr.msg_iov = &iov[i];
     mm[i].msg_hdr.msg_iovlen = 1;
-    mm[i].msg_hdr.msg_name = &to;
-    mm[i].msg_hdr.msg_namelen = sizeof(to);
+    mm[i].msg_hdr.msg_name = ll.sll_family ? (void *)&ll : (void *)&to;
+    mm[i].msg_hdr.msg_namelen = tolen;
   }
   rng ^= (uint64_t)getpid() << 32 ^ (uint64_t)(now_s() * 1e9);
   double t0 = now_s();
@@ -544,7 +586,7 @@ static void on_usr1(int sig) { (void)sig; g_snap = 1; }
 static void on_term(int sig) { (void)sig; g_stop = 1; }
 
 /* The kernel's UDP receive drops in this namespace (both ends are here):
- * RcvbufErrors + InErrors of /proc/net/snmp. */
+ * InErrors of /proc/net/snmp (RcvbufErrors are counted in it). */
 static uint64_t udp_drops(void) {
   FILE *f = fopen("/proc/net/snmp", "r");
   char l1[512], l2[512];
@@ -560,7 +602,7 @@ static uint64_t udp_drops(void) {
     unsigned long long a[6] = {0, 0, 0, 0, 0, 0};
     if (sscanf(l2, "Udp: %llu %llu %llu %llu %llu", &a[0], &a[1], &a[2],
                &a[3], &a[4]) == 5) {
-      v = a[2] + a[4];
+      v = a[2];
     }
     break;
   }
