@@ -80,12 +80,12 @@ BENCH_SECONDS ?= 3
 .PHONY: bench
 bench: deps
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
-	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast udccp-hsbench
+	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast udccp-hsbench udccp-ippbench
 	@sh bench/run.sh build-bench $(BENCH_SECONDS)
 
 # Debian packages of a Release build installed to /usr (cmake/package.cmake):
 # build-deb/*.deb; check-deb installs them into a throwaway root, builds an
-# example against libudccp-dev and removes them (tests/deb_packages.sh)
+# example against libudccp-dev and removes them (tests/packaging/deb.sh)
 .PHONY: deb check-deb
 deb: deps
 	cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
@@ -93,7 +93,7 @@ deb: deps
 	cd build-deb && rm -f *.deb && cpack -G DEB >/dev/null && ls *.deb
 
 check-deb: deb
-	@sh tests/deb_packages.sh build-deb .
+	@sh tests/packaging/deb.sh build-deb .
 
 clean:
 	rm -rf build build-asan-gcc build-asan-clang build-fuzz build-bench build-deb

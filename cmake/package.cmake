@@ -8,7 +8,7 @@
 #                     their man pages, the Wireshark DCCP-UDP plugin
 #   libudccp-preload  LD_PRELOAD library for Linux DCCP programs
 # Dependencies on libc come from dpkg-shlibdeps; -dev depends on the
-# library of the same version.  tests/deb_packages.sh installs them into
+# library of the same version.  tests/packaging/deb.sh installs them into
 # a throwaway root, builds an example against the -dev package, removes.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME udccp)

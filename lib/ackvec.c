@@ -538,6 +538,41 @@ static void av_clear_old(udccp_ackvec *av, size_t j) {
  * search. */
 static size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
   size_t lo = 0, hi = av->rec_n;
+  int64_t d;
+  if (hi == 0) {
+    return 0; /* rec_n: none */
+  }
+  /* Every packet sent while the vector holds state carries it (conn_out.c
+   * write_data), so records are usually one per sequence number and the
+   * peer's ackno names one of them: a guess from the distance to the
+   * newest record finds it in O(1) on almost every ack (issue 13); the
+   * search is for the rest. */
+  d = udccp_seq_sub(rec_old(av, hi - 1)->seq, ackno);
+  if (d <= 0) {
+    return hi - 1;
+  }
+  if ((uint64_t)d < hi && rec_old(av, hi - 1 - (size_t)d)->seq == ackno) {
+    return hi - 1 - (size_t)d;
+  }
+  /* Otherwise the answer is mostly among the oldest records (each ack of
+   * ack clears those before it): gallop from the old end, then search
+   * between the last two probes. */
+  if (udccp_seq_gt(rec_old(av, 0)->seq, ackno)) {
+    return av->rec_n;
+  }
+  lo = 1;
+  {
+    size_t step = 1;
+    while (lo + step - 1 < hi) {
+      size_t k = lo + step - 1;
+      if (udccp_seq_gt(rec_old(av, k)->seq, ackno)) {
+        hi = k;
+        break;
+      }
+      lo = k + 1;
+      step *= 2;
+    }
+  }
   /* invariant: records [0, lo) are <= ackno, [hi, n) are above */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -614,16 +649,38 @@ void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
   }
 }
 
+/* 1 if a byte of v[0..n) has State 2, reserved (§11.4).  Eight bytes at
+ * a time: a byte's top bits are 10 iff bit 7 of (w & ~(w << 1)) is set
+ * in it (the shift moves each byte's bit 6 to its bit 7; what crosses
+ * into the next byte lands in bit 0, masked off).  Every ack is checked
+ * whole, and a vector covers the window: a byte at a time cost more than
+ * the rest of the parse at large windows (issue 13). */
+static int has_reserved(const uint8_t *v, size_t n) {
+  uint64_t w;
+  while (n >= 8) {
+    memcpy(&w, v, 8);
+    if (w & ~(w << 1) & 0x8080808080808080ULL) {
+      return 1;
+    }
+    v += 8;
+    n -= 8;
+  }
+  while (n-- > 0) {
+    if ((*v++ >> 6) == UDCCP_AV_RESERVED) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
                        udccp_ackvec_run_cb cb, void *user_data) {
   uint64_t cur = ackno & UDCCP_SEQ_MASK;
   size_t i, j;
   /* Check every byte first so that a bad vector reports nothing. */
   for (i = 0; i < opts->n_ackvec; i++) {
-    for (j = 0; j < opts->ackvec[i].len; j++) {
-      if ((opts->ackvec[i].val[j] >> 6) == UDCCP_AV_RESERVED) {
-        return UDCCP_ERR_OPTION;
-      }
+    if (has_reserved(opts->ackvec[i].val, opts->ackvec[i].len)) {
+      return UDCCP_ERR_OPTION;
     }
   }
   /* §11.4: the second option begins where the first left off. */

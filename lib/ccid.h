@@ -113,6 +113,8 @@ typedef struct udccp_ccid_ops {
                        udccp_tstamp ts);
   udccp_tstamp (*tx_get_expiry)(const udccp_ccid_state *st);
   void (*tx_on_expiry)(udccp_ccid_state *st, udccp_tstamp ts);
+  /* Writes the fields the CCID knows (cwnd, x, ...); reads none of info:
+   * the caller may pass one with only the fields it reads set. */
   void (*tx_get_info)(const udccp_ccid_state *st, udccp_conn_info *info);
 
   /* --- receiver half --- */

@@ -445,6 +445,7 @@ int udccp_tfrc_ccid_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
 void udccp_tfrc_ccid_rx_get_info(const udccp_ccid_state *st,
                                  udccp_conn_info *info) {
   const ccid3_rx *rx = crx_of(st);
+  info->pkts_lost_rx = rx->lh.n_lost;
   if (info->x != 0) {
     return; /* the sender half is TFRC too and reported its own view */
   }

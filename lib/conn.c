@@ -290,6 +290,14 @@ void udccp_conn_release_buffers(udccp_conn *conn) {
   }
   conn->tx_ccid_up = 0;
   if (conn->rx_st != NULL) {
+    if (conn->rx_ccid_up && conn->rx_ccid->rx_get_info) {
+      /* the receiver's loss count outlives its CCID (a closed
+       * connection still reports what it lost) */
+      udccp_conn_info last;
+      memset(&last, 0, sizeof(last));
+      conn->rx_ccid->rx_get_info(conn->rx_st, &last);
+      conn->info.pkts_lost_rx = last.pkts_lost_rx;
+    }
     if (conn->rx_ccid_up && conn->rx_ccid->rx_exit) {
       conn->rx_ccid->rx_exit(conn->rx_st);
     }
@@ -423,7 +431,9 @@ void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
   if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
     return; /* one negotiation at a time */
   }
-  memset(&tmp, 0, sizeof(tmp));
+  /* Only cwnd is read: the rest of the (large) info stays unset, as this
+   * runs on every ack (issue 13); get_info only writes fields. */
+  tmp.cwnd = 0;
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
     conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
   }
@@ -682,6 +692,7 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
   info->retransmits = k->retransmits;
   info->keepalive_probes = k->keepalive_probes;
   info->keepalive_timeouts = k->keepalive_timeouts;
+  info->pkts_lost_rx = k->pkts_lost_rx; /* the CCID's, if it runs, below */
   info->state = conn->state;
   info->tx_ccid = conn->tx_ccid_id;
   info->rx_ccid = conn->rx_ccid_id;

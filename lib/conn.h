@@ -69,6 +69,7 @@ typedef struct udccp_conn_drop {
   uint8_t code;     /* Drop Code, Table 7 */
   uint8_t sent;     /* acks that carried it */
 } udccp_conn_drop;
+_Static_assert(sizeof(udccp_conn_drop) == 8, "Data Dropped record: 8 bytes");
 
 static inline uint64_t udccp_conn_drop_seq(const udccp_conn_drop *d) {
   return (uint64_t)d->seq_hi << 32 | d->seq_lo;
@@ -91,6 +92,8 @@ typedef struct udccp_conn_counters {
   uint64_t syncs_sent, syncs_recv;
   uint64_t retransmits;
   uint64_t keepalive_probes, keepalive_timeouts;
+  uint64_t pkts_lost_rx;     /* the receiver CCID's count when it was
+                                released (udccp_conn_release_buffers) */
   uint32_t mps;              /* payload bytes per packet */
 } udccp_conn_counters;
 

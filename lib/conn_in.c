@@ -10,7 +10,13 @@
 
 int udccp_conn_decode(udccp_conn_rxpkt *p, const uint8_t *pkt, size_t len) {
   int rv;
-  memset(p, 0, sizeof(*p));
+  /* No memset of the whole: the option arrays make it over a kilobyte, on
+   * every packet (issue 13); the header decoder sets every header field
+   * and the arrays are read only up to their counts. */
+  udccp_opts_reset(&p->opts);
+  p->seq = p->ack = 0;
+  p->ecn = 0;
+  p->recorded = 0;
   rv = udccp_hdr_decode(&p->h, pkt, len);
   if (rv != 0) {
     return rv;

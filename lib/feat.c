@@ -410,6 +410,7 @@ static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
     if (!e->local && vlen == sp->vlen && nn_valid(e->num, get_be(v, vlen))) {
       set_val(fs, e, get_be(v, vlen));
       e->confirm_owed = 1;
+      fs->owed = 1;
       e->confirm_empty = 0;
       e->state = UDCCP_FEAT_STABLE;
       udccp_feat_settle(fs);
@@ -430,6 +431,7 @@ static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
     /* §6.3.1: without a shared entry the Confirm repeats the old value.
      * §6.6.6: in CHANGING, the peer's Change answers ours. */
     e->confirm_owed = 1;
+    fs->owed = 1;
     e->confirm_empty = 0;
     e->state = UDCCP_FEAT_STABLE;
     udccp_feat_settle(fs);
@@ -443,6 +445,7 @@ static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
     return fail(o, UDCCP_RESET_MANDATORY_ERROR, reset_code, reset_data);
   }
   e->confirm_owed = 1;
+  fs->owed = 1;
   e->confirm_empty = 1;
   return 0;
 }
@@ -655,10 +658,17 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
       pkt_type == UDCCP_PKT_LISTEN) {
     return 0;
   }
+  /* Nothing to negotiate (every entry STABLE, no Confirm owed): the
+   * common case once OPEN, checked without scanning the table (issue 13:
+   * feature work only while something is pending). */
+  if (!fs->pending && !fs->owed && fs->n_empty == 0) {
+    fs->repeat = 0;
+    return 0;
+  }
   /* §6.6.1: any packet with a Confirm must carry an Acknowledgement
    * Number. */
   with_ack = udccp_pkt_type_has_ack(pkt_type);
-  if (with_ack) {
+  if (with_ack && (fs->owed || fs->n_empty > 0)) {
     /* §6.6.7: Empty Confirms for unknown features; those that do not fit
      * stay owed and go on the next packets (udccp_feat_want_packet). */
     size_t loc;
@@ -682,6 +692,17 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
         e->confirm_owed = 0; /* §6.2: Confirms are not retransmitted */
       }
     }
+    fs->owed = 0;
+    for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+      if (fs->ent[i].confirm_owed) {
+        fs->owed = 1; /* did not fit: the next packet */
+        break;
+      }
+    }
+  }
+  if (!fs->pending) {
+    fs->repeat = 0;
+    return 0;
   }
   for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
     udccp_feat_entry *e = &fs->ent[i];
@@ -711,6 +732,9 @@ int udccp_feat_want_packet(const udccp_feat_set *fs) {
   if (fs->n_empty > 0) {
     return 1;
   }
+  if (!fs->owed && !fs->pending) {
+    return 0;
+  }
   for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
     const udccp_feat_entry *e = &fs->ent[i];
     if (e->confirm_owed || (e->state != UDCCP_FEAT_STABLE &&
@@ -725,6 +749,9 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
   size_t i;
   if (fs->n_empty > 0) {
     return 1;
+  }
+  if (!fs->owed) {
+    return 0;
   }
   for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
     if (fs->ent[i].confirm_owed) {

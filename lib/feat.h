@@ -95,6 +95,8 @@ typedef struct udccp_feat_entry {
                                  server, take the client's first acceptable
                                  one (and list it first in our Confirm) */
 } udccp_feat_entry;
+_Static_assert(sizeof(udccp_feat_entry) <= 32,
+               "a feature entry grew: 22 of them are in every connection");
 
 /* The state of one connection's feature negotiation. */
 typedef struct udccp_feat_set {
@@ -110,6 +112,9 @@ typedef struct udccp_feat_set {
                              [0] half we send on, [1] half we receive on */
   uint8_t pending;        /* some entry is not STABLE: set when a Change
                              starts, recomputed when an entry settles */
+  uint8_t owed;           /* some entry may owe a Confirm: set with
+                             confirm_owed, cleared when feat_write finds
+                             none left (so that packets need no scan) */
   uint8_t repeat;         /* set by the caller: the next packet repeats
                              every unconfirmed Change (handshake packets,
                              the §6.6.3 back-off timer); cleared once sent */

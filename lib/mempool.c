@@ -36,14 +36,36 @@ struct udccp_mempool {
   size_t in_use;                 /* bytes handed out (class sizes) */
   uint64_t hits, misses;
   free_blk *free[N_CLASSES];
+  /* class_of and class_size precomputed (issue 13: every block a busy
+   * connection takes or gives back comes through here): the class of a
+   * block of s bytes is cls[(s - 1) >> 4], as class boundaries are
+   * multiples of 16. */
+  size_t csize[N_CLASSES];
+  uint8_t cls[POOL_MAX >> 4];
 };
 
+/* v < 2^32 here (v < POOL_MAX); halving steps instead of a bit at a
+ * time: every allocation and free of a busy connection comes through
+ * (issue 13, instructions per packet). */
 static unsigned floor_log2(size_t v) {
   unsigned p = 0;
-  while (v >>= 1) {
-    p++;
+  if (v >> 16) {
+    v >>= 16;
+    p += 16;
   }
-  return p;
+  if (v >> 8) {
+    v >>= 8;
+    p += 8;
+  }
+  if (v >> 4) {
+    v >>= 4;
+    p += 4;
+  }
+  if (v >> 2) {
+    v >>= 2;
+    p += 2;
+  }
+  return p + (unsigned)(v >> 1);
 }
 
 /* Class index of a block of s bytes (header included), s <= POOL_MAX. */
@@ -80,8 +102,8 @@ static void *pool_malloc(size_t n, void *ud) {
     cs = s;
     b = pool->base->malloc(cs, pool->base->user_data);
   } else {
-    unsigned idx = class_of(s);
-    cs = class_size(idx);
+    unsigned idx = pool->cls[(s - 1) >> 4];
+    cs = pool->csize[idx];
     if (pool->free[idx] != NULL) {
       b = (uint8_t *)pool->free[idx];
       pool->free[idx] = pool->free[idx]->next;
@@ -115,7 +137,7 @@ static void pool_free(void *ptr, void *ud) {
     return;
   }
   {
-    unsigned idx = class_of(cs);
+    unsigned idx = pool->cls[(cs - 1) >> 4];
     free_blk *f = (free_blk *)(void *)b;
     f->next = pool->free[idx];
     pool->free[idx] = f;
@@ -169,6 +191,15 @@ int udccp_mempool_new(udccp_mempool **ppool, const udccp_mem *mem,
   }
   pool->base = mem;
   pool->max_cached = max_cached ? max_cached : DEFAULT_CACHE;
+  {
+    size_t k;
+    for (k = 0; k < N_CLASSES; ++k) {
+      pool->csize[k] = class_size((unsigned)k);
+    }
+    for (k = 0; k < (POOL_MAX >> 4); ++k) {
+      pool->cls[k] = (uint8_t)class_of((k + 1) << 4);
+    }
+  }
   pool->hooks.user_data = pool;
   pool->hooks.malloc = pool_malloc;
   pool->hooks.free = pool_free;

@@ -28,7 +28,9 @@
    (1u << (UDCCP_OPT_CONFIRM_L - 32)) | (1u << (UDCCP_OPT_CHANGE_R - 32)) |  \
    (1u << (UDCCP_OPT_CONFIRM_R - 32)))
 
-int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type) {
+/* udccp_opt_allowed's body, inlined into the parser (called for every
+ * option of every packet). */
+static inline int opt_allowed(uint8_t opt_type, uint8_t pkt_type) {
   /* RFC 5596 §2.2.1: clients MUST ignore all options on DCCP-Listen. */
   if (pkt_type == UDCCP_PKT_LISTEN || pkt_type >= UDCCP_NUM_PKT_TYPES) {
     return 0;
@@ -46,6 +48,10 @@ int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type) {
     return !((NEEDS_ACK_MASK >> (opt_type - 32)) & 1u);
   }
   return 1;
+}
+
+int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type) {
+  return opt_allowed(opt_type, pkt_type);
 }
 
 static uint64_t get_be(const uint8_t *p, size_t n) {
@@ -79,7 +85,7 @@ static void put_opt(udccp_opt *o, uint8_t t, int mand, const uint8_t *val,
  * no room to record it). */
 static int take_opt(udccp_opts *out, uint8_t pkt_type, uint8_t t, int mand,
                     const uint8_t *val, uint8_t vlen) {
-  if (!udccp_opt_allowed(t, pkt_type)) {
+  if (!opt_allowed(t, pkt_type)) {
     return 0;
   }
   if (t >= UDCCP_OPT_CCID_MIN) {
@@ -172,13 +178,7 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint8_t t, int mand,
   }
 }
 
-int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
-                     size_t len) {
-  size_t i = 0;
-  int mand = 0;
-  /* §5.8.2: Mandatory on DCCP-Data MUST be ignored. */
-  int mand_ok = udccp_opt_allowed(UDCCP_OPT_MANDATORY, pkt_type);
-
+void udccp_opts_reset(udccp_opts *out) {
   out->present = 0;
   out->slow_receiver = 0;
   out->n_feat = 0;
@@ -198,7 +198,16 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
   out->data_checksum = 0;
   out->n_ccid = 0;
   out->err_data[0] = out->err_data[1] = out->err_data[2] = 0;
+}
 
+int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
+                     size_t len) {
+  size_t i = 0;
+  int mand = 0;
+  /* §5.8.2: Mandatory on DCCP-Data MUST be ignored. */
+  int mand_ok = opt_allowed(UDCCP_OPT_MANDATORY, pkt_type);
+
+  udccp_opts_reset(out);
   /* RFC 5596 §2.2.1: every option on a DCCP-Listen is ignored. */
   if (pkt_type == UDCCP_PKT_LISTEN) {
     return 0;
@@ -249,7 +258,7 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
     }
     if (t >= UDCCP_OPT_CHANGE_L && t <= UDCCP_OPT_CONFIRM_R && olen >= 3 &&
         out->n_feat == UDCCP_OPTS_MAX_FEAT &&
-        udccp_opt_allowed(t, pkt_type)) {
+        opt_allowed(t, pkt_type)) {
       /* More Changes/Confirms than feat[] holds: the feature module reads
        * the rest from here (§6.6.7: each Change gets its Confirm). */
       if (out->feat_more == NULL) {

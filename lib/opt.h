@@ -94,6 +94,11 @@ enum {
  * connection is OPEN is for the connection to ignore.) */
 int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type);
 
+/* Sets out to "no options" (counts zero, nothing present) without
+ * touching the arrays: what udccp_opts_parse does first; enough for a
+ * packet dropped before its options are read. */
+void udccp_opts_reset(udccp_opts *out);
+
 /* Parses an options area (§5.8).  Returns 0, or:
  *   UDCCP_ERR_OPTION    -- Mandatory as the last byte, or Mandatory before
  *                          Mandatory (Reset code Option Error, §5.8.2);

@@ -48,8 +48,7 @@ int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
 /* Gives the slots back (the queue is empty or being freed). */
 static void release(udccp_sendq *q) {
   if (q->mem != NULL) {
-    q->mem->free(q->arena, q->mem->user_data);
-    q->mem->free(q->slots, q->mem->user_data);
+    q->mem->free(q->slots, q->mem->user_data); /* the arena too */
   }
   q->arena = NULL;
   q->slots = NULL;
@@ -70,28 +69,42 @@ void udccp_sendq_free(udccp_sendq *q) {
   memset(q, 0, sizeof(*q));
 }
 
+/* One block for n slots of slot_size bytes: the bookkeeping (slots,
+ * order, free_slots) first, the arena after it, so that a queue that
+ * fills and drains per packet costs one allocation and one free, not two
+ * (issue 13).  Returns the block (= its slots) or NULL. */
+static udccp_sendq_slot *block_new(const udccp_sendq *q, uint32_t n,
+                                   size_t slot_size, uint8_t **arena) {
+  size_t meta = (size_t)n * (sizeof(udccp_sendq_slot) + 2 * sizeof(uint32_t));
+  uint8_t *b;
+  if (slot_size > (SIZE_MAX - meta) / n) {
+    return NULL;
+  }
+  b = q->mem->malloc(meta + slot_size * n, q->mem->user_data);
+  if (b == NULL) {
+    return NULL;
+  }
+  *arena = b + meta;
+  return (udccp_sendq_slot *)(void *)b;
+}
+
 /* Doubles the allocated slots (count == cap < qlen).  Slot numbers are
  * kept, so the queued bytes stay at their offsets; the order ring is
  * linearised from the head. */
 static int grow(udccp_sendq *q) {
   uint32_t n = q->cap ? q->cap * 2 : 1, i;
-  uint8_t *arena, *meta;
+  uint8_t *arena;
   udccp_sendq_slot *slots;
   uint32_t *order, *free_slots;
 
   if (n > q->qlen || n < q->cap) {
     n = q->qlen;
   }
-  arena = q->mem->malloc(q->slot_size * n, q->mem->user_data);
-  meta = q->mem->malloc((size_t)n * (sizeof(*slots) + 2 * sizeof(uint32_t)),
-                        q->mem->user_data);
-  if (arena == NULL || meta == NULL) {
-    q->mem->free(arena, q->mem->user_data);
-    q->mem->free(meta, q->mem->user_data);
+  slots = block_new(q, n, q->slot_size, &arena);
+  if (slots == NULL) {
     return UDCCP_ERR_NOMEM;
   }
-  slots = (udccp_sendq_slot *)(void *)meta;
-  order = (uint32_t *)(void *)(meta + (size_t)n * sizeof(*slots));
+  order = (uint32_t *)(void *)(slots + n);
   free_slots = order + n;
   if (q->cap > 0) {
     memcpy(arena, q->arena, q->slot_size * q->cap);
@@ -104,8 +117,9 @@ static int grow(udccp_sendq *q) {
   for (i = 0; i < n - q->cap; i++) {
     free_slots[i] = n - 1 - i;
   }
-  q->mem->free(q->arena, q->mem->user_data);
-  q->mem->free(q->slots, q->mem->user_data);
+  if (q->slots != NULL) {
+    q->mem->free(q->slots, q->mem->user_data);
+  }
   q->arena = arena;
   q->slots = slots;
   q->order = order;
@@ -118,6 +132,7 @@ static int grow(udccp_sendq *q) {
 
 int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram) {
   uint8_t *arena;
+  udccp_sendq_slot *slots;
   uint32_t i;
 
   if (q->qlen == 0) {
@@ -135,17 +150,22 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram) {
     q->max_dgram = max_dgram;
     return 0;
   }
-  arena = q->mem->malloc(max_dgram * q->cap, q->mem->user_data);
-  if (arena == NULL) {
+  slots = block_new(q, q->cap, max_dgram, &arena);
+  if (slots == NULL) {
     return UDCCP_ERR_NOMEM;
   }
-  /* Slot numbers are kept, so order[] and slots[] stay valid. */
+  /* Slot numbers are kept, and the bookkeeping is copied as it is (the
+   * order ring keeps its head), so order[] and slots[] stay valid. */
+  memcpy(slots, q->slots, (size_t)(q->arena - (uint8_t *)q->slots));
   for (i = 0; i < q->count; i++) {
     uint32_t s = order_at(q, i);
     memcpy(arena + (size_t)s * max_dgram, q->arena + (size_t)s * q->slot_size,
            q->slots[s].len);
   }
-  q->mem->free(q->arena, q->mem->user_data);
+  q->mem->free(q->slots, q->mem->user_data);
+  q->slots = slots;
+  q->order = (uint32_t *)(void *)(slots + q->cap);
+  q->free_slots = q->order + q->cap;
   q->arena = arena;
   q->slot_size = max_dgram;
   q->max_dgram = max_dgram;

@@ -48,7 +48,7 @@ typedef struct udccp_sendq {
   uint32_t cap;            /* slots allocated now, <= qlen (0: none) */
   size_t max_dgram;        /* largest datagram push accepts (bytes) */
   size_t slot_size;        /* bytes reserved per slot, >= max_dgram */
-  uint8_t *arena;          /* cap * slot_size bytes */
+  uint8_t *arena;          /* cap * slot_size bytes, after the slots */
   udccp_sendq_slot *slots; /* cap entries; order and free_slots share its
                               block */
   uint32_t *order;         /* ring of cap slot indices, head first */

@@ -30,10 +30,9 @@ int udccp_rxq_init(udccp_rxq *q, const udccp_mem *mem, uint32_t qlen,
   return 0;
 }
 
-/* Gives the ring and the table back (the queue is empty). */
+/* Gives the block (entry table and ring) back (the queue is empty). */
 static void release(udccp_rxq *q) {
   if (q->mem != NULL) {
-    q->mem->free(q->arena, q->mem->user_data);
     q->mem->free(q->ents, q->mem->user_data);
   }
   q->arena = NULL;
@@ -63,55 +62,58 @@ static void ring_read(const uint8_t *ring, size_t cap, size_t off, uint8_t *dst,
 }
 
 /* Makes room for one more entry and need more bytes (the ring exists
- * after, even for need 0, so that offsets have a modulus). */
+ * after, even for need 0, so that offsets have a modulus).  The entry
+ * table and the ring share one block, table first: a queue that fills
+ * and drains per packet costs one allocation and one free, not two
+ * (issue 13).  Growing either copies both, linearised from the oldest. */
 static int grow(udccp_rxq *q, size_t need) {
+  size_t cap = q->arena_cap;
+  uint32_t n = q->ents_cap, i;
+  udccp_rxq_ent *ents;
+  uint8_t *a;
   if (q->arena == NULL || q->bytes + need > q->arena_cap) {
-    size_t cap = q->arena_cap ? q->arena_cap : RXQ_ARENA_MIN;
-    uint8_t *a;
-    uint32_t i;
+    cap = q->arena_cap ? q->arena_cap : RXQ_ARENA_MIN;
     while (cap < q->bytes + need && cap < q->arena_size) {
       cap *= 2;
     }
     if (cap > q->arena_size) {
       cap = q->arena_size;
     }
-    a = q->mem->malloc(cap, q->mem->user_data);
-    if (a == NULL) {
-      return UDCCP_ERR_NOMEM;
-    }
-    /* Linearise: the oldest byte moves to 0, the entries follow. */
-    if (q->bytes > 0) {
-      ring_read(q->arena, q->arena_cap, q->byte_head, a, q->bytes);
-    }
-    for (i = 0; i < q->count; ++i) {
-      udccp_rxq_ent *e = &q->ents[(q->head + i) % q->ents_cap];
-      e->off = e->off >= q->byte_head ? e->off - q->byte_head
-                                      : e->off + q->arena_cap - q->byte_head;
-    }
-    q->mem->free(q->arena, q->mem->user_data);
-    q->arena = a;
-    q->arena_cap = cap;
-    q->byte_head = 0;
   }
   if (q->count == q->ents_cap) {
-    uint32_t n = q->ents_cap ? q->ents_cap * 2 : RXQ_ENTS_MIN;
-    udccp_rxq_ent *ents;
-    uint32_t i;
+    n = q->ents_cap ? q->ents_cap * 2 : RXQ_ENTS_MIN;
     if (n > q->qlen || n < q->ents_cap) {
       n = q->qlen;
     }
-    ents = q->mem->malloc((size_t)n * sizeof(*ents), q->mem->user_data);
-    if (ents == NULL) {
-      return UDCCP_ERR_NOMEM;
-    }
-    for (i = 0; i < q->count; ++i) {
-      ents[i] = q->ents[(q->head + i) % q->ents_cap];
-    }
-    q->mem->free(q->ents, q->mem->user_data);
-    q->ents = ents;
-    q->ents_cap = n;
-    q->head = 0;
   }
+  if (q->arena != NULL && cap == q->arena_cap && n == q->ents_cap) {
+    return 0;
+  }
+  if ((size_t)n > (SIZE_MAX - cap) / sizeof(*ents)) {
+    return UDCCP_ERR_NOMEM;
+  }
+  ents = q->mem->malloc((size_t)n * sizeof(*ents) + cap, q->mem->user_data);
+  if (ents == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  a = (uint8_t *)(ents + n);
+  /* Linearise: the oldest byte moves to 0, the entries follow. */
+  if (q->bytes > 0) {
+    ring_read(q->arena, q->arena_cap, q->byte_head, a, q->bytes);
+  }
+  for (i = 0; i < q->count; ++i) {
+    udccp_rxq_ent e = q->ents[(q->head + i) % q->ents_cap];
+    e.off = e.off >= q->byte_head ? e.off - q->byte_head
+                                  : e.off + q->arena_cap - q->byte_head;
+    ents[i] = e;
+  }
+  q->mem->free(q->ents, q->mem->user_data);
+  q->ents = ents;
+  q->ents_cap = n;
+  q->head = 0;
+  q->arena = a;
+  q->arena_cap = cap;
+  q->byte_head = 0;
   return 0;
 }
 

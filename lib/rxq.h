@@ -38,7 +38,8 @@ typedef struct udccp_rxq {
   size_t arena_size;    /* bound on queued payload bytes */
   size_t byte_head;     /* arena offset of the oldest datagram's first byte */
   size_t bytes;         /* payload bytes queued */
-  udccp_rxq_ent *ents;  /* ring of ents_cap entries (NULL when empty) */
+  udccp_rxq_ent *ents;  /* ring of ents_cap entries (NULL when empty);
+                           the block that also holds arena */
   uint32_t ents_cap;    /* allocated entries, <= qlen */
   uint32_t qlen;
   uint32_t head;        /* index in ents of the oldest datagram */

@@ -586,6 +586,7 @@ static void uflow_finish(sim_flow *f, sim_flow_result *r) {
   end_desc(b, sizeof(b), "server", &u->srv);
   snprintf(r->close_desc, sizeof(r->close_desc), "%s; %s", a, b);
   r->declared_lost = u->cli.info.pkts_lost;
+  r->rx_lost = u->srv.info.pkts_lost_rx;
   r->rx_dropped = u->srv.info.pkts_dropped;
   r->rx_seq_invalid = u->srv_seq_invalid;
   if (f->packet_size == 0) {

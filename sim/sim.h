@@ -129,6 +129,8 @@ typedef struct sim_flow_result {
   uint64_t declared_lost;    /* sender's view: udccp info.pkts_lost (data
                                 packets the CCID declared lost), TCP:
                                 segments retransmitted */
+  uint64_t rx_lost;          /* udccp receiver: info.pkts_lost_rx, the
+                                sender's data packets it found missing */
   uint64_t rx_dropped;       /* udccp receiver: packets its rules dropped
                                 (sequence-invalid...): info.pkts_dropped */
   uint64_t rx_seq_invalid;   /* udccp receiver: read_pkt said UDCCP_ERR_SEQ */

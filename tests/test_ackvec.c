@@ -477,6 +477,38 @@ static void test_rfc4340_11_4_reserved_state_rejected(void **state) {
   assert_int_equal(g_seen.runs, 0); /* nothing reported from a bad vector */
 }
 
+/* §11.4 State 2 is reserved wherever it sits in a long vector (the check
+ * reads eight bytes at a time), and bytes of states 3, 1 and 0 next to
+ * each other (bit 7 of one beside bit 6 of the next) are not taken for
+ * it. */
+static void test_rfc4340_11_4_reserved_state_anywhere_in_long_vector(
+    void **state) {
+  uint8_t vec[40];
+  udccp_optbuf ob;
+  udccp_opts opts;
+  size_t k, i;
+  (void)state;
+  for (k = 0; k <= sizeof(vec); k++) {
+    for (i = 0; i < sizeof(vec); i++) {
+      static const uint8_t st[3] = {0xC0, 0x40, 0x00}; /* 3, 1, 0 */
+      vec[i] = (uint8_t)(st[i % 3] | (i & 0x3F));
+    }
+    if (k < sizeof(vec)) {
+      vec[k] = 0x80 | 0x3F; /* State 2 */
+    }
+    udccp_optbuf_init(&ob);
+    assert_int_equal(
+        udccp_optbuf_put(&ob, UDCCP_OPT_ACK_VECTOR_0, 0, vec, sizeof(vec)), 0);
+    assert_int_equal(udccp_opts_parse(&opts, UDCCP_PKT_ACK, ob.buf, ob.len),
+                     0);
+    memset(&g_seen, 0, sizeof(g_seen));
+    g_seen.ackno = 5000;
+    assert_int_equal(udccp_ackvec_parse(&opts, 5000, seen_cb, &g_seen),
+                     k < sizeof(vec) ? UDCCP_ERR_OPTION : 0);
+    assert_int_equal(g_seen.runs, k < sizeof(vec) ? 0 : (int)sizeof(vec));
+  }
+}
+
 /* A callback can stop the walk; option 39 (nonce 1) is walked like 38. */
 static void test_rfc4340_11_4_parse_stop_and_type_39(void **state) {
   static const uint8_t v1[] = {0x00, 0xC0};
@@ -674,6 +706,40 @@ static int model_nonce(uint64_t seq, void *ud) {
   return j < 4000 ? m->nonce[j] : -1;
 }
 
+/* Appendix A.3: an ack of ack finds the newest record at or below its
+ * Acknowledgement Number and throws it and every older one away, whatever
+ * the spacing of the records (one per packet, or sparse) and however far
+ * the ackno moves: checked against a list, ackno by ackno. */
+static void test_appendix_a_3_ack_of_ack_finds_its_record(void **state) {
+  uint64_t recs[300];
+  size_t n = 0, first = 0, r;
+  uint64_t ackno, seq = 5000;
+  udccp_ackvec av;
+  udccp_optbuf ob;
+  (void)state;
+  init_av(&av, 64);
+  for (r = 1; r <= 300; r++) {
+    assert_int_equal(udccp_ackvec_record(&av, r, UDCCP_AV_RECEIVED), 0);
+    /* one record per packet for a while, then gaps of 1..6 */
+    seq += r < 100 ? 1 : 1 + r % 7;
+    udccp_optbuf_init(&ob);
+    assert_int_equal(udccp_ackvec_write(&av, &ob, seq), 0);
+    recs[n++] = seq;
+  }
+  assert_int_equal(av.rec_n, n);
+  for (ackno = 4990; ackno < seq + 5; ackno += 1 + ackno % 13) {
+    size_t k = first;
+    while (k < n && recs[k] <= ackno) {
+      k++;
+    }
+    udccp_ackvec_on_ack(&av, ackno);
+    /* records [first, k) were at or below ackno: all gone */
+    first = k;
+    assert_int_equal(av.rec_n, n - first);
+  }
+  udccp_ackvec_free(&av);
+}
+
 static void test_appendix_a_incremental_vector_matches_model(void **state) {
   static model m;
   udccp_ackvec av;
@@ -814,9 +880,11 @@ int main(void) {
       cmocka_unit_test(test_appendix_a_3_many_acks_in_flight),
       cmocka_unit_test(test_appendix_a_3_peer_vector_proves_receipt),
       cmocka_unit_test(test_rfc4340_11_4_reserved_state_rejected),
+      cmocka_unit_test(test_rfc4340_11_4_reserved_state_anywhere_in_long_vector),
       cmocka_unit_test(test_rfc4340_11_4_parse_stop_and_type_39),
       cmocka_unit_test(test_rfc4340_11_4_random_roundtrip),
       cmocka_unit_test(test_appendix_a_incremental_vector_matches_model),
+      cmocka_unit_test(test_appendix_a_3_ack_of_ack_finds_its_record),
       cmocka_unit_test(test_rfc4340_11_4_huge_jump_costs_nothing),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_in_option_type),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_per_option),

@@ -162,6 +162,35 @@ static void test_rfc4340_9_1_checksum_matches_reference(void **state) {
   }
 }
 
+/* The 64-bit summation carries out of every word on payloads of all ones
+ * (and near it): every length, hence every tail and loop remainder, still
+ * equals the reference (RFC 1071 end-around carry). */
+static void test_rfc4340_9_1_checksum_end_around_carries(void **state) {
+  static uint8_t buf[1600], pl[1500];
+  size_t plen, n;
+  int fill, v6;
+  (void)state;
+  for (fill = 0; fill < 2; fill++) {
+    memset(pl, fill ? 0xFE : 0xFF, sizeof(pl));
+    for (plen = 0; plen < sizeof(pl); plen++) {
+      udccp_ssize cov;
+      v6 = (int)(plen & 1);
+      n = request(buf, v6 ? &p6 : &p4, pl, plen, 0);
+      cov = udccp_cksum_coverage(buf, n);
+      assert_true(cov > 0);
+      assert_int_equal(
+          udccp_cksum_compute(buf, n, v6 ? p6.family : p4.family,
+                              v6 ? p6.local_addr : p4.local_addr,
+                              v6 ? p6.remote_addr : p4.remote_addr),
+          ref_cksum(buf, n, (size_t)cov, v6,
+                    v6 ? p6.local_addr : p4.local_addr,
+                    v6 ? p6.remote_addr : p4.remote_addr));
+      assert_int_equal(udccp_cksum_set(buf, n, v6 ? &p6 : &p4), 0);
+      assert_int_equal(udccp_cksum_check(buf, n, v6 ? &p6r : &p4r), 0);
+    }
+  }
+}
+
 /* §9.1: packets with invalid header checksums MUST be ignored: any change
  * to a covered byte, an address, or the length is detected. */
 static void test_rfc4340_9_1_bad_checksum_detected(void **state) {
@@ -353,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_9_1_ipv4_checksum_by_hand),
       cmocka_unit_test(test_rfc4340_9_1_ipv6_checksum_by_hand),
       cmocka_unit_test(test_rfc4340_9_1_checksum_matches_reference),
+      cmocka_unit_test(test_rfc4340_9_1_checksum_end_around_carries),
       cmocka_unit_test(test_rfc4340_9_1_bad_checksum_detected),
       cmocka_unit_test(test_rfc4340_9_1_both_zero_encodings_accepted),
       cmocka_unit_test(test_rfc4340_9_2_cscov_coverage),

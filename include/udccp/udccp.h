@@ -465,6 +465,12 @@ typedef struct udccp_conn_info {
   uint64_t data_pkts_sent, data_pkts_recv;     /* datagrams */
   uint64_t data_bytes_sent, data_bytes_recv;   /* payload bytes */
   uint64_t pkts_lost;         /* data packets the CCID declared lost */
+  uint64_t pkts_lost_rx;      /* receiver half: the peer's data packets
+                                 that never arrived, from sequence gaps
+                                 less the NDP Count (RFC 4340 §7.7), as
+                                 the TFRC receiver declares them lost
+                                 (CCID 3 and 4; 0 with a CCID 2 receiver,
+                                 whose sender counts in pkts_lost) */
   uint64_t pkts_dropped;      /* received packets dropped by the rules */
   uint64_t pkts_seq_invalid;  /* ... of them: refused by the sequence and
                                  acknowledgement number checks (RFC 4340

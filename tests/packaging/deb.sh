@@ -7,10 +7,11 @@
 #      the tools run; `man udccp_connect` renders from the package;
 #   4. they remove cleanly: purged, not one of their files is left.
 #
-#   sh tests/deb_packages.sh BUILD_DEB_DIR SOURCE_DIR   (make check-deb)
+#   sh tests/packaging/deb.sh BUILD_DEB_DIR SOURCE_DIR   (make check-deb; not a
+#   ctest: it needs the packages of make deb)
 set -u
-B=${1:?usage: deb_packages.sh BUILD_DEB_DIR SOURCE_DIR}
-SRC=${2:?usage: deb_packages.sh BUILD_DEB_DIR SOURCE_DIR}
+B=${1:?usage: deb.sh BUILD_DEB_DIR SOURCE_DIR}
+SRC=${2:?usage: deb.sh BUILD_DEB_DIR SOURCE_DIR}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 B=$(cd "$B" && pwd) || fail "no $B"
 SRC=$(cd "$SRC" && pwd)
