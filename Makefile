@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # udccp -- top-level convenience targets.  The build itself is CMake.
 #   make demo    build, then show a transfer (simulated until io/ exists)
 #   make check   install what is missing, build with ASan+UBSan (gcc and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-hostile-bench: the CPU a hostile, authenticated peer costs us per
  * packet (issue 12, "hostile peers are bounded"), against a normal packet

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Hostile-peer CPU cost (issue 12): instructions per packet of each case of
 # udccp-hostile-bench (bench/hostile.c), counted by callgrind (stable under
 # load, unlike time), and the ratio to the normal packet of the same CCID

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-hsbench: the sans-I/O core's cost per connection, in one process,
  * without sockets (issue 13):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-ioscale: the socket runtime at scale (issue 13), for make bench.
  *

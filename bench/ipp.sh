@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Instructions per delivered data packet (issue 13), sans-I/O, counted by
 # callgrind: CCID 2 and CCID 3 at windows of 50, 500 and 5,000 packets in
 # flight (1200-byte payloads, 20 ms RTT, no loss), next to the floor of 3

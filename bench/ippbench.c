@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-ippbench: the sans-I/O cost of one delivered data packet.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench: goodput on loopback for 1200-byte payloads, side by side, in
 # one run: plain UDP (sendmmsg/recvmmsg: the limit), UDP with GSO/GRO, and
 # udccp-perf CCID 2 and CCID 3 over DCCP-UDP and over raw IP; then the

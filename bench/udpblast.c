@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-udpblast: the reference for `make bench` -- how many bytes of
  * equal-size UDP payloads this host moves from one process to another,

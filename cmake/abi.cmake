@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The shared library exports the functions of include/udccp/udccp.h and
 # nothing else (issue 14: the ABI is the header).  The list comes from the
 # header itself (cmake/abi_symbols.sh), so a new public function is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Prints the functions include/udccp/udccp.h declares, one per line, sorted:
 # the library's whole ABI.  The shared library's version script is made
 # from this list (cmake/abi.cmake) and tests/abi_symbols.sh checks that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installation: cmake --install BUILD [--prefix P] puts in place
 #   lib/libudccp.a, lib/libudccp.so*            (static and shared)
 #   include/udccp/udccp.h

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debian packages (issue 15): `make deb` runs cpack -G DEB on a Release
 # build installed to /usr.  One package per install component
 # (cmake/install.cmake):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libudccp-preload: internals shared by the interposed calls (preload.c),
  * the SOL_DCCP options (sockopt.c) and the service thread (svc.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libudccp-preload: the interposed C library calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libudccp-preload: getsockopt/setsockopt on DCCP sockets, with the
  * kernel's numbers (<linux/dccp.h>, SOL_DCCP = 269) and the errors Linux's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libudccp-preload: the per-process service thread.  It owns the udccp
  * endpoints and, for every DCCP socket of the program, one udccp

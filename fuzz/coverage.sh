@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # lib/ line coverage reached by the fuzz corpora (issue 11 §2), with clang's
 # source-based coverage: builds the fuzz targets instrumented (BUILD_DIR),
 # grows each target's corpus from fuzz/corpus/<name> for SECONDS (0: the

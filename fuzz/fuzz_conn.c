@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the connection: a client and a server (made by a
  * listener) are joined in memory and brought to OPEN, then the input is a

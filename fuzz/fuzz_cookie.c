@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for Init Cookies (lib/cookie.h, RFC 4340 §8.1.4).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for io/'s intake of untrusted bytes (issue 11 §2):
  *   - a raw IPv4 buffer as an IPv4 raw socket delivers it

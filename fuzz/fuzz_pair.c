@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: two udccp endpoints (a client and a listener's server
  * connection) over a network the input schedules packet by packet, with

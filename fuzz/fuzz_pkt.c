@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the codec: header decoding, option parsing,
  * checksums, the stateless Reset reply, and round-trip properties.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Writes the seed corpus of fuzz_pkt: a valid packet of every type, short
  * sequence number variants, every RFC 4340 option, Mandatory cases and

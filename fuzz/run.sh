@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs every libFuzzer target BUILD_DIR/fuzz_* for SECONDS each, seeded with
 # a temporary copy of fuzz/corpus/<name> (the repository is not modified).
 # Exits non-zero if any target crashes, leaks, times out or fails to start;

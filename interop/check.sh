@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # interop/check.sh -- the kernel interop run as a step of a test target
 # (make check-interop): runs interop/run.sh when this machine can, and
 # says clearly why not when it cannot.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # interop/compat.sh -- issue 6, acceptance 2: the test programs of
 # tests/compat/, unmodified, against Linux 6.1's DCCP in the interop
 # harness's QEMU guest (native DCCP; the host side runs them under

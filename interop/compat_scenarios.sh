@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # interop/compat_scenarios.sh -- issue 6, acceptance 2: the test programs
 # of tests/compat/ (written against <linux/dccp.h> alone), unmodified, on
 # both sides of the interop harness's tap: under libudccp-preload in native

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """featcheck.py -- feature negotiation in a capture (RFC 4340 §6).
 
     featcheck.py KERNEL_ADDR < tshark-fields

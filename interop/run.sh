@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # interop/run.sh -- udccp against the real Linux kernel DCCP (make interop).
 #
 #   interop/run.sh [BUILD_DIR]        (root; default BUILD_DIR: build-interop)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # interop/scenarios.sh -- the scenarios of the kernel interop run, sourced by
 # interop/run.sh (which provides g_run/g_wait/g_out, host_bg/host_wait,
 # has/ghas, tcount, $CAT $PERF $UHOST, addresses, and checks every capture

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # interop/selftest.sh -- the interop harness on a machine that never ran it
 # (issue 11 §4): interop/check.sh with KPEER_CACHE pointing at a new, empty
 # directory and PREPARE_ONLY=1 must fetch Debian 12's kernel, extract it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Address helpers of the socket runtime (see addr.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Addresses for the socket runtime: name resolution and the conversions
  * between struct sockaddr and the core's udccp_path address fields.

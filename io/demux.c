@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Connection lookup table of the socket runtime (see demux.h).
  * Linear probing with backward-shift deletion: no tombstones, so lookups

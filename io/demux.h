@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Connection lookup for the socket runtime: an open-addressing hash table
  * keyed by what identifies a DCCP connection at this endpoint.  For

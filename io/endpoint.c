@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The socket runtime's endpoint: its sockets, the preallocated receive and
  * transmit batches (recvmmsg/sendmmsg), demultiplexing of incoming packets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internals of the socket runtime shared by endpoint.c (sockets, batches,
  * the event loop) and sock.c (the socket-like calls).

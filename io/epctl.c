@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Endpoint control: the settings template that connect and listen copy,
  * a free DCCP port, stopping a listener and its backlog.

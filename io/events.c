@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event interface (issue 14): udccp_endpoint_events() tells the
  * application which of its sockets became readable, writable, connected,

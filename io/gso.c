@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * UDP segmentation offload for DCCP-UDP (see endpoint.h).
  *

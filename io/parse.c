@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Command-line value parsers (see parse.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Parsers for the command-line values the tools share (DESIGN.md §4):
  * rates like "50mbit", sizes like "64k", times like "20ms".  Service

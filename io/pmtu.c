@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Path MTU and ICMP errors for the socket runtime (RFC 4340 §14, RFC 6773
  * §3.6-3.7).  Sockets send with DF; EMSGSIZE from sendmmsg and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The endpoint's random source: the core's seeded generator (udccp_csprng,
  * SipHash-2-4 in counter mode, rekeyed after every fill) under a 128-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Which connections of an endpoint need attention: a min-heap of their
  * next expiry (udccp_conn_get_expiry) and a list of "dirty" ones that had

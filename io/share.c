@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharing one UDP port between endpoints (SO_REUSEPORT): worker groups of
  * one process, and unrelated processes that each serve their own DCCP

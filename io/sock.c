@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The socket-like calls of the runtime: connect, listen, accept, send,
  * recv, shutdown, close (see the io/ section of udccp.h).  Each call that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IPv4 header stripping and the raw socket port filter (see wire.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Below DCCP on the raw transport: stripping the IPv4 header that IPv4 raw
  * sockets deliver, and the classic BPF program that keeps a raw socket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Ack Vectors (RFC 4340 §11.4, Appendix A).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CCID registry (RFC 4340 §10): the congestion control mechanisms this
  * build implements.  A new CCID is one more line in the table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CCID interface (RFC 4340 §10).  A CCID is two halves: the sender half
  * (HC-Sender) runs on the packets we send, the receiver half (HC-Receiver)

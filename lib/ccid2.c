@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 2: TCP-like Congestion Control.  Rules implemented, by section:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 2 receiver half (RFC 4341 §6, RFC 4340 §11.3): decides when the
  * HC-Receiver owes an acknowledgement.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 3 (RFC 4342 + RFC 5348), and the halves CCID 4 (RFC 5622) reuses:
  * the sender half, the shared helpers and the ops table (the receiver half

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 3: TCP-Friendly Rate Control (RFC 4342, with RFC 5348 as its TFRC),
  * and the code CCID 4 (RFC 5622, TFRC-SP of RFC 4828) shares with it:

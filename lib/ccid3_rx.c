@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 3 / CCID 4 receiver half (RFC 4342, RFC 5348, RFC 5622); see ccid3.h.
  * Rules implemented, by section:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 4 (RFC 5622): the CCID 3 halves of lib/ccid3.c run with TFRC-SP
  * parameters (RFC 4828); see ccid4.h for what that changes.

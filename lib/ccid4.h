@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 4: TCP-Friendly Rate Control for Small Packets (RFC 5622, with
  * TFRC-SP of RFC 4828).

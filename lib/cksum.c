@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * DCCP header checksum (RFC 4340 §9.1, §9.2) and CRC-32c (§9.3).
  *

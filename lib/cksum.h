@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Checksums: the DCCP header checksum with Checksum Coverage over the IPv4
  * and IPv6 pseudo-headers (RFC 4340 §9.1, §9.2), and the CRC-32c of the Data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Connection life cycle and accessors: creation, settings validation,
  * state changes, MPS (RFC 4340 §14), windows (§7.5.1), close and abort

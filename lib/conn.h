@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The connection: internal structure shared by conn.c (life cycle, API
  * accessors), conn_in.c (RFC 4340 §8.5 input steps), conn_out.c (packet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Input: the packet-processing steps of RFC 4340 §8.5, in order, with the
  * sequence-validity rules of §7.5, option processing (§5.8, §6, §11, §13),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Output: which packet to send next, its header and options (RFC 4340 §5,
  * §5.8, §6, §7.7, §8, §9, §11, §13), built in the caller's buffer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Connection timers: Request back-off (RFC 4340 §8.1.1), PARTOPEN Ack
  * (§8.1.5), Close/CloseReq retransmission (§8.3), TIMEWAIT (§8.3),

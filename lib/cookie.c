@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Init Cookies (RFC 4340 §8.1.4); the format is described in cookie.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Init Cookies (RFC 4340 §8.1.4): a listener that answers a Request with a
  * Response carrying an Init Cookie keeps no state; the client echoes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A seeded CSPRNG for the application's udccp_settings.rand (issue 13: no
  * getrandom(2) per connection).  The library still has no randomness of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Feature negotiation (RFC 4340 §6, erratum 974).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Feature negotiation (RFC 4340 §6, with erratum 974 on FGSR/FGSS).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Listener: Requests for one port, several Service Codes (RFC 5595 §4),
  * stateless replies (Bad Service Code, Too Busy, No Connection) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Endpoint memory pool (issue 13; see udccp_mempool in udccp.h).
  *

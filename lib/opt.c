@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Options (RFC 4340 §5.8): a single straight pass over the options area
  * that applies the generic rules (lengths, Mandatory, which packet types

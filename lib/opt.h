@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * DCCP options (RFC 4340 §5.8): parsing with the §5.8 rules, and a writer.
  * Options 128..255 are CCID-specific (§10.3) and are handed to the CCIDs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Packet codec: generic header, Acknowledgement Number subheader and
  * type-specific fields (RFC 4340 §5.1-§5.7, DCCP-Listen of RFC 5596 §2.2.1).

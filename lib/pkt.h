@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Packet codec: the generic header and type-specific fields of every DCCP
  * packet type (RFC 4340 §5, DCCP-Listen of RFC 5596 §2.2).

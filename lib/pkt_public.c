@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The stateless packet functions of the public API: demultiplexing peek,
  * checksum verification, and the Reset that answers a packet for which no

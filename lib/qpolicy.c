@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Send queue policies (see qpolicy.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The send queue: datagrams the application queued and the connection has
  * not sent yet, ordered by one of the two policies Linux's DCCP offers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Receive queue of whole datagrams (see rxq.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The receive queue: whole datagrams that arrived and that the application
  * has not read yet, oldest first.

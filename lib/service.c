@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Service Codes as people write them (RFC 5595 §2.1): four ASCII
  * characters read as a big-endian 32-bit number ("CHAT" = 0x43484154), or

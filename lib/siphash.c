@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * SipHash-2-4, from the description in the SipHash paper (§2): four 64-bit
  * words of state initialised from the key and four constants, c = 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
  * 2012): a keyed pseudorandom function with a 128-bit key and a 64-bit

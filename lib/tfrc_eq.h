@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The TFRC throughput equation (RFC 5348 §3.1) and its inverse (§6.3.1).
  *

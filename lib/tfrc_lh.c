@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC receiver loss history and loss intervals; see tfrc_lh.h for the
  * model (RFC 5348 §5, §6.3.1; RFC 4342 §6.1, §8.6, §10.2; RFC 4828 §3).

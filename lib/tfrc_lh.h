@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC receiver loss history and loss intervals (RFC 5348 §5, §6.3.1; RFC
  * 4342 §6.1, §8.6, §10.2; TFRC-SP short intervals of RFC 4828 §3/§4.4 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC sender (RFC 5348 §4, §8.2-8.3; RFC 4342 §5; RFC 4828 §3; RFC 5622
  * §5).  See tfrc_tx.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC sender state (RFC 5348 §4, §8.2, §8.3; RFC 4342 §5; TFRC-SP of
  * RFC 4828 §3 as used by CCID 4, RFC 5622 §5).

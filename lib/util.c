@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Names for codes, default settings and the default allocator.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Chaos scenarios and their verdict (sim_chaos.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Binary heap of events by value: no allocation per event, growth by
  * doubling (rare once the simulation reaches its steady state).

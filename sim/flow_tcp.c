@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The reference TCP: a greedy Reno sender with SACK loss recovery and a
  * receiver that acks every segment, in whole 1460-byte segments: the

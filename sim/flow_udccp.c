@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp flows: a real client and server connection, driven only through
  * the public API (udccp.h) the way a socket runtime would drive them: feed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The chaos invariants (sim_inv.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The table of flow kinds --flows may name.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Link arithmetic.  Because the queue is FIFO at a fixed rate, a packet's
  * departure time is known when it enters: the queue is just the list of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Argument parsing for the simulator.  Strict: anything not understood is
  * an error that says what was expected.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcap file format (the classic one, nanosecond variant, magic a1b23c4d),
  * written in host byte order as the format allows.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-sim --plot: goodput over time as SVG (see sim_plot.h).  The image
  * is 960 x 540 user units; everything is drawn with plain SVG 1.1 elements

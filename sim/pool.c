@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A free list of fixed-size packets carved from chunks: allocation happens
  * only while the number of packets in flight reaches a new high.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Result formatting.  Numbers are printed with fixed formats so that the
  * same result always gives the same bytes.

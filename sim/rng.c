@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * xoshiro256** (Blackman and Vigna, 2018), seeded with splitmix64 as its
  * authors recommend: a zero state is impossible and nearby seeds give

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The real-time link: sim_link decides each packet's fate and arrival
  * time; this file keeps the packet bytes until then.  Because the queue is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulation loop: flows, the two links of the dumbbell, sampling and
  * the measured period.  Events are taken in (time, insertion) order; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp's network simulator: a dumbbell in virtual time.  N flows share one
  * bottleneck link in the forward direction (senders to receivers); their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Chaos runs (issue 11 §2): a seed draws a whole scenario -- link rate,
  * delay, queue, random and burst loss, reordering, duplication,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event queue: a binary min-heap ordered by (time, insertion order).
  * Ties in time keep the order events were scheduled in, which is what makes

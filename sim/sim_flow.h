@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Flow kinds: what the simulator needs from a flow, and the services it
  * offers flows.  Adding a kind is one sim_flow_kind object plus a line in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Invariants the chaos runs check on every udccp connection after every
  * event that touched it (sim_config.check_invariants): RFC 4340 rules a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A one-way link: random and burst loss before the queue, a drop-tail FIFO
  * served at a rate that may change during the run (serialisation delay),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Parsing of udccp-sim's arguments: rates ("50mbit"), times ("20ms"),
  * probabilities ("0.01", "1%") and flow lists ("ccid2,tcp", "4xccid2").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A pcap writer for what crosses the simulated bottleneck: LINKTYPE_RAW
  * (101) frames, each a real IPv4 header (correct length and header

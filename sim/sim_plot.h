@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-sim --plot: the goodput of every flow over time as a plain SVG
  * image (no scripts, no external resources), drawn from the same 1-second

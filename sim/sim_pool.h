@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Packets in flight and their pool.  A packet is written once, by the
  * sending endpoint straight into pool memory, then moves by pointer across

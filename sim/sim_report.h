@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Output of a simulation: one JSON object (the udccp-sim --json contract,
  * DESIGN.md §4) or a human-readable table.

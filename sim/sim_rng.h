@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's random numbers: xoshiro256** seeded through splitmix64.
  * Every random choice in sim/ comes from one of these generators, each

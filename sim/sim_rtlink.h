@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A one-way link in real time, for udccp-linkem: the sim_link model (rate,
  * delay, drop-tail in packets, random and Gilbert-Elliott loss,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The shared library's ABI is the header (issue 14): `nm -D` on
 # libudccp.so shows every function include/udccp/udccp.h declares, each
 # under the version node UDCCP_0, and not one other symbol; the SONAME is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make check's share of the chaos runs (issue 11 §2): 100 seeds of
 # udccp-sim --chaos, every connection checked against the invariants of
 # sim/sim_inv.h after every event and judged by sim_chaos_judge().

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libudccp-preload (issue 6): unmodified Linux DCCP programs on udccp.
 #   sh tests/compat_preload.sh BUILD_DIR SOURCE_DIR
 #

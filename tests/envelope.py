@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The operating envelope of CCID 2 and CCID 3 (issue 11 §1), in udccp-sim.
 
 Every cell is one udccp run and one run of the simulator's TCP (SACK) in the

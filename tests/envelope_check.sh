@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The make-check subset of the envelope (issue 11 §1): the cells and
 # recovery scenarios listed in tests/envelope.py (CHECK_CELLS,
 # CHECK_RECOVERY), chosen among those that pass on main; the full sweep is

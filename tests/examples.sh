@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The programs in examples/ work as their comments say, built against the
 # public header and libudccp.so only: an echo server and client; the chat
 # server on its own epoll loop with the event interface, two udccp-cat

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cmake --install into a temporary DESTDIR, then build a small program
 # against the installed copy only -- once with pkg-config (libudccp.pc) and
 # once with the CMake package (find_package(udccp): udccp::udccp and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # udccp-cat as netcat in a script (issue 15, acceptance 1), over loopback
 # DCCP-UDP:
 #  - `udccp-cat -l PORT > out &` (stdin at /dev/null, as for any background

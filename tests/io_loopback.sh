@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Socket runtime end to end over loopback DCCP-UDP (RFC 6773): udccp-perf
 # on 127.0.0.1 and ::1 (JSON checked), udccp-cat moving a 10,000-line file
 # intact, and the error cases (unknown host, port in use, wrong service

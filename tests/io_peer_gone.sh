@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Peer gone (issue 4, acceptance 5), with the tools over loopback DCCP-UDP:
 #  - the peer resets mid-transfer (SIGTERM makes udccp-perf / udccp-cat
 #    abort with Reset "Aborted", RFC 4340 §5.6): the other end stops at

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # udccp-perf and udccp-cat over native DCCP (raw IP sockets, protocol 33)
 # on 127.0.0.1 and ::1: perf's JSON summary, and cat moving a 10,000-line
 # file (one datagram a line) intact with a clean close on EOF.  Raw sockets

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # udccp-linkem's command line (issue 15): usage errors exit 2 with a
 # message and open nothing: a malformed port, an unknown port kind, a bad
 # UDP port spec, TUN with TAP (different layers, doc/linkem.md), a missing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The man pages in doc/: each renders with man -l (groff) without a single
 # warning, and each tool's page documents every long option its --help
 # lists (the help is the reference; the pages must follow it).

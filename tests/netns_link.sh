@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Two network namespaces joined by udccp-linkem (tests/netns/linkem-setup.sh,
 # doc/linkem.md):
 #  (a) the emulator itself, measured with kernel tools only: ping RTT is

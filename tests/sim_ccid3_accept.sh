@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Issue 3 acceptance runs for CCID 3 (RFC 4342 / RFC 5348), each printed as
 # the udccp-sim command a person can run again:
 #   2. one ccid3 flow, 100 Mbit/s, delay D in {10, 50} ms, random loss P in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # udccp-sim's command line (DESIGN.md §4): --help lists every option,
 # errors name the problem and the fix and exit non-zero, --json carries the
 # contract fields, and the same seed gives the same JSON (but wall time).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # ECN in the simulator (issue 3, acceptance 6; RFC 4340 §12, RFC 4341 §7,
 # RFC 3168): with --ecn the udccp flows negotiate ECN and the bottleneck
 # queue marks CE instead of waiting to drop.  CCID 2 and CCID 3 (RFC 4342

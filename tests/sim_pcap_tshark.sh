@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # udccp-sim --pcap writes native DCCP (and TCP) over raw IPv4 that Wireshark
 # dissects without a malformed packet or a bad checksum.  Usage:
 #   sh tests/sim_pcap_tshark.sh BUILD_DIR [SOURCE_DIR]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # udccp-sim --plot FILE.svg (issue 3): the SVG is a document a browser
 # renders.  rsvg-convert (librsvg2-bin, in the Makefile's DEPS) must turn it
 # into a PNG of the declared size with real content, and must reject a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Ack Vector (lib/ackvec.h): RFC 4340 §11.4 encoding and decoding,
  * Appendix A receiver buffer (gaps, late arrivals, duplicates, growth,

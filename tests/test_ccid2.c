@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 2 (lib/ccid2.c, RFC 4341) and the CCID registry (lib/ccid.c).
  *

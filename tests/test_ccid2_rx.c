@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 2 receiver half (lib/ccid2_rx.c): when acknowledgements are due
  * (RFC 4341 §6, RFC 4340 §11.3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 3 (lib/ccid3.c; RFC 4342 with RFC 5348).  The halves are driven
  * directly, without a connection: data packets built from fields,

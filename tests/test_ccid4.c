@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 4 (lib/ccid4.c; RFC 5622 with TFRC-SP of RFC 4828): what differs
  * from CCID 3.  The halves are driven directly, as in test_ccid3.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Checksums: the header checksum over IPv4/IPv6 pseudo-headers with CsCov
  * (RFC 4340 §9.1, §9.2) and CRC-32c (§9.3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A connection's Ack Vector and the option space (RFC 4340 §5.1, §11.4):
  * however long the receiver's vector grows, its acknowledgements still go

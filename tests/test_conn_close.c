@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Connection termination (RFC 4340 §8.3): every close path over the pair.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Init Cookies through the listener and the client (RFC 4340 §8.1.4,
  * §8.1.5, §8.5 step 3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Data transfer through the connection: Ack Vector trimming (RFC 4340
  * §11.4, Appendix A), Data Dropped (§11.7), Slow Receiver (§11.6), Data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ECN (RFC 4340 §12, RFC 4341 §7) through the connection: ECT only once
  * negotiated, random ECN nonces on data packets, the Nonce Echo in Ack

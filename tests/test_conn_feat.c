@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Feature negotiation as the connection drives it (RFC 4340 §6, §7.5.2,
  * §11.3, §10): negotiated values applied when stable, Changes repeated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Connection handshake (RFC 4340 §8.1), over the in-memory pair.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A hostile, authenticated peer (issue 12): what it chooses must not make
  * our state or work grow.  Over the pair, in virtual time, with counting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Keepalive (lib/conn_timer.c, udccp_settings keepalive_*): DCCP has none;
  * idle OPEN connections probe their peer with a Sync, whose SyncAck (RFC

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * DCCP-Listen and the simultaneous-open technique (RFC 5596).
  */

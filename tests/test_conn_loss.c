@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Connections over a lossy path: with 20% random loss in both directions
  * a connection still establishes (RFC 4340 §8.1 retransmissions), moves

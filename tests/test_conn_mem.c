@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Memory per connection (issue 13, and "memory returns" of issue 12):
  * many connections between two sans-I/O ends in one process, each with

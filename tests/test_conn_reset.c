@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Resets (RFC 4340 §5.6, §8.1.3, §8.5, RFC 5595 §4): each Reset code where
  * the connection or listener generates it, and the reaction to received

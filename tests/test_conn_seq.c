@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sequence numbers (RFC 4340 §7): validity windows and the §7.5.3 table,
  * Sync/SyncAck (§7.5.4) with its rate limit, recovery after a loss burst

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Init Cookies (lib/cookie.h, RFC 4340 §8.1.4): round trip, tamper and
  * path binding, secret rotation and expiry.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Feature negotiation (lib/feat.h): RFC 4340 §6 with erratum 974, the
  * CCID dependencies of §10, and the Linux peer's handshake behaviour.

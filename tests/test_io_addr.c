@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Address helpers of the runtime (io/addr.h) and the raw-socket wire
  * helpers (io/wire.h): IPv4 header stripping and the BPF port filter.

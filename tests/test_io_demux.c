@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The runtime's connection table (io/demux.h): lookup by the DCCP-UDP
  * 6-tuple (RFC 6773 §3.8) and by the raw 4-tuple.

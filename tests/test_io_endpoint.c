@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The socket runtime over loopback DCCP-UDP (io/endpoint.c, io/sock.c):
  * stateless answers (RFC 4340 §8.5 step 1, RFC 6773 §3.3), demultiplexing

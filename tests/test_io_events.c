@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event interface (io/events.c, udccp_endpoint_events()): only the
  * sockets with something to report are returned, each with its user

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * UDP GSO/GRO in the socket runtime (io/gso.c) over loopback DCCP-UDP: a
  * burst of equal-size datagrams sent with udccp_send_more() leaves as

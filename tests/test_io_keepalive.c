@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The keepalive through the io/ runtime (lib/conn_timer.c does the work;
  * the endpoint's timers must run it): over loopback DCCP-UDP, clients

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Command-line value parsers of the tools (io/parse.h): rates, sizes,
  * times and Service Codes (RFC 5595 §2.1, RFC 4340 §8.1.2).

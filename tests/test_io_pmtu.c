@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Path MTU handling of the runtime (RFC 4340 §14, RFC 6773 §3.7): sockets
  * send with DF (IP_PMTUDISC_DO); a packet larger than the path MTU fails

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The runtime's native DCCP transport over raw IP sockets (protocol 33,
  * loopback): pseudo-header checksums (RFC 4340 §9), IPv4 and IPv6, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Many connections on one pair of endpoints (issue 13, acceptance 1):
  * N connections between two endpoints of one process over loopback

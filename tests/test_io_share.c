@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sharing one UDP port (io/share.c, "Sharing a UDP port" in udccp.h):
  * worker threads of one process each with its own endpoint, steered by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The socket-like calls (io/sock.c) when the peer misbehaves or goes away:
  * data sent in PARTOPEN to a server that only reads (RFC 4340 §8.1.5), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * <linux/dccp.h> and udccp's headers in one translation unit: no name
  * clashes (the build of this file is the first test), and the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The listener's bounds: half-open state, Init Cookies under pressure
  * (RFC 4340 §4.7, §8.1.4), one connection per cookie, cookies bound to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The endpoint memory pool (lib/mempool.c, issue 13) and the seeded
  * CSPRNG (lib/csprng.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Options (RFC 4340 §5.8): lengths, Mandatory, which option on which
  * packet type, unknown and CCID-specific options, and the writer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Packet codec: every packet type, the §5 validity rules, and the public
  * stateless functions (peek, checksum verification, Reset replies).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Send queue policies (lib/qpolicy.h): SIMPLE (bounded FIFO) and PRIO
  * (highest priority first, FIFO among equals, the lowest evicted when full),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * RFC 4340 edge cases (issue 11 §3): each test is named for the rule it
  * checks and fails when that rule is broken.  The rules sit where no

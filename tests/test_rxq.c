@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Receive queue of whole datagrams (lib/rxq.h): bounded by count and by
  * bytes; a full queue refuses, which the connection reports with Data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 48-bit circular sequence-number arithmetic (RFC 4340 §7.1, §7.6).
  */

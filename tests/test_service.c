@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Service Codes as text (RFC 5595 §2.1), the public helpers
  * udccp_service_code_parse() and udccp_service_code_format().

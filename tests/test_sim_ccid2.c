@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Real udccp CCID 2 connections over the simulator (DESIGN.md §5 level 2):
  * RFC 4341 congestion control must fill a bottleneck, share it fairly with

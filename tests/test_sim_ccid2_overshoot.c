@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 2 on long fat paths (issue 11 §1): a slow-start overshoot into a
  * drop-tail queue loses every other packet for a whole window, so the

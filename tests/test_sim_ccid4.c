@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CCID 4 against CCID 3, both sending 100-byte datagrams over a lossy
  * simulated path (issue 3, acceptance 5): the behaviour RFC 5622 §5

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's machinery (sim/): event ordering, the PRNG, link
  * arithmetic (serialisation + propagation, drop-tail, random and burst

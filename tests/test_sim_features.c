@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's chaos features (issue 11 §2): blackouts, bit-flip
  * corruption (the receiving core's checksum must refuse every corrupted

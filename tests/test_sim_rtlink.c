@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim/rtlink.c, the link of udccp-linkem, in virtual time: arrival =
  * serialisation + delay, drop-tail in bytes and in packets, the fixed loss

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's reference TCP (sim/flow_tcp.c), the yardstick udccp's
  * fairness is measured against: it must fill a link, share it fairly with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * SipHash-2-4 (lib/siphash.h) against the reference test vectors: key
  * 00 01 .. 0f, messages of 0..63 bytes 00 01 02 ...  The table is the one in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC throughput equation (lib/tfrc_eq.h): RFC 5348 §3.1 against an
  * independent long-double evaluation of the formula as printed and against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC receiver loss history and loss intervals (lib/tfrc_lh.h): RFC 5348
  * §5.1-5.5 and §6.3.1, RFC 4342 §6.1, §8.6 and §10.2, RFC 4828 §3/§4.4,

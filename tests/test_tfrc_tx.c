@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC sender (lib/tfrc_tx.h): RFC 5348 §4.2-4.6, §8.2-8.3, RFC 4342 §5.1,
  * TFRC-SP (RFC 4828 §3, RFC 5622 §5).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tools/wireshark/dccp-udp.lua (issue 15): tshark decodes a DCCP-UDP
 # capture (RFC 6773) as DCCP, clean.  A udccp-cat transfer over loopback
 # is captured with tcpdump; with the plugin every frame dissects as DCCP

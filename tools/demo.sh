@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo: the main job on loopback in one command.  A udccp-perf server
 # and client talk DCCP-UDP (RFC 6773) over 127.0.0.1: CCID 2, then CCID 3,
 # a few seconds each, with interval lines and a summary; then a simulated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-cat: netcat for DCCP datagrams (DESIGN.md §4).
  *

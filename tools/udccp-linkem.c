@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-linkem: a userspace link emulator, for kernels without netem.
  *

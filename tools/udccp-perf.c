@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-perf: an iperf3-like throughput test over udccp (DESIGN.md §4).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-sim: udccp connections (and reference TCP flows) sharing a
  * simulated bottleneck, in virtual time.  See DESIGN.md §4 and --help.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp -- a userspace implementation of DCCP (RFC 4340 and friends).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dccpt -- the guest side of udccp's kernel interop tests (make interop).
  *

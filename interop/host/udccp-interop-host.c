@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-interop-host -- the host side of the kernel interop scenarios that
  * udccp-cat and udccp-perf cannot express (partial checksum coverage, Reset

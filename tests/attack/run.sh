@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The attack suite (issue 12, doc/security.md): spoofed Request floods
 # against udccp-perf -s, udccp-cat -l and a preloaded SOCK_DCCP server
 # (tests/compat/dccp_sink.c), each in a network namespace of its own,

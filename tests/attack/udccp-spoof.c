@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udccp-spoof: the attacker and the legitimate client of the attack suite
  * (tests/attack/run.sh, doc/security.md).  Run it only inside the network

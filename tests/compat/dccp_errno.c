@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Error numbers and options of DCCP sockets as the Linux kernel gave them,
  * written against <linux/dccp.h> alone (run under libudccp-preload by

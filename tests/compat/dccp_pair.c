@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A DCCP echo client and server written against the Linux kernel's socket
  * API (<linux/dccp.h> alone, no udccp header): the test program of the

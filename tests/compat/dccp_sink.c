@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A DCCP server written against the Linux kernel's socket API alone: it
  * listens with a Service Code and accepts and closes connections for ever

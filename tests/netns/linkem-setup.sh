@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/netns/linkem-setup.sh -- sourced (POSIX sh) by tests that need a
 # bottleneck between two network namespaces: udccp-linkem joins them with
 # one TUN device in each (doc/linkem.md).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The Debian packages of `make deb` (cmake/package.cmake; issue 15):
 #   1. apt-get resolves them on this Debian (apt-get -s install ./*.deb);
 #   2. they install into a throwaway root (dpkg --root), where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A udccp_mem allocator for tests: counts allocations and frees, and can be
  * told to fail every allocation (to test UDCCP_ERR_NOMEM paths).

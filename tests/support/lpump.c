@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "lpump.h"
 
 #include <string.h>

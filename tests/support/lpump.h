@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Many connections through one listener in one process, with no sockets
  * and no delay: connection i's client is 127.0.0.1:(1024 + i mod 60000)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Two endpoints joined in memory with virtual time (see pair.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Two udccp endpoints joined in memory, in virtual time: a client
  * connection and a server side (a listener that creates the server

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Packet builders for tests; see pktbuild.h.
  */

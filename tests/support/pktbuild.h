@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test helpers that build DCCP packets by fields, with a correct checksum.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test helper: moves the calling process into a private network namespace
  * (unshare(CLONE_NEWNET); the host's network is not touched) and brings its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simrun.h"
 
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One simulator run for the sim tests: flows through one bottleneck of
  * rate bit/s and one-way delay, random loss; prints one line per flow (and,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TFRC CCID test helpers; see tfrcloop.h.
  */

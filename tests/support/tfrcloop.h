@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test helpers for the TFRC CCIDs (3 and 4): drive a sender half and a
  * receiver half directly, without a connection, with packets built from

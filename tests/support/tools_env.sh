@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by tests/io_*.sh (sh): the common set-up of a test of the tools.
 #   NAME=io-raw; . "$SRC/tests/support/tools_env.sh"
 # after B (the build directory) is set ('.' takes no arguments in sh).
