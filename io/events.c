@@ -10,11 +10,13 @@
  * list), and only those of them the application holds are put on the
  * endpoint's ready list (udccp_io_ev_note, from settle()).  A call looks
  * at that list alone.  Readable is level-triggered (a socket stays on the
- * list while a datagram waits); connected, closed and reset are reported
- * once; writable once after a send found the queue full.
+ * list while a datagram waits, behind the ones not yet reported); connected,
+ * closed and reset are reported once; writable once after a send found
+ * the queue full.
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "endpoint.h"
 
@@ -38,6 +40,15 @@ void udccp_io_ev_remove(udccp_sock *s) {
   ep->ready[i] = last;
   last->ready_idx = i;
   s->ready_idx = SIZE_MAX;
+}
+
+/* Reverses a[from..to). */
+static void reverse(udccp_sock **a, size_t from, size_t to) {
+  while (from + 1 < to) {
+    udccp_sock *t = a[from];
+    a[from++] = a[--to];
+    a[to] = t;
+  }
 }
 
 /* What s has to report now (UDCCP_EV_* bits), without reporting it. */
@@ -103,36 +114,48 @@ int udccp_endpoint_events(udccp_endpoint *ep, udccp_event *ev, size_t max,
     ev[n].reset_code = UDCCP_RESET_NONE;
     n++;
   }
-  /* Oldest first; a socket that stays readable keeps its place, the
-   * others leave the list (swap with the last: visit i again). */
-  for (size_t i = 0; i < ep->nready && n < max;) {
-    udccp_sock *s = ep->ready[i];
+  /* Front to back.  A socket that stays readable stays on the list
+   * (level-triggered), the others leave it.  Next time, the sockets not
+   * looked at now come first and the ones that stayed after them: one
+   * the application does not drain cannot keep the others out when max
+   * is small. */
+  size_t n0 = ep->nready, v = 0, k = 0;
+  for (; v < n0 && n < max; v++) {
+    udccp_sock *s = ep->ready[v];
     uint32_t bits = sock_events(s);
-    if (bits == 0) {
-      udccp_io_ev_remove(s);
-      continue;
+    if (bits != 0) {
+      ev[n].sock = s;
+      ev[n].user = s->user;
+      ev[n].events = bits;
+      ev[n].error = 0;
+      ev[n].reset_code = udccp_conn_get_reset_code(s->conn);
+      if (bits & UDCCP_EV_CONNECTED) {
+        s->ev_connected = 1;
+      }
+      if (bits & UDCCP_EV_WRITABLE) {
+        s->want_write = 0;
+      }
+      if (bits & (UDCCP_EV_CLOSED | UDCCP_EV_RESET)) {
+        s->ev_dead = 1;
+        ev[n].error = udccp_io_sock_dead_error(s);
+      }
+      n++;
     }
-    ev[n].sock = s;
-    ev[n].user = s->user;
-    ev[n].events = bits;
-    ev[n].error = 0;
-    ev[n].reset_code = udccp_conn_get_reset_code(s->conn);
-    if (bits & UDCCP_EV_CONNECTED) {
-      s->ev_connected = 1;
-    }
-    if (bits & UDCCP_EV_WRITABLE) {
-      s->want_write = 0;
-    }
-    if (bits & (UDCCP_EV_CLOSED | UDCCP_EV_RESET)) {
-      s->ev_dead = 1;
-      ev[n].error = udccp_io_sock_dead_error(s);
-    }
-    n++;
     if (bits & UDCCP_EV_READABLE) {
-      i++; /* level-triggered: stays until drained */
+      ep->ready[k++] = s; /* stays, in order, at the front for now */
     } else {
-      udccp_io_ev_remove(s);
+      s->ready_idx = SIZE_MAX;
     }
+  }
+  /* [0,k) stayed, [v,n0) not looked at: make it [v,n0) then [0,k). */
+  size_t u = n0 - v;
+  memmove(ep->ready + k, ep->ready + v, u * sizeof(*ep->ready));
+  reverse(ep->ready, 0, k);
+  reverse(ep->ready, k, k + u);
+  reverse(ep->ready, 0, k + u);
+  ep->nready = k + u;
+  for (size_t i = 0; i < ep->nready; i++) {
+    ep->ready[i]->ready_idx = i;
   }
   return (int)n;
 }
