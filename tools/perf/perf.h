@@ -115,7 +115,7 @@ typedef struct perf_stream {
   /* the peer's latest figures: REPORT/RESULT (from a receiver) */
   uint64_t r_pkts, r_bytes, r_lost;
   double r_jitter_ms;
-  int got_result;
+  int got_result, stat_pending; /* stat_pending: a STAT to send */
   /* STAT/END (from a sender) */
   uint64_t s_pkts, s_bytes, s_cwnd, s_x, s_srtt, s_ccid_lost, s_dur_ns;
   uint8_t s_ccid, s_flags;

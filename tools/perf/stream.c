@@ -332,6 +332,8 @@ static void tx_interval(perf_stream *st, double now, uint64_t lost_now,
   st->prev_sent_bytes = st->sent_bytes;
 }
 
+/* STAT answers a REPORT; a sender's queue is often full of data, so a
+ * STAT that finds no room goes first once there is some (tx_run). */
 static void send_stat(perf_stream *st) {
   udccp_conn_info info;
   udccp_sock_get_info(st->s, &info);
@@ -344,7 +346,7 @@ static void send_stat(perf_stream *st) {
   perf_put64(m + k + 32, info.srtt);
   perf_put64(m + k + 40, info.pkts_lost);
   m[k + 48] = info.tx_ccid;
-  perf_send_ctrl(st->s, m, k + 56);
+  st->stat_pending = udccp_send(st->s, m, k + 56, 0) == UDCCP_ERR_AGAIN;
 }
 
 static void tx_fill(perf_stream *st) {
@@ -425,6 +427,12 @@ static int tx_run(perf_stream *st, double now) {
     return 0;
   }
   uint64_t len = st->length;
+  if (st->stat_pending) {
+    send_stat(st);
+    if (st->stat_pending) {
+      return 1;
+    }
+  }
   if (st->rate_bps != 0) {
     for (int k = 0; k < 64 && now >= st->t_next_send; k++) {
       perf_put64(st->data + 8, st->seq);
