@@ -11,7 +11,7 @@ set -u
 BUILD=${1:?usage: examples.sh BUILD SRC}
 EX=$BUILD/examples
 fail() { echo "FAIL: $*" >&2; exit 1; }
-for p in echo_server echo_client chat_server sansio; do
+for p in echo_server echo_client chat_server sansio ccid_rate; do
   [ -x "$EX/$p" ] || fail "$EX/$p not built"
 done
 [ -x "$BUILD/udccp-cat" ] || fail "$BUILD/udccp-cat not built"
@@ -91,4 +91,10 @@ env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout 30 "$PY" \
 printf 'one\ntwo\nthree\n' | cmp -s - "$TMP/py_cli" ||
   { cat -A "$TMP/py_cli"; fail "dccp_echo.py did not echo its words"; }
 echo "ok: Python socket API (SOCK_DCCP) through libudccp-preload"
+# --- a CCID written against the public interface, registered under 250
+timeout 30 "$EX/ccid_rate" 300 >"$TMP/ccid_rate" 2>&1 ||
+  { cat "$TMP/ccid_rate"; fail "ccid_rate exited non-zero"; }
+grep -q 'CCID 250/250 negotiated, 300 of 300 datagrams' "$TMP/ccid_rate" ||
+  { cat "$TMP/ccid_rate"; fail "ccid_rate: CCID 250 not negotiated or data lost"; }
+echo "ok: example CCID (ccid_rate) registered and negotiated"
 echo "PASS: examples"
