@@ -9,8 +9,8 @@
 # Exit status: 0 when every scenario passed, or when the run is skipped
 # (a line "SKIP interop: <reason>" says why); 1 when a scenario failed or
 # the harness broke.  The run itself is bounded: run.sh counts scenarios
-# not started within BUDGET (default 540 s) as failed, and the whole run
-# is killed after TIMEOUT (default 600 s).
+# not started within BUDGET (default 660 s) as failed, and the whole run
+# is killed after TIMEOUT (default 780 s).
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-build-interop}
@@ -50,10 +50,10 @@ ip netns del "$probe" 2>/dev/null
 
 log=$(mktemp /tmp/udccp-interop-check.XXXXXX)
 trap 'rm -f "$log"' EXIT
-timeout -k 10 "${TIMEOUT:-600}" bash "$SRC/interop/run.sh" "$BUILD" 2>&1 | tee "$log"
+timeout -k 10 "${TIMEOUT:-780}" bash "$SRC/interop/run.sh" "$BUILD" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 if [ "$rc" = 124 ]; then
-  echo "interop: FAILED: the run took more than ${TIMEOUT:-600} s"
+  echo "interop: FAILED: the run took more than ${TIMEOUT:-780} s"
   exit 1
 fi
 if [ "$rc" != 0 ]; then

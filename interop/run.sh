@@ -22,8 +22,10 @@
 #
 # Env knobs: ONLY=REGEX (run the scenarios whose name matches), KEEP=1 (keep
 #   the temp dir), ACCEL=auto|tcg|kvm, MEM=512M, KPEER_CACHE (kernel cache,
-#   shared with /work/shared/kernel-peer), KERNEL_PKG, BUDGET=540 (seconds;
+#   shared with /work/shared/kernel-peer), KERNEL_PKG, BUDGET=660 (seconds;
 #   scenarios not started by then are counted as failed "no time left"),
+#   PATH_KILL_AFTER=SCENARIO (the harness's test of its path check: the
+#   guest's eth0 goes down after SCENARIO and must be revived),
 #   PREPARE_ONLY=1 (fetch and extract the kernel, build the tools and the
 #   initramfs, then stop before the guest boots: interop/selftest.sh).
 # Artifacts (pcaps, logs per scenario): BUILD_DIR/interop-results/<scenario>/.
@@ -35,7 +37,7 @@ case $BUILD in /*) ;; *) BUILD=$SRC/$BUILD ;; esac
 T0=$(date +%s.%N)
 ACCEL=${ACCEL:-auto}
 MEM=${MEM:-512M}
-BUDGET=${BUDGET:-540}
+BUDGET=${BUDGET:-660}
 CACHE=${KPEER_CACHE:-/var/tmp/dccp-kernel-peer}
 NS=udccpi$$
 TAP=itap0
@@ -175,6 +177,7 @@ i=0; while [ ! -e /sys/class/net/eth0 ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i
 echo 0 > /proc/sys/net/ipv6/conf/all/accept_dad
 echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
 echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad
+echo 1 > /proc/sys/net/ipv6/conf/eth0/keep_addr_on_down
 ip link set lo up
 ip addr add $GUEST4/30 dev eth0
 ip -6 addr add $GUEST6/64 dev eth0
@@ -217,6 +220,7 @@ ip netns add "$NS"
 ip -n "$NS" link set lo up
 ip netns exec "$NS" ip tuntap add dev "$TAP" mode tap
 ip -n "$NS" addr add "$HOST4/30" dev "$TAP"
+ip netns exec "$NS" sysctl -qw "net.ipv6.conf.$TAP.keep_addr_on_down=1"
 ip -n "$NS" -6 addr add "$HOST6/64" dev "$TAP" nodad
 # The tap's queue (txqueuelen, 1000 by default) is what QEMU's emulated
 # NIC reads from, slowly under TCG: a slow-start burst of small packets
@@ -419,6 +423,48 @@ check_capture() {
   CAPSUM="$n DCCP pkts"
 }
 
+# The guest's eth0 path (tap <-> QEMU's virtio-net, emulated) must still
+# carry packets after a scenario.  Once (CI, after the guest kernel had
+# sent ~170 Mbit/s at udccp) it went dead: the guest's ARP got no answer
+# and every later scenario failed with EHOSTUNREACH.  One ping after each
+# scenario tells; when it fails, the state of both ends goes to
+# path-dead.txt and the path is revived (neighbour caches flushed, the
+# guest's eth0 and the tap bounced, addresses kept).  A path that stays
+# dead fails the scenario after which it died.
+PATH_REVIVED=0
+path_check() {
+  local id=p${SC_N}x try
+  if [ "${PATH_KILL_AFTER:-}" = "$name" ]; then
+    # the harness's own test of this check: the path dies here
+    g_run "${id}k" "ip link set eth0 down"; g_wait "${id}k" 8 >/dev/null 2>&1 || true
+  fi
+  for try in 1 2 3; do
+    g_run "$id$try" "ping -c 1 -W 2 $HOST4 >/dev/null 2>&1 && echo PATH-OK || echo PATH-DEAD"
+    g_wait "$id$try" 8 >/dev/null 2>&1 || true
+    if ghas "$id$try" '^PATH-OK'; then
+      [ "$try" = 1 ] && return 0
+      PATH_REVIVED=$((PATH_REVIVED + 1))
+      NOTES+=("the guest's eth0 path was dead after this scenario; revived (attempt $((try - 1)); $SD/path-dead.txt)")
+      say "eth0 path was dead after $name, revived (see $SD/path-dead.txt)"
+      return 0
+    fi
+    if [ "$try" = 1 ]; then
+      g_run "${id}d" "ip link show eth0; ip neigh show; ip route; cat /proc/net/dev; dmesg | tail -n 15"
+      g_wait "${id}d" 8 >/dev/null 2>&1 || true
+      { echo "== guest"; g_out "${id}d"
+        echo "== host"; ip -n "$NS" -s link show "$TAP" || true
+        ip -n "$NS" neigh show || true; tc -n "$NS" -s qdisc show dev "$TAP" || true
+        echo "== guest console (tail)"; tail -n 20 "$WORK/console.log" | tr -d '\r' || true
+      } > "$SD/path-dead.txt" 2>&1
+    fi
+    ip -n "$NS" neigh flush dev "$TAP" 2>/dev/null || true
+    ip -n "$NS" link set "$TAP" down || true; ip -n "$NS" link set "$TAP" up || true
+    g_run "${id}r$try" "ip neigh flush dev eth0; ip link set eth0 down; ip link set eth0 up; sleep 1"
+    g_wait "${id}r$try" 10 >/dev/null 2>&1 || true
+  done
+  REASONS+=("the guest's eth0 path is dead after this scenario (3 revivals failed; $SD/path-dead.txt)")
+}
+
 SC_N=0
 run_scenario() { # run_scenario NAME DESCRIPTION
   local name=$1 desc=$2
@@ -453,6 +499,7 @@ run_scenario() { # run_scenario NAME DESCRIPTION
     [ -z "$kw" ] || NOTES+=("guest kernel: $kw")
     g_out "${G}a" > "$SD/guest-a.log"; g_out "${G}b" > "$SD/guest-b.log" 2>/dev/null
     [ -s "$SD/guest-b.log" ] || rm -f "$SD/guest-b.log"
+    path_check
   fi
   local d; d=$(el "$ts")
   if [ ${#REASONS[@]} -eq 0 ]; then
@@ -526,6 +573,7 @@ printf '%s\n' "${RESULTS[@]}"
 if grep -aqiE 'BUG:|WARNING:|Oops|general protection' "$WORK/console.log"; then
   echo "guest kernel log has warnings:"; grep -aiE -A3 'BUG:|WARNING:|Oops' "$WORK/console.log" | sed -n 1,20p
 fi
+[ "$PATH_REVIVED" = 0 ] || say "the guest's eth0 path went dead and was revived $PATH_REVIVED time(s)"
 say "total $(el "$T0")s (guest booted once, up $(el "$TB")s)"
 echo "$NPASS passed, $NFAIL failed${SKIPPED[*]:+, ${#SKIPPED[@]} skipped}"
 [ "$NFAIL" = 0 ]

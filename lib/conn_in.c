@@ -696,6 +696,8 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       return UDCCP_ERR_RESET;
     }
     conn->state = UDCCP_STATE_PARTOPEN;
+    /* Linux's server needs them on every PARTOPEN packet (feat.h). */
+    udccp_feat_keep_handshake_confirms(&conn->feat);
     /* Send Ack Vector became known only now: the Response counts too. */
     if (mark_acknowledgeable(conn, &p) != 0) {
       return UDCCP_ERR_NOMEM;

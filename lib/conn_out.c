@@ -241,6 +241,13 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       memcpy(ob.buf + ob.len, conn->echo_cookies, conn->echo_cookies_len);
       ob.len += conn->echo_cookies_len;
     }
+    if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+        type != UDCCP_PKT_DATA) {
+      /* Every PARTOPEN packet repeats the handshake's Confirms: Linux's
+       * server refuses the connection if the one that reaches it first
+       * lacks any (feat.h). */
+      udccp_feat_repeat_handshake_confirms(&conn->feat);
+    }
     empty_owed = conn->feat.n_empty;
     if (udccp_feat_write(&conn->feat, &ob, type, seq) > 0) {
       conn->t_feat_tx = ts;

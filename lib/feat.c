@@ -783,6 +783,23 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
   return 0;
 }
 
+void udccp_feat_keep_handshake_confirms(udccp_feat_set *fs) {
+  size_t i;
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    fs->ent[i].confirm_hs = fs->ent[i].confirm_owed;
+  }
+}
+
+void udccp_feat_repeat_handshake_confirms(udccp_feat_set *fs) {
+  size_t i;
+  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    if (fs->ent[i].confirm_hs) {
+      fs->ent[i].confirm_owed = 1;
+      fs->owed = 1;
+    }
+  }
+}
+
 /* Called on every packet: O(1).  fs->pending is set by start_change()
  * and recomputed by feat_settle() whenever an entry becomes STABLE. */
 int udccp_feat_all_confirmed(const udccp_feat_set *fs) {

@@ -90,6 +90,9 @@ typedef struct udccp_feat_entry {
   /* A Confirm owed to the peer's latest Change (§6.6.1), sent once. */
   unsigned int confirm_owed : 1;
   unsigned int confirm_empty : 1; /* owed Confirm is empty (§6.6.7, §6.6.8) */
+  unsigned int confirm_hs : 1; /* a Confirm of the Response's Change: the
+                                  client repeats it on every PARTOPEN packet
+                                  (udccp_feat_repeat_handshake_confirms) */
   unsigned int change_new : 1; /* our Change has new contents not yet sent:
                                   sending it moves FGSS (§6.6.4) */
   unsigned int flexible : 1;  /* we do not care which listed value wins: as
@@ -193,6 +196,18 @@ int udccp_feat_want_packet(const udccp_feat_set *fs);
  * an answer now (§6.6.1).  Our own unanswered Changes do not: they are
  * repeated on the back-off timer (§6.6.3). */
 int udccp_feat_owes_confirm(const udccp_feat_set *fs);
+
+/* Client side of the handshake.  keep: called once the Response's options
+ * are processed, remembers which Confirms answer its Changes.  repeat:
+ * called before each non-Data packet sent in PARTOPEN, owes them again.
+ * §6.6.3 says Confirms "need not" be retransmitted; Linux's server
+ * (net/dccp) nevertheless activates its features on the first Ack or
+ * DataAck that reaches it and resets the connection (Too Busy) when one is
+ * still unconfirmed -- e.g. when the client's first Ack was lost and a
+ * DataAck came next.  Linux's client repeats its Confirms on every
+ * PARTOPEN packet; so do we. */
+void udccp_feat_keep_handshake_confirms(udccp_feat_set *fs);
+void udccp_feat_repeat_handshake_confirms(udccp_feat_set *fs);
 
 /* 1 if every feature is STABLE (all our Changes were Confirmed). */
 int udccp_feat_all_confirmed(const udccp_feat_set *fs);

@@ -237,6 +237,90 @@ static void test_rfc4340_8_1_5_partopen_ack_retransmitted(void **state) {
   udccp_pair_free(&p);
 }
 
+
+/* The Confirm options (Confirm L/R, §6) in a packet's options area. */
+static int count_confirms(const uint8_t *pkt, size_t len) {
+  udccp_conn_rxpkt rp;
+  size_t i = 0;
+  int n = 0;
+  if (udccp_conn_decode(&rp, pkt, len) != 0) {
+    return -1;
+  }
+  while (i < rp.h.opts_len) {
+    uint8_t t = rp.h.opts[i];
+    if (t < 32) {
+      i++;
+      continue;
+    }
+    if (i + 1 >= rp.h.opts_len || rp.h.opts[i + 1] < 2) {
+      return -1;
+    }
+    if (t == UDCCP_OPT_CONFIRM_L || t == UDCCP_OPT_CONFIRM_R) {
+      n++;
+    }
+    i += rp.h.opts[i + 1];
+  }
+  return n;
+}
+
+typedef struct partopen_watch {
+  int first_ack_dropped;
+  int partopen_pkts; /* client Acks/DataAcks sent in PARTOPEN, after it */
+  int partopen_without_confirm;
+  int first_ack_confirms;
+} partopen_watch;
+
+static int watch_partopen(udccp_pair *p, int dir, const uint8_t *pkt,
+                          size_t len, uint64_t idx, void *ud) {
+  partopen_watch *w = ud;
+  uint8_t t = len > 8 ? (uint8_t)((pkt[8] >> 1) & 0xF) : 0;
+  (void)idx;
+  if (dir != 0 || (t != UDCCP_PKT_ACK && t != UDCCP_PKT_DATAACK) ||
+      udccp_pair_state(p, 0) != UDCCP_STATE_PARTOPEN) {
+    return 0;
+  }
+  if (!w->first_ack_dropped) {
+    w->first_ack_dropped = 1;
+    w->first_ack_confirms = count_confirms(pkt, len);
+    return 1;
+  }
+  w->partopen_pkts++;
+  if (count_confirms(pkt, len) <= 0) {
+    w->partopen_without_confirm++;
+  }
+  return 0;
+}
+
+/* §8.1.5 with §6.6.3, for Linux's server: the client's first Ack (which
+ * carries the Confirms of the Response's Changes) is lost and a DataAck
+ * reaches the server first.  Linux activates its features on that packet
+ * and refuses the connection (Reset Too Busy) unless it confirms every
+ * one; so every packet the client sends in PARTOPEN repeats them. */
+static void test_rfc4340_8_1_5_partopen_packets_repeat_confirms(void **state) {
+  udccp_pair p;
+  partopen_watch w = {0, 0, 0, 0};
+  uint8_t data[200];
+  int i;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 21), 0);
+  p.drop = watch_partopen;
+  p.drop_ud = &w;
+  while (udccp_pair_state(&p, 0) != UDCCP_STATE_PARTOPEN) {
+    assert_true(udccp_pair_step(&p));
+  }
+  memset(data, 7, sizeof(data));
+  for (i = 0; i < 4; i++) {
+    assert_int_equal(
+        udccp_conn_queue_datagram(p.c[0], data, sizeof(data), 0, p.now), 0);
+  }
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 10 * S));
+  assert_int_equal(w.first_ack_dropped, 1);
+  assert_true(w.first_ack_confirms > 0); /* else this test proves nothing */
+  assert_true(w.partopen_pkts >= 1);
+  assert_int_equal(w.partopen_without_confirm, 0);
+  udccp_pair_free(&p);
+}
+
 static void test_rfc4340_8_1_5_partopen_timeout_aborts(void **state) {
   udccp_pair p;
   udccp_settings cs;
@@ -367,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_8_1_1_request_backoff_and_giveup),
       cmocka_unit_test(test_rfc4340_8_1_3_response_loss),
       cmocka_unit_test(test_rfc4340_8_1_5_partopen_ack_retransmitted),
+      cmocka_unit_test(test_rfc4340_8_1_5_partopen_packets_repeat_confirms),
       cmocka_unit_test(test_rfc4340_8_1_5_partopen_timeout_aborts),
       cmocka_unit_test(test_udccp_settings_validation),
       cmocka_unit_test(test_rfc4340_11_4_partopen_data_acked_no_false_loss),
