@@ -470,7 +470,23 @@ typedef struct udccp_conn_info {
   /* CCID 2 (RFC 4341) */
   uint32_t cwnd, ssthresh, pipe; /* packets */
   uint32_t ack_ratio;
-  /* CCID 3/4 (RFC 4342, 5622): filled in when those exist */
+  /* CCID 3/4 (RFC 4342, 5622), sender half; 0 with CCID 2.  Rates in
+   * bytes/s of payload (the datagrams' own bytes, no headers), at the
+   * mean size of the datagrams sent so far, so that an application that
+   * keeps its datagram size can compare them with its own bitrate:
+   *   x       the rate the CCID lets it send now (RFC 5348 §4.3 X, at
+   *           most 2 x_recv): the rate to adapt to, as a media sender's
+   *           target bitrate / 8 (tests/test_sim_ccid3_signals.c);
+   *   x_recv  the rate the receiver reported receiving over the last
+   *           round-trip time (RFC 4342 §8.3, Receive Rate);
+   *   x_calc  the TCP throughput equation's rate for p and srtt (RFC 5348
+   *           §3.1; UINT64_MAX while no loss was seen);
+   *   p       the loss event rate, 0..1 (loss events, not packets, per
+   *           packet: RFC 5348 §5);
+   *   t_ipi   the packet interval now paced, ns.
+   * srtt (above) is the TFRC R.  A TFRC sender learns loss events, not
+   * each lost packet: pkts_lost stays 0 with CCID 3/4, and the receiving
+   * half counts the lost packets (pkts_lost_rx, below). */
   uint64_t x, x_recv, x_calc; /* bytes/s */
   double p;                   /* loss event rate */
   udccp_tstamp t_ipi;         /* ns */
@@ -478,7 +494,9 @@ typedef struct udccp_conn_info {
   uint64_t pkts_sent, pkts_recv, bytes_sent, bytes_recv;
   uint64_t data_pkts_sent, data_pkts_recv;     /* datagrams */
   uint64_t data_bytes_sent, data_bytes_recv;   /* payload bytes */
-  uint64_t pkts_lost;         /* data packets the CCID declared lost */
+  uint64_t pkts_lost;         /* data packets the CCID declared lost
+                                 (CCID 2, from Ack Vectors; 0 with CCID
+                                 3/4: see above) */
   uint64_t pkts_lost_rx;      /* receiver half: the peer's data packets
                                  that never arrived, from sequence gaps
                                  less the NDP Count (RFC 4340 §7.7), as
