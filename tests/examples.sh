@@ -12,7 +12,7 @@ set -u
 BUILD=${1:?usage: examples.sh BUILD SRC}
 EX=$BUILD/examples
 fail() { echo "FAIL: $*" >&2; exit 1; }
-for p in echo_server echo_client chat_server sansio; do
+for p in echo_server echo_client chat_server sansio ccid_rate; do
   [ -x "$EX/$p" ] || fail "$EX/$p not built"
 done
 [ -x "$BUILD/udccp-cat" ] || fail "$BUILD/udccp-cat not built"
@@ -119,4 +119,10 @@ awk -v a="$avg" 'BEGIN { exit !(a > 0.5 && a < 4.0) }' ||
   { cat "$TMP/media_tx"; fail "media_sender sent $avg Mbit/s on average through a 4 Mbit/s link (want 0.5..4)"; }
 [ "$got" -gt 500 ] || { cat "$TMP/media_rx"; fail "the media receiver got only $got datagrams"; }
 echo "ok: CCID 3 media sender adapts: $avg Mbit/s on average through 4 Mbit/s, $got datagrams received"
+# --- a CCID written against the public interface, registered under 250
+timeout 30 "$EX/ccid_rate" 300 >"$TMP/ccid_rate" 2>&1 ||
+  { cat "$TMP/ccid_rate"; fail "ccid_rate exited non-zero"; }
+grep -q 'CCID 250/250 negotiated, 300 of 300 datagrams' "$TMP/ccid_rate" ||
+  { cat "$TMP/ccid_rate"; fail "ccid_rate: CCID 250 not negotiated or data lost"; }
+echo "ok: example CCID (ccid_rate) registered and negotiated"
 echo "PASS: examples"

@@ -1139,4 +1139,8 @@ void udccp_endpoint_get_stats(const udccp_endpoint *ep,
 }
 #endif
 
+/* The CCID interface (RFC 4340 §10): sender and receiver halves,
+ * registration of experimental CCIDs at run time. */
+#include <udccp/ccid.h>
+
 #endif /* UDCCP_H */
