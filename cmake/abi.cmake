@@ -7,7 +7,8 @@
 # doc/abi.md for the policy); tests/abi_symbols.sh checks `nm -D`.
 set(UDCCP_HEADER ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-  ${UDCCP_HEADER} ${CMAKE_SOURCE_DIR}/cmake/abi_symbols.sh)
+  ${UDCCP_HEADER} ${CMAKE_SOURCE_DIR}/include/udccp/ccid.h
+  ${CMAKE_SOURCE_DIR}/cmake/abi_symbols.sh)
 execute_process(COMMAND sh ${CMAKE_SOURCE_DIR}/cmake/abi_symbols.sh ${UDCCP_HEADER}
   OUTPUT_VARIABLE UDCCP_ABI_SYMBOLS RESULT_VARIABLE UDCCP_ABI_RC)
 if(NOT UDCCP_ABI_RC EQUAL 0 OR UDCCP_ABI_SYMBOLS STREQUAL "")

@@ -25,7 +25,7 @@ install(TARGETS udccp_static udccp_shared EXPORT udccpTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT lib
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h
+install(FILES ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h ${CMAKE_SOURCE_DIR}/include/udccp/ccid.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/udccp COMPONENT dev)
 
 set(UDCCP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/udccp)
@@ -78,7 +78,8 @@ if(Python3_FOUND)
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/doc/gen_man3.py
             ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h ${UDCCP_MAN3_DIR} ${PROJECT_VERSION}
     COMMAND ${CMAKE_COMMAND} -E touch ${UDCCP_MAN3_DIR}/.generated
-    DEPENDS ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h ${CMAKE_SOURCE_DIR}/doc/gen_man3.py
+    DEPENDS ${CMAKE_SOURCE_DIR}/include/udccp/udccp.h
+            ${CMAKE_SOURCE_DIR}/include/udccp/ccid.h ${CMAKE_SOURCE_DIR}/doc/gen_man3.py
     COMMENT "man pages from udccp.h")
   add_custom_target(udccp_man3 ALL DEPENDS ${UDCCP_MAN3_DIR}/.generated)
   install(DIRECTORY ${UDCCP_MAN3_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man3

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a man page (section 3) for every function udccp.h declares.
+"""Writes a man page (section 3) for every function udccp.h declares
+(and the headers it includes, <udccp/ccid.h>).
 
 The header is the manual (issue 14: `man udccp_connect` must work), so the
 pages are made from it, never written twice: each comment block and the
@@ -14,7 +15,8 @@ import re
 import sys
 
 DECL = re.compile(r'(?:^|[^A-Za-z0-9_])(udccp_[a-z0-9_]+)\s*\(')
-FNPTR = re.compile(r'\(\s*\*\s*udccp_[a-z0-9_]+\s*\)')
+# "T (*name)": a function-pointer type or struct member, with its type
+FNPTR = re.compile(r'[A-Za-z0-9_]*\s*\(\s*\*\s*[A-Za-z0-9_]+\s*\)')
 
 
 def roff_text(line):
@@ -150,7 +152,12 @@ def main():
     header, outdir, version = sys.argv[1:]
     os.makedirs(outdir, exist_ok=True)
     n = 0
-    for section, comment, group, names in parse(header):
+    # and the headers of include/udccp/ that udccp.h includes (ccid.h)
+    inc = re.findall(r'^#include <udccp/(.+)>', open(header).read(), re.M)
+    headers = [header] + [os.path.join(os.path.dirname(header), h)
+                          for h in inc]
+    for section, comment, group, names in (x for h in headers
+                                           for x in parse(h)):
         for name in names:
             text = page(name, names, section, comment, group, version)
             path = os.path.join(outdir, name + '.3')

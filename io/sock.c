@@ -6,6 +6,7 @@
  * holds or its deadline passes.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,15 +279,26 @@ static int can_send_or_dead(void *arg) {
   return udccp_conn_get_send_space(s->conn) > 0;
 }
 
+/* One datagram to send: its priority and deadline (udccp_send_ex). */
+typedef struct send_req {
+  uint32_t prio;
+  udccp_tstamp expires; /* UDCCP_TSTAMP_NEVER: none */
+  int more;
+} send_req;
+
 static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
-                               int timeout_ms, int more) {
+                               int timeout_ms, const send_req *rq) {
   if (s == NULL || (buf == NULL && len > 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   if (s->shut) {
     return UDCCP_ERR_INVALID_STATE;
   }
+  int more = rq->more;
   udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
+  if (rq->expires < deadline) {
+    deadline = rq->expires; /* never wait past the datagram's deadline */
+  }
   for (int round = 0;; round++) {
     if (udccp_io_sock_dead(s)) {
       int e = udccp_io_sock_dead_error(s);
@@ -300,7 +312,8 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
       if (len > udccp_conn_get_mps(s->conn)) {
         return UDCCP_ERR_MSGSIZE;
       }
-      int r = udccp_conn_queue_datagram(s->conn, buf, len, 0, udccp_io_now());
+      int r = udccp_conn_queue_datagram_until(s->conn, buf, len, rq->prio,
+                                              rq->expires, udccp_io_now());
       if (r == 0) {
         if (more) {
           udccp_io_sock_gen(s);
@@ -324,6 +337,13 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
     }
     int rv = udccp_io_wait(s->ep, deadline, can_send_or_dead, s);
     if (rv != 0) {
+      if (rv == UDCCP_ERR_AGAIN && rq->expires != UDCCP_TSTAMP_NEVER &&
+          udccp_io_now() >= rq->expires) {
+        /* Its deadline came while it waited: the core drops and counts
+         * a datagram that is already too late. */
+        return udccp_conn_queue_datagram_until(s->conn, buf, len, rq->prio,
+                                               rq->expires, udccp_io_now());
+      }
       if (rv == UDCCP_ERR_AGAIN) {
         s->want_write = 1;
       }
@@ -334,12 +354,38 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
 
 udccp_ssize udccp_send(udccp_sock *s, const void *buf, size_t len,
                        int timeout_ms) {
-  return send_common(s, buf, len, timeout_ms, 0);
+  send_req rq = {0, UDCCP_TSTAMP_NEVER, 0};
+  return send_common(s, buf, len, timeout_ms, &rq);
 }
 
 udccp_ssize udccp_send_more(udccp_sock *s, const void *buf, size_t len,
                             int timeout_ms) {
-  return send_common(s, buf, len, timeout_ms, 1);
+  send_req rq = {0, UDCCP_TSTAMP_NEVER, 1};
+  return send_common(s, buf, len, timeout_ms, &rq);
+}
+
+udccp_tstamp udccp_now(void) { return udccp_io_now(); }
+
+udccp_ssize udccp_send_ex(udccp_sock *s, const void *buf, size_t len,
+                          const udccp_send_opts *opts, int timeout_ms) {
+  send_req rq = {0, UDCCP_TSTAMP_NEVER, 0};
+  if (opts != NULL) {
+    /* Only the first opts->size bytes are the caller's (udccp_send_opts
+     * grows at its end); members beyond them keep their defaults. */
+    uint32_t sz = opts->size;
+    if (sz < 8 || (opts->flags & ~UDCCP_SEND_F_MORE) != 0) {
+      return UDCCP_ERR_INVALID_ARGUMENT;
+    }
+    rq.more = (opts->flags & UDCCP_SEND_F_MORE) != 0;
+    if (sz >= offsetof(udccp_send_opts, prio) + sizeof(opts->prio)) {
+      rq.prio = opts->prio;
+    }
+    if (sz >= offsetof(udccp_send_opts, expires) + sizeof(opts->expires) &&
+        opts->expires != 0) {
+      rq.expires = opts->expires;
+    }
+  }
+  return send_common(s, buf, len, timeout_ms, &rq);
 }
 
 static int readable_or_dead(void *arg) {

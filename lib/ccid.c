@@ -1,29 +1,169 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CCID registry (RFC 4340 §10): the congestion control mechanisms this
- * build implements.  A new CCID is one more line in the table.
+ * The CCID registry (RFC 4340 §10): one ops table per CCID number.  The
+ * built-in CCIDs 2, 3 and 4 are fixed entries; numbers 248..255
+ * (experimental, §10) -- and, asked for explicitly, the reserved 5..247 --
+ * are filled at run time by udccp_ccid_register().  The connection finds
+ * every CCID, built-in or not, through udccp_ccid_find(): one path, no
+ * shortcut for the built-in ones.
  */
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ccid.h"
 #include "ccid2.h"
 #include "ccid3.h"
 #include "ccid4.h"
+#include "opt.h"
+#include "ackvec.h"
 
-static const udccp_ccid_ops *const udccp_ccid_table[] = {
+static const udccp_ccid_ops *const udccp_ccid_builtin[5] = {
+    NULL, NULL,
     &udccp_ccid2_ops, /* RFC 4341 */
     &udccp_ccid3_ops, /* RFC 4342 */
     &udccp_ccid4_ops, /* RFC 5622 */
 };
 
+/* Numbers 5..255; a lookup is one atomic load. */
+static _Atomic(const udccp_ccid_ops *) udccp_ccid_slots[256];
+
 const udccp_ccid_ops *udccp_ccid_find(uint8_t id) {
-  size_t i;
-  for (i = 0; i < sizeof(udccp_ccid_table) / sizeof(udccp_ccid_table[0]); i++) {
-    if (udccp_ccid_table[i]->id == id) {
-      return udccp_ccid_table[i];
-    }
+  if (id < 5) {
+    return udccp_ccid_builtin[id];
   }
-  return NULL;
+  return atomic_load_explicit(&udccp_ccid_slots[id], memory_order_acquire);
 }
 
 int udccp_ccid_supported(uint8_t id) { return udccp_ccid_find(id) != NULL; }
+
+const udccp_ccid_ops *udccp_ccid_lookup(uint8_t id) {
+  return udccp_ccid_find(id);
+}
+
+void udccp_ccid_each_extra(void (*fn)(uint8_t id, void *user), void *user) {
+  unsigned id;
+  for (id = 5; id < 256; id++) {
+    if (udccp_ccid_find((uint8_t)id) != NULL) {
+      fn((uint8_t)id, user);
+    }
+  }
+}
+
+static int ops_valid(const udccp_ccid_ops *ops) {
+  return ops != NULL && ops->tx_init != NULL && ops->tx_next_send != NULL &&
+         ops->tx_on_sent != NULL && ops->tx_on_pkt != NULL &&
+         ops->rx_init != NULL && ops->rx_on_pkt != NULL &&
+         ops->tx_size <= sizeof(udccp_ccid_state) &&
+         ops->rx_size <= sizeof(udccp_ccid_state) &&
+         (ops->n_deps == 0 || ops->deps != NULL) &&
+         /* a timer needs its handler */
+         (ops->tx_get_expiry == NULL || ops->tx_on_expiry != NULL) &&
+         (ops->rx_get_expiry == NULL || ops->rx_on_expiry != NULL);
+}
+
+int udccp_ccid_register_as(const udccp_ccid_ops *ops, uint8_t id,
+                           unsigned flags) {
+  const udccp_ccid_ops *expect = NULL;
+  int experimental =
+      id >= UDCCP_CCID_EXPERIMENTAL_MIN; /* 248..255, RFC 4340 §10 */
+  if (!ops_valid(ops) || (flags & ~UDCCP_CCID_REG_RESERVED) != 0 || id < 5 ||
+      (!experimental && !(flags & UDCCP_CCID_REG_RESERVED))) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (!atomic_compare_exchange_strong(&udccp_ccid_slots[id], &expect, ops)) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  return 0;
+}
+
+int udccp_ccid_register(const udccp_ccid_ops *ops) {
+  if (ops == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return udccp_ccid_register_as(ops, ops->id, 0);
+}
+
+int udccp_ccid_unregister(uint8_t id) {
+  if (id < 5 || atomic_exchange(&udccp_ccid_slots[id], NULL) == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return 0;
+}
+
+int udccp_ccid_parse(const char *s) {
+  char *end = NULL;
+  long v;
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (strncmp(s, "ccid", 4) == 0) {
+    s += 4;
+  }
+  if (*s < '0' || *s > '9') {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || v < 2 || v > 255) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return (int)v;
+}
+
+/* ------------------------------------------------ helpers for CCIDs */
+
+int udccp_ccid_opt_put(udccp_optbuf *ob, uint8_t type, int mandatory,
+                       const void *val, size_t vlen) {
+  if (ob == NULL || (vlen > 0 && val == NULL)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return udccp_optbuf_put(ob, type, mandatory, val, vlen);
+}
+
+size_t udccp_ccid_pkt_n_opts(const udccp_ccid_pkt *pkt) {
+  return pkt != NULL && pkt->opts != NULL ? pkt->opts->n_ccid : 0;
+}
+
+int udccp_ccid_pkt_opt(const udccp_ccid_pkt *pkt, size_t i, uint8_t *type,
+                       const uint8_t **val, size_t *len, int *mandatory) {
+  const udccp_opt *o;
+  if (i >= udccp_ccid_pkt_n_opts(pkt)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  o = &pkt->opts->ccid[i];
+  if (type) {
+    *type = o->type;
+  }
+  if (val) {
+    *val = o->val;
+  }
+  if (len) {
+    *len = o->len;
+  }
+  if (mandatory) {
+    *mandatory = o->mandatory;
+  }
+  return 0;
+}
+
+int udccp_ccid_pkt_ackvec(const udccp_ccid_pkt *pkt,
+                          int (*cb)(uint64_t hi, uint64_t lo, uint8_t state,
+                                    void *user),
+                          void *user) {
+  if (pkt == NULL || cb == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (!pkt->has_ack || pkt->opts == NULL || pkt->opts->n_ackvec == 0) {
+    return 0;
+  }
+  return udccp_ackvec_parse(pkt->opts, pkt->ack & 0xFFFFFFFFFFFFull, cb, user);
+}
+
+udccp_tstamp udccp_ccid_pkt_elapsed(const udccp_ccid_pkt *pkt) {
+  if (pkt == NULL || pkt->opts == NULL ||
+      !(pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED)) {
+    return 0;
+  }
+  return (udccp_tstamp)pkt->opts->elapsed_time * 10000u; /* 10 us units */
+}

@@ -909,9 +909,16 @@ void udccp_tfrc_ccid_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
 void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,
                                  udccp_conn_info *info) {
   const ccid3_tx *tx = ctx_of(st);
-  info->x = udccp_tfrc_x_to_u64(udccp_tfrc_tx_rate(&tx->tfrc));
-  info->x_recv = udccp_tfrc_x_to_u64(tx->tfrc.x_recv);
-  info->x_calc = udccp_tfrc_x_to_u64(tx->tfrc.x_bps);
+  /* CCID 3 counts every packet as one MPS (rr_in_s_units above); the
+   * application wants the payload it may send and the peer receives:
+   * packets/s times the mean datagram it sends (issue 14). */
+  double k = 1.0;
+  if (!tx->prm.sp && tx->s_seen && tx->s_mean >= 1.0 && tx->tfrc.cfg.s > 0) {
+    k = tx->s_mean / (double)tx->tfrc.cfg.s;
+  }
+  info->x = udccp_tfrc_x_to_u64(udccp_tfrc_tx_rate(&tx->tfrc) * k);
+  info->x_recv = udccp_tfrc_x_to_u64(tx->tfrc.x_recv * k);
+  info->x_calc = udccp_tfrc_x_to_u64(tx->tfrc.x_bps * k);
   info->p = tx->tfrc.p;
   info->t_ipi = tx->tfrc.t_ipi;
   if (tx->tfrc.has_rtt) {

@@ -600,8 +600,14 @@ int udccp_conn_is_done(const udccp_conn *conn) {
 
 int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
                               uint32_t prio, udccp_tstamp ts) {
+  return udccp_conn_queue_datagram_until(conn, data, len, prio,
+                                         UDCCP_TSTAMP_NEVER, ts);
+}
+
+int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
+                                    size_t len, uint32_t prio,
+                                    udccp_tstamp expires, udccp_tstamp ts) {
   int rv;
-  (void)ts;
   if (conn->error <= UDCCP_ERR_FATAL && conn->state == UDCCP_STATE_CLOSED) {
     return conn->error;
   }
@@ -614,7 +620,14 @@ int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
   if (len > conn->info.mps) {
     return UDCCP_ERR_MSGSIZE;
   }
-  rv = udccp_sendq_push(&conn->sendq, data, len, prio);
+  if (expires <= ts) {
+    /* Too late already: never queued, counted as expired. */
+    conn->sendq.expired++;
+    return UDCCP_ERR_DROPPED;
+  }
+  /* Expired datagrams give their room back before the push is judged. */
+  (void)udccp_sendq_expire(&conn->sendq, ts);
+  rv = udccp_sendq_push_until(&conn->sendq, data, len, prio, expires);
   return rv;
 }
 
@@ -713,6 +726,7 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
   /* Policy drops plus datagrams the connection itself had to drop. */
   info->tx_qdrops = conn->info.tx_qdrops + udccp_sendq_drops(&conn->sendq);
   info->mem_bytes = sizeof(*conn) + conn->mem_bytes;
+  info->tx_expired = udccp_sendq_expired(&conn->sendq);
   if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info) {
     conn->tx_ccid->tx_get_info(conn->tx_st, info);
   }

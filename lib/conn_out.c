@@ -411,6 +411,8 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   size_t len;
   uint8_t type;
   udccp_ssize n;
+  /* A datagram whose expiry has come is dropped, never sent late. */
+  (void)udccp_sendq_expire(&conn->sendq, ts);
   if (udccp_sendq_peek(&conn->sendq, &data, &len, NULL) != 0) {
     return 0;
   }

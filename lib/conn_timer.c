@@ -77,6 +77,8 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   t = tmin(t, conn->t_retx);
   t = tmin(t, conn->t_timewait);
   t = tmin(t, conn->t_listen);
+  /* A queued datagram's expiry: it is dropped then, not sent late. */
+  t = tmin(t, udccp_sendq_next_expiry(&conn->sendq));
   if (conn->state == UDCCP_STATE_TIMEWAIT) {
     return t;
   }
@@ -123,6 +125,7 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
   if (conn->state == UDCCP_STATE_CLOSED) {
     return conn->error;
   }
+  (void)udccp_sendq_expire(&conn->sendq, ts);
   if (conn->t_timewait <= ts) {
     /* RFC 4340 §8.3: TIMEWAIT over; the connection is gone. */
     conn->t_timewait = UDCCP_TSTAMP_NEVER;

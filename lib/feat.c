@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "ccid.h"
 #include "pkt.h"
 #include "seq.h"
 
@@ -189,6 +190,19 @@ static void flexible_reorder(const udccp_feat_set *fs, udccp_feat_entry *e,
   }
 }
 
+typedef struct ccid_extra_ctx {
+  uint8_t *out;
+  size_t *n;
+  uint8_t first;
+} ccid_extra_ctx;
+
+static void ccid_extra_add(uint8_t id, void *user) {
+  ccid_extra_ctx *c = user;
+  if (id != c->first && *c->n < UDCCP_FEAT_MAX_PREF) {
+    c->out[(*c->n)++] = id;
+  }
+}
+
 /* Builds the list [first, then every other CCID we implement] for a
  * server.  A client offers only the CCID it was asked for, as Linux does:
  * under server-priority reconciliation (§6.3.1) a longer client list lets
@@ -205,6 +219,13 @@ static size_t ccid_prefs(const udccp_feat_set *fs, uint8_t first,
     if (id != first && fs->ccid_find(id)) {
       out[n++] = id;
     }
+  }
+  /* CCIDs registered at run time (experimental 248..255, RFC 4340 §10):
+   * the application registered them to have them, so a server accepts a
+   * client that asks for one. */
+  if (fs->ccid_find == udccp_ccid_find) {
+    ccid_extra_ctx c = {out, &n, first};
+    udccp_ccid_each_extra(ccid_extra_add, &c);
   }
   return n;
 }

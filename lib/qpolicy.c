@@ -43,6 +43,7 @@ int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
   q->qlen = qlen;
   q->max_dgram = max_dgram;
   q->slot_size = slot_size;
+  q->next_exp = UDCCP_TSTAMP_NEVER;
   return 0;
 }
 
@@ -58,6 +59,7 @@ static void release(udccp_sendq *q) {
   q->cap = 0;
   q->head = 0;
   q->n_free = 0;
+  q->next_exp = UDCCP_TSTAMP_NEVER;
 }
 
 void udccp_sendq_clear(udccp_sendq *q) {
@@ -226,6 +228,11 @@ static uint32_t prio_insert_pos(const udccp_sendq *q, uint32_t prio) {
 
 int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
                      uint32_t prio) {
+  return udccp_sendq_push_until(q, data, len, prio, UDCCP_TSTAMP_NEVER);
+}
+
+int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
+                           uint32_t prio, udccp_tstamp expires) {
   uint32_t s, pos;
 
   if (q->qlen == 0) {
@@ -260,6 +267,10 @@ int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
   s = q->free_slots[--q->n_free];
   q->slots[s].len = len;
   q->slots[s].prio = prio;
+  q->slots[s].expires = expires;
+  if (expires < q->next_exp) {
+    q->next_exp = expires;
+  }
   if (len > 0) {
     memcpy(q->arena + (size_t)s * q->slot_size, data, len);
   }
@@ -294,4 +305,34 @@ int udccp_sendq_pop(udccp_sendq *q) {
     release(q); /* drained: an idle connection holds no send buffer */
   }
   return 0;
+}
+
+uint32_t udccp_sendq_expire(udccp_sendq *q, udccp_tstamp now) {
+  uint32_t i, kept = 0, dropped = 0;
+  udccp_tstamp next = UDCCP_TSTAMP_NEVER;
+
+  if (q->count == 0 || now < q->next_exp) {
+    return 0;
+  }
+  /* One pass that keeps the survivors in order, packed from the head. */
+  for (i = 0; i < q->count; i++) {
+    uint32_t s = order_at(q, i);
+    udccp_tstamp e = q->slots[s].expires;
+    if (e <= now) {
+      q->free_slots[q->n_free++] = s;
+      dropped++;
+      continue;
+    }
+    if (e < next) {
+      next = e;
+    }
+    q->order[ring_idx(q, kept++)] = s;
+  }
+  q->count = kept;
+  q->expired += dropped;
+  q->next_exp = next;
+  if (q->count == 0) {
+    release(q);
+  }
+  return dropped;
 }

@@ -15,6 +15,10 @@
  *                         datagram is refused (UDCCP_ERR_AGAIN).  Both
  *                         outcomes are counted.
  *
+ * Under both, a datagram may carry an expiry: udccp_sendq_expire() drops
+ * the ones whose time has come, so that a datagram is never sent late
+ * (the connection calls it before taking the head to send).
+ *
  * Unlike Linux, which on a full PRIO queue always evicts its worst datagram
  * even when the new one is worse still, a datagram never pushes out one
  * that is more important than itself.
@@ -41,6 +45,7 @@
 typedef struct udccp_sendq_slot {
   size_t len;
   uint32_t prio;
+  udccp_tstamp expires; /* dropped unsent at or after this; NEVER: kept */
 } udccp_sendq_slot;
 
 typedef struct udccp_sendq {
@@ -60,6 +65,9 @@ typedef struct udccp_sendq {
   uint8_t policy;          /* enum udccp_qpolicy */
   uint64_t evicted;        /* PRIO: queued datagrams dropped for a better one */
   uint64_t refused;        /* pushes refused because the queue was full */
+  uint64_t expired;        /* datagrams dropped unsent at their expiry */
+  udccp_tstamp next_exp;   /* no queued datagram expires before this (a
+                              lower bound: pops do not raise it) */
 } udccp_sendq;
 
 /* Sets up q for up to qlen datagrams of up to max_dgram bytes each, under
@@ -100,6 +108,18 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram);
 int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
                      uint32_t prio);
 
+/* As udccp_sendq_push(), with an expiry: once udccp_sendq_expire() runs
+ * at a time >= expires, the datagram is dropped if still queued (a media
+ * frame that would arrive too late is worth less than the bandwidth).
+ * UDCCP_TSTAMP_NEVER: no expiry. */
+int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
+                           uint32_t prio, udccp_tstamp expires);
+
+/* Drops every queued datagram whose expiry is <= now (counted in
+ * udccp_sendq_expired()).  Cheap when none can have expired (one
+ * comparison).  Returns the number dropped. */
+uint32_t udccp_sendq_expire(udccp_sendq *q, udccp_tstamp now);
+
 /* Points *pdata and *plen at the head datagram (the next to send) without
  * removing it; *pprio receives its priority if pprio is not NULL.  The
  * pointer stays valid until the next push, pop, resize or free.
@@ -137,11 +157,24 @@ static inline uint64_t udccp_sendq_refused(const udccp_sendq *q) {
   return q->refused;
 }
 
-/* Datagrams lost to the PRIO policy (for tx_qdrops): evicted ones plus
- * refused ones.  Under SIMPLE a refusal is back-pressure the application
- * is expected to retry after, not a drop, so this is 0. */
+/* Datagrams dropped unsent because their expiry passed. */
+static inline uint64_t udccp_sendq_expired(const udccp_sendq *q) {
+  return q->expired;
+}
+
+/* When udccp_sendq_expire() may next drop something (a lower bound), or
+ * UDCCP_TSTAMP_NEVER if nothing queued has an expiry. */
+static inline udccp_tstamp udccp_sendq_next_expiry(const udccp_sendq *q) {
+  return q->count > 0 ? q->next_exp : UDCCP_TSTAMP_NEVER;
+}
+
+/* Datagrams lost to the queue (for tx_qdrops): under PRIO the evicted
+ * ones plus the refused ones, under both policies the expired ones.
+ * Under SIMPLE a refusal is back-pressure the application is expected to
+ * retry after, not a drop. */
 static inline uint64_t udccp_sendq_drops(const udccp_sendq *q) {
-  return q->policy == UDCCP_QPOLICY_PRIO ? q->evicted + q->refused : 0;
+  return (q->policy == UDCCP_QPOLICY_PRIO ? q->evicted + q->refused : 0) +
+         q->expired;
 }
 
 #endif /* UDCCP_QPOLICY_H */

@@ -19,7 +19,7 @@ const char *udccp_strerror(int err) {
   case UDCCP_ERR_INVALID_STATE: return "not allowed in this connection state";
   case UDCCP_ERR_AGAIN: return "try again (nothing ready, or queue full)";
   case UDCCP_ERR_MSGSIZE: return "datagram larger than the maximum packet size";
-  case UDCCP_ERR_DROPPED: return "packet dropped by protocol rules";
+  case UDCCP_ERR_DROPPED: return "dropped (protocol rules, or a datagram past its deadline)";
   case UDCCP_ERR_SERVICE: return "no listener for this service code";
   case UDCCP_ERR_COOKIE: return "invalid or expired init cookie";
   case UDCCP_ERR_NOMEM: return "out of memory";

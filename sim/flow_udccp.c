@@ -528,6 +528,7 @@ static void uflow_sample(const sim_flow *f, sim_flow_sample *s) {
   s->ack_ratio = info.ack_ratio;
   if (f->kind->tfrc) {
     s->x_bps = (double)info.x * 8.0;
+    s->x_recv_bps = (double)info.x_recv * 8.0;
     s->p = info.p;
   }
 }

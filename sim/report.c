@@ -55,6 +55,7 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
     if (r->tfrc) {
       fprintf(out, ", \"loss_event_rate\": %.6f, \"loss_event_rate_end\": %.6f",
               fin(r->loss_event_rate), fin(r->loss_event_rate_end));
+      fprintf(out, ", \"x_recv_bps\": %.0f", fin(r->x_recv_bps));
     }
     if (cfg->corrupt > 0) {
       fprintf(out, ", \"corrupted_pkts\": %llu, \"corrupt_refused_pkts\": %llu"

@@ -229,6 +229,10 @@ static void take_sample(sim *s, udccp_tstamp now) {
       f->rtt_sum += (double)smp.srtt / 1e6;
       f->rtt_n++;
     }
+    if (k >= 1 && k - 1 < f->n_bins && smp.x_recv_bps > 0) {
+      f->xr_sum += smp.x_recv_bps;
+      f->xr_n++;
+    }
     if (k >= 1 && k - 1 < f->n_bins && smp.p > 0) {
       f->p_sum += smp.p;
       f->p_n++;
@@ -398,6 +402,7 @@ static void flow_result(const sim *s, sim_flow *f, sim_flow_result *r) {
   if (r->tfrc) {
     r->loss_event_rate = f->p_n ? f->p_sum / (double)f->p_n : 0;
     r->loss_event_rate_end = f->p_end;
+    r->x_recv_bps = f->xr_n ? f->xr_sum / (double)f->xr_n : 0;
   }
   r->rate_series = calloc(f->n_bins ? f->n_bins : 1, sizeof(double));
   if (r->rate_series != NULL) {

@@ -118,6 +118,8 @@ typedef struct sim_flow_result {
   double loss_event_rate;    /* TFRC p (CCID 3/4): mean of the sender's
                                 1-second samples of p over the measured
                                 period, counting those with p > 0 */
+  double x_recv_bps;         /* TFRC: mean of the sender's 1-second samples
+                                of X_recv (udccp_conn_info.x_recv), bits/s */
   double loss_event_rate_end;/* TFRC p when the measured period ended */
   double *rate_series;       /* goodput of each whole second of the
                                 measured period, bits/s (the --csv

@@ -25,6 +25,7 @@ typedef struct sim_flow_sample {
   uint32_t cwnd;     /* packets; 0 if not window-based */
   uint32_t ack_ratio;/* data packets per ack (CCID 2 Ack Ratio); 0 unknown */
   double x_bps;      /* TFRC allowed rate X, bits/s; 0 if not rate-based */
+  double x_recv_bps; /* TFRC: the receive rate X_recv the sender uses, bits/s */
   double p;          /* TFRC loss event rate; 0 if none */
 } sim_flow_sample;
 
@@ -90,6 +91,8 @@ struct sim_flow {
   double p_sum;                    /* p > 0 samples in the measured period */
   uint64_t p_n;
   double p_end;                    /* p of the sample at the stop */
+  double xr_sum;                   /* X_recv samples in the measured period */
+  uint64_t xr_n;
 };
 
 /* The kinds, NULL-terminated, and lookup by name (NULL if unknown). */

@@ -4,14 +4,15 @@
 # public header and libudccp.so only: an echo server and client; the chat
 # server on its own epoll loop with the event interface, two udccp-cat
 # clients each seeing the other's line; the sans-I/O core driven with the
-# program's own sockets and clock.  Loopback DCCP-UDP.
+# program's own sockets and clock; a CCID 3 media sender that adapts its
+# bitrate through an emulated 4 Mbit/s link.  Loopback DCCP-UDP.
 #
 #   sh tests/examples.sh BUILD_DIR SOURCE_DIR
 set -u
 BUILD=${1:?usage: examples.sh BUILD SRC}
 EX=$BUILD/examples
 fail() { echo "FAIL: $*" >&2; exit 1; }
-for p in echo_server echo_client chat_server sansio; do
+for p in echo_server echo_client chat_server sansio ccid_rate; do
   [ -x "$EX/$p" ] || fail "$EX/$p not built"
 done
 [ -x "$BUILD/udccp-cat" ] || fail "$BUILD/udccp-cat not built"
@@ -91,4 +92,37 @@ env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout 30 "$PY" \
 printf 'one\ntwo\nthree\n' | cmp -s - "$TMP/py_cli" ||
   { cat -A "$TMP/py_cli"; fail "dccp_echo.py did not echo its words"; }
 echo "ok: Python socket API (SOCK_DCCP) through libudccp-preload"
+# --- CCID 3 media sender through a 4 Mbit/s, 10 ms link (udccp-linkem):
+# it asks for up to 20 Mbit/s and must settle below the link's rate,
+# following udccp_conn_info.x
+[ -x "$EX/media_sender" ] || fail "$EX/media_sender not built"
+[ -x "$BUILD/udccp-linkem" ] || fail "$BUILD/udccp-linkem not built"
+mr=$((base + 3)); ms=$((base + 4)); la=$((base + 5)); lb=$((base + 6))
+timeout 30 "$BUILD/udccp-linkem" -a udp:127.0.0.1:$la:127.0.0.1:$ms \
+  -b udp:127.0.0.1:$lb:127.0.0.1:$mr --link rate=4mbit,delay=10ms \
+  --time 25s >"$TMP/linkem" 2>&1 &
+lk=$!
+pids="$pids $lk"
+timeout 30 "$EX/media_sender" recv $mr >"$TMP/media_rx" 2>&1 &
+mrx=$!
+pids="$pids $mrx"
+sleep 0.5
+timeout 30 "$EX/media_sender" send 127.0.0.1 $la 8 20000 $ms >"$TMP/media_tx" 2>&1 ||
+  { cat "$TMP/media_tx" "$TMP/media_rx" "$TMP/linkem"; fail "media_sender send exited non-zero"; }
+wait $mrx || { cat "$TMP/media_tx" "$TMP/media_rx"; fail "media_sender recv exited non-zero"; }
+kill $lk 2>/dev/null
+avg=$(sed -n 's/.*frames, \([0-9.]*\) Mbit\/s on average.*/\1/p' "$TMP/media_tx")
+got=$(sed -n 's/^receiver: done: \([0-9]*\) datagrams.*/\1/p' "$TMP/media_rx")
+[ -n "$avg" ] && [ -n "$got" ] || { cat "$TMP/media_tx" "$TMP/media_rx"; fail "media_sender printed no summary"; }
+grep -q 'allowed .* bitrate ' "$TMP/media_tx" || fail "media_sender showed no allowed rate"
+awk -v a="$avg" 'BEGIN { exit !(a > 0.5 && a < 4.0) }' ||
+  { cat "$TMP/media_tx"; fail "media_sender sent $avg Mbit/s on average through a 4 Mbit/s link (want 0.5..4)"; }
+[ "$got" -gt 500 ] || { cat "$TMP/media_rx"; fail "the media receiver got only $got datagrams"; }
+echo "ok: CCID 3 media sender adapts: $avg Mbit/s on average through 4 Mbit/s, $got datagrams received"
+# --- a CCID written against the public interface, registered under 250
+timeout 30 "$EX/ccid_rate" 300 >"$TMP/ccid_rate" 2>&1 ||
+  { cat "$TMP/ccid_rate"; fail "ccid_rate exited non-zero"; }
+grep -q 'CCID 250/250 negotiated, 300 of 300 datagrams' "$TMP/ccid_rate" ||
+  { cat "$TMP/ccid_rate"; fail "ccid_rate: CCID 250 not negotiated or data lost"; }
+echo "ok: example CCID (ccid_rate) registered and negotiated"
 echo "PASS: examples"

@@ -42,11 +42,11 @@ wait_pid() {
 perf_case() {
   name=$1 host=$2 port=$3
   shift 3
-  timeout 40 "$PERF" -s -1 -p "$port" >"$T/$name.srv" 2>&1 &
+  timeout 40 "$PERF" -s -1 -p "$port" --udp-port "$port" >"$T/$name.srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.3
-  timeout 40 "$PERF" -c "$host" -p "$port" -J "$@" >"$T/$name.json" 2>"$T/$name.err"
+  timeout 40 "$PERF" -c "$host" -p "$port" --udp-port "$port" -J "$@" >"$T/$name.json" 2>"$T/$name.err"
   rc=$?
   wait_pid "$spid" 10 || fail "$name: server did not exit after -1"
   if [ "$rc" -ne 0 ]; then
@@ -119,11 +119,11 @@ expect_error "unknown host" "cannot resolve" "$T/bad.err" "$rc"
 
 # Port in use.
 P=$((BASE + 6))
-timeout 20 "$PERF" -s -p "$P" >/dev/null 2>&1 &
+timeout 20 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$PERF" -s -p "$P" >/dev/null 2>"$T/inuse.err"
+timeout 10 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>"$T/inuse.err"
 rc=$?
 kill "$spid" 2>/dev/null
 expect_error "port in use" "already in use" "$T/inuse.err" "$rc"
@@ -153,7 +153,9 @@ timeout 10 "$CAT" -l -d -w 2 -p "$P" >/dev/null 2>"$T/inuse2.err"
 rc=$?
 expect_error "port in use (cat)" "already in use" "$T/inuse2.err" "$rc"
 # udccp-perf (Service Code "PERF") against a udccp-cat listener ("CAT").
-timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 >/dev/null 2>"$T/svc2.err"
+# (udccp-cat's -p is also its UDP port; udccp-perf's -p is the DCCP port
+# only, UDP 6511 unless --udp-port)
+timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 >/dev/null 2>"$T/svc2.err"
 rc=$?
 kill "$spid" 2>/dev/null
 expect_error "wrong service code (perf)" "refused" "$T/svc2.err" "$rc"
@@ -166,7 +168,7 @@ timeout 20 "$CAT" -l -d -w 8 -p "$P" --service PERF >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 >/dev/null 2>"$T/hello.err"
+timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 >/dev/null 2>"$T/hello.err"
 rc=$?
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null # its port is used again below
@@ -182,14 +184,14 @@ fi
 # than the MPS into MPS-sized datagrams, checked here with a 5000-byte
 # line arriving whole.
 P=$((BASE + 9))
-timeout 20 "$PERF" -s -1 -p "$P" >/dev/null 2>&1 &
+timeout 20 "$PERF" -s -1 -p "$P" --udp-port "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$PERF" -c 127.0.0.1 -p "$P" -t 1 -l 9000 >/dev/null 2>"$T/mps.err"
+timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 -l 9000 >/dev/null 2>"$T/mps.err"
 rc=$?
 kill "$spid" 2>/dev/null
-expect_error "datagram over the MPS (perf)" "out of range: 16\.\.[0-9]* bytes (the connection's maximum packet size)" "$T/mps.err" "$rc"
+expect_error "datagram over the MPS (perf)" "out of range: 24\.\.[0-9]* bytes (the connection's maximum packet size)" "$T/mps.err" "$rc"
 P=$((BASE + 10))
 awk 'BEGIN{for (i = 0; i < 5000; i++) printf "%c", 97 + i % 26; printf "\n"}' >"$T/long.txt"
 timeout 20 "$CAT" -l -d -p "$P" >"$T/long.out" 2>/dev/null &

@@ -32,12 +32,15 @@ wait_pid() {
 
 
 # --- udccp-perf: the server resets mid-transfer ----------------------------
+# Each server has its own UDP port (--udp-port): a server stopped with
+# SIGSTOP on a UDP port shared with others (6511) would swallow its share
+# of their flows.
 P=$((BASE + 1))
-"$PERF" -s -1 -p "$P" >"$T/p1.srv" 2>&1 &
+"$PERF" -s -1 -p "$P" --udp-port "$P" >"$T/p1.srv" 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 40 "$PERF" -c 127.0.0.1 -p "$P" -t 20 >"$T/p1.cli" 2>&1 &
+timeout 40 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 20 >"$T/p1.cli" 2>&1 &
 cpid=$!
 PIDS="$PIDS $cpid"
 sleep 2
@@ -66,11 +69,11 @@ for sig in KILL STOP; do
     P=$((P + 1))
     rflag=""
     [ "$dir" = recv ] && rflag="-R"
-    "$PERF" -s -1 -p "$P" >"$T/p2.srv" 2>&1 &
+    "$PERF" -s -1 -p "$P" --udp-port "$P" >"$T/p2.srv" 2>&1 &
     spid=$!
     PIDS="$PIDS $spid"
     sleep 0.3
-    timeout 60 "$PERF" -c 127.0.0.1 -p "$P" -t 40 $rflag >"$T/p2.cli" 2>&1 &
+    timeout 60 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 40 $rflag >"$T/p2.cli" 2>&1 &
     cpid=$!
     PIDS="$PIDS $cpid"
     sleep 2

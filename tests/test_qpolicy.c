@@ -396,9 +396,67 @@ static void test_qpolicy_memory_follows_contents(void **state) {
   udccp_sendq_free(&q);
 }
 
+/* Deadlines: expire drops exactly the datagrams whose time has come,
+ * keeps the others in their order (both policies, across a wrapped ring),
+ * and next_expiry tracks the earliest one left. */
+static void test_qpolicy_expire_drops_only_the_expired(void **state) {
+  (void)state;
+  for (int pol = 0; pol < 2; pol++) {
+    udccp_sendq q;
+    uint8_t d[4];
+    assert_int_equal(udccp_sendq_init(&q, NULL, (uint8_t)pol, 8, 4), 0);
+    assert_int_equal(udccp_sendq_next_expiry(&q), UDCCP_TSTAMP_NEVER);
+    /* wrap the ring: push 3, pop 3 */
+    for (int i = 0; i < 3; i++) {
+      make_dgram(d, 4, 0xEE);
+      assert_int_equal(udccp_sendq_push(&q, d, 4, 0), 0);
+    }
+    /* keep one so the arena stays (pop emptying it releases memory) */
+    for (int i = 0; i < 2; i++) {
+      assert_int_equal(udccp_sendq_pop(&q), 0);
+    }
+    /* tags 1..6: odd ones expire at 100 + tag, even ones never */
+    for (uint8_t t = 1; t <= 6; t++) {
+      make_dgram(d, 4, t);
+      udccp_tstamp e = (t & 1) ? (udccp_tstamp)(100 + t) : UDCCP_TSTAMP_NEVER;
+      assert_int_equal(udccp_sendq_push_until(&q, d, 4, 5, e), 0);
+    }
+    assert_int_equal(udccp_sendq_next_expiry(&q), 101);
+    assert_int_equal(udccp_sendq_expire(&q, 100), 0);
+    assert_int_equal(udccp_sendq_len(&q), 7);
+    assert_int_equal(udccp_sendq_expire(&q, 103), 2); /* tags 1 and 3 */
+    assert_int_equal(udccp_sendq_expired(&q), 2);
+    assert_int_equal(udccp_sendq_next_expiry(&q), 105);
+    assert_int_equal(udccp_sendq_len(&q), 5);
+    if (pol == UDCCP_QPOLICY_SIMPLE) {
+      expect_head(&q, 0xEE, 4, 0);
+    }
+    expect_head(&q, 2, 4, 5);
+    expect_head(&q, 4, 4, 5);
+    expect_head(&q, 5, 4, 5);
+    expect_head(&q, 6, 4, 5);
+    if (pol == UDCCP_QPOLICY_PRIO) {
+      expect_head(&q, 0xEE, 4, 0);
+    }
+    assert_int_equal(udccp_sendq_len(&q), 0);
+    assert_int_equal(udccp_sendq_next_expiry(&q), UDCCP_TSTAMP_NEVER);
+    /* all expired at once: the queue empties and frees its memory */
+    for (uint8_t t = 1; t <= 8; t++) {
+      make_dgram(d, 4, t);
+      assert_int_equal(udccp_sendq_push_until(&q, d, 4, t, 50), 0);
+    }
+    assert_int_equal(udccp_sendq_expire(&q, 50), 8);
+    assert_int_equal(udccp_sendq_len(&q), 0);
+    assert_int_equal(udccp_sendq_mem(&q), 0);
+    assert_int_equal(udccp_sendq_drops(&q), 10);
+    udccp_sendq_free(&q);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_qpolicy_init_rejects_bad_arguments),
+      cmocka_unit_test(test_qpolicy_expire_drops_only_the_expired),
       cmocka_unit_test(test_qpolicy_memory_follows_contents),
       cmocka_unit_test(test_qpolicy_simple_fifo_order_and_refusal_when_full),
       cmocka_unit_test(test_qpolicy_msgsize_rejected_for_both_policies),

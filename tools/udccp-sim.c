@@ -51,6 +51,8 @@ static void usage(FILE *out) {
     fprintf(out, "                        %-6s %s\n", sim_flow_kinds[i]->name,
             sim_flow_kinds[i]->help);
   }
+  fprintf(out, "                        %-6s %s\n", "ccidN",
+          "udccp connection, the CCID registered under N (udccp_ccid_register)");
   fprintf(out,
 "  --rate RATE         bottleneck rate, both directions: bit|kbit|mbit|gbit\n"
 "                      (e.g. 50mbit)\n"

@@ -395,6 +395,19 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts);
 int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
                               uint32_t prio, udccp_tstamp ts);
 
+/* As udccp_conn_queue_datagram(), with a deadline: a datagram still queued
+ * at expires (same clock as ts) is dropped, never sent late (RFC 4340 §2.1:
+ * DCCP does not retransmit data, so a stale media frame is worth less
+ * than the bandwidth).  Expired datagrams are counted in
+ * udccp_conn_info.tx_expired (and tx_qdrops); the connection's expiry
+ * (udccp_conn_get_expiry()) includes the earliest deadline, so the queue
+ * gives their room back on time.  UDCCP_TSTAMP_NEVER: no deadline.
+ * Returns as udccp_conn_queue_datagram(), or UDCCP_ERR_DROPPED when
+ * expires <= ts (not queued; counted as expired). */
+int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
+                                    size_t len, uint32_t prio,
+                                    udccp_tstamp expires, udccp_tstamp ts);
+
 /* Returns the number of datagrams the send queue can still take. */
 size_t udccp_conn_get_send_space(const udccp_conn *conn);
 
@@ -457,7 +470,23 @@ typedef struct udccp_conn_info {
   /* CCID 2 (RFC 4341) */
   uint32_t cwnd, ssthresh, pipe; /* packets */
   uint32_t ack_ratio;
-  /* CCID 3/4 (RFC 4342, 5622): filled in when those exist */
+  /* CCID 3/4 (RFC 4342, 5622), sender half; 0 with CCID 2.  Rates in
+   * bytes/s of payload (the datagrams' own bytes, no headers), at the
+   * mean size of the datagrams sent so far, so that an application that
+   * keeps its datagram size can compare them with its own bitrate:
+   *   x       the rate the CCID lets it send now (RFC 5348 §4.3 X, at
+   *           most 2 x_recv): the rate to adapt to, as a media sender's
+   *           target bitrate / 8 (tests/test_sim_ccid3_signals.c);
+   *   x_recv  the rate the receiver reported receiving over the last
+   *           round-trip time (RFC 4342 §8.3, Receive Rate);
+   *   x_calc  the TCP throughput equation's rate for p and srtt (RFC 5348
+   *           §3.1; UINT64_MAX while no loss was seen);
+   *   p       the loss event rate, 0..1 (loss events, not packets, per
+   *           packet: RFC 5348 §5);
+   *   t_ipi   the packet interval now paced, ns.
+   * srtt (above) is the TFRC R.  A TFRC sender learns loss events, not
+   * each lost packet: pkts_lost stays 0 with CCID 3/4, and the receiving
+   * half counts the lost packets (pkts_lost_rx, below). */
   uint64_t x, x_recv, x_calc; /* bytes/s */
   double p;                   /* loss event rate */
   udccp_tstamp t_ipi;         /* ns */
@@ -465,7 +494,9 @@ typedef struct udccp_conn_info {
   uint64_t pkts_sent, pkts_recv, bytes_sent, bytes_recv;
   uint64_t data_pkts_sent, data_pkts_recv;     /* datagrams */
   uint64_t data_bytes_sent, data_bytes_recv;   /* payload bytes */
-  uint64_t pkts_lost;         /* data packets the CCID declared lost */
+  uint64_t pkts_lost;         /* data packets the CCID declared lost
+                                 (CCID 2, from Ack Vectors; 0 with CCID
+                                 3/4: see above) */
   uint64_t pkts_lost_rx;      /* receiver half: the peer's data packets
                                  that never arrived, from sequence gaps
                                  less the NDP Count (RFC 4340 §7.7), as
@@ -495,6 +526,8 @@ typedef struct udccp_conn_info {
    * state and history, allocator headers.  An idle OPEN CCID 2
    * connection holds under 3 KiB; TIMEWAIT and CLOSED only the object. */
   uint64_t mem_bytes;
+  uint64_t tx_expired;        /* datagrams dropped unsent at their deadline
+                                 (udccp_send_ex(), also in tx_qdrops) */
 } udccp_conn_info;
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
@@ -860,6 +893,52 @@ int udccp_listen_set_backlog(udccp_endpoint *ep, uint16_t port,
  * (none within timeout_ms), UDCCP_ERR_INVALID_STATE (not listening). */
 int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms);
 
+/* The runtime's clock: CLOCK_MONOTONIC in nanoseconds, the clock of
+ * udccp_send_opts.expires. */
+udccp_tstamp udccp_now(void);
+
+/* Options of one datagram for udccp_send_ex().  Initialise with
+ * UDCCP_SEND_OPTS_INIT (or zero it and set size = sizeof(udccp_send_opts)):
+ * the library reads only the first size bytes, so a program built against
+ * an older header keeps working when members are added at the end. */
+typedef struct udccp_send_opts {
+  uint32_t size;        /* sizeof(udccp_send_opts), at least 8 */
+  uint32_t flags;       /* UDCCP_SEND_F_* bits */
+  uint32_t prio;        /* priority under UDCCP_QPOLICY_PRIO (higher is more
+                           important; as Linux's DCCP_SCM_PRIORITY); ignored
+                           under UDCCP_QPOLICY_SIMPLE */
+  uint32_t reserved;    /* 0 */
+  udccp_tstamp expires; /* deadline on the udccp_now() clock: a datagram not
+                           sent by then is dropped, never sent late; 0 or
+                           UDCCP_TSTAMP_NEVER: none */
+} udccp_send_opts;
+
+#define UDCCP_SEND_F_MORE 1u /* as udccp_send_more(): more follow at once */
+
+#define UDCCP_SEND_OPTS_INIT {sizeof(udccp_send_opts), 0, 0, 0, 0}
+
+/* Sends one datagram of len bytes (copied) with a priority and a deadline
+ * (opts NULL: as udccp_send()).  The priority queue policy is chosen per
+ * connection with udccp_settings.qpolicy (and tx_qlen) on the endpoint's
+ * settings (udccp_endpoint_set_settings()) before the connection is made.
+ * Under UDCCP_QPOLICY_PRIO a full queue takes the datagram by dropping
+ * the oldest one of a strictly lower priority (counted in tx_qdrops); a
+ * datagram never displaces one at least as important.  The runtime sees
+ * the datagram at once: it leaves within this call when the CCID allows
+ * (no loop turn or timer needed), else when the CCID next allows.
+ * Waits up to timeout_ms, as udccp_send(), for the handshake and for
+ * room, but never past expires.  Returns len, or:
+ *   UDCCP_ERR_INVALID_ARGUMENT  sock or opts invalid (size < 8, unknown
+ *                               flags), buf NULL with len > 0;
+ *   UDCCP_ERR_DROPPED           expires passed before the datagram could
+ *                               be queued (counted in tx_expired);
+ *   UDCCP_ERR_MSGSIZE, UDCCP_ERR_AGAIN (no room within timeout_ms: the
+ *                               queue is full, under PRIO of datagrams at
+ *                               least as important), UDCCP_ERR_INVALID_STATE
+ *                               and the fatal codes, as udccp_send(). */
+udccp_ssize udccp_send_ex(udccp_sock *sock, const void *buf, size_t len,
+                          const udccp_send_opts *opts, int timeout_ms);
+
 /* Sends one datagram of len bytes (copied).  Waits up to timeout_ms for
  * the handshake to finish and for room in the send queue.  Returns len,
  * UDCCP_ERR_MSGSIZE (len larger than udccp_sock_get_mps()), UDCCP_ERR_AGAIN
@@ -936,9 +1015,12 @@ const udccp_path *udccp_sock_get_path(const udccp_sock *sock);
 void udccp_sock_get_info(const udccp_sock *sock, udccp_conn_info *info);
 
 /* Returns the underlying core connection (for calls this section does not
- * wrap, e.g. udccp_conn_queue_datagram() with a priority).  The endpoint
- * still owns it; the next udccp_endpoint_process() sends what such calls
- * queued.  Never free it or feed it packets yourself. */
+ * wrap).  The endpoint still owns it; never free it or feed it packets
+ * yourself.  Calling this marks the socket for the endpoint's next loop
+ * turn, which sends what a core call made right after it queued: fetch
+ * the pointer again before every such call (a pointer kept and used later
+ * is not seen until the connection's own next timer).  To send with a
+ * priority or a deadline, use udccp_send_ex(), which needs neither. */
 udccp_conn *udccp_sock_get_conn(udccp_sock *sock);
 
 /* ------------------------------------------- socket runtime: events */
@@ -1021,5 +1103,9 @@ void udccp_endpoint_get_stats(const udccp_endpoint *ep,
 #ifdef __cplusplus
 }
 #endif
+
+/* The CCID interface (RFC 4340 §10): sender and receiver halves,
+ * registration of experimental CCIDs at run time. */
+#include <udccp/ccid.h>
 
 #endif /* UDCCP_H */

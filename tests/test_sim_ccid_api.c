@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public CCID interface (include/udccp/ccid.h, issue 17): the example
+ * CCID of examples/ccid_rate.c -- written against the public header only
+ * -- registers at run time under an experimental number (RFC 4340 §10:
+ * 248..255), is negotiated through the CCID feature like a built-in one
+ * and carries data through the simulator at its own rate; the registry
+ * refuses what it must, with the documented codes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ccid.h"
+#include "sim.h"
+#include "simrun.h"
+
+#define CCID_RATE_NO_MAIN
+#include "../examples/ccid_rate.c"
+
+static void fake_rand_for_test(uint8_t *buf, size_t len, void *user) {
+  (void)user;
+  memset(buf, 0x11, len);
+}
+
+#define MS UDCCP_NS_PER_MS
+#define S UDCCP_NS_PER_S
+
+static sim_result g_res;
+
+static int teardown(void **state) {
+  (void)state;
+  sim_result_free(&g_res);
+  (void)udccp_ccid_unregister(CCID_RATE_ID);
+  return 0;
+}
+
+/* RFC 4340 §10: 0..4 are reserved or assigned, 5..247 reserved; only
+ * 248..255 register without asking; a taken number is refused. */
+static void test_register_refuses_out_of_range_and_taken(void **state) {
+  udccp_ccid_ops broken = ccid_rate_ops;
+  (void)state;
+  assert_int_equal(udccp_ccid_register(NULL), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_register_as(&ccid_rate_ops, 247, 0),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_register_as(&ccid_rate_ops, 5, 0),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_register_as(&ccid_rate_ops, 2,
+                                          UDCCP_CCID_REG_RESERVED),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_register_as(&ccid_rate_ops, 0,
+                                          UDCCP_CCID_REG_RESERVED),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_register_as(&ccid_rate_ops, 250, 0x80),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  broken.tx_on_pkt = NULL;
+  assert_int_equal(udccp_ccid_register(&broken), UDCCP_ERR_INVALID_ARGUMENT);
+  broken = ccid_rate_ops;
+  broken.rx_on_expiry = NULL; /* a timer without its handler */
+  assert_int_equal(udccp_ccid_register(&broken), UDCCP_ERR_INVALID_ARGUMENT);
+  broken = ccid_rate_ops;
+  broken.tx_size = sizeof(udccp_ccid_state) + 1;
+  assert_int_equal(udccp_ccid_register(&broken), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_null(udccp_ccid_lookup(CCID_RATE_ID));
+
+  assert_int_equal(udccp_ccid_register(&ccid_rate_ops), 0);
+  assert_ptr_equal(udccp_ccid_lookup(CCID_RATE_ID), &ccid_rate_ops);
+  assert_int_equal(udccp_ccid_register(&ccid_rate_ops),
+                   UDCCP_ERR_INVALID_STATE);
+  /* the built-in ones are in the same registry, and stay */
+  assert_non_null(udccp_ccid_lookup(2));
+  assert_int_equal(udccp_ccid_lookup(2)->id, 2);
+  assert_int_equal(udccp_ccid_unregister(2), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_unregister(CCID_RATE_ID), 0);
+  assert_int_equal(udccp_ccid_unregister(CCID_RATE_ID),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_null(udccp_ccid_lookup(CCID_RATE_ID));
+  /* a reserved number only when asked for (the MP-DCCP fork's 7) */
+  assert_int_equal(udccp_ccid_register_as(&ccid_rate_ops, 7,
+                                          UDCCP_CCID_REG_RESERVED), 0);
+  assert_ptr_equal(udccp_ccid_lookup(7), &ccid_rate_ops);
+  assert_int_equal(udccp_ccid_unregister(7), 0);
+
+  assert_int_equal(udccp_ccid_parse("2"), 2);
+  assert_int_equal(udccp_ccid_parse("ccid250"), 250);
+  assert_int_equal(udccp_ccid_parse("1"), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_parse("256"), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_ccid_parse("x"), UDCCP_ERR_INVALID_ARGUMENT);
+}
+
+/* A connection asking for an unregistered number is refused at creation,
+ * as for any CCID the library lacks. */
+static void test_unregistered_ccid_is_refused(void **state) {
+  udccp_settings st;
+  udccp_conn *c = NULL;
+  udccp_path p;
+  (void)state;
+  udccp_settings_default(&st);
+  st.rand = fake_rand_for_test;
+  st.ccid = CCID_RATE_ID;
+  memset(&p, 0, sizeof(p));
+  p.family = UDCCP_AF_INET;
+  assert_int_equal(udccp_conn_client_new(&c, &st, &p, 42, 0),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_null(c);
+}
+
+/* Registered under 250, the example CCID is negotiated by both ends and
+ * sends at its fixed 4 Mbit/s of payload on a 10 Mbit/s link: a CCID 2
+ * connection would fill the link, so the rate shows whose CCID ran. */
+static void test_registered_ccid_carries_data_in_sim(void **state) {
+  const sim_flow_result *r;
+  double want = CCID_RATE_BPS;
+  (void)state;
+  assert_int_equal(udccp_ccid_register(&ccid_rate_ops), 0);
+  udccp_test_sim_run("ccid250", 10000000, 10 * MS, 10 * S, 0, &g_res);
+  assert_int_equal(g_res.n_flows, 1);
+  r = &g_res.flows[0];
+  printf("ccid250 (example, fixed %.1f Mbit/s): goodput %.3f Mbit/s "
+         "(need within 5%%)\n", want / 1e6, r->goodput_bps / 1e6);
+  assert_int_equal(r->ccid, CCID_RATE_ID);
+  assert_string_equal(r->err, "");
+  assert_true(r->established);
+  assert_true(r->closed_ok);
+  assert_true(r->goodput_bps > 0.95 * want);
+  assert_true(r->goodput_bps < 1.05 * want);
+  assert_true(r->loss_rate < 0.001);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_register_refuses_out_of_range_and_taken,
+                                teardown),
+      cmocka_unit_test_teardown(test_unregistered_ccid_is_refused, teardown),
+      cmocka_unit_test_teardown(test_registered_ccid_carries_data_in_sim,
+                                teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * udccp-perf client: opens the test's connections on one endpoint (-P N
+ * streams, twice that with --bidir: the first N send, the next N receive),
+ * sends each its HELLO, runs them all from one event loop, then prints the
+ * intervals, the summary or the JSON object.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../../io/parse.h"
+#include "perf.h"
+
+void perf_settings(udccp_settings *st, const char *keepalive) {
+  udccp_settings_default(st);
+  st->idle_timeout = (udccp_tstamp)PERF_IDLE_S * UDCCP_NS_PER_S;
+  if (keepalive != NULL) {
+    (void)udccp_io_parse_keepalive(keepalive, st);
+  }
+}
+
+/* The error of a failed udccp_connect(), naming the ports tried. */
+static void connect_error(const perf_opts *o, int rv) {
+  char where[160];
+  if (o->raw) {
+    snprintf(where, sizeof(where), "%s DCCP port %u (native DCCP)", o->host,
+             (unsigned)o->port);
+  } else {
+    snprintf(where, sizeof(where), "%s DCCP port %u over UDP port %u",
+             o->host, (unsigned)o->port, (unsigned)o->udp_port);
+  }
+  if (rv == UDCCP_ERR_RESOLVE) {
+    perf_error("cannot resolve host '%s'", o->host);
+  } else if (rv == UDCCP_ERR_AFNOSUPPORT) {
+    perf_error("host '%s' has no %s address", o->host,
+               o->family == 4 ? "IPv4" : o->family == 6 ? "IPv6" : "usable");
+  } else if (rv == UDCCP_ERR_REFUSED) {
+    perf_error("connection to %s refused (no udccp-perf server there, or it "
+               "refused the service code)",
+               where);
+  } else if (rv == UDCCP_ERR_INVALID_ARGUMENT && o->ccid != 0) {
+    perf_error("CCID %u is not available in this build of libudccp (%s); "
+               "try --ccid 2",
+               (unsigned)o->ccid, udccp_io_strerror(rv));
+  } else if (rv == UDCCP_ERR_TIMEOUT) {
+    perf_error("no answer from %s within 5 s (is the server running, on "
+               "that UDP port? --udp-port sets it; firewall?)",
+               where);
+  } else {
+    perf_error("cannot connect to %s: %s", where, udccp_io_strerror(rv));
+  }
+}
+
+static uint64_t test_id(void) {
+  uint64_t id = 0;
+  if (getrandom(&id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
+    id = (uint64_t)getpid() ^ (uint64_t)(perf_now() * 1e9);
+  }
+  return id;
+}
+
+/* Opens the endpoint; returns it or NULL (error said). */
+static udccp_endpoint *client_endpoint(const perf_opts *o,
+                                       udccp_settings *st) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.transport = o->raw ? UDCCP_TRANSPORT_RAW : UDCCP_TRANSPORT_UDP;
+  cfg.no_offload = (uint8_t)o->no_offload;
+  cfg.remote_udp_port = o->udp_port;
+  cfg.local_host = o->bind;
+  cfg.local_port = o->cport;
+  perf_settings(st, o->keepalive);
+  cfg.settings = st;
+  udccp_endpoint *ep = NULL;
+  int rv = udccp_endpoint_new_config(&ep, &cfg);
+  if (rv == 0) {
+    return ep;
+  }
+  if (rv == UDCCP_ERR_PERM && o->raw) {
+    perf_error("--raw needs root (or CAP_NET_RAW); run as root or drop "
+               "--raw to use DCCP-UDP");
+  } else if (rv == UDCCP_ERR_PERM) {
+    perf_error("local UDP port %u (--cport) needs privilege: ports below "
+               "1024 are root's",
+               (unsigned)o->cport);
+  } else if (rv == UDCCP_ERR_ADDRINUSE) {
+    perf_error("local UDP port %u (--cport) is already in use",
+               (unsigned)o->cport);
+  } else if (rv == UDCCP_ERR_RESOLVE) {
+    perf_error("-B %s: not a numeric local address", o->bind);
+  } else {
+    perf_error("cannot open the endpoint%s%s: %s", o->bind ? " on " : "",
+               o->bind ? o->bind : "", udccp_io_strerror(rv));
+  }
+  return NULL;
+}
+
+/* Connects stream i; returns it or NULL (error said). */
+static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
+                                  int i, uint64_t id, uint64_t *length) {
+  udccp_sock *s = NULL;
+  int rv = udccp_connect(ep, &s, o->host, o->port, PERF_SERVICE, o->ccid,
+                         5000);
+  if (rv != 0) {
+    connect_error(o, rv);
+    return NULL;
+  }
+  int sender = o->bidir ? i < o->nstreams : !o->reverse;
+  size_t mps = udccp_sock_get_mps(s);
+  if (*length == 0) {
+    *length = o->length ? o->length : mps;
+  }
+  if (*length < PERF_MIN_LEN || *length > mps) {
+    perf_error("-l %" PRIu64 " is out of range: %d..%zu bytes (the "
+               "connection's maximum packet size)",
+               *length, PERF_MIN_LEN, mps);
+    udccp_abort(s);
+    return NULL;
+  }
+  if (o->ccid != 0) {
+    udccp_conn_info info;
+    udccp_sock_get_info(s, &info);
+    uint8_t got = sender ? info.tx_ccid : info.rx_ccid;
+    if (got != o->ccid) {
+      /* Feature negotiation (RFC 4340 §6.3.1) let the server's preference
+       * win: measuring another CCID than asked would mislead. */
+      perf_error("asked for CCID %u but the connection negotiated CCID %u "
+                 "(the server or this libudccp does not offer CCID %u "
+                 "first); no test run",
+                 (unsigned)o->ccid, (unsigned)got, (unsigned)o->ccid);
+      udccp_abort(s);
+      return NULL;
+    }
+  }
+  perf_stream *st = perf_stream_new(s, i + 1, 1);
+  if (st == NULL) {
+    udccp_abort(s);
+    perf_error("out of memory");
+    return NULL;
+  }
+  st->sender = sender;
+  st->want_srvout = o->get_server_output;
+  st->index = i;
+  st->nstreams = o->nstreams * (o->bidir ? 2 : 1);
+  st->test_id = id;
+  st->duration_ns = o->duration_ns;
+  st->length = *length;
+  st->rate_bps = o->rate_bps;
+  st->interval_ns = o->interval_ns;
+  st->limit_bytes = o->limit_bytes;
+  st->limit_pkts = o->limit_pkts;
+  return st;
+}
+
+static const char *direction(const perf_opts *o) {
+  return o->bidir ? "both send" : o->reverse ? "server sends" : "client sends";
+}
+
+int perf_run_client(const perf_opts *o) {
+  udccp_settings cst;
+  udccp_endpoint *ep = client_endpoint(o, &cst);
+  if (ep == NULL) {
+    return 1;
+  }
+  if (o->verbose && !o->json) {
+    struct utsname u;
+    if (uname(&u) == 0) {
+      printf("udccp-perf %s, %s %s %s\n", UDCCP_VERSION, u.sysname,
+             u.release, u.machine);
+    }
+    printf("local UDP port %u; server: %s DCCP port %u over UDP port %u\n",
+           (unsigned)udccp_endpoint_local_port(ep), o->host,
+           (unsigned)o->port, (unsigned)o->udp_port);
+  }
+  static perf_test t;
+  memset(&t, 0, sizeof(t));
+  t.o = o;
+  t.is_client = 1;
+  t.id = test_id();
+  t.nstreams = o->nstreams * (o->bidir ? 2 : 1);
+  uint64_t length = 0;
+  int status = 0;
+  for (int i = 0; i < t.nstreams; i++) {
+    perf_stream *st = client_stream(o, ep, i, t.id, &length);
+    if (st == NULL) {
+      status = 1;
+      break;
+    }
+    t.st[t.n++] = st;
+    st->test = &t;
+  }
+  if (status == 0 && !o->json) {
+    printf("connected to %s port %u (%s), %" PRIu64 "-byte datagrams, %s",
+           o->host, (unsigned)o->port, o->raw ? "native DCCP" : "DCCP-UDP",
+           length, direction(o));
+    if (o->nstreams > 1) {
+      printf(", %d streams%s", o->nstreams, o->bidir ? " each way" : "");
+    }
+    printf("\n");
+    fflush(stdout);
+  }
+  size_t cap = 65536;
+  uint8_t *buf = malloc(cap);
+  if (buf == NULL) {
+    perf_error("out of memory");
+    status = 1;
+  }
+  int interrupted = 0;
+  double start = perf_now();
+  double limit = start + (double)o->duration_ns / 1e9 + 120.0;
+  if (o->limit_bytes || o->limit_pkts) {
+    limit = start + 3700.0;
+  }
+  while (status == 0) {
+    double now = perf_now();
+    if (perf_sig != 0 && !interrupted) {
+      interrupted = 1;
+      for (int i = 0; i < t.n; i++) {
+        perf_stream_interrupt(t.st[i], now, 0);
+      }
+    }
+    int wait = 20, alive = 0;
+    for (int i = 0; i < t.n; i++) {
+      if (t.st[i]->phase != P_DONE) {
+        int w = perf_stream_step(t.st[i], ep, buf, cap, now);
+        wait = w < wait ? w : wait;
+        alive += t.st[i]->phase != P_DONE;
+      }
+    }
+    perf_test_emit_intervals(&t, 0);
+    if (alive == 0 || now > limit) {
+      break;
+    }
+    (void)udccp_endpoint_run(ep, wait);
+  }
+  perf_test_emit_intervals(&t, 1);
+  for (int i = 0; i < t.n; i++) {
+    perf_stream *st = t.st[i];
+    if (st->err != 0) {
+      perf_report_end("test failed", st, st->err);
+      status = 1;
+    } else if (!st->fin.complete) {
+      status = 1;
+    }
+  }
+  if (interrupted) {
+    perf_error("%s: test stopped after %.2f s; losses counted are the "
+               "confirmed ones only",
+               perf_sig == 2 ? "interrupted" : "terminated",
+               perf_now() - start);
+    status = 1;
+  }
+  udccp_endpoint_stats es;
+  udccp_endpoint_get_stats(ep, &es);
+  if (o->json) {
+    perf_test_json(&t, &es);
+  } else if (t.n > 0) {
+    perf_test_summary(&t, 1);
+    if (o->get_server_output) {
+      printf("\nServer output:\n");
+      for (int i = 0; i < t.n; i++) {
+        fputs(t.st[i]->out ? t.st[i]->out : "", stdout);
+      }
+    }
+    if (o->verbose) {
+      printf("endpoint: %" PRIu64 " datagrams sent in %" PRIu64
+             " batches, %" PRIu64 " received in %" PRIu64 " batches, %"
+             PRIu64 " GSO sends, %" PRIu64 " GRO messages\n",
+             es.tx_pkts, es.tx_batches, es.rx_pkts, es.rx_batches,
+             es.tx_gso_sends, es.rx_gro_msgs);
+    }
+    fflush(stdout);
+  }
+  /* Close every stream at once, then wait for the closes. */
+  for (int i = 0; i < t.n; i++) {
+    perf_stream *st = t.st[i];
+    if (interrupted && !st->got_result && !st->got_end) {
+      udccp_abort(st->s);
+      st->s = NULL;
+    } else if (st->err == 0) {
+      (void)udccp_shutdown(st->s);
+    }
+  }
+  for (int i = 0; i < t.n; i++) {
+    perf_stream *st = t.st[i];
+    int crv = udccp_close(st->s, 3000);
+    if (crv != 0 && st->err == 0 && status == 0 && !o->json) {
+      fprintf(stderr, "udccp-perf: close: %s\n", udccp_io_strerror(crv));
+    }
+    perf_stream_free(st);
+  }
+  free(buf);
+  udccp_endpoint_del(ep);
+  return status;
+}

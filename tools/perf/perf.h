@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * udccp-perf internals (tools/perf/): an iperf3-like throughput test over
+ * udccp.  One test is one or more streams; a stream is one DCCP connection
+ * (Service Code "PERF") carrying data one way and a few control datagrams
+ * both ways (DCCP is unreliable: each control datagram is repeated until
+ * answered).  Every end runs all its streams from one event loop.
+ *
+ *   client -> server   HELLO    test id, stream index/count, direction,
+ *                               length, time, rate, interval, limits
+ *   server -> client   HELLO_ACK
+ *   sender -> receiver DATA     sequence number, send time, padding
+ *   receiver -> sender REPORT   every interval: counts, gaps, jitter
+ *   sender -> receiver STAT     answers REPORT: sent counts, cwnd/X, RTT
+ *   sender -> receiver END      final sent counts, duration, CCID losses
+ *   receiver -> sender RESULT   answers every END: final received counts
+ *   client -> server   SRVREQ   --get-server-output: text from OFFSET
+ *   server -> client   SRVOUT   a piece of the server's text
+ *
+ * All integers on the wire are big-endian; fields start at offset 8.
+ */
+#ifndef UDCCP_PERF_H
+#define UDCCP_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <udccp/udccp.h>
+
+#define PERF_SERVICE 0x50455246u /* "PERF" */
+#define PERF_MAGIC 0x55445046u   /* "UDPF" */
+#define PERF_DEFAULT_PORT 5201
+#define PERF_MAX_STREAMS 128 /* -P; --bidir doubles the connections */
+#define PERF_IDLE_S 10       /* a peer silent this long is gone */
+#define PERF_MIN_LEN 24      /* DATA header: type, sequence, send time */
+/* Not UDCCP_ERR_* codes: why a stream ended. */
+#define PERF_ERR_STOPPED (-1000)     /* SIGINT/SIGTERM */
+#define PERF_ERR_NO_HELLO_ACK (-1001) /* connected, HELLO unanswered */
+#define PERF_ERR_NO_HELLO (-1002)    /* server: no HELLO within 10 s */
+
+enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT, M_STAT,
+       M_SRVREQ, M_SRVOUT };
+
+/* HELLO flags */
+#define PERF_F_REVERSE 1u /* on this stream the server sends */
+#define PERF_F_SRVOUT 2u  /* the client wants the server's text */
+/* END flags */
+#define PERF_F_INTERRUPTED 1u /* the sender was stopped by a signal */
+
+typedef struct perf_opts {
+  int server, once, raw, reverse, bidir, json, no_offload, verbose;
+  int get_server_output;
+  int threads;  /* server: worker threads on the one port (--threads) */
+  int nstreams; /* -P: parallel streams per direction (1..128) */
+  int family;   /* 0, 4 or 6 */
+  const char *host, *bind, *logfile;
+  uint16_t port, udp_port, cport;
+  uint64_t duration_ns, interval_ns; /* interval 0: no interval lines */
+  uint64_t limit_bytes, limit_pkts;  /* -n/-k: 0 = by time */
+  uint8_t ccid;
+  uint64_t length; /* 0: the MPS */
+  uint64_t rate_bps;
+  const char *keepalive;       /* --keepalive, checked; NULL: the default */
+  uint8_t cookies;             /* server: enum udccp_init_cookie */
+  uint32_t half_open, backlog; /* server: 0 = the library's default */
+} perf_opts;
+
+/* One interval line (RFC 3550 jitter; loss from sequence gaps). */
+typedef struct perf_iv {
+  double t0, t1;
+  uint64_t bytes, pkts, lost;     /* received (the receiver's counts) */
+  uint64_t sent_bytes, sent_pkts; /* sent (the sender's counts) */
+  double jitter_ms, rtt_ms, x_bps;
+  uint64_t cwnd;
+  uint8_t ccid;
+} perf_iv;
+
+/* A stream's final figures. */
+typedef struct perf_final {
+  uint8_t ccid;
+  uint64_t sent_pkts, sent_bytes, recv_pkts, recv_bytes;
+  uint64_t lost;      /* confirmed losses only */
+  uint64_t ccid_lost; /* what the sender's CCID declared lost */
+  double duration_s, rtt_ms, jitter_ms;
+  int complete;    /* both ends' final counts known */
+  int interrupted; /* stopped by a signal */
+  int set;         /* filled */
+} perf_final;
+
+enum { P_HELLO, P_RUN, P_END, P_LINGER, P_SRVOUT, P_WAITCLOSE, P_DONE };
+
+typedef struct perf_stream {
+  udccp_sock *s;
+  int id;             /* 1.. as printed ("[ 1]") */
+  int sender, client; /* this end sends DATA; this end is the client */
+  int phase, tries;
+  int err; /* 0, or why the stream ended early */
+  int summarized;
+  char peer[80];
+  /* parameters: the options (client) or the HELLO (server) */
+  uint64_t test_id;
+  int index, nstreams, want_srvout; /* nstreams: connections in the test */
+  uint64_t duration_ns, length, rate_bps, interval_ns;
+  uint64_t limit_bytes, limit_pkts;
+  double t_start, t_stop, t_phase, t_next_send, t_next_report, t_next_poll;
+  double t_retry, t_last_rx, t_first_rx, t_last_data;
+  /* sender */
+  uint8_t *data;
+  uint64_t seq, sent_bytes;
+  /* receiver */
+  uint64_t pkts, bytes, max_seq_plus1, ooo;
+  double jitter_s, last_transit;
+  int have_transit;
+  /* the peer's latest figures: REPORT/RESULT (from a receiver) */
+  uint64_t r_pkts, r_bytes, r_lost;
+  double r_jitter_ms;
+  int got_result, stat_pending; /* stat_pending: a STAT to send */
+  /* STAT/END (from a sender) */
+  uint64_t s_pkts, s_bytes, s_cwnd, s_x, s_srtt, s_ccid_lost, s_dur_ns;
+  uint8_t s_ccid, s_flags;
+  int got_stat, got_end;
+  /* the previous interval's marks */
+  double prev_t;
+  uint64_t prev_bytes, prev_pkts, prev_lost, prev_sent_pkts, prev_sent_bytes;
+  perf_iv *iv;
+  size_t niv, capiv, ivshown; /* ivshown: lines printed */
+  perf_final fin;
+  /* server: its text for --get-server-output; client: what it received */
+  char *out;
+  size_t outlen, outcap;
+  int out_ready, out_done;
+  struct perf_test *test; /* the test it belongs to, once known */
+} perf_stream;
+
+/* A test: the streams of one client run. */
+typedef struct perf_test {
+  uint64_t id;
+  int nstreams; /* expected */
+  perf_stream *st[2 * PERF_MAX_STREAMS];
+  int n;
+  size_t emitted; /* interval lines printed */
+  double t_last;
+  const perf_opts *o;
+  int is_client, json_shown;
+} perf_test;
+
+/* wire.c */
+void perf_put32(uint8_t *p, uint32_t v);
+void perf_put64(uint8_t *p, uint64_t v);
+uint32_t perf_get32(const uint8_t *p);
+uint64_t perf_get64(const uint8_t *p);
+size_t perf_msg_init(uint8_t *b, int type);
+int perf_msg_type(const uint8_t *b, udccp_ssize n);
+double perf_now(void);
+
+/* stream.c */
+extern volatile int perf_sig; /* the signal that asked us to stop, or 0 */
+perf_stream *perf_stream_new(udccp_sock *s, int id, int client);
+void perf_stream_free(perf_stream *st);
+/* Starts the stream's run (after the HELLO exchange). */
+int perf_stream_start(perf_stream *st, double now);
+/* Runs one step: reads what arrived, sends what is due.  Returns the
+ * milliseconds this stream can wait for (0: it has more to send now). */
+int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
+                     size_t cap, double now);
+/* A signal: a sender ends with END (flagged: counts confirmed losses
+ * only), a receiver stops; hard: every stream stops at once. */
+void perf_stream_interrupt(perf_stream *st, double now, int hard);
+void perf_stream_say(perf_stream *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void perf_send_ctrl(udccp_sock *s, const uint8_t *b, size_t n);
+
+/* report.c */
+extern const perf_opts *perf_o;
+extern int perf_json_count; /* JSON objects printed */
+void perf_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *perf_first_error(void);
+void perf_report_end(const char *who, const perf_stream *st, int err);
+void perf_test_emit_intervals(perf_test *t, int final);
+void perf_stream_summary(perf_stream *st);
+/* streams: print each stream's lines too (else only the [SUM]s) */
+void perf_test_summary(perf_test *t, int streams);
+/* Prints the stream's intervals not printed yet (before its summary). */
+void perf_stream_flush_intervals(perf_stream *st);
+/* "[ ID][TX-C] " when the test has several streams, else "". */
+void perf_stream_prefix(char *p, size_t cap, const perf_stream *st);
+void perf_test_json(perf_test *t, const udccp_endpoint_stats *es);
+void perf_json_error_only(void);
+const char *perf_mode_str(const perf_stream *st);
+
+/* client.c, server.c */
+int perf_run_client(const perf_opts *o);
+int perf_run_server(const perf_opts *o);
+void perf_settings(udccp_settings *st, const char *keepalive);
+
+#endif /* UDCCP_PERF_H */
