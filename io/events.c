@@ -107,6 +107,7 @@ int udccp_endpoint_events(udccp_endpoint *ep, udccp_event *ev, size_t max,
   }
   size_t n = 0;
   if (ep->nlis > 0 && udccp_io_accept_pending(ep)) {
+    memset(&ev[n], 0, sizeof(ev[n]));
     ev[n].sock = NULL;
     ev[n].user = NULL;
     ev[n].events = UDCCP_EV_ACCEPTABLE;
@@ -124,6 +125,7 @@ int udccp_endpoint_events(udccp_endpoint *ep, udccp_event *ev, size_t max,
     udccp_sock *s = ep->ready[v];
     uint32_t bits = sock_events(s);
     if (bits != 0) {
+      memset(&ev[n], 0, sizeof(ev[n]));
       ev[n].sock = s;
       ev[n].user = s->user;
       ev[n].events = bits;

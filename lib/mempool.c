@@ -239,6 +239,7 @@ const udccp_mem *udccp_mempool_mem(udccp_mempool *pool) {
 
 void udccp_mempool_get_stats(const udccp_mempool *pool,
                              udccp_mempool_stats *st) {
+  memset(st, 0, sizeof(*st));
   st->in_use = pool->in_use;
   st->cached = pool->cached;
   st->hits = pool->hits;

@@ -182,6 +182,8 @@ typedef struct udccp_mempool_stats {
   size_t cached;   /* bytes on the free lists */
   uint64_t hits;   /* allocations served from a free list */
   uint64_t misses; /* allocations that reached the underlying allocator */
+  uint64_t reserved[4];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_mempool_stats;
 
 /* Creates a pool over mem (NULL: udccp_mem_default()), caching at most
@@ -285,6 +287,8 @@ typedef struct udccp_settings {
   udccp_tstamp keepalive_interval; /* between probes: 10 s (> 0 if on) */
   uint32_t keepalive_probes;       /* unanswered probes before the end: 3
                                       (1..255 if on) */
+  uint64_t reserved[4];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_settings;
 
 /* Fills *s with the defaults named above (rand must still be set). */
@@ -557,6 +561,8 @@ typedef struct udccp_conn_info {
   uint64_t mem_bytes;
   uint64_t tx_expired;        /* datagrams dropped unsent at their deadline
                                  (udccp_send_ex(), also in tx_qdrops) */
+  uint64_t reserved[16];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_conn_info;
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
@@ -609,6 +615,8 @@ typedef struct udccp_listener_settings {
                                     guard); when full, cookie Acks get Too
                                     Busy until the secret rotates; 0:
                                     UDCCP_COOKIE_REPLAY_MAX_DEFAULT */
+  uint64_t reserved[4];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_listener_settings;
 
 /* Where a connection made by a listener is, for the listener's bounds. */
@@ -670,6 +678,8 @@ typedef struct udccp_listener_stats {
   uint64_t cookies_sent;     /* Responses with an Init Cookie */
   uint64_t cookies_replayed; /* cookie Acks dropped: cookie already used */
   uint64_t too_busy;         /* Resets Too Busy sent */
+  uint64_t reserved[4];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_listener_stats;
 
 void udccp_listener_get_stats(const udccp_listener *lis,
@@ -768,6 +778,8 @@ typedef struct udccp_endpoint_config {
                               endpoints of this user (SO_REUSEPORT), each
                               with its own DCCP ports: see "Sharing a UDP
                               port" below.  0 (default): exclusive. */
+  uint64_t reserved[8];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_endpoint_config;
 
 /* Fills *cfg with the defaults named above. */
@@ -1086,6 +1098,8 @@ typedef struct udccp_event {
   uint32_t events;   /* UDCCP_EV_* bits, several at once possible */
   int error;         /* CLOSED/RESET: udccp_sock_error(); else 0 */
   int reset_code;    /* enum udccp_reset_code, UDCCP_RESET_NONE if none */
+  uint64_t reserved[2];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_event;
 
 /* Runs the endpoint's loop for up to timeout_ms (-1: until an event; 0:
@@ -1128,6 +1142,8 @@ typedef struct udccp_endpoint_stats {
   uint64_t gso_fallbacks;/* GSO switched off: the kernel refused it */
   uint64_t rx_forwarded; /* reuseport: passed to the DCCP port's owner */
   uint64_t rx_from_peer; /* reuseport: received from a sharing endpoint */
+  uint64_t reserved[8];  /* 0: room for members added later without
+                           changing the size (doc/abi.md) */
 } udccp_endpoint_stats;
 
 void udccp_endpoint_get_stats(const udccp_endpoint *ep,
