@@ -4,6 +4,7 @@
  * departure time is known when it enters: the queue is just the list of
  * departure times still in the future, which is all drop-tail needs.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "sim_link.h"
@@ -86,9 +87,22 @@ static int link_lost_before_queue(sim_link *l, udccp_tstamp now,
     return 1;
   }
   if (l->cfg.ge_p > 0.0) {
-    /* Gilbert-Elliott: the channel state moves per packet, then the
-     * packet is lost with the bad state's probability. */
-    if (l->ge_bad) {
+    /* Gilbert-Elliott: the channel state moves (per packet, or per slot
+     * of time elapsed), then the packet is lost with the bad state's
+     * probability. */
+    if (l->cfg.ge_slot > 0) {
+      /* k steps of the two-state chain at once (k may be fractional):
+       * P(bad) = pi + (bad_now - pi) (1 - p - r)^k, pi = p / (p + r). */
+      double p = l->cfg.ge_p, r = l->cfg.ge_r, pi = p / (p + r);
+      double k = now > l->ge_t
+                     ? (double)(now - l->ge_t) / (double)l->cfg.ge_slot
+                     : 0.0;
+      double pb = pi + ((l->ge_bad ? 1.0 : 0.0) - pi) * pow(1.0 - p - r, k);
+      l->ge_bad = sim_rng_chance(&l->rng, pb);
+      if (now > l->ge_t) {
+        l->ge_t = now;
+      }
+    } else if (l->ge_bad) {
       if (sim_rng_chance(&l->rng, l->cfg.ge_r)) {
         l->ge_bad = 0;
       }

@@ -469,6 +469,11 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
   lc.ge_p = cfg->ge_p;
   lc.ge_r = cfg->ge_r;
   lc.ge_h = cfg->ge_h;
+  /* per 1500-byte packet time at the link's rate (sim_link.h) */
+  lc.ge_slot = (udccp_tstamp)(12000.0 * 1e9 / (double)cfg->rate_bps);
+  if (lc.ge_slot == 0) {
+    lc.ge_slot = 1;
+  }
   lc.reorder = cfg->reorder;
   lc.reorder_delay = cfg->reorder_delay;
   lc.dup = cfg->dup;

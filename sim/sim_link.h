@@ -33,6 +33,12 @@ typedef struct sim_link_cfg {
   double ge_p;                /* P(good -> bad) per packet */
   double ge_r;                /* P(bad -> good) per packet */
   double ge_h;                /* loss probability in the bad state */
+  /* 0: the chain moves once per packet offered.  > 0: once per ge_slot ns
+   * of time (the simulator: the time a 1500-byte packet takes at the
+   * link's rate), so that a sparse flow -- the feedback on the reverse
+   * path -- meets bursts as long in time as a busy flow does, instead of
+   * a bad state that lasts ~1/ge_r of its own packets, i.e. seconds. */
+  udccp_tstamp ge_slot;
   double reorder;             /* probability a packet is held back... */
   udccp_tstamp reorder_delay; /* ...by this much extra delay */
   double dup;                 /* probability a packet arrives twice */
@@ -71,6 +77,7 @@ typedef struct sim_link {
   sim_link_cfg cfg;
   sim_rng rng;
   int ge_bad;
+  udccp_tstamp ge_t;          /* when the chain last moved (ge_slot > 0) */
   /* Completion times of the packets queued or in service, oldest first. */
   udccp_tstamp *txq;
   uint32_t txq_head, txq_count, txq_mask;

@@ -204,7 +204,7 @@ for _ccid in CCIDS:
 # The make-check recovery subset: scenarios that passed on main when chosen.
 CHECK_RECOVERY = [(2, "slow-start"), (2, "Gilbert"), (2, "blackout 0.5"),
                   (2, "blackout 5 "), (2, "blackout 30"), (3, "slow-start"),
-                  (3, "blackout 0.5"), (3, "blackout 5 ")]
+                  (3, "Gilbert"), (3, "blackout 0.5"), (3, "blackout 5 ")]
 
 
 def recovery_set(which):

@@ -58,16 +58,15 @@ jcheck "-R: intervals add up to received_pkts and lost_pkts" "$T/r.json" \
 jcheck "-R: jitter (RFC 3550) reported, plausible" "$T/r.json" \
   "0 < d['jitter_ms'] < 1000 and all('jitter_ms' in i['sum'] for i in d['intervals'])"
 # -R: the cwnd column is the server's (sending) half: a client interval
-# shows what the server had at one of its own intervals (the STAT
-# answering the REPORT; 0 before the first STAT arrives, and a STAT is
-# a datagram that the loss on this path may drop), never the client's own
-# half; at least once the one of the interval before.
+# shows what the server had at one of its own intervals (from the STAT
+# answering a REPORT: 0 before the first one arrives; on a loaded machine
+# a STAT may come an interval late, or be lost with the data), never the
+# client's own half.
 jcheck "-R: cwnd column from the sending side" "$T/r.json" \
   "len(d['intervals']) >= 5 and \
    all(i['cwnd'] == 0 or i['cwnd'] in [j['cwnd'] for j in s['intervals']] \
        for i in d['intervals']) and \
-   any(d['intervals'][k]['cwnd'] == s['intervals'][k - 1]['cwnd'] != 0 \
-       for k in range(1, min(len(d['intervals']), len(s['intervals']))))" \
+   sum(i['cwnd'] != 0 for i in d['intervals']) >= 2" \
   "$T/srv.json"
 jcheck "-R: the last interval is there (ends at the test's end)" "$T/r.json" \
   "d['intervals'][-1]['end'] > 2.8"

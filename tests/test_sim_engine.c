@@ -244,6 +244,51 @@ static void test_sim_link_gilbert_elliott_bursts(void **state) {
   sim_link_free(&l);
 }
 
+/* The simulator's chain moves in time (ge_slot, issue 11): a flow that
+ * sends once per slot sees the per-packet statistics; one that sends once
+ * per 100 slots -- the feedback of a bulk flow -- sees the same loss rate
+ * but bursts as short in time, i.e. ~1 of its packets, not 1 / r = 4 of
+ * them spread over 400 slots (which kept CCID 3's feedback away for
+ * seconds in the envelope's Gilbert-Elliott run). */
+static void ge_time_run(udccp_tstamp every, double *rate, double *burst) {
+  sim_link l;
+  sim_link_cfg c = link_cfg(1000000000, 0, 1000);
+  c.ge_p = 0.01;
+  c.ge_r = 0.25;
+  c.ge_h = 1.0;
+  c.ge_slot = 12000; /* 1500 B at 1 Gbit/s */
+  assert_int_equal(sim_link_init(&l, &c, 7, 1), 0);
+  udccp_tstamp arr[2];
+  int verdict;
+  enum { N = 200000 };
+  int lost = 0, bursts = 0, prev_lost = 0;
+  for (int i = 0; i < N; i++) {
+    int n = sim_link_send(&l, 100, (udccp_tstamp)i * every, arr, &verdict);
+    int is_lost = n == 0;
+    lost += is_lost;
+    bursts += is_lost && !prev_lost;
+    prev_lost = is_lost;
+  }
+  *rate = (double)lost / N;
+  *burst = bursts > 0 ? (double)lost / bursts : 0.0;
+  sim_link_free(&l);
+}
+
+static void test_sim_link_gilbert_elliott_in_time(void **state) {
+  (void)state;
+  double rate, burst;
+  ge_time_run(12000, &rate, &burst);
+  printf("GE per slot, one packet per slot: loss %.4f (0.0385), burst %.2f "
+         "(4)\n", rate, burst);
+  assert_true(rate > 0.032 && rate < 0.045);
+  assert_true(burst > 3.5 && burst < 4.5);
+  ge_time_run(100 * 12000, &rate, &burst);
+  printf("GE per slot, one packet per 100 slots: loss %.4f (0.0385), burst "
+         "%.2f (~1)\n", rate, burst);
+  assert_true(rate > 0.032 && rate < 0.045);
+  assert_true(burst < 1.3);
+}
+
 static void test_sim_link_reorder_and_duplicate(void **state) {
   (void)state;
   sim_link l;
@@ -482,6 +527,7 @@ int main(void) {
       cmocka_unit_test(test_sim_link_drop_tail_queue_overflow),
       cmocka_unit_test(test_sim_link_random_loss_rate_within_bounds),
       cmocka_unit_test(test_sim_link_gilbert_elliott_bursts),
+      cmocka_unit_test(test_sim_link_gilbert_elliott_in_time),
       cmocka_unit_test(test_sim_link_reorder_and_duplicate),
       cmocka_unit_test(test_sim_parse_rates_times_and_flows),
       cmocka_unit_test(test_sim_event_engine_times_a_round_trip_exactly),

@@ -339,11 +339,19 @@ static void send_stat(perf_stream *st) {
   udccp_sock_get_info(st->s, &info);
   uint8_t m[80];
   size_t k = perf_msg_init(m, M_STAT);
+  /* the figures of the interval the REPORT closed, even when sent late */
+  uint64_t cwnd = info.cwnd, x = info.x, srtt = info.srtt;
+  if (st->niv > 0) {
+    const perf_iv *iv = &st->iv[st->niv - 1];
+    cwnd = iv->cwnd;
+    x = (uint64_t)(iv->x_bps / 8);
+    srtt = (uint64_t)(iv->rtt_ms * 1e6 + 0.5);
+  }
   perf_put64(m + k, st->seq);
   perf_put64(m + k + 8, st->sent_bytes);
-  perf_put64(m + k + 16, info.cwnd);
-  perf_put64(m + k + 24, info.x);
-  perf_put64(m + k + 32, info.srtt);
+  perf_put64(m + k + 16, cwnd);
+  perf_put64(m + k + 24, x);
+  perf_put64(m + k + 32, srtt);
   perf_put64(m + k + 40, info.pkts_lost);
   m[k + 48] = info.tx_ccid;
   st->stat_pending = udccp_send(st->s, m, k + 56, 0) == UDCCP_ERR_AGAIN;
