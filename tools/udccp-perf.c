@@ -14,6 +14,7 @@
  * UDP port.
  */
 #define _GNU_SOURCE /* getopt_long */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -36,7 +37,10 @@ static void usage(FILE *f) {
 "                  [--ccid 2|3|4] [-l BYTES] [-b RATE] [-i SECS] [-J]\n"
 "                  [-B ADDR] [--cport PORT] [-4|-6] [--get-server-output]\n"
 "                  [--no-gso] [--keepalive IDLE[,INTERVAL[,PROBES]]]\n"
-"       common: [--logfile FILE] [-V]\n"
+"                  [-C N] [-w BYTES] [--connect-timeout MS]\n"
+"       common: [--logfile FILE] [-V] [-f UNIT] [-T STR] [--timestamps]\n"
+"               [-I FILE] [--rcv-timeout MS]; server: [-D]\n"
+"               [--idle-timeout SECS]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
@@ -87,6 +91,24 @@ static void usage(FILE *f) {
 "      --get-server-output  client: fetch the server's text for this test\n"
 "      --logfile FILE    append all output (stdout and stderr) to FILE\n"
 "  -V, --verbose         more detail (version, system, endpoint counters)\n"
+"  -w, --window BYTES    socket buffer size (SO_RCVBUF/SO_SNDBUF; default\n"
+"                        4M)\n"
+"  -f, --format k|m|g|K|M|G  rate unit: Kbit/s, Mbit/s (default), Gbit/s,\n"
+"                        KByte/s, MByte/s, GByte/s\n"
+"  -T, --title STR       prefix every line with STR\n"
+"      --timestamps[=FMT]  prefix every line with the time (strftime FMT,\n"
+"                        default \"%%c \")\n"
+"  -I, --pidfile FILE    write the process id to FILE (removed at exit)\n"
+"  -D, --daemon          server: run in the background\n"
+"      --connect-timeout MS  client: give up connecting after MS ms\n"
+"                        (default 5000)\n"
+"      --rcv-timeout MS  end a stream whose peer is silent for MS ms\n"
+"                        (default 10000)\n"
+"      --idle-timeout SECS  server: exit after SECS without a test\n"
+"      --forceflush      accepted: every line is flushed anyway\n"
+"      --udp-counters-64bit  accepted: counters are always 64-bit\n"
+"  -u, --udp             accepted: DCCP always carries datagrams\n"
+"  -C, --congestion N    the same as --ccid N\n"
 "      --keepalive IDLE[,INTERVAL[,PROBES]]\n"
 "                        probe a silent peer with a Sync after IDLE, then\n"
 "                        every INTERVAL; PROBES unanswered probes end the\n"
@@ -190,6 +212,8 @@ int main(int argc, char **argv) {
   o.duration_ns = 10 * UDCCP_NS_PER_S;
   o.interval_ns = UDCCP_NS_PER_S;
   o.nstreams = 1;
+  o.connect_timeout_ms = 5000;
+  o.rcv_timeout_ms = PERF_IDLE_S * 1000;
   perf_o = &o;
   for (int i = 1; i < argc; i++) { /* -J before the first usage error */
     if (strcmp(argv[i], "-J") == 0 || strcmp(argv[i], "--json") == 0) {
@@ -198,7 +222,8 @@ int main(int argc, char **argv) {
   }
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_NO_GSO, OPT_KEEPALIVE,
          OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS, OPT_BIDIR,
-         OPT_CPORT, OPT_LOGFILE, OPT_SRVOUT };
+         OPT_CPORT, OPT_LOGFILE, OPT_SRVOUT, OPT_TIMESTAMPS,
+         OPT_CONNECT_TIMEOUT, OPT_RCV_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_NOOP };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -230,12 +255,25 @@ int main(int argc, char **argv) {
       {"verbose", no_argument, NULL, 'V'},
       {"get-server-output", no_argument, NULL, OPT_SRVOUT},
       {"keepalive", required_argument, NULL, OPT_KEEPALIVE},
+      {"window", required_argument, NULL, 'w'},
+      {"format", required_argument, NULL, 'f'},
+      {"title", required_argument, NULL, 'T'},
+      {"timestamps", optional_argument, NULL, OPT_TIMESTAMPS},
+      {"pidfile", required_argument, NULL, 'I'},
+      {"daemon", no_argument, NULL, 'D'},
+      {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+      {"rcv-timeout", required_argument, NULL, OPT_RCV_TIMEOUT},
+      {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+      {"forceflush", no_argument, NULL, OPT_NOOP},
+      {"udp-counters-64bit", no_argument, NULL, OPT_NOOP},
+      {"udp", no_argument, NULL, 'u'},
+      {"congestion", required_argument, NULL, 'C'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'v'},
       {NULL, 0, NULL, 0}};
   int c;
   uint64_t u;
-  while ((c = getopt_long(argc, argv, "s1c:p:t:n:k:P:l:b:i:RJB:46Vhv", lopts,
+  while ((c = getopt_long(argc, argv, "s1c:p:t:n:k:P:l:b:i:RJB:46Vhvw:f:T:I:DuC:", lopts,
                           NULL)) != -1) {
     switch (c) {
     case 's': o.server = 1; break;
@@ -311,9 +349,45 @@ int main(int argc, char **argv) {
       o.limit_pkts = u;
       break;
     case OPT_CCID:
+    case 'C':
       if (parse_ccid(optarg, &o.ccid) != 0) {
         return usage_error("--ccid must be 2, 3 or 4 ('%s')", optarg);
       }
+      break;
+    case 'w':
+      if (udccp_io_parse_size(optarg, &u) != 0 || u < 4096 ||
+          u > (1u << 30)) {
+        return usage_error("invalid window '%s' (4096 bytes to 1G)", optarg);
+      }
+      o.sockbuf = (int)u;
+      break;
+    case 'f':
+      if (strlen(optarg) != 1 || strchr("kmgKMG", optarg[0]) == NULL) {
+        return usage_error("invalid format '%s' (k, m, g: bits; K, M, G: "
+                           "bytes)", optarg);
+      }
+      o.format = optarg[0];
+      break;
+    case 'T': o.title = optarg; break;
+    case OPT_TIMESTAMPS: o.timestamps = optarg ? optarg : "%c "; break;
+    case 'I': o.pidfile = optarg; break;
+    case 'D': o.daemon = 1; break;
+    case OPT_CONNECT_TIMEOUT:
+    case OPT_RCV_TIMEOUT:
+      if (parse_count(optarg, 10, 3600000, c == OPT_RCV_TIMEOUT
+                                                ? &o.rcv_timeout_ms
+                                                : &o.connect_timeout_ms) != 0) {
+        return usage_error("invalid timeout '%s' (10 to 3600000 ms)", optarg);
+      }
+      break;
+    case OPT_IDLE_TIMEOUT:
+      if (parse_count(optarg, 1, 86400, &o.idle_timeout_s) != 0) {
+        return usage_error("invalid idle timeout '%s' (1 to 86400 s)",
+                           optarg);
+      }
+      break;
+    case OPT_NOOP:
+    case 'u':
       break;
     case 'l':
       if (udccp_io_parse_size(optarg, &u) != 0 || u < PERF_MIN_LEN ||
@@ -388,6 +462,9 @@ int main(int argc, char **argv) {
     return usage_error("%s", "-R, --bidir, -P, -n, -k, --cport and "
                              "--get-server-output are client options");
   }
+  if ((o.daemon || o.idle_timeout_s) && !o.server) {
+    return usage_error("%s", "-D and --idle-timeout are server options");
+  }
   if (o.cport && o.raw) {
     return usage_error("%s", "--cport is a DCCP-UDP port: not with --raw");
   }
@@ -400,6 +477,18 @@ int main(int argc, char **argv) {
      * a HOST name resolves to it */
     o.bind = o.family == 4 ? "0.0.0.0" : "::";
   }
+  if (o.daemon && daemon(1, o.logfile != NULL) != 0) {
+    perf_error("cannot run in the background: %s", strerror(errno));
+    return 1;
+  }
+  if (o.pidfile != NULL) {
+    FILE *pf = fopen(o.pidfile, "w");
+    if (pf == NULL) {
+      return usage_error("cannot write the pid file '%s'", o.pidfile);
+    }
+    fprintf(pf, "%d\n", (int)getpid());
+    fclose(pf);
+  }
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = on_signal;
@@ -407,6 +496,9 @@ int main(int argc, char **argv) {
   (void)sigaction(SIGINT, &sa, NULL);
   (void)sigaction(SIGTERM, &sa, NULL);
   int rv = o.server ? perf_run_server(&o) : perf_run_client(&o);
+  if (o.pidfile != NULL) {
+    (void)unlink(o.pidfile);
+  }
   if (o.json && rv != 0 && perf_json_count == 0 && perf_first_error()) {
     perf_json_error_only(); /* a server that could not serve at all */
   }

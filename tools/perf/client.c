@@ -18,7 +18,7 @@
 
 void perf_settings(udccp_settings *st, const char *keepalive) {
   udccp_settings_default(st);
-  st->idle_timeout = (udccp_tstamp)PERF_IDLE_S * UDCCP_NS_PER_S;
+  st->idle_timeout = (udccp_tstamp)perf_o->rcv_timeout_ms * 1000000u;
   if (keepalive != NULL) {
     (void)udccp_io_parse_keepalive(keepalive, st);
   }
@@ -48,9 +48,9 @@ static void connect_error(const perf_opts *o, int rv) {
                "try --ccid 2",
                (unsigned)o->ccid, udccp_io_strerror(rv));
   } else if (rv == UDCCP_ERR_TIMEOUT) {
-    perf_error("no answer from %s within 5 s (is the server running, on "
+    perf_error("no answer from %s within %g s (is the server running, on "
                "that UDP port? --udp-port sets it; firewall?)",
-               where);
+               where, (double)o->connect_timeout_ms / 1e3);
   } else {
     perf_error("cannot connect to %s: %s", where, udccp_io_strerror(rv));
   }
@@ -74,6 +74,9 @@ static udccp_endpoint *client_endpoint(const perf_opts *o,
   cfg.remote_udp_port = o->udp_port;
   cfg.local_host = o->bind;
   cfg.local_port = o->cport;
+  if (o->sockbuf != 0) {
+    cfg.sockbuf = o->sockbuf;
+  }
   perf_settings(st, o->keepalive);
   cfg.settings = st;
   udccp_endpoint *ep = NULL;
@@ -105,7 +108,7 @@ static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
                                   int i, uint64_t id, uint64_t *length) {
   udccp_sock *s = NULL;
   int rv = udccp_connect(ep, &s, o->host, o->port, PERF_SERVICE, o->ccid,
-                         5000);
+                         o->connect_timeout_ms);
   if (rv != 0) {
     connect_error(o, rv);
     return NULL;
@@ -170,12 +173,14 @@ int perf_run_client(const perf_opts *o) {
   if (o->verbose && !o->json) {
     struct utsname u;
     if (uname(&u) == 0) {
-      printf("udccp-perf %s, %s %s %s\n", UDCCP_VERSION, u.sysname,
-             u.release, u.machine);
+      perf_stream_say(NULL, "udccp-perf %s, %s %s %s\n", UDCCP_VERSION,
+                      u.sysname, u.release, u.machine);
     }
-    printf("local UDP port %u; server: %s DCCP port %u over UDP port %u\n",
-           (unsigned)udccp_endpoint_local_port(ep), o->host,
-           (unsigned)o->port, (unsigned)o->udp_port);
+    perf_stream_say(NULL, "local UDP port %u; server: %s DCCP port %u over "
+                          "UDP port %u; socket buffers %d bytes\n",
+                    (unsigned)udccp_endpoint_local_port(ep), o->host,
+                    (unsigned)o->port, (unsigned)o->udp_port,
+                    o->sockbuf ? o->sockbuf : 4 << 20);
   }
   static perf_test t;
   memset(&t, 0, sizeof(t));
@@ -194,15 +199,17 @@ int perf_run_client(const perf_opts *o) {
     t.st[t.n++] = st;
     st->test = &t;
   }
-  if (status == 0 && !o->json) {
-    printf("connected to %s port %u (%s), %" PRIu64 "-byte datagrams, %s",
-           o->host, (unsigned)o->port, o->raw ? "native DCCP" : "DCCP-UDP",
-           length, direction(o));
+  if (status == 0) {
+    char more[64] = "";
     if (o->nstreams > 1) {
-      printf(", %d streams%s", o->nstreams, o->bidir ? " each way" : "");
+      snprintf(more, sizeof(more), ", %d streams%s", o->nstreams,
+               o->bidir ? " each way" : "");
     }
-    printf("\n");
-    fflush(stdout);
+    perf_stream_say(NULL, "connected to %s port %u (%s), %" PRIu64
+                          "-byte datagrams, %s%s\n",
+                    o->host, (unsigned)o->port,
+                    o->raw ? "native DCCP" : "DCCP-UDP", length,
+                    direction(o), more);
   }
   size_t cap = 65536;
   uint8_t *buf = malloc(cap);
@@ -262,17 +269,18 @@ int perf_run_client(const perf_opts *o) {
   } else if (t.n > 0) {
     perf_test_summary(&t, 1);
     if (o->get_server_output) {
-      printf("\nServer output:\n");
+      perf_stream_say(NULL, "\nServer output:\n");
       for (int i = 0; i < t.n; i++) {
         fputs(t.st[i]->out ? t.st[i]->out : "", stdout);
       }
     }
     if (o->verbose) {
-      printf("endpoint: %" PRIu64 " datagrams sent in %" PRIu64
-             " batches, %" PRIu64 " received in %" PRIu64 " batches, %"
-             PRIu64 " GSO sends, %" PRIu64 " GRO messages\n",
-             es.tx_pkts, es.tx_batches, es.rx_pkts, es.rx_batches,
-             es.tx_gso_sends, es.rx_gro_msgs);
+      perf_stream_say(NULL, "endpoint: %" PRIu64 " datagrams sent in %" PRIu64
+                            " batches, %" PRIu64 " received in %" PRIu64
+                            " batches, %" PRIu64 " GSO sends, %" PRIu64
+                            " GRO messages\n",
+                      es.tx_pkts, es.tx_batches, es.rx_pkts, es.rx_batches,
+                      es.tx_gso_sends, es.rx_gro_msgs);
     }
     fflush(stdout);
   }

@@ -32,7 +32,7 @@
 #define PERF_MAGIC 0x55445046u   /* "UDPF" */
 #define PERF_DEFAULT_PORT 5201
 #define PERF_MAX_STREAMS 128 /* -P; --bidir doubles the connections */
-#define PERF_IDLE_S 10       /* a peer silent this long is gone */
+#define PERF_IDLE_S 10       /* default: a peer silent this long is gone */
 #define PERF_MIN_LEN 24      /* DATA header: type, sequence, send time */
 /* Not UDCCP_ERR_* codes: why a stream ended. */
 #define PERF_ERR_STOPPED (-1000)     /* SIGINT/SIGTERM */
@@ -64,6 +64,15 @@ typedef struct perf_opts {
   const char *keepalive;       /* --keepalive, checked; NULL: the default */
   uint8_t cookies;             /* server: enum udccp_init_cookie */
   uint32_t half_open, backlog; /* server: 0 = the library's default */
+  int sockbuf;                 /* -w: SO_RCVBUF/SO_SNDBUF bytes, 0: default */
+  char format;                 /* -f: k m g (bits) K M G (bytes); 0: m */
+  const char *title;           /* -T: prefix of every line */
+  const char *timestamps;      /* --timestamps: strftime format, or NULL */
+  const char *pidfile;         /* -I */
+  int daemon;                  /* -D */
+  int connect_timeout_ms;      /* --connect-timeout: default 5000 */
+  int rcv_timeout_ms;          /* --rcv-timeout: silence ends a stream */
+  int idle_timeout_s;          /* --idle-timeout: server exits when idle */
 } perf_opts;
 
 /* One interval line (RFC 3550 jitter; loss from sequence gaps). */

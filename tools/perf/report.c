@@ -60,9 +60,9 @@ void perf_report_end(const char *who, const perf_stream *st, int err) {
   } else if (err == PERF_ERR_NO_HELLO) {
     perf_error("%s: no test parameters received", who);
   } else if (err == UDCCP_ERR_TIMEOUT) {
-    perf_error("%s: connection timed out: nothing from the peer for %d s "
+    perf_error("%s: connection timed out: nothing from the peer for %g s "
                "(peer gone, or the network drops its packets)",
-               who, PERF_IDLE_S);
+               who, (double)perf_o->rcv_timeout_ms / 1e3);
   } else if (err == UDCCP_ERR_CLOSED) {
     perf_error("%s: the peer closed the connection before the end of the "
                "test", who);
@@ -79,6 +79,18 @@ const char *perf_mode_str(const perf_stream *st) {
     return st->sender ? "TX-C" : "RX-C";
   }
   return st->sender ? "TX-S" : "RX-S";
+}
+
+/* A rate in -f's unit: k m g bits, K M G bytes per second. */
+static const char *rate(char *b, size_t cap, double bps) {
+  char f = perf_o->format ? perf_o->format : 'm';
+  double div = f == 'k' || f == 'K' ? 1e3 : f == 'g' || f == 'G' ? 1e9 : 1e6;
+  int bytes = f >= 'A' && f <= 'Z';
+  const char *unit = f == 'k' ? "Kbit/s" : f == 'g' ? "Gbit/s"
+                   : f == 'K' ? "KByte/s" : f == 'M' ? "MByte/s"
+                   : f == 'G' ? "GByte/s" : "Mbit/s";
+  snprintf(b, cap, "%9.3f %s", (bytes ? bps / 8 : bps) / div, unit);
+  return b;
 }
 
 static double pct(uint64_t lost, uint64_t got) {
@@ -107,10 +119,12 @@ static void iv_line(perf_stream *st, const char *pre, const perf_iv *iv) {
   } else if (iv->ccid != 0) {
     snprintf(tail, sizeof(tail), "  X %.3f Mbit/s", iv->x_bps / 1e6);
   }
+  char r[48];
   perf_stream_say(st,
-                  "%s[%6.2f-%6.2f s] %9.3f Mbit/s  loss %5.2f%% (%" PRIu64
+                  "%s[%6.2f-%6.2f s] %s  loss %5.2f%% (%" PRIu64
                   "/%" PRIu64 ")  jitter %.3f ms  rtt %7.3f ms%s\n",
-                  pre, iv->t0, iv->t1, gp / 1e6, pct(iv->lost, iv->pkts),
+                  pre, iv->t0, iv->t1, rate(r, sizeof(r), gp),
+                  pct(iv->lost, iv->pkts),
                   iv->lost, iv->lost + iv->pkts, iv->jitter_ms, iv->rtt_ms,
                   tail);
 }
@@ -214,10 +228,15 @@ static void summary_lines(perf_stream *st, const char *pre, const char *who,
                   " bytes), received %" PRIu64 " pkts (%" PRIu64 " bytes)\n",
                   pre, who, (unsigned)f->ccid, f->duration_s, f->sent_pkts,
                   f->sent_bytes, f->recv_pkts, f->recv_bytes);
+  char r[48];
+  const char *rp = rate(r, sizeof(r), gp);
+  while (*rp == ' ') {
+    rp++;
+  }
   perf_stream_say(st,
-                  "%s%s: goodput %.3f Mbit/s, lost %" PRIu64
+                  "%s%s: goodput %s, lost %" PRIu64
                   " (%.2f%%), jitter %.3f ms, rtt %.3f ms%s%s\n",
-                  pre, who, gp / 1e6, f->lost, loss, f->jitter_ms, f->rtt_ms,
+                  pre, who, rp, f->lost, loss, f->jitter_ms, f->rtt_ms,
                   f->complete ? "" : " (no final report: figures partial)",
                   f->interrupted ? " (interrupted: datagrams still in flight "
                                    "are not counted as lost)"
@@ -284,7 +303,7 @@ static int fin_sum(const perf_test *t, int sender, perf_final *s) {
 void perf_test_summary(perf_test *t, int streams) {
   perf_final tmp;
   if (streams || fin_sum(t, 1, &tmp) > 1 || fin_sum(t, 0, &tmp) > 1) {
-    printf("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+    perf_stream_say(NULL, "- - - - - - - - - - - - - - - - - - - - - - - - -\n");
   }
   char pre[32];
   for (int i = 0; streams && i < t->n; i++) {

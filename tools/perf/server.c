@@ -134,8 +134,17 @@ static int serve(const perf_opts *o, udccp_endpoint *ep) {
     return 1;
   }
   int stopped = 0;
+  double last_busy = perf_now();
   for (;;) {
     double now = perf_now();
+    if (v.n > 0 || v.ntests > 0) {
+      last_busy = now;
+    } else if (o->idle_timeout_s > 0 && now - last_busy > o->idle_timeout_s) {
+      perf_stream_say(NULL, "udccp-perf server: no test for %d s "
+                            "(--idle-timeout): exiting\n",
+                      o->idle_timeout_s);
+      break;
+    }
     if (perf_sig != 0 && !stopped) {
       stopped = 1;
       for (int i = 0; i < v.n; i++) {
@@ -201,24 +210,25 @@ static void *worker_main(void *arg) {
 }
 
 static void listening(const perf_opts *o, udccp_endpoint *ep, size_t n) {
-  if (o->json) {
-    return;
-  }
   if (o->raw) {
-    printf("udccp-perf server: native DCCP port %u\n", (unsigned)o->port);
+    perf_stream_say(NULL, "udccp-perf server: native DCCP port %u\n",
+                    (unsigned)o->port);
   } else if (n > 1) {
-    printf("udccp-perf server: DCCP port %u over UDP port %u, %zu worker "
-           "threads\n",
-           (unsigned)o->port, (unsigned)udccp_endpoint_local_port(ep), n);
+    perf_stream_say(NULL, "udccp-perf server: DCCP port %u over UDP port %u, "
+                          "%zu worker threads\n",
+                    (unsigned)o->port,
+                    (unsigned)udccp_endpoint_local_port(ep), n);
   } else {
-    printf("udccp-perf server: DCCP port %u over UDP port %u\n",
-           (unsigned)o->port, (unsigned)udccp_endpoint_local_port(ep));
+    perf_stream_say(NULL, "udccp-perf server: DCCP port %u over UDP port %u\n",
+                    (unsigned)o->port,
+                    (unsigned)udccp_endpoint_local_port(ep));
   }
   if (o->verbose) {
-    printf("udccp-perf %s; bound to %s\n", UDCCP_VERSION,
-           o->bind ? o->bind : "every local address");
+    perf_stream_say(NULL, "udccp-perf %s; bound to %s; socket buffers %d "
+                          "bytes\n",
+                    UDCCP_VERSION, o->bind ? o->bind : "every local address",
+                    o->sockbuf ? o->sockbuf : 4 << 20);
   }
-  fflush(stdout);
 }
 
 /* The error of a failed endpoint, naming the UDP port. */
@@ -269,6 +279,9 @@ int perf_run_server(const perf_opts *o) {
   cfg.init_cookie = o->cookies;
   cfg.half_open_max = o->half_open;
   cfg.backlog = o->backlog;
+  if (o->sockbuf != 0) {
+    cfg.sockbuf = o->sockbuf;
+  }
   udccp_settings st;
   perf_settings(&st, o->keepalive);
   cfg.settings = &st;

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../io/addr.h"
 #include "perf.h"
@@ -87,8 +88,24 @@ void perf_stream_say(perf_stream *st, const char *fmt, ...) {
   }
   size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
   if (!perf_o->json) {
+    char pre[160] = "";
+    size_t k = 0;
+    if (perf_o->timestamps != NULL) {
+      time_t now = time(NULL);
+      struct tm tm;
+      /* the format is the user's (--timestamps=FMT), as iperf3's */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+      k = strftime(pre, sizeof(pre) - 64, perf_o->timestamps,
+                   localtime_r(&now, &tm));
+#pragma GCC diagnostic pop
+    }
+    if (perf_o->title != NULL) {
+      snprintf(pre + k, sizeof(pre) - k, "%s:  ", perf_o->title);
+    }
+    fputs(pre, stdout);
     fputs(line, stdout);
-    fflush(stdout);
+    fflush(stdout); /* every line, as iperf3's --forceflush */
   }
   if (st != NULL && !st->client && st->want_srvout) {
     out_append(st, line, len);
@@ -795,7 +812,7 @@ int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
     /* A sender that vanished (killed, unplugged) leaves no trace until
      * the core's timers fire: give up after PERF_IDLE_S silent seconds,
      * or a minute past the test's end. */
-    if (now - st->t_last_rx > PERF_IDLE_S ||
+    if (now - st->t_last_rx > (double)perf_o->rcv_timeout_ms / 1e3 ||
         (!(st->limit_bytes || st->limit_pkts) &&
          now > st->t_start + (double)st->duration_ns / 1e9 + 60.0)) {
       st->err = UDCCP_ERR_TIMEOUT;
