@@ -398,12 +398,17 @@ static int readable_or_dead(void *arg) {
 }
 
 udccp_ssize udccp_recv(udccp_sock *s, void *buf, size_t cap, int timeout_ms) {
-  if (s == NULL || (buf == NULL && cap > 0)) {
+  return udccp_recv_ex(s, buf, cap, NULL, timeout_ms);
+}
+
+udccp_ssize udccp_recv_ex(udccp_sock *s, void *buf, size_t cap,
+                          udccp_recv_info *ri, int timeout_ms) {
+  if (s == NULL || (buf == NULL && cap > 0) || (ri != NULL && ri->size < 8)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
   for (int round = 0;; round++) {
-    udccp_ssize r = udccp_conn_read_datagram(s->conn, buf, cap);
+    udccp_ssize r = udccp_conn_read_datagram_ex(s->conn, buf, cap, ri);
     if (r >= 0 || r == UDCCP_ERR_NOBUF) {
       /* Room in the receive queue may let the core ack or say more: the
        * next loop turn asks it (no sweep would). */

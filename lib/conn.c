@@ -4,6 +4,7 @@
  * state changes, MPS (RFC 4340 §14), windows (§7.5.1), close and abort
  * (§8.3), info.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "conn.h"
@@ -636,7 +637,26 @@ size_t udccp_conn_get_send_space(const udccp_conn *conn) {
 }
 
 udccp_ssize udccp_conn_read_datagram(udccp_conn *conn, void *buf, size_t cap) {
+  return udccp_conn_read_datagram_ex(conn, buf, cap, NULL);
+}
+
+udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
+                                        size_t cap, udccp_recv_info *ri) {
+  const udccp_rxq_ent *e = udccp_rxq_head(&conn->rxq);
+  uint64_t seq = e != NULL ? e->seq : 0, lost = e != NULL ? e->lost : 0;
+  if (ri != NULL && ri->size < 8) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   udccp_ssize n = udccp_rxq_pop(&conn->rxq, buf, cap);
+  if (n >= 0 && ri != NULL) {
+    /* only the members the caller's struct has (size) */
+    if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {
+      ri->lost_before = lost;
+    }
+    if (ri->size >= offsetof(udccp_recv_info, seq) + 8) {
+      ri->seq = seq;
+    }
+  }
   if (n == UDCCP_ERR_AGAIN && conn->error <= UDCCP_ERR_FATAL &&
       (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
        conn->state == UDCCP_STATE_TIMEWAIT)) {

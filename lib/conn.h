@@ -191,6 +191,12 @@ struct udccp_conn {
    * any is held (few connections ever drop data; issue 13). */
   udccp_conn_drop *drops;
   uint64_t ndp_count;      /* our non-data packets since last data (§7.7) */
+  uint64_t rx_high;        /* highest sequence number of a valid packet
+                              received (§7.7 gaps; rx_high_set) */
+  uint64_t rx_lost_pending;/* data packets lost (in the network or dropped
+                              here) since the last datagram queued for the
+                              application: its udccp_recv_info.lost_before */
+  uint8_t rx_high_set;
   udccp_tstamp peer_ts_rx; /* when it arrived */
   udccp_tstamp slow_until; /* peer sent Slow Receiver: hold rate until */
 

@@ -239,6 +239,29 @@ static void note_drop(udccp_conn *conn, uint64_t seq, uint8_t code) {
   conn->n_drops++;
 }
 
+/* RFC 4340 §7.7: data packets lost before this valid packet, for the next
+ * datagram the application gets (udccp_recv_info.lost_before).  The
+ * sequence numbers missing since the highest one received, less the
+ * non-data packets the NDP Count option says came just before it (§7.7.2:
+ * a run of NDP Count non-data packets immediately precedes it; without the
+ * option, none did).  A late (reordered) packet changes nothing: its gap
+ * was counted when a later packet arrived. */
+static void note_gap(udccp_conn *conn, const udccp_conn_rxpkt *p) {
+  uint64_t gap, ndp;
+  if (!conn->rx_high_set) {
+    conn->rx_high = p->seq;
+    conn->rx_high_set = 1;
+    return;
+  }
+  if (!udccp_seq_gt(p->seq, conn->rx_high)) {
+    return;
+  }
+  gap = (uint64_t)udccp_seq_sub(p->seq, conn->rx_high) - 1;
+  ndp = (p->opts.present & UDCCP_OPTS_HAS_NDP_COUNT) ? p->opts.ndp_count : 0;
+  conn->rx_lost_pending += gap > ndp ? gap - ndp : 0;
+  conn->rx_high = p->seq;
+}
+
 /* §8.5 step 16, §9.3, §11.6, §11.7.  Returns 1 if the data was dropped as
  * corrupt (Drop Code 3), else 0. */
 static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
@@ -252,17 +275,24 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
     if (udccp_crc32c(data, len) != p->opts.data_checksum) {
       /* §9.3: data corrupt, reported as Drop Code 3. */
       conn->info.pkts_bad_cksum++;
+      conn->rx_lost_pending++;
       note_drop(conn, p->seq, 3);
       return 1;
     }
   } else if (udccp_feat_get_local(&conn->feat,
                                   UDCCP_FEAT_CHECK_DATA_CKSUM) == 1) {
     /* §9.3: without the option the data cannot be checked: Drop Code 0. */
+    conn->rx_lost_pending++;
     note_drop(conn, p->seq, 0);
     return 0;
   }
-  if (udccp_rxq_push(&conn->rxq, data, len) != 0) {
-    /* §11.7.2: dropped in the receive buffer, Drop Code 2. */
+  if (udccp_rxq_push_meta(&conn->rxq, data, len, p->seq,
+                          conn->rx_lost_pending) == 0) {
+    conn->rx_lost_pending = 0;
+  } else {
+    /* §11.7.2: dropped in the receive buffer, Drop Code 2; the
+     * application never sees it: lost before the next one. */
+    conn->rx_lost_pending++;
     conn->info.rx_qdrops++;
     note_drop(conn, p->seq, 2);
     conn->slow_rx_pending = 1;
@@ -802,6 +832,8 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     conn->pending |= UDCCP_PEND_SYNCACK;
   }
 
+  note_gap(conn, &p);
+
   /* Step 16: data.  Request and Response payloads are not delivered.
    * Before the CCID halves run, so that an acknowledgement they ask for
    * reports this packet's fate (Data Dropped, Slow Receiver). */
@@ -809,6 +841,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       p.h.payload_len > 0) {
     if (cov_refused) {
       conn->info.data_pkts_recv++;
+      conn->rx_lost_pending++;
       note_drop(conn, p.seq, 0); /* §9.2.1, §11.7: Protocol Constraints */
       cov_refused = 2;
     } else if (conn->state == UDCCP_STATE_OPEN ||

@@ -119,6 +119,11 @@ static int grow(udccp_rxq *q, size_t need) {
 }
 
 int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len) {
+  return udccp_rxq_push_meta(q, data, len, 0, 0);
+}
+
+int udccp_rxq_push_meta(udccp_rxq *q, const void *data, size_t len,
+                        uint64_t seq, uint64_t lost) {
   size_t tail, first;
   udccp_rxq_ent *e;
   int rv;
@@ -159,6 +164,8 @@ int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len) {
   e = &q->ents[(q->head + q->count) % q->ents_cap];
   e->off = tail;
   e->len = len;
+  e->seq = seq;
+  e->lost = lost;
   q->count++;
   q->bytes += len;
   return 0;

@@ -30,6 +30,8 @@
 typedef struct udccp_rxq_ent {
   size_t off;  /* start of the datagram in the arena */
   size_t len;
+  uint64_t seq;  /* the packet's sequence number (push_meta) */
+  uint64_t lost; /* data packets lost before it (push_meta) */
 } udccp_rxq_ent;
 
 typedef struct udccp_rxq {
@@ -66,6 +68,17 @@ void udccp_rxq_free(udccp_rxq *q);
  * len exceeds arena_size (it could never fit); or UDCCP_ERR_NOMEM if the
  * ring could not grow.  Failures count in drops. */
 int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len);
+
+/* As udccp_rxq_push(), keeping the datagram's sequence number and the
+ * count of data packets lost before it (udccp_recv_info) with it. */
+int udccp_rxq_push_meta(udccp_rxq *q, const void *data, size_t len,
+                        uint64_t seq, uint64_t lost);
+
+/* The oldest datagram's entry (seq, lost), or NULL if the queue is
+ * empty; valid until the next push, pop or discard. */
+static inline const udccp_rxq_ent *udccp_rxq_head(const udccp_rxq *q) {
+  return q->count > 0 ? &q->ents[q->head] : NULL;
+}
 
 /* Length of the oldest datagram, or UDCCP_ERR_AGAIN if the queue is empty. */
 udccp_ssize udccp_rxq_peek_len(const udccp_rxq *q);

@@ -463,6 +463,118 @@ static void test_rfc4340_7_7_ndp_count_sent_when_asked(void **state) {
   udccp_pair_free(&p);
 }
 
+/* RFC 4340 §7.7: "datagrams lost before this one" for the receiver
+ * (udccp_recv_info.lost_before).  The client sends 200 numbered
+ * datagrams while the server sends it data too, so that the client's
+ * pure Acks (non-data) fall between its data packets; the path drops
+ * some data packets (every 7th, and a run of three) and every third pure
+ * Ack (but those just before a lost data packet: the NDP Count that
+ * tells them apart would be lost with it).  Each datagram the server reads says exactly how many data
+ * packets were lost since the previous one: the lost Acks, told apart by
+ * the NDP Count, do not count. */
+typedef struct gap_drop {
+  int dropped[256];
+  uint64_t acks, acks_dropped;
+  int last_tag; /* of the client's latest data packet */
+} gap_drop;
+
+static int tag_dropped(int t) { return t % 7 == 3 || (t >= 50 && t <= 52); }
+
+static int drop_some(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
+                     uint64_t idx, void *ud) {
+  gap_drop *g = ud;
+  udccp_conn_rxpkt rp;
+  (void)p;
+  (void)idx;
+  if (dir != 0 || udccp_conn_decode(&rp, pkt, len) != 0) {
+    return 0;
+  }
+  if ((rp.h.type == UDCCP_PKT_DATA || rp.h.type == UDCCP_PKT_DATAACK) &&
+      rp.h.payload_len > 0) {
+    uint8_t t = rp.h.payload[0];
+    g->last_tag = t;
+    if (tag_dropped(t)) {
+      g->dropped[t] = 1;
+      return 1;
+    }
+    return 0;
+  }
+  if (rp.h.type == UDCCP_PKT_ACK) {
+    /* Not right before a lost data packet: the NDP Count that tells
+     * lost Acks from lost data rides on the packet after them. */
+    if (++g->acks % 3 == 0 && !tag_dropped(g->last_tag + 1)) {
+      g->acks_dropped++;
+      return 1;
+    }
+    return 0;
+  }
+  return 0;
+}
+
+static void test_rfc4340_7_7_lost_before_each_datagram(void **state) {
+  udccp_pair p;
+  udccp_settings ss;
+  gap_drop g;
+  uint8_t buf[64];
+  int next = 0, got = 0;
+  uint64_t lost_total = 0;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  memset(&g, 0, sizeof(g));
+  g.last_tag = -1;
+  udccp_pair_settings(&p, &ss);
+  ss.send_ndp_count = 1; /* the server asks the client for NDP Count */
+  open_pair(&p, NULL, &ss, 11);
+  p.drop = drop_some;
+  p.drop_ud = &g;
+  for (int i = 0; i < 200; i++) {
+    memset(buf, i, sizeof(buf));
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 40, 0, p.now), 0);
+    (void)udccp_conn_queue_datagram(p.c[1], buf, 40, 0, p.now);
+    udccp_pair_run_for(&p, 20 * MS);
+    udccp_recv_info ri = UDCCP_RECV_INFO_INIT;
+    udccp_ssize n;
+    while ((n = udccp_conn_read_datagram_ex(p.c[1], buf, sizeof(buf), &ri)) >=
+           0) {
+      int t = buf[0];
+      int expect = 0;
+      for (int k = next; k < t; k++) {
+        expect += g.dropped[k];
+      }
+      assert_int_equal(n, 40);
+      assert_int_equal(ri.lost_before, (uint64_t)expect);
+      assert_int_equal(ri.seq >> 48, 0);
+      lost_total += ri.lost_before;
+      next = t + 1;
+      got++;
+      while (udccp_conn_read_datagram(p.c[0], buf, sizeof(buf)) >= 0) {
+      }
+    }
+  }
+  int dropped = 0, before_last = 0;
+  for (int k = 0; k < 200; k++) {
+    dropped += g.dropped[k];
+    before_last += k < next ? g.dropped[k] : 0; /* reported with a later one */
+  }
+  print_message("200 sent, %d dropped (and %llu of %llu pure Acks), %d "
+                "received, lost_before sums to %llu\n",
+                dropped, (unsigned long long)g.acks_dropped,
+                (unsigned long long)g.acks, got,
+                (unsigned long long)lost_total);
+  /* lost pure Acks were there to be told apart */
+  assert_true(g.acks_dropped >= 10);
+  assert_int_equal(got + dropped, 200);
+  assert_int_equal(lost_total, (uint64_t)before_last);
+  assert_true(before_last >= dropped - 1); /* only tag 199 comes after */
+  /* a caller's smaller struct: nothing written past its size */
+  udccp_recv_info small = UDCCP_RECV_INFO_INIT;
+  small.size = 4;
+  assert_int_equal(udccp_conn_read_datagram_ex(p.c[1], buf, sizeof(buf),
+                                               &small),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  udccp_pair_free(&p);
+}
+
 static void test_rfc4340_13_3_timestamp_echo(void **state) {
   udccp_pair p;
   seen sn;
@@ -557,6 +669,7 @@ int main(void) {
       cmocka_unit_test(test_qpolicy_simple_refuses_when_full),
       cmocka_unit_test(test_qpolicy_prio_drops_lowest_when_full),
       cmocka_unit_test(test_rfc4340_7_7_ndp_count_sent_when_asked),
+      cmocka_unit_test(test_rfc4340_7_7_lost_before_each_datagram),
       cmocka_unit_test(test_rfc4340_13_3_timestamp_echo),
       cmocka_unit_test(test_rfc4340_12_1_ect_when_peer_reads_ecn),
       cmocka_unit_test(test_rfc4341_6_acks_due_between_writes_not_merged),

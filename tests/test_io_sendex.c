@@ -320,11 +320,15 @@ static void test_send_ex_arguments(void **state) {
   assert_int_equal(udccp_send_ex(p.cs, "d", 1, NULL, 0), 1);
   char buf[8];
   int got = 0;
-  uint64_t end = ms_now() + 2000;
+  uint64_t end = ms_now() + 2000, last_seq = 0;
+  udccp_recv_info ri = UDCCP_RECV_INFO_INIT;
   while (got < 3 && ms_now() < end) {
     pump(&p, 2);
-    while (udccp_recv(p.ss, buf, sizeof(buf), 0) == 1) {
+    while (udccp_recv_ex(p.ss, buf, sizeof(buf), &ri, 0) == 1) {
       assert_true(buf[0] == 'b' || buf[0] == 'c' || buf[0] == 'd');
+      assert_int_equal(ri.lost_before, 0); /* loopback: nothing lost */
+      assert_true(ri.seq > last_seq);
+      last_seq = ri.seq;
       got++;
     }
   }

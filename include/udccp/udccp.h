@@ -420,6 +420,35 @@ udccp_ssize udccp_conn_read_datagram(udccp_conn *conn, void *buf, size_t cap);
 /* Returns the length of the oldest received datagram, or UDCCP_ERR_AGAIN. */
 udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn);
 
+/* What a receiver learns with a datagram (udccp_conn_read_datagram_ex(),
+ * udccp_recv_ex()), so that it can report or conceal gaps.  Set size to
+ * sizeof(udccp_recv_info) (UDCCP_RECV_INFO_INIT): the library writes only
+ * the members that fit in size, so the struct can grow at its end. */
+typedef struct udccp_recv_info {
+  uint32_t size;        /* sizeof(udccp_recv_info), at least 8 */
+  uint32_t reserved;
+  uint64_t lost_before; /* the peer's data packets lost between the
+                           previous datagram returned and this one: the
+                           sequence gaps less the NDP Count (RFC 4340
+                           §7.7; exact when the peer sends NDP Count, i.e.
+                           udccp_settings.send_ndp_count = 1 or CCID 3/4,
+                           but for non-data packets lost right before a
+                           lost data packet, which then count as data;
+                           else lost acknowledgements count too), plus
+                           datagrams this end had to drop (receive queue
+                           full, bad Data Checksum, checksum coverage
+                           refused).  Reordered packets are not losses:
+                           a late one comes with 0 */
+  uint64_t seq;         /* the packet's DCCP sequence number (48 bits) */
+} udccp_recv_info;
+
+#define UDCCP_RECV_INFO_INIT {sizeof(udccp_recv_info), 0, 0, 0}
+
+/* As udccp_conn_read_datagram(), and fills *ri (if not NULL) for the
+ * datagram returned.  UDCCP_ERR_INVALID_ARGUMENT if ri->size < 8. */
+udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
+                                        size_t cap, udccp_recv_info *ri);
+
 /* Starts a graceful close (RFC 4340 §8.3): data already queued is sent
  * first, then Close (or CloseReq from a server unless server_timewait).
  * Returns 0 or UDCCP_ERR_INVALID_STATE. */
@@ -965,6 +994,12 @@ udccp_ssize udccp_send_more(udccp_sock *sock, const void *buf, size_t len,
  * datagram was read, or another fatal code (UDCCP_ERR_RESET, ...). */
 udccp_ssize udccp_recv(udccp_sock *sock, void *buf, size_t cap,
                        int timeout_ms);
+
+/* As udccp_recv(), and fills *ri (if not NULL) for the datagram returned:
+ * how many of the peer's data packets were lost before it, its sequence
+ * number (udccp_recv_info).  UDCCP_ERR_INVALID_ARGUMENT if ri->size < 8. */
+udccp_ssize udccp_recv_ex(udccp_sock *sock, void *buf, size_t cap,
+                          udccp_recv_info *ri, int timeout_ms);
 
 /* Returns the length of the next datagram udccp_recv() would return, or
  * UDCCP_ERR_AGAIN. */
