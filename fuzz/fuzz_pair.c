@@ -10,7 +10,10 @@
  * Input: two settings bytes, then a stream of operations.  Whenever a
  * written packet needs a fate, the next stream byte is taken as one (so
  * fates and operations interleave); an exhausted stream delivers.
- *   settings[0]: bits 0-1 CCID (0, 1: 2; 2: 3; 3: 4), bit 2 short
+ *   settings[0]: bits 0-1 CCID (0, 1: 2; 2: 3; 3: 4; 0 also puts the
+ *                server on a udccp_mempool and both send queues on the
+ *                priority policy, 1 makes the listener answer with Init
+ *                Cookies always, §8.1.4), bit 2 short
  *                sequence numbers, bit 3 ECN, bits 4-7 CsCov sent (0-15)
  *   settings[1]: bits 0-3 Sequence Window 32 << n (n < 12), bits 4-5 Ack
  *                Ratio 1 + n, bit 6 server holds TIMEWAIT, bit 7 Data
@@ -23,7 +26,10 @@
  *     4 close or abort: a % 4 = client close, client abort, server close,
  *       server abort
  *     5 server queues a + 1 datagrams (the reverse direction)
- *     6, 7 nothing (padding)
+ *     6 the listener: a % 4 = set backlog a / 4, read its stats, report
+ *       the server connection accepted, report it updated; and the
+ *       server's pool (if any) is trimmed
+ *     7 client queues a + 1 datagrams with priority next byte
  *   fate byte: bits 0-2 0-2 deliver, 3 drop, 4 duplicate, 5 deliver late
  *     (reordered, + bits 3-7 x 7 ms), 6 CE-mark, 7 flip bit (bits 3-7)
  */
@@ -72,6 +78,7 @@ typedef struct fz {
   size_t n, pos;
   udccp_conn *c[2];
   udccp_listener *lis;
+  udccp_mempool *pool; /* the server's allocator, when settings[0] & 3 == 0 */
   udccp_settings set[2];
   sim_inv_end inv[2];
   udccp_path path[2];
@@ -260,11 +267,13 @@ static void run_until(fz *f, udccp_tstamp until) {
   }
 }
 
-static void queue(fz *f, int side, unsigned count, size_t len) {
+static void queue(fz *f, int side, unsigned count, size_t len,
+                  uint32_t prio) {
   uint8_t payload[1500];
   memset(payload, 0x5A, sizeof(payload));
   for (unsigned i = 0; i < count && f->c[side] != NULL; i++) {
-    if (udccp_conn_queue_datagram(f->c[side], payload, len, 0, f->now) != 0) {
+    if (udccp_conn_queue_datagram(f->c[side], payload, len, prio, f->now) !=
+        0) {
       break;
     }
   }
@@ -309,11 +318,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     p->local_port = s ? 5001 : 40000;
     p->remote_port = s ? 40000 : 5001;
   }
+  if ((data[0] & 3) == 0) {
+    /* a small cache, so that blocks also go back to the base allocator */
+    CHECK(udccp_mempool_new(&f->pool, f->set[1].mem, 16384) == 0);
+    f->set[1].mem = udccp_mempool_mem(f->pool);
+    f->set[0].qpolicy = UDCCP_QPOLICY_PRIO;
+    f->set[1].qpolicy = UDCCP_QPOLICY_PRIO;
+  }
   udccp_listener_settings ls;
   memset(&ls, 0, sizeof(ls));
   ls.service_codes = codes;
   ls.n_service_codes = 1;
   ls.cookie_lifetime = 8 * UDCCP_NS_PER_S;
+  if ((data[0] & 3) == 1) {
+    ls.init_cookie = UDCCP_INIT_COOKIE_ALWAYS;
+  }
   CHECK(udccp_listener_new(&f->lis, &f->set[1], &ls, 0) == 0);
   CHECK(udccp_conn_client_new(&f->c[0], &f->set[0], &f->path[0], 42, 0) == 0);
   serve(f, 0);
@@ -324,7 +343,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     switch (op & 7) {
     case 0:
       (void)next_byte(f, &b);
-      queue(f, 0, a + 1, 1 + (size_t)b * 5);
+      queue(f, 0, a + 1, 1 + (size_t)b * 5, 0);
       break;
     case 1:
       f->srv_reads = !(a & 1);
@@ -348,7 +367,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     case 5:
       (void)next_byte(f, &b);
-      queue(f, 1, a + 1, 1 + (size_t)b * 5);
+      queue(f, 1, a + 1, 1 + (size_t)b * 5, 0);
+      break;
+    case 6: {
+      udccp_listener_stats ls_st;
+      switch (a % 4) {
+      case 0:
+        udccp_listener_set_backlog(f->lis, a / 4);
+        break;
+      case 1:
+        udccp_listener_get_stats(f->lis, &ls_st);
+        break;
+      case 2:
+        if (f->c[1] != NULL) {
+          udccp_listener_conn_accepted(f->lis, f->c[1]);
+        }
+        break;
+      default:
+        if (f->c[1] != NULL) {
+          udccp_listener_conn_update(f->lis, f->c[1]);
+        }
+        break;
+      }
+      if (f->pool != NULL) {
+        udccp_mempool_trim(f->pool);
+      }
+      break;
+    }
+    case 7:
+      (void)next_byte(f, &b);
+      queue(f, 0, a + 1, 1 + (size_t)(b % 64) * 20, b);
       break;
     default:
       break;
@@ -363,7 +411,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   udccp_listener_del(f->lis);
+  udccp_mempool_del(f->pool);
   CHECK(f->inv[0].mem_now == 0);
+  CHECK(f->inv[1].mem_now == 0);
   free(f->net);
   free(f);
   return 0;

@@ -16,6 +16,7 @@
 #include "ccid2.h"
 #include "ccid3.h"
 #include "ccid4.h"
+#include "ccid_cubic.h"
 #include "opt.h"
 #include "ackvec.h"
 
@@ -26,8 +27,12 @@ static const udccp_ccid_ops *const udccp_ccid_builtin[5] = {
     &udccp_ccid4_ops, /* RFC 5622 */
 };
 
-/* Numbers 5..255; a lookup is one atomic load. */
-static _Atomic(const udccp_ccid_ops *) udccp_ccid_slots[256];
+/* Numbers 5..255; a lookup is one atomic load.  CUBIC (RFC 9438 on CCID
+ * 2's feedback, lib/ccid_cubic.c) is there from the start, under its
+ * default experimental number; an application may move it. */
+static _Atomic(const udccp_ccid_ops *) udccp_ccid_slots[256] = {
+    [UDCCP_CCID_CUBIC_DEFAULT] = &udccp_ccid_cubic_ops,
+};
 
 const udccp_ccid_ops *udccp_ccid_find(uint8_t id) {
   if (id < 5) {
@@ -97,6 +102,15 @@ int udccp_ccid_parse(const char *s) {
   long v;
   if (s == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (strcmp(s, "cubic") == 0) {
+    unsigned id;
+    for (id = 5; id < 256; id++) {
+      if (udccp_ccid_find((uint8_t)id) == &udccp_ccid_cubic_ops) {
+        return (int)id;
+      }
+    }
+    return UDCCP_ERR_INVALID_ARGUMENT; /* unregistered */
   }
   if (strncmp(s, "ccid", 4) == 0) {
     s += 4;

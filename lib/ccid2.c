@@ -125,6 +125,7 @@ typedef struct ccid2_tx {
   uint64_t rp_high, rp_judged, rp_seen;
 
   uint64_t pkts_lost;
+  udccp_tstamp now; /* of the call in progress (for the window policy) */
 
   /* ECN nonces (RFC 4340 §12.2, RFC 4341 §7): bit seq & (nonce_bits - 1)
    * is the nonce our packet seq carried, known for the last nonce_bits
@@ -135,11 +136,22 @@ typedef struct ccid2_tx {
   uint32_t nonce_bits;
   uint64_t nonce_first;
   uint64_t ecn_marks, nonce_checks, nonce_mismatches;
+
+  /* Window policy (ccid2.h): NULL is RFC 4341 §5 (Reno); CUBIC
+   * (lib/ccid_cubic.c) replaces growth and reduction. */
+  const udccp_ccid2_cc *cc;
+  union {
+    double d;
+    uint64_t u;
+    uint8_t b[UDCCP_CCID2_CC_STATE_SIZE];
+  } ccst;
 } ccid2_tx;
 
 #define NONCE_BITS (1u << 16)
 
-_Static_assert(sizeof(ccid2_tx) <= UDCCP_CCID_STATE_SIZE, "tx state size");
+_Static_assert(sizeof(ccid2_tx) <= UDCCP_CCID2_TX_STATE_SIZE, "tx state size");
+_Static_assert(UDCCP_CCID2_TX_STATE_SIZE <= UDCCP_CCID_STATE_SIZE,
+               "tx state size");
 
 static ccid2_tx *tx_of(udccp_ccid_state *st) {
   return (ccid2_tx *)(void *)st->bytes;
@@ -165,6 +177,32 @@ uint32_t udccp_ccid2_initial_cwnd(size_t mps) {
     w = 4;
   }
   return (uint32_t)w;
+}
+
+/* ------------------------------------------------------------ policy */
+
+static void cc_win(const ccid2_tx *tx, udccp_ccid2_win *w) {
+  w->cwnd = tx->cwnd;
+  w->ssthresh = tx->ssthresh;
+  w->pipe = tx->pipe;
+  w->srtt = tx->have_rtt ? tx->srtt : 0;
+  w->min_rtt = tx->have_rtt ? tx->min_rtt : 0;
+}
+
+static void cc_unwin(ccid2_tx *tx, const udccp_ccid2_win *w) {
+  tx->cwnd = w->cwnd < 1 ? 1 : w->cwnd;
+  tx->ssthresh = w->ssthresh < 2 ? 2 : w->ssthresh;
+}
+
+/* CCID 2 changed cwnd on its own (RFC 2861): the policy hears of it. */
+static void cc_restart(ccid2_tx *tx, udccp_tstamp ts) {
+  udccp_ccid2_win w;
+  if (tx->cc == NULL || tx->cc->on_restart == NULL) {
+    return;
+  }
+  cc_win(tx, &w);
+  tx->cc->on_restart(tx->ccst.b, &w, ts);
+  cc_unwin(tx, &w);
 }
 
 /* ------------------------------------------------------------ history */
@@ -218,11 +256,18 @@ static void congestion(ccid2_tx *tx, uint64_t seq) {
   if (tx->in_recovery && udccp_seq_le(seq, tx->recovery_seq)) {
     return;
   }
-  tx->cwnd /= 2;
-  if (tx->cwnd < 1) {
-    tx->cwnd = 1;
+  if (tx->cc != NULL) {
+    udccp_ccid2_win w;
+    cc_win(tx, &w);
+    tx->cc->on_congestion(tx->ccst.b, &w, tx->now);
+    cc_unwin(tx, &w);
+  } else {
+    tx->cwnd /= 2;
+    if (tx->cwnd < 1) {
+      tx->cwnd = 1;
+    }
+    tx->ssthresh = tx->cwnd < 2 ? 2 : tx->cwnd;
   }
-  tx->ssthresh = tx->cwnd < 2 ? 2 : tx->cwnd;
   tx->in_recovery = 1;
   tx->recovery_seq = tx->gss;
   tx->ca_acked = 0;
@@ -559,8 +604,9 @@ static void cwv_tick(ccid2_tx *tx, udccp_tstamp ts) {
     if (tx->cwnd < 1) {
       tx->cwnd = 1;
     }
-      tx->ca_acked = 0;
+    tx->ca_acked = 0;
     ack_ratio_clamp(tx);
+    cc_restart(tx, ts);
   }
   cwv_restart(tx, ts);
 }
@@ -596,6 +642,7 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
   tx->w_used = 0;
   tx->cwv_start = ts;
   ack_ratio_clamp(tx);
+  cc_restart(tx, ts);
 }
 
 /* ------------------------------------------------------------ pacing */
@@ -645,8 +692,8 @@ static void tx_env_update(ccid2_tx *tx) {
   env->want_ack_ratio = tx->ar != env->ack_ratio ? tx->ar : 0;
 }
 
-static int ccid2_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
-                         udccp_tstamp ts) {
+int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
+                           udccp_tstamp ts, const udccp_ccid2_cc *cc) {
   ccid2_tx *tx = tx_of(st);
   memset(tx, 0, sizeof(*tx));
   tx->env = env;
@@ -663,11 +710,24 @@ static int ccid2_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
   tx->ar_clean_start = ts;
   tx->ar = env->ack_ratio ? env->ack_ratio : 2; /* RFC 4340 §11.3 default */
   ack_ratio_clamp(tx);
+  tx->cc = cc;
+  tx->now = ts;
+  if (cc != NULL) {
+    udccp_ccid2_win w;
+    cc_win(tx, &w);
+    cc->init(tx->ccst.b, &w, ts);
+    cc_unwin(tx, &w);
+  }
   tx_env_update(tx);
   return 0;
 }
 
-static void ccid2_tx_exit(udccp_ccid_state *st) {
+static int ccid2_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
+                         udccp_tstamp ts) {
+  return udccp_ccid2_tx_init_cc(st, env, ts, NULL);
+}
+
+void udccp_ccid2_tx_exit(udccp_ccid_state *st) {
   ccid2_tx *tx = tx_of(st);
   if (tx->ring) {
     tx->mem->free(tx->ring, tx->mem->user_data);
@@ -679,7 +739,7 @@ static void ccid2_tx_exit(udccp_ccid_state *st) {
   }
 }
 
-static udccp_tstamp ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
+udccp_tstamp udccp_ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
   if (tx->pipe < tx->cwnd) { /* RFC 4341 §5 */
     if (tx->pace_next > ts) {
@@ -742,10 +802,11 @@ static int nonce_room(ccid2_tx *tx, uint64_t seq, int is_data) {
   return 1;
 }
 
-static void ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
+void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
                              size_t len, udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
   int first = !tx->started;
+  tx->now = ts;
   (void)len; /* §5.3: the window counts packets, whatever their size */
   seq &= UDCCP_SEQ_MASK;
   if (is_data) {
@@ -1012,6 +1073,11 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
     if (tx->cwnd > tx->ssthresh) {
       tx->cwnd = tx->ssthresh;
     }
+  } else if (tx->cc != NULL) {
+    udccp_ccid2_win w;
+    cc_win(tx, &w);
+    tx->cc->on_ca_ack(tx->ccst.b, &w, acked, ts);
+    cc_unwin(tx, &w);
   } else {
     tx->ca_acked += acked;
     while (tx->ca_acked >= tx->cwnd) {
@@ -1059,7 +1125,7 @@ static void take_rtt_sample(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
   tx->have_rtt_next = 1;
 }
 
-static int ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
                            udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
   const udccp_opts *o = pkt->opts;
@@ -1068,6 +1134,7 @@ static int ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   unsigned ack_lost;
   int rc = 0, dropped = 0;
 
+  tx->now = ts;
   /* RFC 4341 §6.1.1: lost or marked packets from the receiver. */
   ack_lost = rp_track(tx, pkt->seq & UDCCP_SEQ_MASK);
   /* Ack Ratio only matters to a half-connection that carries data: a
@@ -1118,13 +1185,13 @@ static int ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   return rc;
 }
 
-static udccp_tstamp ccid2_tx_get_expiry(const udccp_ccid_state *st) {
+udccp_tstamp udccp_ccid2_tx_get_expiry(const udccp_ccid_state *st) {
   const ccid2_tx *tx = ctx_of(st);
   return tx->pipe > 0 ? tx->rto_deadline : UDCCP_TSTAMP_NEVER;
 }
 
 /* RFC 4341 §5 (3) and RFC 6298 §5.4-5.6. */
-static void ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
+void udccp_ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
   size_t i;
   if (tx->pipe == 0 || tx->rto_deadline == UDCCP_TSTAMP_NEVER ||
@@ -1135,7 +1202,12 @@ static void ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
    * (no ack since the last one) keeps ssthresh; halving the cwnd of 1
    * again would leave ssthresh at 2, and a path back from a blackout
    * would be probed +1 per RTT instead of by slow start. */
-  if (tx->backoff == 0) {
+  if (tx->cc != NULL) {
+    udccp_ccid2_win w;
+    cc_win(tx, &w);
+    tx->cc->on_timeout(tx->ccst.b, &w, tx->backoff > 0, ts);
+    tx->ssthresh = w.ssthresh < 2 ? 2 : w.ssthresh;
+  } else if (tx->backoff == 0) {
     tx->ssthresh = tx->cwnd / 2 < 2 ? 2 : tx->cwnd / 2;
   }
   tx->cwnd = 1;
@@ -1163,7 +1235,7 @@ static void ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   tx_env_update(tx);
 }
 
-static void ccid2_tx_get_info(const udccp_ccid_state *st,
+void udccp_ccid2_tx_get_info(const udccp_ccid_state *st,
                               udccp_conn_info *info) {
   const ccid2_tx *tx = ctx_of(st);
   info->cwnd = tx->cwnd;
@@ -1182,7 +1254,7 @@ static void ccid2_tx_get_info(const udccp_ccid_state *st,
 
 /* RFC 4341 §4: Ack Vectors are mandatory.  Ack Ratio 2 is the RFC 4340
  * §11.3 default, named here for completeness; the sender changes it. */
-static const udccp_ccid_dep ccid2_deps[] = {
+const udccp_ccid_dep udccp_ccid2_deps[UDCCP_CCID2_N_DEPS] = {
     {UDCCP_FEAT_SEND_ACK_VECTOR, 1, 1, 1},
     {UDCCP_FEAT_ACK_RATIO, 0, 0, 2},
 };
@@ -1190,20 +1262,20 @@ static const udccp_ccid_dep ccid2_deps[] = {
 const udccp_ccid_ops udccp_ccid2_ops = {
     .id = 2,
     .name = "TCP-like (CCID 2)",
-    .deps = ccid2_deps,
-    .n_deps = sizeof(ccid2_deps) / sizeof(ccid2_deps[0]),
+    .deps = udccp_ccid2_deps,
+    .n_deps = UDCCP_CCID2_N_DEPS,
     .tx_size = sizeof(ccid2_tx),
     .rx_size = UDCCP_CCID2_RX_STATE_SIZE,
     .tx_init = ccid2_tx_init,
-    .tx_exit = ccid2_tx_exit,
-    .tx_next_send = ccid2_tx_next_send,
+    .tx_exit = udccp_ccid2_tx_exit,
+    .tx_next_send = udccp_ccid2_tx_next_send,
     .tx_ccval = NULL, /* RFC 4341 §3.2: CCVal is zero */
-    .tx_on_sent = ccid2_tx_on_sent,
-    .tx_on_pkt = ccid2_tx_on_pkt,
+    .tx_on_sent = udccp_ccid2_tx_on_sent,
+    .tx_on_pkt = udccp_ccid2_tx_on_pkt,
     .tx_write_opts = NULL,
-    .tx_get_expiry = ccid2_tx_get_expiry,
-    .tx_on_expiry = ccid2_tx_on_expiry,
-    .tx_get_info = ccid2_tx_get_info,
+    .tx_get_expiry = udccp_ccid2_tx_get_expiry,
+    .tx_on_expiry = udccp_ccid2_tx_on_expiry,
+    .tx_get_info = udccp_ccid2_tx_get_info,
     .rx_init = udccp_ccid2_rx_init,
     .rx_exit = udccp_ccid2_rx_exit,
     .rx_on_pkt = udccp_ccid2_rx_on_pkt,

@@ -76,6 +76,58 @@
 /* The CCID 2 operations table (registered in lib/ccid.c). */
 extern const udccp_ccid_ops udccp_ccid2_ops;
 
+/* Its dependencies (RFC 4341 §4), shared with the CCIDs on its feedback. */
+#define UDCCP_CCID2_N_DEPS 2
+extern const udccp_ccid_dep udccp_ccid2_deps[UDCCP_CCID2_N_DEPS];
+
+/* --- window policies on CCID 2's sender (CUBIC: lib/ccid_cubic.c) ---
+ *
+ * CCID 2's sender does the feedback: Ack Vectors, losses (NUMDUPACK), ECN
+ * marks and nonces, Data Dropped, Ack Ratio, RTT and timeout, RFC 2861,
+ * pacing, slow start.  A policy replaces what RFC 4341 §5 does to the
+ * window in congestion avoidance, on a congestion event (once per window)
+ * and on a timeout.  It sees the window through udccp_ccid2_win (packets)
+ * and keeps its own state in UDCCP_CCID2_CC_STATE_SIZE bytes. */
+typedef struct udccp_ccid2_win {
+  uint32_t cwnd, ssthresh;      /* read and write */
+  uint32_t pipe;                /* read */
+  udccp_tstamp srtt, min_rtt;   /* read; 0 before the first sample */
+} udccp_ccid2_win;
+
+#define UDCCP_CCID2_CC_STATE_SIZE 64
+
+typedef struct udccp_ccid2_cc {
+  const char *name;
+  void (*init)(void *cs, udccp_ccid2_win *w, udccp_tstamp ts);
+  /* a congestion event: sets cwnd and ssthresh (RFC 4341: halve) */
+  void (*on_congestion)(void *cs, udccp_ccid2_win *w, udccp_tstamp ts);
+  /* congestion avoidance: acked unmarked data packets newly acknowledged */
+  void (*on_ca_ack)(void *cs, udccp_ccid2_win *w, uint32_t acked,
+                    udccp_tstamp ts);
+  /* timeout: sets ssthresh (repeated: during back-off); cwnd becomes 1 */
+  void (*on_timeout)(void *cs, udccp_ccid2_win *w, int repeated,
+                     udccp_tstamp ts);
+  /* CCID 2 shrank cwnd (idle or application-limited, RFC 2861); may be
+   * NULL */
+  void (*on_restart)(void *cs, udccp_ccid2_win *w, udccp_tstamp ts);
+} udccp_ccid2_cc;
+
+/* Bytes of udccp_ccid_state CCID 2's sender half uses. */
+#define UDCCP_CCID2_TX_STATE_SIZE 512u
+
+/* The sender half with window policy cc (NULL: RFC 4341's own). */
+int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
+                           udccp_tstamp ts, const udccp_ccid2_cc *cc);
+void udccp_ccid2_tx_exit(udccp_ccid_state *st);
+udccp_tstamp udccp_ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts);
+void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
+                            size_t len, udccp_tstamp ts);
+int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                          udccp_tstamp ts);
+udccp_tstamp udccp_ccid2_tx_get_expiry(const udccp_ccid_state *st);
+void udccp_ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts);
+void udccp_ccid2_tx_get_info(const udccp_ccid_state *st, udccp_conn_info *info);
+
 /* The receiver half (lib/ccid2_rx.c); the connection reaches these
  * through udccp_ccid2_ops, as lib/ccid.h describes. */
 int udccp_ccid2_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,

@@ -22,9 +22,17 @@
  *     with a 40 ms timer, RFC 5681 §4.2), no handshake (the flow starts
  *     established), no receive-window limit.  Each ack carries one SACK block: the run of
  *     out-of-order segments around the one that triggered it.
+ * Kind "tcp-cubic" is the same TCP with CUBIC's window (RFC 9438): after
+ * a loss ssthresh = cwnd x 0.7 (§4.6) with fast convergence (§4.7),
+ * in congestion avoidance cwnd follows W_cubic(t + RTT) = C (t + RTT -
+ * K)^3 + W_max, C = 0.4, at most x1.5 per RTT, with the Reno-friendly
+ * estimate W_est as a floor (§4.3); slow start and recovery as above.
+ * Written apart from lib/ccid_cubic.c on purpose: the yardstick does not
+ * share the code it measures.
  * Segments carry no payload bytes in memory; the pcap shows real TCP
  * headers (with checksums, without the SACK option) and zero payloads.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +80,76 @@ typedef struct tcp_flow {
   uint64_t rmask;
   uint32_t isn_c, isn_s; /* byte ISNs for the pcap */
   uint64_t retransmits, timeouts, recoveries;
+  /* CUBIC (kind tcp-cubic), in segments and seconds */
+  int cubic;
+  int cu_epoch;            /* a congestion-avoidance epoch is running */
+  udccp_tstamp cu_start;
+  double cu_wmax, cu_k, cu_west, cu_prior, cu_cwnd;
 } tcp_flow;
+
+#define CUBIC_C 0.4
+#define CUBIC_BETA 0.7
+
+/* RFC 9438 §4.6, §4.7 on a loss (recovery or timeout): W_max, and
+ * ssthresh = cwnd x beta_cubic.  §4.6 writes flight_size; SACK recovery
+ * sends past the window (snd_max - snd_una reached 3 x cwnd in a recovery
+ * with a second loss), and 0.7 of that put cwnd far above the path and
+ * into timeouts; cwnd is what Linux's CUBIC reduces too. */
+static void cubic_loss(tcp_flow *t) {
+  double w = (double)t->cwnd / TCP_MSS;
+  t->cu_wmax = w < t->cu_wmax ? w * (1.0 + CUBIC_BETA) / 2.0 : w;
+  t->cu_prior = w;
+  t->cu_epoch = 0;
+  t->ssthresh = (uint64_t)((double)t->cwnd * CUBIC_BETA);
+  if (t->ssthresh < 2 * TCP_MSS) {
+    t->ssthresh = 2 * TCP_MSS;
+  }
+  t->cu_west = (double)t->ssthresh / TCP_MSS;
+}
+
+/* RFC 9438 §4.2-§4.5: congestion avoidance, acked segments. */
+static void cubic_ca(tcp_flow *t, uint64_t acked, udccp_tstamp now) {
+  double w = (double)t->cwnd / TCP_MSS, tt, rtt, target, d;
+  if (!t->cu_epoch) {
+    t->cu_epoch = 1;
+    t->cu_start = now;
+    t->cu_cwnd = w;
+    if (w < t->cu_wmax) {
+      t->cu_k = cbrt((t->cu_wmax - w) / CUBIC_C);
+    } else {
+      t->cu_k = 0;
+      t->cu_wmax = w;
+    }
+    if (t->cu_west < 1) {
+      t->cu_west = w;
+    }
+  }
+  if ((uint64_t)(t->cu_cwnd * TCP_MSS) != t->cwnd) {
+    t->cu_cwnd = w; /* changed elsewhere */
+  }
+  tt = (double)(now - t->cu_start) / 1e9;
+  rtt = (double)(t->have_rtt ? t->srtt : 100 * UDCCP_NS_PER_MS) / 1e9;
+  t->cu_west += (t->cu_west >= t->cu_prior
+                     ? 1.0
+                     : 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)) *
+                (double)acked / t->cu_cwnd;
+  d = tt - t->cu_k;
+  if (CUBIC_C * d * d * d + t->cu_wmax < t->cu_west) {
+    if (t->cu_west > t->cu_cwnd) {
+      t->cu_cwnd = t->cu_west;
+    }
+  } else {
+    d = tt + rtt - t->cu_k;
+    target = CUBIC_C * d * d * d + t->cu_wmax;
+    if (target < t->cu_cwnd) {
+      target = t->cu_cwnd;
+    } else if (target > 1.5 * t->cu_cwnd) {
+      target = 1.5 * t->cu_cwnd;
+    }
+    t->cu_cwnd += (double)acked * (target - t->cu_cwnd) / t->cu_cwnd;
+  }
+  t->cwnd = (uint64_t)(t->cu_cwnd * TCP_MSS);
+}
 
 /* An ack's SACK block in pkt->meta[0]: start | length << 56, 0 = none. */
 #define SACK_PACK(lo, hi) ((lo) | ((uint64_t)((hi) - (lo)) << 56))
@@ -295,6 +372,8 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
       }
     } else if (t->cwnd < t->ssthresh) {
       t->cwnd += (acked < 2 ? acked : 2) * TCP_MSS; /* RFC 3465 L=2 */
+    } else if (t->cubic) {
+      cubic_ca(t, acked, now);
     } else {
       /* RFC 5681 §3.1: byte counting, one SMSS per cwnd of bytes acked
        * (equation (3) would grow half as fast with delayed ACKs) */
@@ -313,6 +392,9 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
     /* RFC 6675 §5 step (4), RFC 5681 §3.2 (2) */
     uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
     t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
+    if (t->cubic) {
+      cubic_loss(t); /* RFC 9438 §4.6 */
+    }
     t->cwnd = t->ssthresh;
     t->bytes_acked = 0;
     t->recover = t->snd_max;
@@ -327,7 +409,11 @@ static void tcp_on_timeout(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   /* RFC 5681 §3.1 (4), RFC 6298 §5.4-5.6; RFC 2018 §8: forget the SACK
    * scoreboard, the receiver may have reneged. */
   uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
-  t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
+  if (!t->cubic) {
+    t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
+  } else if (t->cwnd > TCP_MSS) {
+    cubic_loss(t); /* RFC 9438 §4.8; a repeated timeout keeps ssthresh */
+  }
   t->cwnd = TCP_MSS;
   t->bytes_acked = 0;
   t->in_recovery = 0;
@@ -574,6 +660,20 @@ static int tcp_init_delack(sim_flow *f) {
   ((tcp_flow *)f->priv)->delack = 1;
   return 0;
 }
+
+static int tcp_init_cubic(sim_flow *f) {
+  if (tcp_init(f) != 0) {
+    return -1;
+  }
+  ((tcp_flow *)f->priv)->cubic = 1;
+  return 0;
+}
+
+const sim_flow_kind sim_kind_tcp_cubic = {
+    "tcp-cubic", 0, 0,
+    "the reference TCP with CUBIC's window (RFC 9438), SACK recovery",
+    tcp_init_cubic, tcp_recv, tcp_timer, tcp_stop, tcp_done, tcp_sample,
+    tcp_finish, tcp_pcap_l4, tcp_destroy};
 
 const sim_flow_kind sim_kind_tcp_delack = {
     "tcp-delack", 0, 0,

@@ -625,5 +625,8 @@ const sim_flow_kind sim_kind_ccid2 =
     SIM_UDCCP_KIND("ccid2", 2, 0, "udccp connection, CCID 2 (TCP-like, RFC 4341)");
 const sim_flow_kind sim_kind_ccid3 =
     SIM_UDCCP_KIND("ccid3", 3, 1, "udccp connection, CCID 3 (TFRC, RFC 4342)");
+const sim_flow_kind sim_kind_cubic =
+    SIM_UDCCP_KIND("cubic", UDCCP_CCID_CUBIC_DEFAULT, 0,
+                   "udccp connection, CUBIC CCID (RFC 9438 on CCID 2 feedback)");
 const sim_flow_kind sim_kind_ccid4 =
     SIM_UDCCP_KIND("ccid4", 4, 1, "udccp connection, CCID 4 (TFRC-SP, RFC 5622)");

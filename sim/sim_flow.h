@@ -101,9 +101,11 @@ const sim_flow_kind *sim_flow_kind_find(const char *name);
 
 extern const sim_flow_kind sim_kind_tcp;
 extern const sim_flow_kind sim_kind_tcp_delack;
+extern const sim_flow_kind sim_kind_tcp_cubic;
 extern const sim_flow_kind sim_kind_ccid2;
 extern const sim_flow_kind sim_kind_ccid3;
 extern const sim_flow_kind sim_kind_ccid4;
+extern const sim_flow_kind sim_kind_cubic;
 
 /* --- services for flow kinds --- */
 

@@ -123,7 +123,8 @@ static void usage(FILE *f) {
 "  -6                    IPv6 only\n"
 "  -s, --source ADDR     local address to bind (numeric)\n"
 "      --raw             native DCCP over raw IP sockets (needs root)\n"
-"      --ccid N          CCID to ask for: 2, 3 or 4 (default 2)\n"
+"      --ccid N          CCID to ask for: 2, 3, 4, cubic (CCID 249) or a\n"
+"                        registered experimental N (default 2)\n"
 "      --service CODE    Service Code: a number or up to 4 characters\n"
 "                        (default \"CAT\")\n"
 "  -d, --no-stdin        do not read stdin: only receive, until the peer\n"
@@ -671,7 +672,6 @@ int main(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "lkp:s:46dw:i:vh", lopts, NULL)) !=
          -1) {
-    char *end = NULL;
     unsigned long v;
     uint64_t ns;
     switch (c) {
@@ -694,9 +694,10 @@ int main(int argc, char **argv) {
       break;
     case OPT_RAW: o.raw = 1; break;
     case OPT_CCID:
-      v = strtoul(optarg, &end, 10);
-      if (end == optarg || *end != '\0' || v < 2 || v > 4) {
-        fprintf(stderr, "udccp-cat: --ccid must be 2, 3 or 4\n");
+      v = (unsigned long)udccp_ccid_parse(optarg); /* 2|3|4|cubic|N */
+      if ((long)v < 0 || udccp_ccid_lookup((uint8_t)v) == NULL) {
+        fprintf(stderr, "udccp-cat: --ccid must be 2, 3, 4, cubic or a "
+                        "registered CCID\n");
         return 2;
       }
       o.ccid = (uint8_t)v;

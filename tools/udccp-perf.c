@@ -7,7 +7,7 @@
  *
  *   udccp-perf -s [-p PORT] [--udp-port PORT] [--raw] [-1] [-J] ...
  *   udccp-perf -c HOST [-p PORT] [-t SECONDS | -n BYTES | -k PKTS] [-P N]
- *              [-R | --bidir] [--ccid 2|3|4] [-l BYTES] [-b RATE] [-J] ...
+ *              [-R | --bidir] [--ccid 2|3|4|cubic|N] [-l BYTES] [-b RATE] [-J] ...
  *
  * Ports follow the one-port model of RFC 6773 §3.8: every DCCP-UDP server
  * shares UDP port 6511, -p names the DCCP port only; --udp-port moves the
@@ -34,7 +34,7 @@ static void usage(FILE *f) {
 "                  [--cookies MODE] [--half-open N] [--backlog N]\n"
 "       udccp-perf -c HOST [-p PORT] [--udp-port PORT] [--raw]\n"
 "                  [-t SECONDS | -n BYTES | -k PKTS] [-P N] [-R | --bidir]\n"
-"                  [--ccid 2|3|4] [-l BYTES] [-b RATE] [-i SECS] [-J]\n"
+"                  [--ccid 2|3|4|cubic|N] [-l BYTES] [-b RATE] [-i SECS] [-J]\n"
 "                  [-B ADDR] [--cport PORT] [-4|-6] [--get-server-output]\n"
 "                  [--no-gso] [--keepalive IDLE[,INTERVAL[,PROBES]]]\n"
 "                  [-C N] [-w BYTES] [--connect-timeout MS]\n"
@@ -79,7 +79,8 @@ static void usage(FILE *f) {
 "  -P, --parallel N      N streams (connections) at once (1..%d)\n"
 "  -R, --reverse         the server sends, the client receives\n"
 "      --bidir           both send at once (N streams each way)\n"
-"      --ccid N          congestion control: 2, 3 or 4 (default 2)\n"
+"      --ccid N          congestion control: 2, 3, 4, cubic (RFC 9438, CCID 249)\n"
+"                        or a registered experimental N (default 2)\n"
 "  -l, --length BYTES    datagram size (default: the connection's MPS;\n"
 "                        at least %d)\n"
 "  -b, --bitrate RATE    pace each sending stream at RATE, e.g. 10mbit,\n"
@@ -153,9 +154,8 @@ static int usage_error(const char *fmt, ...) {
 
 /* --ccid: kept in one function (other congestion controls may come). */
 static int parse_ccid(const char *arg, uint8_t *ccid) {
-  char *end = NULL;
-  unsigned long v = strtoul(arg, &end, 10);
-  if (end == arg || *end != '\0' || v < 2 || v > 4) {
+  int v = udccp_ccid_parse(arg); /* 2|3|4|cubic|N, include/udccp/ccid.h */
+  if (v < 0 || udccp_ccid_lookup((uint8_t)v) == NULL) {
     return -1;
   }
   *ccid = (uint8_t)v;
@@ -362,7 +362,7 @@ int main(int argc, char **argv) {
     case OPT_CCID:
     case 'C':
       if (parse_ccid(optarg, &o.ccid) != 0) {
-        return usage_error("--ccid must be 2, 3 or 4 ('%s')", optarg);
+        return usage_error("--ccid must be 2, 3, 4, cubic or a registered CCID ('%s')", optarg);
       }
       break;
     case 'w':

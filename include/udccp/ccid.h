@@ -208,8 +208,16 @@ int udccp_ccid_unregister(uint8_t id);
 /* The CCID registered under id, or NULL. */
 const udccp_ccid_ops *udccp_ccid_lookup(uint8_t id);
 
-/* Parses a CCID name as tools take it: "2", "3", "4", or a number 2..255
- * ("ccid" before it is allowed).  Returns the number, or UDCCP_ERR_INVALID_ARGUMENT. */
+/* CUBIC (RFC 9438) on CCID 2's feedback (doc/cubic.md).  Registered by
+ * default under UDCCP_CCID_CUBIC_DEFAULT; to use another number,
+ * udccp_ccid_unregister(UDCCP_CCID_CUBIC_DEFAULT) and
+ * udccp_ccid_register_as(udccp_ccid_cubic(), n, flags). */
+#define UDCCP_CCID_CUBIC_DEFAULT 249
+const udccp_ccid_ops *udccp_ccid_cubic(void);
+
+/* Parses a CCID name as tools take it: "2", "3", "4", "cubic" (the number
+ * CUBIC is registered under, UDCCP_CCID_CUBIC_DEFAULT unless moved), or a
+ * number 2..255 ("ccid" before it is allowed).  Returns the number, or UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_ccid_parse(const char *s);
 
 /* --- for CCID halves: options and feedback --- */

@@ -266,6 +266,25 @@ int main(int argc, char **argv) {
   v = 1;
   ok("QPOLICY_ID prio", setsockopt(c, SOL_DCCP, DCCP_SOCKOPT_QPOLICY_ID, &v,
                                    sizeof(v)) == 0);
+  {
+    int q = -1, qv = 0;
+    socklen_t ql = sizeof(qv);
+    expect("QPOLICY_TXQLEN -1: EINVAL",
+           setsockopt(c, SOL_DCCP, DCCP_SOCKOPT_QPOLICY_TXQLEN, &q,
+                      sizeof(q)),
+           EINVAL);
+    q = 12;
+    ok("QPOLICY_TXQLEN 12", setsockopt(c, SOL_DCCP,
+                                       DCCP_SOCKOPT_QPOLICY_TXQLEN, &q,
+                                       sizeof(q)) == 0);
+    ok("getsockopt QPOLICY_TXQLEN reads 12",
+       getsockopt(c, SOL_DCCP, DCCP_SOCKOPT_QPOLICY_TXQLEN, &qv, &ql) == 0 &&
+           qv == 12);
+    ql = sizeof(qv);
+    ok("getsockopt QPOLICY_ID reads prio",
+       getsockopt(c, SOL_DCCP, DCCP_SOCKOPT_QPOLICY_ID, &qv, &ql) == 0 &&
+           qv == 1);
+  }
   struct sockaddr_in ca = addr(g_port);
   ok("connect (prio policy)", connect(c, (struct sockaddr *)&ca,
                                       sizeof(ca)) == 0);
