@@ -44,6 +44,21 @@ fi
 timeout 20 $C -t 0.3 -b 5m -f k -C 3 -J >"$T/c3.json" 2>&1 || fail "-C 3: exit $?"
 ccid=$(json_num "$T/c3.json" ccid)
 [ "$ccid" = 3 ] && pass "-C 3: CCID 3" || fail "-C 3: $(cat "$T/c3.json")"
+# --json-stream, --extra-data, --dont-fragment: JSON lines, the end last
+timeout 20 $C -t 1 -i 0.4 -b 5m --json-stream --extra-data 'run "7"' --dont-fragment \
+  >"$T/js.txt" 2>"$T/js.err" || fail "--json-stream: exit $?: $(cat "$T/js.err")"
+if python3 -c "
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+iv = [e for e in ev if e['event'] == 'interval']
+assert len(iv) >= 2 and all(e['data']['sum']['packets'] > 0 for e in iv), ev
+assert ev[-1]['event'] == 'end' and ev[-1]['data']['complete'], ev[-1]
+assert ev[-1]['data']['extra_data'] == 'run \"7\"', ev[-1]['data'].get('extra_data')
+" "$T/js.txt" 2>"$T/py.err"; then
+  pass "--json-stream --extra-data: $(grep -c interval "$T/js.txt") interval events, then the end"
+else
+  fail "--json-stream: $(cat "$T/py.err") $(head -c 400 "$T/js.txt")"
+fi
 timeout 20 $C -t 0.3 -b 5m -f g >"$T/g.txt" 2>&1 || fail "-f g: exit $?"
 grep -q 'sender: goodput 0.00[0-9] Gbit/s' "$T/g.txt" || fail "-f g: $(cat "$T/g.txt")"
 for bad in "-w 100" "-f x" "--connect-timeout 0" "--rcv-timeout x"; do

@@ -109,6 +109,10 @@ static void usage(FILE *f) {
 "      --forceflush      accepted: every line is flushed anyway\n"
 "      --udp-counters-64bit  accepted: counters are always 64-bit\n"
 "  -u, --udp             accepted: DCCP always carries datagrams\n"
+"      --dont-fragment   accepted: DF is always set (path MTU discovery)\n"
+"      --json-stream     JSON lines: one per interval, then the end object\n"
+"                        ({\"event\": \"interval\"|\"end\"|\"error\", \"data\": ...})\n"
+"      --extra-data STR  copied into the JSON object (extra_data)\n"
 "  -C, --congestion N    the same as --ccid N\n"
 "      --keepalive IDLE[,INTERVAL[,PROBES]]\n"
 "                        probe a silent peer with a Sync after IDLE, then\n"
@@ -219,11 +223,15 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "-J") == 0 || strcmp(argv[i], "--json") == 0) {
       g_json = o.json = 1;
     }
+    if (strcmp(argv[i], "--json-stream") == 0) {
+      g_json = o.json = o.json_stream = 1;
+    }
   }
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_NO_GSO, OPT_KEEPALIVE,
          OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS, OPT_BIDIR,
          OPT_CPORT, OPT_LOGFILE, OPT_SRVOUT, OPT_TIMESTAMPS,
-         OPT_CONNECT_TIMEOUT, OPT_RCV_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_NOOP };
+         OPT_CONNECT_TIMEOUT, OPT_RCV_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_NOOP,
+         OPT_JSON_STREAM, OPT_EXTRA_DATA };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -268,6 +276,9 @@ int main(int argc, char **argv) {
       {"udp-counters-64bit", no_argument, NULL, OPT_NOOP},
       {"udp", no_argument, NULL, 'u'},
       {"congestion", required_argument, NULL, 'C'},
+      {"json-stream", no_argument, NULL, OPT_JSON_STREAM},
+      {"extra-data", required_argument, NULL, OPT_EXTRA_DATA},
+      {"dont-fragment", no_argument, NULL, OPT_NOOP},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'v'},
       {NULL, 0, NULL, 0}};
@@ -405,6 +416,8 @@ int main(int argc, char **argv) {
     case 'R': o.reverse = 1; break;
     case OPT_BIDIR: o.bidir = 1; break;
     case 'J': o.json = 1; break;
+    case OPT_JSON_STREAM: o.json = o.json_stream = 1; break;
+    case OPT_EXTRA_DATA: o.extra_data = optarg; break;
     case 'B': o.bind = optarg; break;
     case '4': o.family = 4; break;
     case '6': o.family = 6; break;

@@ -561,7 +561,11 @@ typedef struct udccp_conn_info {
   uint64_t mem_bytes;
   uint64_t tx_expired;        /* datagrams dropped unsent at their deadline
                                  (udccp_send_ex(), also in tx_qdrops) */
-  uint64_t reserved[16];  /* 0: room for members added later without
+  udccp_tstamp qdelay;        /* sender half's queueing-delay estimate, ns:
+                                 what its CCID reports, else srtt - min_rtt
+                                 of its RTT estimate; 0 if unknown (issue
+                                 17: every CCID has one this way) */
+  uint64_t reserved[15];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_conn_info;
 

@@ -73,6 +73,8 @@ typedef struct perf_opts {
   int connect_timeout_ms;      /* --connect-timeout: default 5000 */
   int rcv_timeout_ms;          /* --rcv-timeout: silence ends a stream */
   int idle_timeout_s;          /* --idle-timeout: server exits when idle */
+  int json_stream;             /* --json-stream: a JSON line per event */
+  const char *extra_data;      /* --extra-data: copied into the JSON */
 } perf_opts;
 
 /* One interval line (RFC 3550 jitter; loss from sequence gaps). */

@@ -166,6 +166,9 @@ static int producing(const perf_stream *st) {
   return st->phase == P_HELLO || st->phase == P_RUN || st->phase == P_END;
 }
 
+static void json_interval(const perf_test *t, size_t k, int dir);
+static int main_dir(const perf_test *t);
+
 void perf_test_emit_intervals(perf_test *t, int final) {
   for (;;) {
     size_t k = t->emitted;
@@ -181,6 +184,12 @@ void perf_test_emit_intervals(perf_test *t, int final) {
       return;
     }
     t->emitted++;
+    if (t->o->json_stream && t->o->interval_ns != 0) {
+      printf("{\"event\": \"interval\", \"data\": ");
+      json_interval(t, k, main_dir(t));
+      printf("}\n");
+      fflush(stdout);
+    }
     if (t->o->interval_ns == 0) {
       continue;
     }
@@ -430,6 +439,35 @@ static int main_dir(const perf_test *t) {
   return m->sender;
 }
 
+/* Interval k of the test: the old members (the main direction's sum) and
+ * iperf3's streams/sum/sum_reverse. */
+static void json_interval(const perf_test *t, size_t k, int dir) {
+  perf_iv sum;
+  int n = iv_sum(t, k, dir, &sum);
+  double dt = sum.t1 - sum.t0;
+  printf("{\"start\": %.3f, \"end\": %.3f, \"goodput_bps\": %.0f, "
+         "\"loss_rate\": %.6f, \"rtt_ms\": %.3f, \"cwnd\": %" PRIu64
+         ", \"streams\": [",
+         sum.t0, sum.t1, n && dt > 0 ? (double)sum.bytes * 8 / dt : 0,
+         pct(sum.lost, sum.pkts) / 100, sum.rtt_ms, sum.cwnd);
+  int first = 1;
+  for (int i = 0; i < t->n; i++) {
+    if (t->st[i]->niv > k) {
+      printf("%s", first ? "" : ", ");
+      json_iv(t->st[i]->id, t->st[i]->sender, &t->st[i]->iv[k]);
+      first = 0;
+    }
+  }
+  printf("], \"sum\": ");
+  json_iv(0, dir, &sum);
+  perf_iv rsum;
+  if (iv_sum(t, k, !dir, &rsum) > 0) {
+    printf(", \"sum_reverse\": ");
+    json_iv(0, !dir, &rsum);
+  }
+  printf("}");
+}
+
 void perf_test_json(perf_test *t, const udccp_endpoint_stats *es) {
   if (t->n == 0) {
     perf_json_error_only();
@@ -442,6 +480,9 @@ void perf_test_json(perf_test *t, const udccp_endpoint_stats *es) {
   double gp = f.duration_s > 0 ? (double)f.recv_bytes * 8 / f.duration_s : 0;
   double loss = f.sent_pkts ? (double)f.lost / (double)f.sent_pkts : 0;
   const perf_stream *s0 = t->st[0];
+  if (o->json_stream) {
+    printf("{\"event\": \"end\", \"data\": ");
+  }
   printf("{\"ccid\": %u, \"transport\": \"%s\", \"reverse\": %s, "
          "\"bidir\": %s, \"num_streams\": %d, \"duration_s\": %.3f, "
          "\"sent_pkts\": %" PRIu64 ", \"received_pkts\": %" PRIu64
@@ -468,31 +509,8 @@ void perf_test_json(perf_test *t, const udccp_endpoint_stats *es) {
   }
   printf("\"intervals\": [");
   for (size_t k = 0; k < niv; k++) {
-    perf_iv sum;
-    int n = iv_sum(t, k, dir, &sum);
-    double dt = sum.t1 - sum.t0;
-    printf("%s{\"start\": %.3f, \"end\": %.3f, \"goodput_bps\": %.0f, "
-           "\"loss_rate\": %.6f, \"rtt_ms\": %.3f, \"cwnd\": %" PRIu64
-           ", \"streams\": [",
-           k ? ", " : "", sum.t0, sum.t1,
-           n && dt > 0 ? (double)sum.bytes * 8 / dt : 0,
-           pct(sum.lost, sum.pkts) / 100, sum.rtt_ms, sum.cwnd);
-    int first = 1;
-    for (int i = 0; i < t->n; i++) {
-      if (t->st[i]->niv > k) {
-        printf("%s", first ? "" : ", ");
-        json_iv(t->st[i]->id, t->st[i]->sender, &t->st[i]->iv[k]);
-        first = 0;
-      }
-    }
-    printf("], \"sum\": ");
-    json_iv(0, dir, &sum);
-    perf_iv rsum;
-    if (iv_sum(t, k, !dir, &rsum) > 0) {
-      printf(", \"sum_reverse\": ");
-      json_iv(0, !dir, &rsum);
-    }
-    printf("}");
+    printf("%s", k ? ", " : "");
+    json_interval(t, k, dir);
   }
   printf("], ");
   json_start(t);
@@ -536,7 +554,11 @@ void perf_test_json(perf_test *t, const udccp_endpoint_stats *es) {
     printf(", \"error\": ");
     json_str(perf_first_error());
   }
-  printf("}\n");
+  if (o->extra_data != NULL) {
+    printf(", \"extra_data\": ");
+    json_str(o->extra_data);
+  }
+  printf(o->json_stream ? "}}\n" : "}\n");
   fflush(stdout);
   t->json_shown = 1;
   perf_json_count++;
@@ -544,6 +566,13 @@ void perf_test_json(perf_test *t, const udccp_endpoint_stats *es) {
 
 void perf_json_error_only(void) {
   perf_json_count++;
+  if (perf_o->json_stream) {
+    printf("{\"event\": \"error\", \"data\": ");
+    json_str(perf_first_error() ? perf_first_error() : "failed");
+    printf("}\n");
+    fflush(stdout);
+    return;
+  }
   printf("{\"start\": {\"version\": \"udccp-perf %s\"}, \"intervals\": [], "
          "\"end\": {}, \"error\": ",
          UDCCP_VERSION);
