@@ -753,4 +753,10 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
   if (conn->rx_ccid_up && conn->rx_ccid->rx_get_info) {
     conn->rx_ccid->rx_get_info(conn->rx_st, info);
   }
+  /* Queueing delay: a CCID may have its own estimate (a delay model);
+   * otherwise the standing queue is what the smoothed RTT has above the
+   * smallest RTT seen (the path's base RTT as far as the sender knows). */
+  if (info->qdelay == 0 && info->min_rtt > 0 && info->srtt > info->min_rtt) {
+    info->qdelay = info->srtt - info->min_rtt;
+  }
 }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "ccid.h"
+#include "conn.h"
 #include "sim.h"
 #include "simrun.h"
 
@@ -110,6 +111,31 @@ static void test_unregistered_ccid_is_refused(void **state) {
   assert_null(c);
 }
 
+/* udccp_conn_info.qdelay: srtt - min_rtt of the sender half's estimate
+ * when the CCID gives none (issue 17). */
+static void test_info_reports_queueing_delay(void **state) {
+  udccp_settings st;
+  udccp_conn *c = NULL;
+  udccp_path p;
+  udccp_conn_info info;
+  (void)state;
+  udccp_settings_default(&st);
+  st.rand = fake_rand_for_test;
+  memset(&p, 0, sizeof(p));
+  p.family = UDCCP_AF_INET;
+  assert_int_equal(udccp_conn_client_new(&c, &st, &p, 42, 0), 0);
+  udccp_conn_get_info(c, &info);
+  assert_int_equal(info.qdelay, 0); /* no RTT yet */
+  c->env.srtt = 130 * MS;
+  c->env.min_rtt = 100 * MS;
+  udccp_conn_get_info(c, &info);
+  assert_int_equal(info.qdelay, 30 * MS);
+  c->env.srtt = 90 * MS; /* below the minimum (a fresh sample): none */
+  udccp_conn_get_info(c, &info);
+  assert_int_equal(info.qdelay, 0);
+  udccp_conn_del(c);
+}
+
 /* Registered under 250, the example CCID is negotiated by both ends and
  * sends at its fixed 4 Mbit/s of payload on a 10 Mbit/s link: a CCID 2
  * connection would fill the link, so the rate shows whose CCID ran. */
@@ -137,6 +163,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_register_refuses_out_of_range_and_taken,
                                 teardown),
       cmocka_unit_test_teardown(test_unregistered_ccid_is_refused, teardown),
+      cmocka_unit_test_teardown(test_info_reports_queueing_delay, teardown),
       cmocka_unit_test_teardown(test_registered_ccid_carries_data_in_sim,
                                 teardown),
   };

@@ -557,6 +557,10 @@ typedef struct udccp_conn_info {
   uint64_t mem_bytes;
   uint64_t tx_expired;        /* datagrams dropped unsent at their deadline
                                  (udccp_send_ex(), also in tx_qdrops) */
+  udccp_tstamp qdelay;        /* sender half's queueing-delay estimate, ns:
+                                 what its CCID reports, else srtt - min_rtt
+                                 of its RTT estimate; 0 if unknown (issue
+                                 17: every CCID has one this way) */
 } udccp_conn_info;
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info);
