@@ -1,9 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # udccp-perf's iperf3 options on loopback (issue 15, doc/udccp-perf.md):
-# -P, --bidir, -i, -n/-k, -B, --cport, -4/-6, --logfile, -V,
-# --get-server-output, server interval and [SUM] lines, the one-port model
-# (-p names the DCCP port only) and a non-root server on UDP port 80.
+# -P, --bidir, -i, -n/-k, --logfile, --get-server-output, server interval
+# and [SUM] lines (perf_ports: addresses and ports).
 # Every process is bounded by timeout(1) or killed by PID.
 #   sh tests/perf_iperf.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -71,27 +70,6 @@ timeout 20 $C -n 100000 -l 1000 -b 20m -J >"$T/nb.json" 2>&1 || fail "-n 100000:
 jcheck "-n 100000 -l 1000: 100 datagrams of 1000 bytes" "$T/nb.json" \
   "d['sent_bytes'] == 100000 and d['sent_pkts'] == 100"
 
-# -B, --cport, -4 and -V: the local UDP port is the one asked for
-CP=$((U + 1))
-timeout 20 $C -B 127.0.0.1 --cport "$CP" -4 -V -t 0.3 -b 5m >"$T/b.txt" 2>&1 ||
-  fail "-B --cport -4 -V: exit $?: $(cat "$T/b.txt")"
-if grep -q "^local UDP port $CP;" "$T/b.txt" && grep -q '^udccp-perf [0-9]' "$T/b.txt" &&
-   grep -q '^endpoint: [0-9]* datagrams sent' "$T/b.txt"; then
-  pass "-B 127.0.0.1 --cport $CP -4 -V"
-else
-  fail "-B --cport -4 -V: $(cat "$T/b.txt")"
-fi
-# -6: IPv6 only; an IPv4 host is then an error
-timeout 20 "$PERF" -c ::1 --udp-port "$U" -p "$D" -6 -t 0.3 -b 5m >"$T/6.txt" 2>&1 ||
-  fail "-6 to ::1: exit $?: $(cat "$T/6.txt")"
-timeout 20 $C -6 -t 0.3 >"$T/6b.txt" 2>&1
-rc=$?
-if [ "$rc" -eq 1 ] && grep -q 'IPv6' "$T/6b.txt"; then
-  pass "-6 with an IPv4 host: $(cat "$T/6b.txt")"
-else
-  fail "-6 with an IPv4 host: exit $rc: $(cat "$T/6b.txt")"
-fi
-
 # --logfile: nothing on stdout, all in the file
 rm -f "$T/log"
 timeout 20 $C -t 0.3 -b 5m --logfile "$T/log" >"$T/lf.out" 2>&1 || fail "--logfile: exit $?"
@@ -122,46 +100,6 @@ else
   fail "server lines: $(cat "$T/srv.log")"
 fi
 kill "$spid" 2>/dev/null
-
-# --threads 2: streams of one test spread over two workers on one port
-timeout 30 "$PERF" -s --threads 2 --udp-port "$((U + 1))" -p "$D" >"$T/th.srv" 2>&1 &
-spid=$!
-PIDS="$PIDS $spid"
-sleep 0.4
-timeout 20 "$PERF" -c 127.0.0.1 --udp-port "$((U + 1))" -p "$D" -P 4 -t 0.5 -b 5m -J \
-  >"$T/th.json" 2>"$T/th.err" || fail "--threads 2: exit $?: $(cat "$T/th.err")"
-jcheck "--threads 2: a -P 4 test completes" "$T/th.json" \
-  "d['complete'] and len(d['end']['streams']) == 4"
-grep -q '2 worker threads' "$T/th.srv" || fail "--threads 2: server: $(cat "$T/th.srv")"
-kill "$spid" 2>/dev/null
-
-# One-port model: -p names the DCCP port; both ends meet on UDP 6511
-# (shared with other servers by DCCP port) without --udp-port.
-timeout 20 "$PERF" -s -1 -p "$D" >"$T/op.srv" 2>&1 &
-spid=$!
-PIDS="$PIDS $spid"
-sleep 0.4
-timeout 20 "$PERF" -c 127.0.0.1 -p "$D" -t 0.3 -b 5m -J >"$T/op.json" 2>"$T/op.err" ||
-  fail "-p $D over UDP 6511: exit $?: $(cat "$T/op.err") $(cat "$T/op.srv")"
-jcheck "-p $D: DCCP port $D over UDP port 6511" "$T/op.json" "d['complete']"
-grep -q "DCCP port $D over UDP port 6511" "$T/op.srv" || fail "-p $D: server: $(cat "$T/op.srv")"
-
-# A non-root server on UDP port 80 is told why it cannot bind (not
-# "--raw needs root"); a DCCP port 80 over UDP 6511 needs no privilege.
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
-  cp "$PERF" "$T/perf-copy" && chmod 755 "$T" "$T/perf-copy"
-  timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
-    "$T/perf-copy" -s -1 --udp-port 80 >/dev/null 2>"$T/80.err"
-  rc=$?
-  if [ "$rc" -eq 1 ] && grep -q 'UDP port 80 needs privilege' "$T/80.err" &&
-     ! grep -q 'raw needs root' "$T/80.err"; then
-    pass "non-root, UDP port 80: $(cat "$T/80.err")"
-  else
-    fail "non-root, UDP port 80: exit $rc: $(cat "$T/80.err")"
-  fi
-else
-  echo "note: not root or no setpriv: the non-root UDP port 80 case needs both (not run)"
-fi
 
 if [ "$FAILS" -ne 0 ]; then
   echo "perf_iperf: $FAILS failure(s)"

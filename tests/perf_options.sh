@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# udccp-perf's remaining iperf3 options (doc/udccp-perf.md): -w, -f, -T,
+# udccp-perf's remaining iperf3 options (doc/udccp-perf.md): --threads, -w, -f, -T,
 # --timestamps, -I, -D, --idle-timeout, --connect-timeout, --rcv-timeout,
 # -C, and the accepted no-ops -u, --forceflush, --udp-counters-64bit.
 # Every process is bounded by timeout(1) or killed by PID.
@@ -14,6 +14,15 @@ NAME=perf-options
 U=$((30001 + ($$ % 4000) * 2)) # this run's UDP port
 D=$((20000 + $$ % 5000))       # and DCCP port
 C="$PERF -c 127.0.0.1 --udp-port $U -p $D"
+
+# jcheck NAME FILE PYTHON-EXPR: the JSON object in FILE as d satisfies EXPR
+jcheck() {
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2" 2>"$T/py.err"; then
+    pass "$1"
+  else
+    fail "$1: $(cat "$T/py.err") $(head -c 600 "$2")"
+  fi
+}
 
 # -D -I --logfile --idle-timeout: a background server that writes its pid,
 # logs to a file and leaves (removing the pid file) after 4 idle seconds
@@ -129,6 +138,18 @@ else
   kill "$cpid" 2>/dev/null
   fail "--rcv-timeout 1000: after $ms ms: $(cat "$T/r.txt")"
 fi
+
+# --threads 2: streams of one test spread over two workers on one port
+timeout 30 "$PERF" -s --threads 2 --udp-port "$((U + 1))" -p "$D" >"$T/th.srv" 2>&1 &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.4
+timeout 20 "$PERF" -c 127.0.0.1 --udp-port "$((U + 1))" -p "$D" -P 4 -t 0.5 -b 5m -J \
+  >"$T/th.json" 2>"$T/th.err" || fail "--threads 2: exit $?: $(cat "$T/th.err")"
+jcheck "--threads 2: a -P 4 test completes" "$T/th.json" \
+  "d['complete'] and len(d['end']['streams']) == 4"
+grep -q '2 worker threads' "$T/th.srv" || fail "--threads 2: server: $(cat "$T/th.srv")"
+kill "$spid" 2>/dev/null
 
 if [ "$FAILS" -ne 0 ]; then
   echo "perf_options: $FAILS failure(s)"
