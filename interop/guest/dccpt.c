@@ -696,13 +696,18 @@ static int perf_client(int fd, const struct opts *o)
 	int mps = getopt_int(fd, DCCP_SOCKOPT_GET_CUR_MPS);
 	size_t len = o->length ? o->length : (size_t)(mps > 0 ? mps : 1000);
 	for (int k = 0; k < 10 && !rx.got_hello_ack; k++) {
-		unsigned char m[64];
+		/* udccp-perf's HELLO (tools/perf/stream.c): flags at 8
+		 * (1: reverse), stream index 9, streams 10, then duration,
+		 * length, rate, interval, byte and packet limits, test id at
+		 * 16..64: 72 bytes; zero is "none" / one stream. */
+		unsigned char m[72];
+		memset(m, 0, sizeof(m));
 		size_t n = msg_init(m, M_HELLO);
 		m[n] = (unsigned char)(o->reverse ? 1 : 0);
 		put64(m + 16, (uint64_t)(o->perf_time_s * 1e9));
 		put64(m + 24, len);
 		put64(m + 32, 0);
-		(void)send_dgram(fd, m, 40, 200, NULL);
+		(void)send_dgram(fd, m, sizeof(m), 200, NULL);
 		double until = now_s() + 0.3;
 		while (!rx.got_hello_ack && now_s() < until && !rx.closed && !rx.err)
 			(void)perf_drain(fd, &rx, 50);
