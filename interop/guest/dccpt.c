@@ -565,19 +565,24 @@ static int perf_receiver(int fd, const struct opts *o, double dur)
 		size_t n;
 		double now = now_s();
 		if (t == M_END) {
+			/* udccp-perf's RESULT: received pkts, bytes, lost,
+			 * jitter (ns), out of order: 48 bytes */
+			memset(m, 0, sizeof(m));
 			n = msg_init(m, M_RESULT);
 			put64(m + n, rx.pkts);
 			put64(m + n + 8, rx.bytes);
-			(void)send_dgram(fd, m, n + 16, 200, NULL);
+			put64(m + n + 16, rx.max_seq1 > rx.pkts ? rx.max_seq1 - rx.pkts : 0);
+			(void)send_dgram(fd, m, n + 40, 200, NULL);
 			if (end_seen == 0)
 				end_seen = now;
 		}
 		if (now >= next && !rx.got_end) {
+			memset(m, 0, sizeof(m));
 			n = msg_init(m, M_REPORT);
 			put64(m + n, rx.pkts);
 			put64(m + n + 8, rx.bytes);
 			put64(m + n + 16, rx.max_seq1 - rx.pkts);
-			(void)send_dgram(fd, m, n + 24, 200, NULL);
+			(void)send_dgram(fd, m, n + 40, 200, NULL);
 			printf("PERF-INTERVAL t=%.1f pkts=%llu bytes=%llu\n", now - start,
 			       (unsigned long long)rx.pkts, (unsigned long long)rx.bytes);
 			next += 1;

@@ -742,7 +742,9 @@ int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
     int rv = drain(st, buf, cap);
     st->t_next_poll = now + 0.001;
     if (rv != 0) {
-      int benign = rv == UDCCP_ERR_CLOSED &&
+      /* after the final figures were exchanged, how the peer tears the
+       * connection down (Close, or Linux's dccpt: a Reset) ends nothing */
+      int benign = (rv == UDCCP_ERR_CLOSED || rv == UDCCP_ERR_RESET) &&
                    (st->phase == P_LINGER || st->phase == P_WAITCLOSE ||
                     st->phase == P_SRVOUT);
       if (!benign) {
