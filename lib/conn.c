@@ -37,6 +37,9 @@ static int settings_valid(const udccp_settings *s) {
        s->keepalive_probes > 255)) {
     return 0;
   }
+  if (s->multipath > 1) {
+    return 0;
+  }
   return 1;
 }
 

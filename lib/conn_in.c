@@ -160,6 +160,9 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
 static int finish_negotiation(udccp_conn *conn, const udccp_conn_rxpkt *p,
                               udccp_tstamp ts) {
   int rv;
+  /* RFC 9897 §3.6: a Response without Confirm L(Multipath Capable) is a
+   * peer without multipath: plain DCCP, not a failed handshake. */
+  udccp_feat_mp_fallback(&conn->feat);
   if (!udccp_feat_all_confirmed(&conn->feat)) {
     /* A server's NN Change in its Response (e.g. a Sequence Window other
      * than 100) whose Confirm rode on a lost Ack: Confirms are never
