@@ -204,6 +204,8 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
     conn->base_mem->free(conn, conn->base_mem->user_data);
     return rv;
   }
+  udccp_mp_init(&conn->mp, &conn->feat, conn->settings.rand,
+                conn->settings.rand_user_data);
   udccp_conn_update_mps(conn);
   rv = udccp_sendq_init(&conn->sendq, mem, settings->qpolicy,
                         settings->tx_qlen, conn->info.mps);

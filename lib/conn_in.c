@@ -369,6 +369,15 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
       udccp_conn_send_reset(conn, code, data, UDCCP_ERR_RESET);
       return UDCCP_ERR_RESET;
     }
+    /* RFC 9897 §3.3: MP_KEY, once Multipath Capable is settled. */
+    if (udccp_mp_read(&conn->mp, &conn->feat, &p->opts, p->h.type) != 0) {
+      static const uint8_t mp_key[3] = {UDCCP_OPT_MULTIPATH, UDCCP_MP_KEY,
+                                        0};
+      conn->info.pkts_malformed++;
+      udccp_conn_send_reset(conn, UDCCP_RESET_OPTION_ERROR, mp_key,
+                            UDCCP_ERR_RESET);
+      return UDCCP_ERR_RESET;
+    }
     if (udccp_feat_all_confirmed(&conn->feat)) {
       conn->feat_backoff = 0; /* the next negotiation starts afresh */
     }

@@ -941,3 +941,15 @@ void udccp_feat_mp_fallback(udccp_feat_set *fs) {
     udccp_feat_settle(fs);
   }
 }
+
+void udccp_feat_mp_refuse(udccp_feat_set *fs) {
+  udccp_feat_entry *e;
+  if (!fs->mp_enabled || !fs->is_server) {
+    return;
+  }
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_MP_CAPABLE, 1);
+  e->agreed = 0;
+  if (e->confirm_owed) {
+    e->confirm_empty = 1;
+  }
+}

@@ -265,6 +265,11 @@ int udccp_feat_mp_version(const udccp_feat_set *fs);
  * handshake (§3.6: "the handshake SHOULD fall back to regular DCCP"). */
 void udccp_feat_mp_fallback(udccp_feat_set *fs);
 
+/* Server: withdraws an agreement on Multipath Capable not yet confirmed
+ * (the owed Confirm L becomes empty): the Request's MP_KEY offered no key
+ * type we support (RFC 9897 §3.6). */
+void udccp_feat_mp_refuse(udccp_feat_set *fs);
+
 /* Table queries: the rule (enum udccp_feat_rule) of a feature we know, 0
  * if unknown; its §6.4 initial value. */
 int udccp_feat_rule(uint8_t num);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Multipath DCCP (RFC 9897) as two sans-I/O endpoints negotiate it: the
- * Multipath Capable feature in the first subflow's handshake (§3.1) and
- * the fallback to plain DCCP when one side does not offer it (§3.6).
+ * Multipath Capable feature in the first subflow's handshake (§3.1), the
+ * MP_KEY exchange (§3.3) and the fallback to plain DCCP when one side
+ * does not offer it or no key type is shared (§3.6).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include "conn.h"
 #include "feat.h"
+#include "mp.h"
 #include "mp_opt.h"
 #include "pair.h"
 
@@ -159,6 +161,129 @@ static void test_rfc9897_3_1_no_agreement_empty_confirm(void **state) {
   udccp_pair_free(&p);
 }
 
+
+/* Steps until the listener made the server connection (its Response not
+ * yet written). */
+static void until_server(udccp_pair *p) {
+  int i;
+  for (i = 0; i < 100 && p->c[1] == NULL; i++) {
+    udccp_pair_step(p);
+  }
+  assert_non_null(p->c[1]);
+}
+
+/* The MP_KEY of a packet's options, or 0. */
+static int get_key(const udccp_opts *o, udccp_mp_opt *k) {
+  size_t pos = 0;
+  int rv;
+  while (o->mp && (rv = udccp_mp_next(o->mp, o->mp_len, &pos, k)) != 2) {
+    if (rv == 0 && k->type == UDCCP_MP_KEY) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* §3.3: the Request carries MP_KEY(CI-A, KeyA) with a plain-text key
+ * (§3.2.4: Key Type 0 MUST be supported), Length 17. */
+static void test_rfc9897_3_3_request_carries_mp_key(void **state) {
+  udccp_pair p;
+  uint8_t buf[UDCCP_PAIR_MTU];
+  udccp_conn_rxpkt r;
+  udccp_mp_opt k;
+  (void)state;
+  open_pair(&p, 1, 1, 7);
+  r = first_pkt(&p, 0, buf);
+  assert_int_equal(r.h.type, UDCCP_PKT_REQUEST);
+  assert_true(get_key(&r.opts, &k));
+  assert_int_equal(k.len, 17);
+  assert_int_equal(k.u.key.n_keys, 1);
+  assert_int_equal(k.u.key.keys[0].type, UDCCP_MP_KEY_PLAIN);
+  assert_int_equal(k.u.key.ci, p.c[0]->mp.keys.local_ci);
+  assert_memory_equal(k.u.key.keys[0].data, p.c[0]->mp.keys.local, 8);
+  assert_true(k.u.key.ci != 0);
+  udccp_pair_free(&p);
+  /* Off: no Multipath option at all. */
+  open_pair(&p, 0, 1, 7);
+  r = first_pkt(&p, 0, buf);
+  assert_int_equal(r.opts.n_mp, 0);
+  udccp_pair_free(&p);
+}
+
+/* §3.3: the Response carries MP_KEY(CI-B, a single KeyB); after the Acks
+ * both ends hold the other's CI and key, and the derived keys match
+ * (d-keyA on A is what B computes for A, §3.2.4). */
+static void test_rfc9897_3_3_keys_exchanged(void **state) {
+  udccp_pair p;
+  uint8_t buf[UDCCP_PAIR_MTU], da[16], da_at_b[16];
+  udccp_conn_rxpkt r;
+  udccp_mp_opt k;
+  const udccp_mp_keys *a, *b;
+  (void)state;
+  open_pair(&p, 1, 1, 8);
+  until_server(&p);
+  r = first_pkt(&p, 1, buf);
+  assert_int_equal(r.h.type, UDCCP_PKT_RESPONSE);
+  assert_true(get_key(&r.opts, &k));
+  assert_int_equal(k.u.key.n_keys, 1);
+  assert_int_equal(k.len, 17);
+  udccp_pair_free(&p);
+
+  open_pair(&p, 1, 1, 8);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, S / 2);
+  assert_true(udccp_mp_active(&p.c[0]->mp, &p.c[0]->feat));
+  assert_true(udccp_mp_active(&p.c[1]->mp, &p.c[1]->feat));
+  a = &p.c[0]->mp.keys;
+  b = &p.c[1]->mp.keys;
+  assert_int_equal(a->remote_ci, b->local_ci);
+  assert_int_equal(b->remote_ci, a->local_ci);
+  assert_memory_equal(a->remote, b->local, 8);
+  assert_memory_equal(b->remote, a->local, 8);
+  assert_memory_not_equal(a->local, b->local, 8);
+  udccp_mp_dkey(a, 0, da);
+  udccp_mp_dkey(b, 1, da_at_b);
+  assert_memory_equal(da, da_at_b, 16);
+  udccp_pair_free(&p);
+}
+
+/* §3.6: "The fall back procedure to regular DCCP MUST be also applied if
+ * the MP_KEY Key Type cannot be negotiated": a Request asking for
+ * MP_CAPABLE without a usable MP_KEY gets an Empty Confirm L(10), and
+ * both ends run plain DCCP. */
+static void test_rfc9897_3_6_no_key_type_falls_back(void **state) {
+  udccp_pair p;
+  int seen = 0;
+  (void)state;
+  open_pair(&p, 1, 1, 9);
+  p.c[0]->mp.phase = UDCCP_MP_OFF; /* the Request goes without MP_KEY */
+  p.drop = spy_response;
+  p.drop_ud = &seen;
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  assert_int_equal(seen, 1);
+  assert_int_equal(udccp_feat_mp_version(&p.c[0]->feat), -1);
+  assert_int_equal(udccp_feat_mp_version(&p.c[1]->feat), -1);
+  assert_false(udccp_mp_active(&p.c[1]->mp, &p.c[1]->feat));
+  assert_true(udccp_pair_stream(&p, 0, 500, 0, S) > 10);
+  udccp_pair_free(&p);
+}
+
+/* §3.6: an agreed Response without MP_KEY (malformed key exchange):
+ * "that subflow MUST be closed" -- the client resets with Option Error. */
+static void test_rfc9897_3_6_agreed_without_key_closes(void **state) {
+  udccp_pair p;
+  (void)state;
+  open_pair(&p, 1, 1, 10);
+  until_server(&p);
+  p.c[1]->mp.phase = UDCCP_MP_OFF; /* Confirm L(10, 0) but no MP_KEY */
+  udccp_pair_run_for(&p, 2 * S);
+  assert_int_equal(udccp_conn_get_reset_code(p.c[0]),
+                   UDCCP_RESET_OPTION_ERROR);
+  assert_true(udccp_pair_state(&p, 0) != UDCCP_STATE_OPEN);
+  assert_true(udccp_pair_count(&p, 0, UDCCP_PKT_RESET) >= 1);
+  udccp_pair_free(&p);
+}
+
 static void fake_rand(uint8_t *d, size_t n, void *ud) {
   (void)ud;
   memset(d, 0x3C, n);
@@ -197,6 +322,10 @@ int main(void) {
       cmocka_unit_test(test_rfc9897_3_6_fallback_client_without_mp),
       cmocka_unit_test(test_rfc9897_3_1_no_agreement_empty_confirm),
       cmocka_unit_test(test_rfc9897_3_6_unanswered_change_falls_back),
+      cmocka_unit_test(test_rfc9897_3_3_request_carries_mp_key),
+      cmocka_unit_test(test_rfc9897_3_3_keys_exchanged),
+      cmocka_unit_test(test_rfc9897_3_6_no_key_type_falls_back),
+      cmocka_unit_test(test_rfc9897_3_6_agreed_without_key_closes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
