@@ -77,8 +77,8 @@ static void opts_inside(const udccp_opts *o, const uint8_t *area, size_t len) {
 
 /* RFC 9897 §3.2: every Multipath option the parser recorded decodes
  * inside the options area, and one that decodes re-encodes to the same
- * bytes (MP_PRIO: but for its ignored reserved bits; MP_KEY: when every
- * key was kept). */
+ * bytes (MP_PRIO and MP_KEY: but for their ignored reserved bits; MP_KEY:
+ * when every key was kept). */
 static void fuzz_mp(const udccp_opts *o, const uint8_t *area, size_t len) {
   size_t pos = 0, n = 0;
   udccp_mp_opt m;
@@ -117,6 +117,10 @@ static void fuzz_mp(const udccp_opts *o, const uint8_t *area, size_t len) {
     CHECK(el == m.len);
     if (m.type == UDCCP_MP_PRIO) {
       CHECK((enc[3] & 0x0F) == (m.raw[3] & 0x0F));
+    } else if (m.type == UDCCP_MP_KEY) {
+      /* byte 3 is MP_KEY's resvd: sent as 0, not read */
+      CHECK(memcmp(enc, m.raw, 3) == 0 &&
+            memcmp(enc + 4, m.raw + 4, (size_t)el - 4) == 0);
     } else {
       CHECK(memcmp(enc, m.raw, (size_t)el) == 0);
     }
