@@ -145,7 +145,7 @@ struct udccp_conn {
 
   /* Feature negotiation (§6) and negotiated values. */
   udccp_feat_set feat;
-  udccp_mp_state mp;       /* Multipath DCCP, RFC 9897 (mp.c) */
+  udccp_mp_state *mp;      /* Multipath DCCP, RFC 9897 (mp.c); NULL if off */
   uint32_t ack_ratio_cur;  /* Ack Ratio in force */
   uint32_t ack_ratio_asked;/* Ack Ratio we last started a Change for */
 

@@ -370,7 +370,7 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
       return UDCCP_ERR_RESET;
     }
     /* RFC 9897 §3.3: MP_KEY, once Multipath Capable is settled. */
-    if (udccp_mp_read(&conn->mp, &conn->feat, &p->opts, p->h.type) != 0) {
+    if (udccp_mp_read(conn->mp, &conn->feat, &p->opts, p->h.type) != 0) {
       static const uint8_t mp_key[3] = {UDCCP_OPT_MULTIPATH, UDCCP_MP_KEY,
                                         0};
       conn->info.pkts_malformed++;

@@ -71,8 +71,11 @@ enum udccp_feat_rule { UDCCP_FEAT_SP = 1, UDCCP_FEAT_NN = 2 };
 
 #define UDCCP_FEAT_MAX_PREF 16   /* SP preference list length we keep */
 #define UDCCP_FEAT_N_KNOWN 12    /* features 1..10, 192 and 128 */
+/* Entries: two per feature, but one for Multipath Capable (the last of
+ * the table), which only ever lives at the server (RFC 9897 §3.1). */
+#define UDCCP_FEAT_N_ENT (2 * UDCCP_FEAT_N_KNOWN - 1)
 
-/* One feature at one location.  Every connection holds 24 of these
+/* One feature at one location.  Every connection holds 23 of these
  * (issue 13: kept to 32 bytes): an NN feature needs only the value it
  * asks for, an SP feature only its preference list, so the two share
  * storage; the flags are bits. */
@@ -103,14 +106,14 @@ typedef struct udccp_feat_entry {
                                  (a non-empty Confirm, RFC 9897 §3.1) */
 } udccp_feat_entry;
 _Static_assert(sizeof(udccp_feat_entry) <= 32,
-               "a feature entry grew: 24 of them are in every connection");
+               "a feature entry grew: 23 of them are in every connection");
 
 /* The state of one connection's feature negotiation. */
 typedef struct udccp_feat_set {
   uint64_t fgsr;          /* §6.6.4: Feature Greatest Seqno Received */
   uint64_t fgss;          /* §6.6.4: Feature Greatest Seqno Sent */
   const udccp_ccid_ops *(*ccid_find)(uint8_t id);
-  udccp_feat_entry ent[2 * UDCCP_FEAT_N_KNOWN]; /* [i*2+0] remote, +1 local */
+  udccp_feat_entry ent[UDCCP_FEAT_N_ENT]; /* [i*2+0] remote, +1 local */
   uint32_t generation;    /* bumped whenever any current value changes */
   uint16_t n_empty;       /* Empty Confirms owed for unknown features */
   uint8_t is_server;

@@ -19,14 +19,21 @@
 
 #include "pkt.h"
 
-void udccp_mp_init(udccp_mp_state *mp, const udccp_feat_set *fs,
-                   void (*rand)(uint8_t *, size_t, void *), void *rand_ud) {
+int udccp_mp_new(udccp_mp_state **pmp, const udccp_feat_set *fs,
+                 void (*rand)(uint8_t *, size_t, void *), void *rand_ud,
+                 const udccp_mem *mem) {
+  udccp_mp_state *mp;
   uint8_t b[4];
   int tries;
-  memset(mp, 0, sizeof(*mp));
+  *pmp = NULL;
   if (!fs->mp_enabled || rand == NULL) {
-    return;
+    return 0;
   }
+  mp = mem->malloc(sizeof(*mp), mem->user_data);
+  if (mp == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  memset(mp, 0, sizeof(*mp));
   for (tries = 0; tries < 4 && mp->keys.local_ci == 0; tries++) {
     rand(b, sizeof(b), rand_ud);
     mp->keys.local_ci = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
@@ -37,6 +44,15 @@ void udccp_mp_init(udccp_mp_state *mp, const udccp_feat_set *fs,
   }
   rand(mp->keys.local, sizeof(mp->keys.local), rand_ud);
   mp->phase = UDCCP_MP_OFFERED;
+  *pmp = mp;
+  return 0;
+}
+
+void udccp_mp_free(udccp_mp_state *mp, const udccp_mem *mem) {
+  if (mp != NULL) {
+    memset(mp, 0, sizeof(*mp)); /* key material */
+    mem->free(mp, mem->user_data);
+  }
 }
 
 /* The first well-formed MP_KEY of the packet, or 0. */
@@ -76,7 +92,7 @@ int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
                   const udccp_opts *opts, uint8_t pkt_type) {
   udccp_mp_opt k;
   const udccp_mp_key *key;
-  if (mp->phase == UDCCP_MP_OFF) {
+  if (mp == NULL || mp->phase == UDCCP_MP_OFF) {
     return 0;
   }
   if (fs->is_server) {
@@ -134,7 +150,7 @@ static void put_key(const udccp_mp_state *mp, udccp_optbuf *ob) {
 
 void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
                     udccp_optbuf *ob, uint8_t pkt_type) {
-  if (mp->phase != UDCCP_MP_OFFERED) {
+  if (mp == NULL || mp->phase != UDCCP_MP_OFFERED) {
     return;
   }
   if (!fs->is_server && pkt_type == UDCCP_PKT_REQUEST) {
@@ -146,5 +162,6 @@ void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
 }
 
 int udccp_mp_active(const udccp_mp_state *mp, const udccp_feat_set *fs) {
-  return mp->phase == UDCCP_MP_KEYED && udccp_feat_mp_version(fs) >= 0;
+  return mp != NULL && mp->phase == UDCCP_MP_KEYED &&
+         udccp_feat_mp_version(fs) >= 0;
 }

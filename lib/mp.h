@@ -39,12 +39,18 @@ typedef struct udccp_mp_state {
   uint8_t have_remote;   /* keys.remote / remote_ci are the peer's */
 } udccp_mp_state;
 
-/* Sets up mp for a connection: with multipath offered (feat mp_enabled)
- * draws our Connection Identifier and plain-text key from rand (§3.2.4:
- * "a Host-specific CI"; key material per RFC 4086, from the settings'
- * CSPRNG).  The CI is never 0, so that 0 can mean "none". */
-void udccp_mp_init(udccp_mp_state *mp, const udccp_feat_set *fs,
-                   void (*rand)(uint8_t *, size_t, void *), void *rand_ud);
+/* Makes the multipath state of a connection, *pmp: NULL when multipath
+ * is not offered (feat mp_enabled 0: no memory spent on it, issue 13's
+ * idle budget); else allocated from mem, with our Connection Identifier
+ * and plain-text key drawn from rand (§3.2.4: "a Host-specific CI"; key
+ * material per RFC 4086, from the settings' CSPRNG).  The CI is never 0,
+ * so that 0 can mean "none".  Returns 0 or UDCCP_ERR_NOMEM. */
+int udccp_mp_new(udccp_mp_state **pmp, const udccp_feat_set *fs,
+                 void (*rand)(uint8_t *, size_t, void *), void *rand_ud,
+                 const udccp_mem *mem);
+void udccp_mp_free(udccp_mp_state *mp, const udccp_mem *mem);
+
+/* The functions below take the NULL of a connection without multipath. */
 
 /* Reads the Multipath options of a valid packet of type pkt_type, after
  * its feature options (udccp_feat_read).  Returns 0, or UDCCP_ERR_OPTION:

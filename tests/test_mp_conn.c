@@ -199,8 +199,8 @@ static void test_rfc9897_3_3_request_carries_mp_key(void **state) {
   assert_int_equal(k.len, 17);
   assert_int_equal(k.u.key.n_keys, 1);
   assert_int_equal(k.u.key.keys[0].type, UDCCP_MP_KEY_PLAIN);
-  assert_int_equal(k.u.key.ci, p.c[0]->mp.keys.local_ci);
-  assert_memory_equal(k.u.key.keys[0].data, p.c[0]->mp.keys.local, 8);
+  assert_int_equal(k.u.key.ci, p.c[0]->mp->keys.local_ci);
+  assert_memory_equal(k.u.key.keys[0].data, p.c[0]->mp->keys.local, 8);
   assert_true(k.u.key.ci != 0);
   udccp_pair_free(&p);
   /* Off: no Multipath option at all. */
@@ -232,10 +232,10 @@ static void test_rfc9897_3_3_keys_exchanged(void **state) {
   open_pair(&p, 1, 1, 8);
   assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
   udccp_pair_run_for(&p, S / 2);
-  assert_true(udccp_mp_active(&p.c[0]->mp, &p.c[0]->feat));
-  assert_true(udccp_mp_active(&p.c[1]->mp, &p.c[1]->feat));
-  a = &p.c[0]->mp.keys;
-  b = &p.c[1]->mp.keys;
+  assert_true(udccp_mp_active(p.c[0]->mp, &p.c[0]->feat));
+  assert_true(udccp_mp_active(p.c[1]->mp, &p.c[1]->feat));
+  a = &p.c[0]->mp->keys;
+  b = &p.c[1]->mp->keys;
   assert_int_equal(a->remote_ci, b->local_ci);
   assert_int_equal(b->remote_ci, a->local_ci);
   assert_memory_equal(a->remote, b->local, 8);
@@ -256,14 +256,14 @@ static void test_rfc9897_3_6_no_key_type_falls_back(void **state) {
   int seen = 0;
   (void)state;
   open_pair(&p, 1, 1, 9);
-  p.c[0]->mp.phase = UDCCP_MP_OFF; /* the Request goes without MP_KEY */
+  p.c[0]->mp->phase = UDCCP_MP_OFF; /* the Request goes without MP_KEY */
   p.drop = spy_response;
   p.drop_ud = &seen;
   assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
   assert_int_equal(seen, 1);
   assert_int_equal(udccp_feat_mp_version(&p.c[0]->feat), -1);
   assert_int_equal(udccp_feat_mp_version(&p.c[1]->feat), -1);
-  assert_false(udccp_mp_active(&p.c[1]->mp, &p.c[1]->feat));
+  assert_false(udccp_mp_active(p.c[1]->mp, &p.c[1]->feat));
   assert_true(udccp_pair_stream(&p, 0, 500, 0, S) > 10);
   udccp_pair_free(&p);
 }
@@ -275,7 +275,7 @@ static void test_rfc9897_3_6_agreed_without_key_closes(void **state) {
   (void)state;
   open_pair(&p, 1, 1, 10);
   until_server(&p);
-  p.c[1]->mp.phase = UDCCP_MP_OFF; /* Confirm L(10, 0) but no MP_KEY */
+  p.c[1]->mp->phase = UDCCP_MP_OFF; /* Confirm L(10, 0) but no MP_KEY */
   udccp_pair_run_for(&p, 2 * S);
   assert_int_equal(udccp_conn_get_reset_code(p.c[0]),
                    UDCCP_RESET_OPTION_ERROR);
