@@ -1161,6 +1161,46 @@ typedef struct udccp_endpoint_stats {
 void udccp_endpoint_get_stats(const udccp_endpoint *ep,
                               udccp_endpoint_stats *stats);
 
+/* ------------------------------------ socket runtime: capture and TOS */
+
+/* A packet capture file that endpoints write what they send and receive
+ * into (issue 15: udccp-perf and udccp-cat --pcap): classic pcap,
+ * nanosecond timestamps (wall clock), LINKTYPE_RAW.  Every datagram is
+ * one frame with a synthesized IPv4 or IPv6 header: on DCCP-UDP a UDP
+ * header too (the endpoint's UDP port and the peer's, UDP checksum
+ * right), which Wireshark decodes with tools/wireshark/dccp-udp.lua; on
+ * native DCCP IP protocol 33.  The TOS / traffic class byte is the one
+ * the packet was sent or received with (udccp_endpoint_set_tos() and the
+ * ECN codepoint).  Packets go in as the endpoint hands them to the kernel
+ * or reads them, one frame per DCCP packet (GSO and GRO batches are
+ * split).  Several endpoints, also of other threads, may share one file. */
+typedef struct udccp_pcap udccp_pcap;
+
+/* Creates (truncates) path and writes the pcap file header.  Returns 0 and
+ * sets *pp, or UDCCP_ERR_INVALID_ARGUMENT, UDCCP_ERR_NOMEM or
+ * UDCCP_ERR_SOCKET (the file cannot be created; errno tells why). */
+int udccp_pcap_open(udccp_pcap **pp, const char *path);
+
+/* Frames written so far. */
+uint64_t udccp_pcap_frames(const udccp_pcap *p);
+
+/* Flushes and closes the file and frees p; detach it from every endpoint
+ * first (udccp_endpoint_set_pcap(ep, NULL), or udccp_endpoint_del()).
+ * Returns 0, or UDCCP_ERR_SOCKET if a write failed (the file is
+ * incomplete).  NULL is ignored. */
+int udccp_pcap_close(udccp_pcap *p);
+
+/* Writes every datagram ep sends or receives from now on into p; NULL
+ * stops.  The endpoint does not own p. */
+void udccp_endpoint_set_pcap(udccp_endpoint *ep, udccp_pcap *p);
+
+/* Sets the IPv4 TOS byte / IPv6 traffic class of ep's packets (IP_TOS and
+ * IPV6_TCLASS on its sockets, both transports): its upper six bits, the
+ * DSCP (RFC 2474), are kept; its lower two, the ECN field (RFC 3168), stay
+ * the runtime's (each packet's ECN codepoint as its CCID asks).  Returns
+ * 0, UDCCP_ERR_INVALID_ARGUMENT (tos outside 0..255) or UDCCP_ERR_SOCKET. */
+int udccp_endpoint_set_tos(udccp_endpoint *ep, int tos);
+
 /* ===================================================== end of io/ section */
 
 #ifdef __cplusplus
