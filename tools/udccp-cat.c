@@ -124,8 +124,9 @@ static void usage(FILE *f) {
 "  -6                    IPv6 only\n"
 "  -s, --source ADDR     local address to bind (numeric)\n"
 "      --raw             native DCCP over raw IP sockets (needs root)\n"
-"      --ccid N          CCID to ask for: 2, 3, 4, cubic (CCID 249) or a\n"
-"                        registered experimental N (default 2)\n"
+"      --ccid N          CCID to ask for: 2, 3, 4, cubic (CCID 249), bbr\n"
+"                        (CCID 248) or a registered experimental N\n"
+"                        (default 2)\n"
 "      --service CODE    Service Code: a number or up to 4 characters\n"
 "                        (default \"CAT\")\n"
 "  -d, --no-stdin        do not read stdin: only receive, until the peer\n"
@@ -699,9 +700,9 @@ int main(int argc, char **argv) {
       break;
     case OPT_RAW: o.raw = 1; break;
     case OPT_CCID:
-      v = (unsigned long)udccp_ccid_parse(optarg); /* 2|3|4|cubic|N */
+      v = (unsigned long)udccp_ccid_parse(optarg); /* 2|3|4|cubic|bbr|N */
       if ((long)v < 0 || udccp_ccid_lookup((uint8_t)v) == NULL) {
-        fprintf(stderr, "udccp-cat: --ccid must be 2, 3, 4, cubic or a "
+        fprintf(stderr, "udccp-cat: --ccid must be 2, 3, 4, cubic, bbr or a "
                         "registered CCID\n");
         return 2;
       }

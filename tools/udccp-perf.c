@@ -7,7 +7,7 @@
  *
  *   udccp-perf -s [-p PORT] [--udp-port PORT] [--raw] [-1] [-J] ...
  *   udccp-perf -c HOST [-p PORT] [-t SECONDS | -n BYTES | -k PKTS] [-P N]
- *              [-R | --bidir] [--ccid 2|3|4|cubic|N] [-l BYTES] [-b RATE] [-J] ...
+ *              [-R | --bidir] [--ccid 2|3|4|cubic|bbr|N] [-l BYTES] [-b RATE] [-J] ...
  *
  * Ports follow the one-port model of RFC 6773 §3.8: every DCCP-UDP server
  * shares UDP port 6511, -p names the DCCP port only; --udp-port moves the
@@ -34,7 +34,8 @@ static void usage(FILE *f) {
 "                  [--cookies MODE] [--half-open N] [--backlog N]\n"
 "       udccp-perf -c HOST [-p PORT] [--udp-port PORT] [--raw]\n"
 "                  [-t SECONDS | -n BYTES | -k PKTS] [-P N] [-R | --bidir]\n"
-"                  [--ccid 2|3|4|cubic|N] [-l BYTES] [-b RATE] [-i SECS] [-J]\n"
+"                  [--ccid 2|3|4|cubic|bbr|N] [-l BYTES] [-b RATE] [-i SECS]\n"
+"                  [-J]\n"
 "                  [-B ADDR] [--cport PORT] [-4|-6] [--get-server-output]\n"
 "                  [--no-gso] [--keepalive IDLE[,INTERVAL[,PROBES]]]\n"
 "                  [-C N] [-w BYTES] [--connect-timeout MS] [-O SECS]\n"
@@ -83,8 +84,9 @@ static void usage(FILE *f) {
 "  -P, --parallel N      N streams (connections) at once (1..%d)\n"
 "  -R, --reverse         the server sends, the client receives\n"
 "      --bidir           both send at once (N streams each way)\n"
-"      --ccid N          congestion control: 2, 3, 4, cubic (RFC 9438, CCID 249)\n"
-"                        or a registered experimental N (default 2)\n"
+"      --ccid N          congestion control: 2, 3, 4, cubic (RFC 9438, CCID 249),\n"
+"                        bbr (draft-ietf-ccwg-bbr, CCID 248) or a registered\n"
+"                        experimental N (default 2)\n"
 "  -l, --length BYTES    datagram size (default: the connection's MPS;\n"
 "                        at least %d)\n"
 "  -b, --bitrate RATE    pace each sending stream at RATE, e.g. 10mbit,\n"
@@ -171,7 +173,7 @@ static int usage_error(const char *fmt, ...) {
 
 /* --ccid: kept in one function (other congestion controls may come). */
 static int parse_ccid(const char *arg, uint8_t *ccid) {
-  int v = udccp_ccid_parse(arg); /* 2|3|4|cubic|N, include/udccp/ccid.h */
+  int v = udccp_ccid_parse(arg); /* 2|3|4|cubic|bbr|N, udccp/ccid.h */
   if (v < 0 || udccp_ccid_lookup((uint8_t)v) == NULL) {
     return -1;
   }
@@ -385,7 +387,7 @@ int main(int argc, char **argv) {
     case OPT_CCID:
     case 'C':
       if (parse_ccid(optarg, &o.ccid) != 0) {
-        return usage_error("--ccid must be 2, 3, 4, cubic or a registered CCID ('%s')", optarg);
+        return usage_error("--ccid must be 2, 3, 4, cubic, bbr or a registered CCID ('%s')", optarg);
       }
       break;
     case 'w':
