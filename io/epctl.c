@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Endpoint control: the settings template that connect and listen copy,
- * a free DCCP port, stopping a listener and its backlog.
+ * a free DCCP port, stopping a listener and its backlog; socket options
+ * of the whole endpoint (TOS, device).
  */
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <udccp/udccp.h>
@@ -80,4 +86,43 @@ int udccp_listen_set_backlog(udccp_endpoint *ep, uint16_t port,
     }
   }
   return UDCCP_ERR_INVALID_STATE;
+}
+
+int udccp_endpoint_set_tos(udccp_endpoint *ep, int tos) {
+  if (ep == NULL || tos < 0 || tos > 255) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  int v = tos & ~3; /* RFC 3168 §5: the ECN field is the transport's */
+  for (int f = 0; f < 2; f++) {
+    if (ep->fd[f] < 0) {
+      continue;
+    }
+    int rc = f == UDCCP_IO_V4
+                 ? setsockopt(ep->fd[f], IPPROTO_IP, IP_TOS, &v, sizeof(v))
+                 : setsockopt(ep->fd[f], IPPROTO_IPV6, IPV6_TCLASS, &v,
+                              sizeof(v));
+    if (rc != 0) {
+      return UDCCP_ERR_SOCKET;
+    }
+  }
+  ep->tos = (uint8_t)v;
+  return 0;
+}
+
+int udccp_endpoint_bind_device(udccp_endpoint *ep, const char *ifname) {
+  if (ep == NULL || ifname == NULL || ifname[0] == '\0' ||
+      strlen(ifname) >= IF_NAMESIZE) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (if_nametoindex(ifname) == 0) {
+    return UDCCP_ERR_RESOLVE; /* errno: ENODEV */
+  }
+  for (int f = 0; f < 2; f++) {
+    if (ep->fd[f] >= 0 &&
+        setsockopt(ep->fd[f], SOL_SOCKET, SO_BINDTODEVICE, ifname,
+                   (socklen_t)strlen(ifname)) != 0) {
+      return errno == EPERM ? UDCCP_ERR_PERM : UDCCP_ERR_SOCKET;
+    }
+  }
+  return 0;
 }

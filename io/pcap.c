@@ -5,10 +5,8 @@
  * endpoint's capture (udccp_pcap_open(), udccp_endpoint_set_pcap()).
  */
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 
 #include "endpoint.h"
@@ -211,25 +209,4 @@ void udccp_io_capture(udccp_endpoint *ep, int out, const udccp_path *path,
                             (uint64_t)t.tv_sec * UDCCP_NS_PER_S +
                                 (uint64_t)t.tv_nsec,
                             &fr);
-}
-
-int udccp_endpoint_set_tos(udccp_endpoint *ep, int tos) {
-  if (ep == NULL || tos < 0 || tos > 255) {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
-  int v = tos & ~3; /* RFC 3168 §5: the ECN field is the transport's */
-  for (int f = 0; f < 2; f++) {
-    if (ep->fd[f] < 0) {
-      continue;
-    }
-    int rc = f == UDCCP_IO_V4
-                 ? setsockopt(ep->fd[f], IPPROTO_IP, IP_TOS, &v, sizeof(v))
-                 : setsockopt(ep->fd[f], IPPROTO_IPV6, IPV6_TCLASS, &v,
-                              sizeof(v));
-    if (rc != 0) {
-      return UDCCP_ERR_SOCKET;
-    }
-  }
-  ep->tos = (uint8_t)v;
-  return 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # udccp-perf's last iperf3 options (doc/udccp-perf.md): -O/--omit,
-# -S/--tos, --repeating-payload, --server-bitrate-limit.  Each case
+# -S/--tos, --repeating-payload, --server-bitrate-limit, -A, --bind-dev.  Each case
 # measures what the option must change, so that it fails when the option
 # does nothing: -O leaves the first seconds out of the counts (half the
 # datagrams of a paced run), --repeating-payload puts "0123456789..." in
@@ -89,8 +89,8 @@ timeout 20 $C -t 0.3 -b 2m -l 500 -S 0x2b --pcap "$T/s4.pcap" >/dev/null 2>"$T/s
 timeout 20 "$PERF" -c ::1 --udp-port "$U" -p "$D" -t 0.3 -b 2m -l 500 -S 0x48 \
   >/dev/null 2>"$T/s6.err" || fail "-S 0x48 (IPv6): exit $?: $(cat "$T/s6.err")"
 if [ -n "$wire" ]; then
-  sleep 0.2
-  kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null
+  sleep 1 # tcpdump, slow on a loaded machine, reads what the kernel holds
+  kill -INT "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null
 fi
 
 # Every capture read by one python (its start-up is slow on a loaded
@@ -199,6 +199,34 @@ for bad in "-s --server-bitrate-limit 1m/0" "-c 127.0.0.1 --server-bitrate-limit
   [ "$rc" -eq 2 ] || fail "$bad: exit $rc, not a usage error (2)"
 done
 grep -q "exceeds the server's limit" "$T/lim.txt" || fail "the server did not say why: $(cat "$T/lim.txt")"
+
+# -A: the process runs on that CPU only (a server, not under timeout(1),
+# so that its own pid is asked); --bind-dev: lo works, another interface
+# cannot reach 127.0.0.1, a missing one is an error
+ncpu=$(nproc)
+cpu=$((ncpu - 1))
+"$PERF" -s -1 -A "$cpu" --bind-dev lo --udp-port "$U2" -p $((D + 1)) >"$T/a.txt" 2>&1 &
+apid=$!
+PIDS="$PIDS $apid"
+sleep 0.4
+aff=$(taskset -cp "$apid" 2>/dev/null | sed 's/.*: //')
+[ "$aff" = "$cpu" ] && pass "-A $cpu: the server runs on CPU $aff only" ||
+  fail "-A $cpu: affinity '$aff' ($(cat "$T/a.txt"))"
+timeout 20 "$PERF" -c 127.0.0.1 --udp-port "$U2" -p $((D + 1)) -t 0.3 -b 1m --bind-dev lo \
+  >"$T/bd.txt" 2>&1 && pass "--bind-dev lo: a test over loopback on both ends" ||
+  fail "--bind-dev lo: exit $?: $(cat "$T/bd.txt")"
+kill "$apid" 2>/dev/null
+timeout 10 $C -t 0.3 --bind-dev nosuch0 >/dev/null 2>"$T/bd2.err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "no such network interface" "$T/bd2.err" ||
+  fail "--bind-dev nosuch0: exit $rc: $(cat "$T/bd2.err")"
+other=$(ip -o link 2>/dev/null | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2; exit }')
+if [ -n "$other" ]; then
+  timeout 10 $C -t 0.3 --connect-timeout 500 --bind-dev "$other" >/dev/null 2>"$T/bd3.err"
+  rc=$?
+  [ "$rc" = 1 ] && pass "--bind-dev $other: 127.0.0.1 is out of reach (exit 1)" ||
+    fail "--bind-dev $other: exit $rc, the binding had no effect: $(cat "$T/bd3.err")"
+fi
 
 if [ "$FAILS" -ne 0 ]; then
   echo "perf_omit_tos: $FAILS failure(s)"

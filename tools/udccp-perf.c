@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@ static void usage(FILE *f) {
 "                  [--repeating-payload]\n"
 "       common: [--logfile FILE] [--pcap FILE] [-V] [-f UNIT] [-T STR]\n"
 "               [--timestamps] [-I FILE] [--rcv-timeout MS] [-S TOS]\n"
+"               [-A CPU] [--bind-dev DEV]\n"
 "       server: [-D] [--idle-timeout SECS] [--server-bitrate-limit RATE]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
@@ -72,6 +74,9 @@ static void usage(FILE *f) {
 "                        where the kernel has it)\n"
 "  -B, --bind ADDR       bind to this local address (numeric)\n"
 "      --cport PORT      client, DCCP-UDP: local UDP port (default: any)\n"
+"      --bind-dev DEV    send and receive through network interface DEV\n"
+"                        only (SO_BINDTODEVICE)\n"
+"  -A, --affinity N      run on CPU N (the server's worker threads too)\n"
 "  -4, --version4        IPv4 only\n"
 "  -6, --version6        IPv6 only\n"
 "  -t, --time SECONDS    test length (default 10; units s/ms allowed)\n"
@@ -238,6 +243,7 @@ int main(int argc, char **argv) {
   o.connect_timeout_ms = 5000;
   o.rcv_timeout_ms = PERF_IDLE_S * 1000;
   o.tos = -1;
+  o.cpu = -1;
   perf_o = &o;
   for (int i = 1; i < argc; i++) { /* -J before the first usage error */
     if (strcmp(argv[i], "-J") == 0 || strcmp(argv[i], "--json") == 0) {
@@ -251,7 +257,8 @@ int main(int argc, char **argv) {
          OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS, OPT_BIDIR,
          OPT_CPORT, OPT_LOGFILE, OPT_SRVOUT, OPT_TIMESTAMPS,
          OPT_CONNECT_TIMEOUT, OPT_RCV_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_NOOP,
-         OPT_JSON_STREAM, OPT_EXTRA_DATA, OPT_PCAP, OPT_REPEAT, OPT_SRV_LIMIT };
+         OPT_JSON_STREAM, OPT_EXTRA_DATA, OPT_PCAP, OPT_REPEAT, OPT_SRV_LIMIT,
+         OPT_BIND_DEV };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -303,13 +310,15 @@ int main(int argc, char **argv) {
       {"tos", required_argument, NULL, 'S'},
       {"repeating-payload", no_argument, NULL, OPT_REPEAT},
       {"server-bitrate-limit", required_argument, NULL, OPT_SRV_LIMIT},
+      {"affinity", required_argument, NULL, 'A'},
+      {"bind-dev", required_argument, NULL, OPT_BIND_DEV},
       {"dont-fragment", no_argument, NULL, OPT_NOOP},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'v'},
       {NULL, 0, NULL, 0}};
   int c;
   uint64_t u;
-  while ((c = getopt_long(argc, argv, "s1c:p:t:n:k:P:l:b:i:RJB:46Vhvw:f:T:I:DuC:O:S:", lopts,
+  while ((c = getopt_long(argc, argv, "s1c:p:t:n:k:P:l:b:i:RJB:46Vhvw:f:T:I:DuC:O:S:A:", lopts,
                           NULL)) != -1) {
     switch (c) {
     case 's': o.server = 1; break;
@@ -462,6 +471,13 @@ int main(int argc, char **argv) {
       break;
     }
     case OPT_REPEAT: o.repeating_payload = 1; break;
+    case 'A':
+      if (parse_count(optarg, 0, CPU_SETSIZE - 1, &o.cpu) != 0) {
+        return usage_error("invalid CPU '%s' (-A N: a CPU number; iperf3's "
+                           "N,M form is not supported)", optarg);
+      }
+      break;
+    case OPT_BIND_DEV: o.bind_dev = optarg; break;
     case OPT_SRV_LIMIT: {
       char rate[64];
       const char *slash = strchr(optarg, '/');
@@ -576,6 +592,19 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   (void)sigaction(SIGINT, &sa, NULL);
   (void)sigaction(SIGTERM, &sa, NULL);
+  if (o.cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(o.cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+      perf_error("-A %d: cannot run on CPU %d: %s", o.cpu, o.cpu,
+                 strerror(errno));
+      if (o.json) {
+        perf_json_error_only();
+      }
+      return 1;
+    }
+  }
   if (o.pcap != NULL && udccp_pcap_open(&perf_pcap, o.pcap) != 0) {
     perf_error("cannot create the capture file '%s': %s", o.pcap,
                strerror(errno));

@@ -1161,7 +1161,7 @@ typedef struct udccp_endpoint_stats {
 void udccp_endpoint_get_stats(const udccp_endpoint *ep,
                               udccp_endpoint_stats *stats);
 
-/* ------------------------------------ socket runtime: capture and TOS */
+/* ---------------------- socket runtime: capture, TOS, device */
 
 /* A packet capture file that endpoints write what they send and receive
  * into (issue 15: udccp-perf and udccp-cat --pcap): classic pcap,
@@ -1200,6 +1200,13 @@ void udccp_endpoint_set_pcap(udccp_endpoint *ep, udccp_pcap *p);
  * the runtime's (each packet's ECN codepoint as its CCID asks).  Returns
  * 0, UDCCP_ERR_INVALID_ARGUMENT (tos outside 0..255) or UDCCP_ERR_SOCKET. */
 int udccp_endpoint_set_tos(udccp_endpoint *ep, int tos);
+
+/* Binds ep's sockets to the network interface ifname (SO_BINDTODEVICE):
+ * its packets leave, and only packets that arrive, through it.  Call it
+ * before connecting or listening.  Returns 0, UDCCP_ERR_INVALID_ARGUMENT,
+ * UDCCP_ERR_RESOLVE (no such interface), UDCCP_ERR_PERM (kernels before
+ * 5.7 want CAP_NET_RAW) or UDCCP_ERR_SOCKET. */
+int udccp_endpoint_bind_device(udccp_endpoint *ep, const char *ifname);
 
 /* ===================================================== end of io/ section */
 

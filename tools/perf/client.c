@@ -90,6 +90,14 @@ static udccp_endpoint *client_endpoint(const perf_opts *o,
       udccp_endpoint_del(ep);
       return NULL;
     }
+    if (o->bind_dev != NULL &&
+        (rv = udccp_endpoint_bind_device(ep, o->bind_dev)) != 0) {
+      perf_error("--bind-dev %s: %s", o->bind_dev,
+                 rv == UDCCP_ERR_RESOLVE ? "no such network interface"
+                                         : strerror(errno));
+      udccp_endpoint_del(ep);
+      return NULL;
+    }
     return ep;
   }
   if (rv == UDCCP_ERR_PERM && o->raw) {

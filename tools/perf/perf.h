@@ -85,6 +85,8 @@ typedef struct perf_opts {
   const char *pcap;            /* --pcap FILE: capture of every packet */
   uint64_t omit_ns;            /* -O: left out of the statistics */
   int tos;                     /* -S: IP TOS / traffic class, -1: unset */
+  int cpu;                     /* -A: CPU to run on, -1: any */
+  const char *bind_dev;        /* --bind-dev: network interface */
   int repeating_payload;       /* --repeating-payload */
   uint64_t srv_limit_bps;      /* server: --server-bitrate-limit, 0: none */
   int srv_limit_secs;          /* ... averaged over this many seconds */

@@ -355,6 +355,14 @@ int perf_run_server(const perf_opts *o) {
                  strerror(errno));
       rv = UDCCP_ERR_SOCKET;
     }
+    int brv = 0;
+    if (o->bind_dev != NULL && rv == 0 &&
+        (brv = udccp_endpoint_bind_device(eps[k], o->bind_dev)) != 0) {
+      perf_error("--bind-dev %s: %s", o->bind_dev,
+                 brv == UDCCP_ERR_RESOLVE ? "no such network interface"
+                                          : strerror(errno));
+      rv = brv;
+    }
   }
   if (rv != 0) {
     for (size_t k = 0; k < n; k++) {
