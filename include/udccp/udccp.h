@@ -287,7 +287,15 @@ typedef struct udccp_settings {
   udccp_tstamp keepalive_interval; /* between probes: 10 s (> 0 if on) */
   uint32_t keepalive_probes;       /* unanswered probes before the end: 3
                                       (1..255 if on) */
-  uint64_t reserved[4];  /* 0: room for members added later without
+  /* 1: offer Multipath DCCP (RFC 9897): the client asks for feature
+   * Multipath Capable (10) and sends MP_KEY in its Request, a server
+   * agrees to it when the client asks; 0 (the default): plain DCCP, and
+   * feature 10 is unknown to this endpoint.  A peer that does not agree
+   * leaves a plain DCCP connection (RFC 9897 §3.6 fallback).  What is
+   * implemented so far: doc/multipath.md. */
+  uint8_t multipath;
+  uint8_t reserved_bytes[7]; /* 0 */
+  uint64_t reserved[3];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_settings;
 
