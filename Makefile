@@ -31,7 +31,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 300
 CHECK_FUZZ_SECONDS ?= 20
-DEPS = cmake gcc clang make pkg-config libcmocka-dev tshark librsvg2-bin iperf3 iputils-ping iproute2 man-db python3 tcpdump
+DEPS = cmake gcc clang make pkg-config libcmocka-dev libssl-dev tshark librsvg2-bin iperf3 iputils-ping iproute2 man-db python3 tcpdump
 CTEST_ARGS ?= --output-on-failure
 
 .PHONY: all deps build demo check check-gcc check-clang fuzz-build fuzz fuzz-check clean attack

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cksum.h"
+#include "mp_opt.h"
 #include "opt.h"
 #include "pkt.h"
 #include "seq.h"
@@ -74,6 +75,59 @@ static void opts_inside(const udccp_opts *o, const uint8_t *area, size_t len) {
         o->n_ccid <= UDCCP_OPTS_MAX_CCID);
 }
 
+/* RFC 9897 §3.2: every Multipath option the parser recorded decodes
+ * inside the options area, and one that decodes re-encodes to the same
+ * bytes (MP_PRIO and MP_KEY: but for their ignored reserved bits; MP_KEY:
+ * when every key was kept). */
+static void fuzz_mp(const udccp_opts *o, const uint8_t *area, size_t len) {
+  size_t pos = 0, n = 0;
+  udccp_mp_opt m;
+  int rv;
+  if (o->mp == NULL) {
+    CHECK(o->n_mp == 0);
+    return;
+  }
+  CHECK(o->mp >= area && o->mp + o->mp_len == area + len);
+  while ((rv = udccp_mp_next(o->mp, o->mp_len, &pos, &m)) != 2) {
+    uint8_t enc[256];
+    udccp_ssize el;
+    CHECK(rv == 0 || rv == 1 || rv == UDCCP_ERR_OPTION);
+    CHECK(pos <= o->mp_len);
+    n++;
+    if (rv != 0) {
+      continue;
+    }
+    CHECK(m.raw >= o->mp && m.raw + m.len <= o->mp + o->mp_len);
+    if (m.type == UDCCP_MP_CONFIRM) {
+      size_t cp = 0, k = 0;
+      uint64_t seq;
+      udccp_mp_opt e;
+      while (udccp_mp_confirm_next(m.u.confirm.list, m.u.confirm.list_len,
+                                   &cp, &seq, &e)) {
+        CHECK(cp <= m.u.confirm.list_len && ++k < 128);
+        CHECK(seq < (1ULL << 48));
+      }
+      CHECK(k >= 1);
+    }
+    el = udccp_mp_opt_encode(&m, enc, sizeof(enc));
+    if (m.type == UDCCP_MP_KEY && (m.u.key.unknown_type || el != m.len)) {
+      CHECK(el > 0 || m.u.key.n_keys == 0);
+      continue;
+    }
+    CHECK(el == m.len);
+    if (m.type == UDCCP_MP_PRIO) {
+      CHECK((enc[3] & 0x0F) == (m.raw[3] & 0x0F));
+    } else if (m.type == UDCCP_MP_KEY) {
+      /* byte 3 is MP_KEY's resvd: sent as 0, not read */
+      CHECK(memcmp(enc, m.raw, 3) == 0 &&
+            memcmp(enc + 4, m.raw + 4, (size_t)el - 4) == 0);
+    } else {
+      CHECK(memcmp(enc, m.raw, (size_t)el) == 0);
+    }
+  }
+  CHECK(n >= o->n_mp || o->n_mp == UINT8_MAX);
+}
+
 static void fuzz_opts(uint8_t pkt_type, const uint8_t *opts, size_t len) {
   udccp_opts o;
   udccp_optbuf ob;
@@ -83,6 +137,7 @@ static void fuzz_opts(uint8_t pkt_type, const uint8_t *opts, size_t len) {
     return;
   }
   opts_inside(&o, opts, len);
+  fuzz_mp(&o, opts, len);
   /* Writing back what was recorded parses to the same records. */
   if (o.n_feat > 0 && len <= UDCCP_OPTS_MAX_LEN) {
     udccp_opts o2;

@@ -5,12 +5,17 @@
  * partial checksum coverage.  Not part of the build; regenerate with
  *
  *   cc -std=c11 -Iinclude -Ilib fuzz/gen_corpus_pkt.c lib/pkt.c lib/opt.c \
- *      lib/cksum.c -o /tmp/gen && /tmp/gen fuzz/corpus/fuzz_pkt
+ *      lib/cksum.c lib/mp_opt.c -o /tmp/gen && /tmp/gen fuzz/corpus/fuzz_pkt
+ *
+ * (The corpus keeps libFuzzer's names, the SHA-1 of each file: rename
+ * new seeds with sha1sum.)  The mp_* seeds carry every Multipath
+ * suboption of RFC 9897 §3.2.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cksum.h"
+#include "mp_opt.h"
 #include "opt.h"
 #include "pkt.h"
 
@@ -123,6 +128,88 @@ int main(int argc, char **argv) {
   hdr(&h, UDCCP_PKT_ACK, 1);
   emit("ack_mandatory_unknown", &h, bad_mand, sizeof(bad_mand), NULL, 0);
   emit("ack_mandatory_last", &h, mand_last, sizeof(mand_last), NULL, 0);
+
+  /* RFC 9897 §3.2: every Multipath suboption. */
+  {
+    static const uint8_t k8[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    static uint8_t k64[64];
+    uint8_t list[64];
+    size_t ln = 0;
+    udccp_mp_opt m;
+    memset(k64, 0x42, sizeof(k64));
+    udccp_optbuf_init(&ob);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_KEY;
+    m.u.key.ci = 0x11223344u;
+    m.u.key.n_keys = 2;
+    m.u.key.keys[0].type = UDCCP_MP_KEY_PLAIN;
+    m.u.key.keys[0].len = 8;
+    m.u.key.keys[0].data = k8;
+    m.u.key.keys[1].type = UDCCP_MP_KEY_EXPERIMENTAL;
+    m.u.key.keys[1].len = 64;
+    m.u.key.keys[1].data = k64;
+    udccp_mp_opt_put(&ob, &m);
+    udccp_optbuf_put(&ob, UDCCP_OPT_CHANGE_R, 0, (const uint8_t[]){10, 0}, 2);
+    hdr(&h, UDCCP_PKT_REQUEST, 1);
+    emit("mp_request_key", &h, ob.buf, ob.len, NULL, 0);
+
+    udccp_optbuf_init(&ob);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_SEQ;
+    m.u.seq = 77;
+    ln += (size_t)udccp_mp_opt_encode(&m, list + ln, sizeof(list) - ln);
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_PRIO;
+    m.u.prio = 2;
+    ln += (size_t)udccp_mp_opt_encode(&m, list + ln, sizeof(list) - ln);
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_ADDADDR;
+    m.u.addaddr.addr_id = 3;
+    m.u.addaddr.family = UDCCP_AF_INET6;
+    m.u.addaddr.addr[0] = 0x20;
+    m.u.addaddr.has_port = 1;
+    m.u.addaddr.port = 6511;
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_HMAC;
+    memset(m.u.hmac, 0xAB, sizeof(m.u.hmac));
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_REMOVEADDR;
+    m.u.removeaddr.addr_id = 4;
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_RTT;
+    m.u.rtt.rtt_ms = 40;
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_CONFIRM;
+    m.u.confirm.list = list;
+    m.u.confirm.list_len = (uint8_t)ln;
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_JOIN;
+    m.u.join.ci = 0x55667788u;
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_CLOSE;
+    m.u.key_data.data = k8;
+    m.u.key_data.len = 8;
+    udccp_mp_opt_put(&ob, &m);
+    m.type = UDCCP_MP_FAST_CLOSE;
+    udccp_mp_opt_put(&ob, &m);
+    memset(&m, 0, sizeof(m));
+    m.type = UDCCP_MP_EXP;
+    m.u.exp.data = k8;
+    m.u.exp.len = 3;
+    udccp_mp_opt_put(&ob, &m);
+    hdr(&h, UDCCP_PKT_DATAACK, 1);
+    emit("mp_dataack_all", &h, ob.buf, ob.len, payload, sizeof(payload));
+    hdr(&h, UDCCP_PKT_DATA, 1);
+    emit("mp_data_all", &h, ob.buf, ob.len, payload, sizeof(payload));
+  }
 
   /* Partial checksum coverage. */
   hdr(&h, UDCCP_PKT_DATA, 1);

@@ -67,6 +67,7 @@ command -v tcpdump >/dev/null || need+=(tcpdump)
 command -v tshark >/dev/null || need+=(tshark)
 command -v nft >/dev/null || need+=(nftables)
 dpkg -s libcmocka-dev >/dev/null 2>&1 || need+=(libcmocka-dev)
+dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
 apt_lists() { ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || apt-get update -q >/dev/null; }
 if [ ${#need[@]} -gt 0 ]; then
   say "apt-get install ${need[*]}"
@@ -162,7 +163,7 @@ gcc -static -O2 -Wall -Wextra -Werror -Wshadow -o "$R/bin/dccpt" "$SRC/interop/g
 # udccp-perf, static and optimised, for the side-by-side run in the guest
 # (getaddrinfo's static-link warning is harmless: the guest uses literals).
 gcc -static -O2 -std=gnu11 -D_GNU_SOURCE -DNDEBUG -I"$SRC/include" -I"$SRC/lib" -o "$R/bin/udccp-perf" \
-  "$SRC"/lib/*.c "$SRC"/io/*.c "$SRC/tools/udccp-perf.c" "$SRC"/tools/perf/*.c -lm 2>"$WORK/perf-static.log" ||
+  "$SRC"/lib/*.c "$SRC"/io/*.c "$SRC/tools/udccp-perf.c" "$SRC"/tools/perf/*.c -lcrypto -lm -pthread 2>"$WORK/perf-static.log" ||
   { cat "$WORK/perf-static.log"; die "static udccp-perf build failed"; }
 for m in $MODS; do cp "$KDIR/kernel/$m" "$R/lib/modules/"; done
 # shellcheck disable=SC2086  # one module path per word

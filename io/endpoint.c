@@ -701,7 +701,7 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
     c = (struct cmsghdr *)(void *)(ctl + used);
   }
   if (ecn != 0) {
-    int tos = ecn & 3;
+    int tos = ep->tos | (ecn & 3); /* the byte's DSCP stays set_tos()'s */
     c->cmsg_level = fidx == UDCCP_IO_V4 ? IPPROTO_IP : IPPROTO_IPV6;
     c->cmsg_type = fidx == UDCCP_IO_V4 ? IP_TOS : IPV6_TCLASS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
@@ -711,6 +711,9 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   m->msg_controllen = used;
   if (used == 0) {
     m->msg_control = NULL;
+  }
+  if (ep->pcap != NULL) {
+    udccp_io_capture(ep, 1, path, udp_port, hdr, len, ecn);
   }
 }
 
@@ -832,6 +835,9 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
       ep->stats.rx_ignored++;
       return;
     }
+  }
+  if (ep->pcap != NULL) {
+    udccp_io_capture(ep, 0, path, udp_rport, pkt, len, ecn);
   }
   udccp_demux_key k;
   udccp_demux_key_make(&k, path, udp_rport);

@@ -129,6 +129,8 @@ struct udccp_endpoint {
   int inbox_fd;              /* worker k > 0: what worker 0 relays, or -1 */
   int fwd_fd;                /* unbound, for passing packets on, or -1 */
   udccp_endpoint_stats stats;
+  struct udccp_pcap *pcap; /* pcap.c: udccp_endpoint_set_pcap(), or NULL */
+  uint8_t tos;             /* udccp_endpoint_set_tos(): DSCP, ECN bits 0 */
   udccp_tstamp trim_at;    /* last look at the churn (malloc_trim) */
   uint64_t trim_mark;      /* churn count at that look */
   uint64_t socks_freed;    /* connections freed, ever */
@@ -259,6 +261,12 @@ void udccp_io_sched_remove(udccp_sock *s);
 udccp_sock *udccp_io_sched_pop_due(udccp_endpoint *ep, udccp_tstamp now);
 /* When the loop must run next: 0 if connections are dirty. */
 udccp_tstamp udccp_io_sched_next(const udccp_endpoint *ep);
+
+/* pcap.c.  Writes one DCCP packet ep sends (out = 1) or receives on path
+ * into ep->pcap (call only when it is set). */
+void udccp_io_capture(udccp_endpoint *ep, int out, const udccp_path *path,
+                      uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                      uint8_t ecn);
 
 /* events.c.  s (application-owned) had a turn: udccp_endpoint_events()
  * looks at it next time. */

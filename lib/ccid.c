@@ -16,6 +16,7 @@
 #include "ccid2.h"
 #include "ccid3.h"
 #include "ccid4.h"
+#include "ccid_bbr.h"
 #include "ccid_cubic.h"
 #include "opt.h"
 #include "ackvec.h"
@@ -32,6 +33,7 @@ static const udccp_ccid_ops *const udccp_ccid_builtin[5] = {
  * default experimental number; an application may move it. */
 static _Atomic(const udccp_ccid_ops *) udccp_ccid_slots[256] = {
     [UDCCP_CCID_CUBIC_DEFAULT] = &udccp_ccid_cubic_ops,
+    [UDCCP_CCID_BBR_DEFAULT] = &udccp_ccid_bbr_ops, /* lib/ccid_bbr.c */
 };
 
 const udccp_ccid_ops *udccp_ccid_find(uint8_t id) {
@@ -103,10 +105,12 @@ int udccp_ccid_parse(const char *s) {
   if (s == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  if (strcmp(s, "cubic") == 0) {
+  if (strcmp(s, "cubic") == 0 || strcmp(s, "bbr") == 0) {
+    const udccp_ccid_ops *want =
+        s[0] == 'c' ? &udccp_ccid_cubic_ops : &udccp_ccid_bbr_ops;
     unsigned id;
     for (id = 5; id < 256; id++) {
-      if (udccp_ccid_find((uint8_t)id) == &udccp_ccid_cubic_ops) {
+      if (udccp_ccid_find((uint8_t)id) == want) {
         return (int)id;
       }
     }

@@ -145,6 +145,7 @@ typedef struct ccid2_tx {
     uint64_t u;
     uint8_t b[UDCCP_CCID2_CC_STATE_SIZE];
   } ccst;
+  void *ccp; /* the policy's state: ccst, or after this struct (BBR) */
 } ccid2_tx;
 
 #define NONCE_BITS (1u << 16)
@@ -194,6 +195,11 @@ static void cc_unwin(ccid2_tx *tx, const udccp_ccid2_win *w) {
   tx->ssthresh = w->ssthresh < 2 ? 2 : w->ssthresh;
 }
 
+/* A rate-based policy (ccid2.h on_ack: BBR) sets cwnd itself. */
+static int cc_owns_cwnd(const ccid2_tx *tx) {
+  return tx->cc != NULL && tx->cc->on_ack != NULL;
+}
+
 /* CCID 2 changed cwnd on its own (RFC 2861): the policy hears of it. */
 static void cc_restart(ccid2_tx *tx, udccp_tstamp ts) {
   udccp_ccid2_win w;
@@ -201,7 +207,7 @@ static void cc_restart(ccid2_tx *tx, udccp_tstamp ts) {
     return;
   }
   cc_win(tx, &w);
-  tx->cc->on_restart(tx->ccst.b, &w, ts);
+  tx->cc->on_restart(tx->ccp, &w, ts);
   cc_unwin(tx, &w);
 }
 
@@ -259,7 +265,7 @@ static void congestion(ccid2_tx *tx, uint64_t seq) {
   if (tx->cc != NULL) {
     udccp_ccid2_win w;
     cc_win(tx, &w);
-    tx->cc->on_congestion(tx->ccst.b, &w, tx->now);
+    tx->cc->on_congestion(tx->ccp, &w, tx->now);
     cc_unwin(tx, &w);
   } else {
     tx->cwnd /= 2;
@@ -281,6 +287,9 @@ static void lose(ccid2_tx *tx, ccid2_ent *e) {
     tx->pipe--;
   }
   tx->pkts_lost++;
+  if (tx->cc != NULL && tx->cc->on_lost != NULL && (e->flags & ENT_DATA)) {
+    tx->cc->on_lost(tx->ccp, e->seq, tx->now);
+  }
   congestion(tx, e->seq);
 }
 
@@ -595,7 +604,8 @@ static void cwv_tick(ccid2_tx *tx, udccp_tstamp ts) {
   if (since(ts, tx->cwv_start) < rtt_or_default(tx)) {
     return;
   }
-  if (!tx->full_cur && tx->w_used > 0 && tx->w_used < tx->cwnd) {
+  if (!tx->full_cur && tx->w_used > 0 && tx->w_used < tx->cwnd &&
+      !cc_owns_cwnd(tx)) {
     uint32_t t = tx->cwnd - tx->cwnd / 4;
     if (tx->ssthresh < t) {
       tx->ssthresh = t;
@@ -620,8 +630,8 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
     return;
   }
   idle = since(ts, tx->last_data_sent);
-  if (idle < tx->rto) {
-    return;
+  if (idle < tx->rto || cc_owns_cwnd(tx)) {
+    return; /* a rate-based policy handles idle restart itself */
   }
   rw = tx->iw < tx->cwnd ? tx->iw : tx->cwnd;
   {
@@ -655,6 +665,11 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
  * the losses that smoother flows avoid.  No RTT estimate, no pacing (the
  * initial window goes at once, as in TCP). */
 static udccp_tstamp pace_interval(const ccid2_tx *tx) {
+  if (tx->cc != NULL && tx->cc->pace_interval != NULL) {
+    udccp_ccid2_win w;
+    cc_win(tx, &w);
+    return tx->cc->pace_interval(tx->ccp, &w);
+  }
   if (!tx->have_rtt || tx->srtt == 0) {
     return 0;
   }
@@ -711,11 +726,19 @@ int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
   tx->ar = env->ack_ratio ? env->ack_ratio : 2; /* RFC 4340 §11.3 default */
   ack_ratio_clamp(tx);
   tx->cc = cc;
+  tx->ccp = tx->ccst.b;
+  if (cc != NULL && cc->state_size > UDCCP_CCID2_CC_STATE_SIZE) {
+    if (cc->state_size > UDCCP_CCID_STATE_SIZE - UDCCP_CCID2_TX_STATE_SIZE) {
+      return UDCCP_ERR_INVALID_ARGUMENT;
+    }
+    tx->ccp = st->bytes + UDCCP_CCID2_TX_STATE_SIZE;
+    memset(tx->ccp, 0, cc->state_size);
+  }
   tx->now = ts;
   if (cc != NULL) {
     udccp_ccid2_win w;
     cc_win(tx, &w);
-    cc->init(tx->ccst.b, &w, ts);
+    cc->init(tx->ccp, &w, ts);
     cc_unwin(tx, &w);
   }
   tx_env_update(tx);
@@ -729,6 +752,9 @@ static int ccid2_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
 
 void udccp_ccid2_tx_exit(udccp_ccid_state *st) {
   ccid2_tx *tx = tx_of(st);
+  if (tx->cc != NULL && tx->cc->exit != NULL) {
+    tx->cc->exit(tx->ccp);
+  }
   if (tx->ring) {
     tx->mem->free(tx->ring, tx->mem->user_data);
     tx->ring = NULL;
@@ -838,6 +864,14 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
     if (tx->pipe > tx->w_used) {
       tx->w_used = tx->pipe;
     }
+    if (tx->cc != NULL && tx->cc->on_sent != NULL) {
+      udccp_ccid2_win w;
+      cc_win(tx, &w);
+      tx->cc->on_sent(tx->ccp, &w, seq,
+                      tx->env->tx_more == UDCCP_CCID_MORE_NO &&
+                          tx->pipe < tx->cwnd,
+                      ts);
+    }
     pace_on_sent(tx, ts);
   }
   tx_env_update(tx);
@@ -910,6 +944,9 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
           tx->pipe--;
         }
         c->newly_data++;
+        if (tx->cc != NULL && tx->cc->on_acked != NULL) {
+          tx->cc->on_acked(tx->ccp, q, state == UDCCP_AV_ECN_MARKED, tx->now);
+        }
         if (state == UDCCP_AV_ECN_MARKED) {
           tx->ecn_marks++;
           congestion(tx, q); /* RFC 4341 §5, §7 */
@@ -1046,11 +1083,23 @@ static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
   return relevant;
 }
 
+static void cwnd_limit(ccid2_tx *tx) {
+  if (tx->cwnd > UDCCP_CCID2_CWND_MAX) {
+    tx->cwnd = UDCCP_CCID2_CWND_MAX;
+  }
+  /* RFC 4340 §7.5.2: we MUST NOT persistently send more than Sequence
+   * Window/A packets per RTT (the connection widens it as cwnd grows). */
+  if (tx->env->seq_window_out > 0 && tx->cwnd > tx->env->seq_window_out) {
+    tx->cwnd = (uint32_t)tx->env->seq_window_out;
+  }
+  ack_ratio_clamp(tx);
+}
+
 /* RFC 4341 §5 increase rules; RFC 2861: no growth unless the window was
  * used in this or the previous RTT; RFC 4340 §11.6: none for an RTT after
  * Slow Receiver. */
 static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
-  if (acked == 0 || ts < tx->slow_rcv_until) {
+  if (acked == 0 || ts < tx->slow_rcv_until || cc_owns_cwnd(tx)) {
     return;
   }
   if (!tx->full_cur && !tx->full_prev) {
@@ -1076,7 +1125,7 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
   } else if (tx->cc != NULL) {
     udccp_ccid2_win w;
     cc_win(tx, &w);
-    tx->cc->on_ca_ack(tx->ccst.b, &w, acked, ts);
+    tx->cc->on_ca_ack(tx->ccp, &w, acked, ts);
     cc_unwin(tx, &w);
   } else {
     tx->ca_acked += acked;
@@ -1085,15 +1134,7 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
       tx->cwnd++;
     }
   }
-  if (tx->cwnd > UDCCP_CCID2_CWND_MAX) {
-    tx->cwnd = UDCCP_CCID2_CWND_MAX;
-  }
-  /* RFC 4340 §7.5.2: we MUST NOT persistently send more than Sequence
-   * Window/A packets per RTT (the connection widens it as cwnd grows). */
-  if (tx->env->seq_window_out > 0 && tx->cwnd > tx->env->seq_window_out) {
-    tx->cwnd = (uint32_t)tx->env->seq_window_out;
-  }
-  ack_ratio_clamp(tx);
+  cwnd_limit(tx);
 }
 
 static void take_rtt_sample(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
@@ -1172,6 +1213,13 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
       grow(tx, c.grow, ts);
     }
     take_rtt_sample(tx, pkt, ts);
+    if (cc_owns_cwnd(tx)) {
+      udccp_ccid2_win w;
+      cc_win(tx, &w);
+      tx->cc->on_ack(tx->ccp, &w, ts);
+      cc_unwin(tx, &w);
+      cwnd_limit(tx);
+    }
   }
   /* RFC 6298 §5.2, §5.3 */
   if (tx->pipe == 0) {
@@ -1205,7 +1253,7 @@ void udccp_ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   if (tx->cc != NULL) {
     udccp_ccid2_win w;
     cc_win(tx, &w);
-    tx->cc->on_timeout(tx->ccst.b, &w, tx->backoff > 0, ts);
+    tx->cc->on_timeout(tx->ccp, &w, tx->backoff > 0, ts);
     tx->ssthresh = w.ssthresh < 2 ? 2 : w.ssthresh;
   } else if (tx->backoff == 0) {
     tx->ssthresh = tx->cwnd / 2 < 2 ? 2 : tx->cwnd / 2;

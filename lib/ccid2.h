@@ -110,6 +110,28 @@ typedef struct udccp_ccid2_cc {
   /* CCID 2 shrank cwnd (idle or application-limited, RFC 2861); may be
    * NULL */
   void (*on_restart)(void *cs, udccp_ccid2_win *w, udccp_tstamp ts);
+
+  /* --- rate-based policies (BBR: lib/ccid_bbr.c); NULL / 0 for CUBIC ---
+   * state_size: bytes of policy state; above UDCCP_CCID2_CC_STATE_SIZE
+   * it lives after CCID 2's state, at UDCCP_CCID2_TX_STATE_SIZE of the
+   * udccp_ccid_state (the CCID's tx_size must cover it). */
+  size_t state_size;
+  void (*exit)(void *cs);
+  /* A data packet went out; app_limited: no more data waited behind it
+   * and the window had room (the draft's C.app_limited test). */
+  void (*on_sent)(void *cs, const udccp_ccid2_win *w, uint64_t seq,
+                  int app_limited, udccp_tstamp ts);
+  /* A data packet was newly acknowledged (marked: ECN state 1) or
+   * declared lost; called while CCID 2 walks the feedback. */
+  void (*on_acked)(void *cs, uint64_t seq, int marked, udccp_tstamp ts);
+  void (*on_lost)(void *cs, uint64_t seq, udccp_tstamp ts);
+  /* The end of an acknowledgement's processing.  With on_ack set the
+   * policy owns cwnd: CCID 2 does no slow start and no growth, RFC 2861
+   * leaves cwnd alone, and on_ca_ack is not called. */
+  void (*on_ack)(void *cs, udccp_ccid2_win *w, udccp_tstamp ts);
+  /* Time between data packets (pacing); NULL: CCID 2's gain x
+   * cwnd/srtt.  0 sends without pacing. */
+  udccp_tstamp (*pace_interval)(const void *cs, const udccp_ccid2_win *w);
 } udccp_ccid2_cc;
 
 /* Bytes of udccp_ccid_state CCID 2's sender half uses. */

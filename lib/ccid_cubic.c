@@ -178,8 +178,12 @@ static void cubic_on_ca_ack(void *p, udccp_ccid2_win *w, uint32_t acked,
 }
 
 const udccp_ccid2_cc udccp_cubic_cc = {
-    "CUBIC",          cubic_init,       cubic_on_congestion,
-    cubic_on_ca_ack,  cubic_on_timeout, cubic_on_restart,
+    .name = "CUBIC",
+    .init = cubic_init,
+    .on_congestion = cubic_on_congestion,
+    .on_ca_ack = cubic_on_ca_ack,
+    .on_timeout = cubic_on_timeout,
+    .on_restart = cubic_on_restart,
 };
 
 static int cubic_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,

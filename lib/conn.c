@@ -37,6 +37,9 @@ static int settings_valid(const udccp_settings *s) {
        s->keepalive_probes > 255)) {
     return 0;
   }
+  if (s->multipath > 1) {
+    return 0;
+  }
   return 1;
 }
 
@@ -201,6 +204,12 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
     conn->base_mem->free(conn, conn->base_mem->user_data);
     return rv;
   }
+  rv = udccp_mp_new(&conn->mp, &conn->feat, conn->settings.rand,
+                    conn->settings.rand_user_data, conn->mem);
+  if (rv != 0) {
+    conn->base_mem->free(conn, conn->base_mem->user_data);
+    return rv;
+  }
   udccp_conn_update_mps(conn);
   rv = udccp_sendq_init(&conn->sendq, mem, settings->qpolicy,
                         settings->tx_qlen, conn->info.mps);
@@ -341,6 +350,7 @@ void udccp_conn_del(udccp_conn *conn) {
   if (conn->echo_cookies != NULL) {
     conn->mem->free(conn->echo_cookies, conn->mem->user_data);
   }
+  udccp_mp_free(conn->mp, conn->mem);
   conn->base_mem->free(conn, conn->base_mem->user_data);
 }
 

@@ -31,6 +31,7 @@
 #include "ackvec.h"
 #include "ccid.h"
 #include "feat.h"
+#include "mp.h"
 #include "opt.h"
 #include "pkt.h"
 #include "qpolicy.h"
@@ -144,6 +145,7 @@ struct udccp_conn {
 
   /* Feature negotiation (§6) and negotiated values. */
   udccp_feat_set feat;
+  udccp_mp_state *mp;      /* Multipath DCCP, RFC 9897 (mp.c); NULL if off */
   uint32_t ack_ratio_cur;  /* Ack Ratio in force */
   uint32_t ack_ratio_asked;/* Ack Ratio we last started a Change for */
 

@@ -160,6 +160,9 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
 static int finish_negotiation(udccp_conn *conn, const udccp_conn_rxpkt *p,
                               udccp_tstamp ts) {
   int rv;
+  /* RFC 9897 §3.6: a Response without Confirm L(Multipath Capable) is a
+   * peer without multipath: plain DCCP, not a failed handshake. */
+  udccp_feat_mp_fallback(&conn->feat);
   if (!udccp_feat_all_confirmed(&conn->feat)) {
     /* A server's NN Change in its Response (e.g. a Sequence Window other
      * than 100) whose Confirm rode on a lost Ack: Confirms are never
@@ -364,6 +367,15 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
     rv = udccp_feat_read(&conn->feat, &p->opts, &fp, &code, data);
     if (rv != 0) {
       udccp_conn_send_reset(conn, code, data, UDCCP_ERR_RESET);
+      return UDCCP_ERR_RESET;
+    }
+    /* RFC 9897 §3.3: MP_KEY, once Multipath Capable is settled. */
+    if (udccp_mp_read(conn->mp, &conn->feat, &p->opts, p->h.type) != 0) {
+      static const uint8_t mp_key[3] = {UDCCP_OPT_MULTIPATH, UDCCP_MP_KEY,
+                                        0};
+      conn->info.pkts_malformed++;
+      udccp_conn_send_reset(conn, UDCCP_RESET_OPTION_ERROR, mp_key,
+                            UDCCP_ERR_RESET);
       return UDCCP_ERR_RESET;
     }
     if (udccp_feat_all_confirmed(&conn->feat)) {

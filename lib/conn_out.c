@@ -254,6 +254,8 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       conn->feat_tx_seq = seq;
       conn->feat_tx_valid = 1;
     }
+    /* RFC 9897 §3.3: MP_KEY on the first subflow's Request/Response. */
+    udccp_mp_write(conn->mp, &conn->feat, &ob, type);
     /* §8.1.4: the listener's cookie on our Response. */
     if (conn->init_cookie_len > 0 && conn->is_server &&
         type == UDCCP_PKT_RESPONSE) {

@@ -22,8 +22,10 @@ typedef struct feat_spec {
   uint64_t def;     /* initial value, §6.4 */
 } feat_spec;
 
-/* RFC 4340 §6.4 table 4; 192 from RFC 4342 §8.5 (CCID 3, also CCID 4);
- * 128 from RFC 6323 §3.2.2 (CCID 3 and 4). */
+/* RFC 4340 §6.4 table 4; 10 from RFC 9897 §3 (Multipath Capable); 192
+ * from RFC 4342 §8.5 (CCID 3, also CCID 4); 128 from RFC 6323 §3.2.2
+ * (CCID 3 and 4).  The order of the first ones is relied on below
+ * (specs[2], specs[4]). */
 static const feat_spec specs[UDCCP_FEAT_N_KNOWN] = {
     {UDCCP_FEAT_CCID, UDCCP_FEAT_SP, 1, 1, 2},
     {UDCCP_FEAT_ALLOW_SHORT_SEQNOS, UDCCP_FEAT_SP, 1, 1, 0},
@@ -36,6 +38,8 @@ static const feat_spec specs[UDCCP_FEAT_N_KNOWN] = {
     {UDCCP_FEAT_CHECK_DATA_CKSUM, UDCCP_FEAT_SP, 1, 0, 0},
     {UDCCP_FEAT_CCID3_SEND_LOSS_EVENT_RATE, UDCCP_FEAT_SP, 1, 0, 0},
     {UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE, UDCCP_FEAT_SP, 1, 0, 0}, /* 6323 */
+    /* Last: it has one entry, not two (UDCCP_FEAT_N_ENT). */
+    {UDCCP_FEAT_MP_CAPABLE, UDCCP_FEAT_SP, 1, 0, 0}, /* RFC 9897 §3.1 */
 };
 
 /* CCIDs we offer after the configured one, if implemented.  Only those
@@ -65,10 +69,33 @@ uint64_t udccp_feat_default(uint8_t num) {
   return i < 0 ? 0 : specs[i].def;
 }
 
+/* The entry of spec i at a location; NULL for Multipath Capable when
+ * multipath is off (unknown here: Empty Confirm, RFC 4340 §6.6.7) or at
+ * the client's location (RFC 9897 §3.1: the feature is the server's). */
+static udccp_feat_entry *ent_at(const udccp_feat_set *fs, int i, int local) {
+  if (specs[i].num == UDCCP_FEAT_MP_CAPABLE) {
+    if (!fs->mp_enabled || (local ? 1 : 0) != fs->is_server) {
+      return NULL;
+    }
+    return (udccp_feat_entry *)&fs->ent[2 * i];
+  }
+  return (udccp_feat_entry *)&fs->ent[2 * i + (local ? 1 : 0)];
+}
+
 udccp_feat_entry *udccp_feat_entry_get(udccp_feat_set *fs, uint8_t num,
                                        int local) {
   int i = spec_index(num);
-  return i < 0 ? NULL : &fs->ent[2 * i + (local ? 1 : 0)];
+  return i < 0 ? NULL : ent_at(fs, i, local);
+}
+
+/* RFC 9897 §3.1: the low four bits of a Multipath Capable value are
+ * unassigned and MUST be ignored by the receiver: compare versions only. */
+static size_t mp_versions(const uint8_t *v, size_t n, uint8_t *out) {
+  size_t i;
+  for (i = 0; i < n && i < UDCCP_FEAT_MAX_PREF; i++) {
+    out[i] = v[i] & 0xF0;
+  }
+  return i;
 }
 
 static const feat_spec *entry_spec(const udccp_feat_entry *e) {
@@ -130,7 +157,7 @@ static void set_pref(udccp_feat_entry *e, const uint8_t *p, size_t n) {
  * that udccp_feat_all_confirmed() need not scan on every packet. */
 void udccp_feat_settle(udccp_feat_set *fs) {
   size_t i;
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     if (fs->ent[i].state != UDCCP_FEAT_STABLE) {
       fs->pending = 1;
       return;
@@ -316,10 +343,13 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
   fs->fgss = iss & UDCCP_SEQ_MASK; /* §6.6.4: FGSS starts at ISS */
   fs->ccid_find = ccid_find;
   fs->want_ackvec = s->ack_vectors ? 1 : 0;
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     e = &fs->ent[i];
     e->num = specs[i / 2].num;
     e->local = i & 1;
+    if (e->num == UDCCP_FEAT_MP_CAPABLE) {
+      e->local = fs->is_server; /* located at the server */
+    }
     e->val = specs[i / 2].def;
     if (specs[i / 2].rule == UDCCP_FEAT_NN) {
       e->nn_want = e->val;
@@ -413,6 +443,19 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
     start_change(fs, e);
   }
 
+  /* RFC 9897 §3.1: the feature is located at the server.  "Clients MUST
+   * include a Change R ... during the initial handshake request" listing
+   * the versions supported (0 only); the server Confirms L. */
+  if (s->multipath) {
+    static const uint8_t v0[] = {0x00}; /* version 0, high nibble */
+    fs->mp_enabled = 1;
+    e = udccp_feat_entry_get(fs, UDCCP_FEAT_MP_CAPABLE, is_server ? 1 : 0);
+    set_pref(e, v0, 1);
+    if (!is_server) {
+      start_change(fs, e);
+    }
+  }
+
   apply_deps(fs, 0, s->ccid);
   apply_deps(fs, 1, rx);
   return 0;
@@ -460,6 +503,11 @@ static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
   } else if (vlen >= 1) {
     /* SP values have no limits (§6.6.8): unknown ones just never match. */
     int r;
+    uint8_t mv[UDCCP_FEAT_MAX_PREF];
+    if (e->num == UDCCP_FEAT_MP_CAPABLE) {
+      vlen = mp_versions(v, vlen, mv);
+      v = mv;
+    }
     flexible_reorder(fs, e, v, vlen);
     r = reconcile_with_peer(fs, e, v, vlen);
     if (r < 0 && o->mandatory) {
@@ -474,6 +522,12 @@ static int on_change(udccp_feat_set *fs, udccp_feat_entry *e,
     e->confirm_owed = 1;
     fs->owed = 1;
     e->confirm_empty = 0;
+    if (e->num == UDCCP_FEAT_MP_CAPABLE) {
+      /* RFC 9897 §3.1: "If no agreement is found, the Server MUST reply
+       * with an empty Confirm L". */
+      e->agreed = r >= 0;
+      e->confirm_empty = r < 0;
+    }
     e->state = UDCCP_FEAT_STABLE;
     udccp_feat_settle(fs);
     e->change_new = 0;
@@ -525,6 +579,21 @@ static int on_confirm(udccp_feat_set *fs, udccp_feat_entry *e,
   } else {
     uint8_t got = v[0];
     int expect;
+    if (e->num == UDCCP_FEAT_MP_CAPABLE) {
+      /* RFC 9897 §3.1: the agreed version first, then the server's list;
+       * versions only (the low four bits are ignored).  A version we did
+       * not offer is no agreement: plain DCCP (§3.6). */
+      size_t i;
+      got = v[0] & 0xF0;
+      e->agreed = 0;
+      for (i = 0; i < e->n_pref; i++) {
+        e->agreed |= (e->pref[i] & 0xF0) == got;
+      }
+      set_val(fs, e, e->agreed ? got : 0);
+      e->state = UDCCP_FEAT_STABLE;
+      udccp_feat_settle(fs);
+      return 0;
+    }
     if (vlen > 1) {
       expect = reconcile_with_peer(fs, e, v + 1, vlen - 1);
       if (expect < 0) {
@@ -727,14 +796,14 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
         fs->n_empty--;
       }
     }
-    for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
       udccp_feat_entry *e = &fs->ent[i];
       if (e->confirm_owed && put_confirm(ob, e) == 0) {
         e->confirm_owed = 0; /* §6.2: Confirms are not retransmitted */
       }
     }
     fs->owed = 0;
-    for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+    for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
       if (fs->ent[i].confirm_owed) {
         fs->owed = 1; /* did not fit: the next packet */
         break;
@@ -745,7 +814,7 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
     fs->repeat = 0;
     return 0;
   }
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     udccp_feat_entry *e = &fs->ent[i];
     if (e->state == UDCCP_FEAT_STABLE || (!e->change_new && !fs->repeat)) {
       continue;
@@ -776,7 +845,7 @@ int udccp_feat_want_packet(const udccp_feat_set *fs) {
   if (!fs->owed && !fs->pending) {
     return 0;
   }
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     const udccp_feat_entry *e = &fs->ent[i];
     if (e->confirm_owed || (e->state != UDCCP_FEAT_STABLE &&
                             (e->change_new || fs->repeat))) {
@@ -794,7 +863,7 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
   if (!fs->owed) {
     return 0;
   }
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     if (fs->ent[i].confirm_owed) {
       return 1;
     }
@@ -804,14 +873,14 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
 
 void udccp_feat_keep_handshake_confirms(udccp_feat_set *fs) {
   size_t i;
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     fs->ent[i].confirm_hs = fs->ent[i].confirm_owed;
   }
 }
 
 void udccp_feat_repeat_handshake_confirms(udccp_feat_set *fs) {
   size_t i;
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     if (fs->ent[i].confirm_hs) {
       fs->ent[i].confirm_owed = 1;
       fs->owed = 1;
@@ -827,7 +896,7 @@ int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
 
 int udccp_feat_only_nn_pending(const udccp_feat_set *fs) {
   size_t i;
-  for (i = 0; i < 2 * UDCCP_FEAT_N_KNOWN; i++) {
+  for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     if (fs->ent[i].state != UDCCP_FEAT_STABLE &&
         udccp_feat_rule(fs->ent[i].num) != UDCCP_FEAT_NN) {
       return 0;
@@ -838,12 +907,14 @@ int udccp_feat_only_nn_pending(const udccp_feat_set *fs) {
 
 uint64_t udccp_feat_get_local(const udccp_feat_set *fs, uint8_t num) {
   int i = spec_index(num);
-  return i < 0 ? 0 : fs->ent[2 * i + 1].val;
+  const udccp_feat_entry *e = i < 0 ? NULL : ent_at(fs, i, 1);
+  return e ? e->val : udccp_feat_default(num);
 }
 
 uint64_t udccp_feat_get_remote(const udccp_feat_set *fs, uint8_t num) {
   int i = spec_index(num);
-  return i < 0 ? 0 : fs->ent[2 * i].val;
+  const udccp_feat_entry *e = i < 0 ? NULL : ent_at(fs, i, 0);
+  return e ? e->val : udccp_feat_default(num);
 }
 
 int udccp_feat_change_nn(udccp_feat_set *fs, uint8_t num, uint64_t value) {
@@ -880,5 +951,40 @@ void udccp_feat_hold_ccids(udccp_feat_set *fs) {
     if (e->state == UDCCP_FEAT_STABLE) {
       set_pref(e, &v, 1); /* not flexible: the list is the CCID we run */
     }
+  }
+}
+
+int udccp_feat_mp_version(const udccp_feat_set *fs) {
+  const udccp_feat_entry *e =
+      ent_at(fs, spec_index(UDCCP_FEAT_MP_CAPABLE), fs->is_server);
+  if (e == NULL || !e->agreed) {
+    return -1;
+  }
+  return (int)(e->val >> 4);
+}
+
+void udccp_feat_mp_fallback(udccp_feat_set *fs) {
+  udccp_feat_entry *e;
+  if (!fs->mp_enabled || fs->is_server) {
+    return;
+  }
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_MP_CAPABLE, 0);
+  if (e->state != UDCCP_FEAT_STABLE) {
+    e->state = UDCCP_FEAT_STABLE;
+    e->change_new = 0;
+    e->agreed = 0;
+    udccp_feat_settle(fs);
+  }
+}
+
+void udccp_feat_mp_refuse(udccp_feat_set *fs) {
+  udccp_feat_entry *e;
+  if (!fs->mp_enabled || !fs->is_server) {
+    return;
+  }
+  e = udccp_feat_entry_get(fs, UDCCP_FEAT_MP_CAPABLE, 1);
+  e->agreed = 0;
+  if (e->confirm_owed) {
+    e->confirm_empty = 1;
   }
 }

@@ -48,6 +48,7 @@ enum udccp_feat_num {
   UDCCP_FEAT_SEND_NDP_COUNT = 7,
   UDCCP_FEAT_MIN_CSCOV = 8,
   UDCCP_FEAT_CHECK_DATA_CKSUM = 9,
+  UDCCP_FEAT_MP_CAPABLE = 10, /* RFC 9897 §3.1: SP, initial 0, not Req'd */
   /* CCID-specific (§10.3): 128..191 located at the HC-Sender, 192..255 at
    * the HC-Receiver. */
   UDCCP_FEAT_CCID3_SEND_RTT_ESTIMATE = 128, /* RFC 6323 §3.2.2, CCID 3/4 */
@@ -69,9 +70,12 @@ enum udccp_feat_state {
 enum udccp_feat_rule { UDCCP_FEAT_SP = 1, UDCCP_FEAT_NN = 2 };
 
 #define UDCCP_FEAT_MAX_PREF 16   /* SP preference list length we keep */
-#define UDCCP_FEAT_N_KNOWN 11    /* features 1..9, 192 and 128 */
+#define UDCCP_FEAT_N_KNOWN 12    /* features 1..10, 192 and 128 */
+/* Entries: two per feature, but one for Multipath Capable (the last of
+ * the table), which only ever lives at the server (RFC 9897 §3.1). */
+#define UDCCP_FEAT_N_ENT (2 * UDCCP_FEAT_N_KNOWN - 1)
 
-/* One feature at one location.  Every connection holds 22 of these
+/* One feature at one location.  Every connection holds 23 of these
  * (issue 13: kept to 32 bytes): an NN feature needs only the value it
  * asks for, an SP feature only its preference list, so the two share
  * storage; the flags are bits. */
@@ -98,16 +102,18 @@ typedef struct udccp_feat_entry {
   unsigned int flexible : 1;  /* we do not care which listed value wins: as
                                  server, take the client's first acceptable
                                  one (and list it first in our Confirm) */
+  unsigned int agreed : 1;    /* Multipath Capable: a version was agreed
+                                 (a non-empty Confirm, RFC 9897 §3.1) */
 } udccp_feat_entry;
 _Static_assert(sizeof(udccp_feat_entry) <= 32,
-               "a feature entry grew: 22 of them are in every connection");
+               "a feature entry grew: 23 of them are in every connection");
 
 /* The state of one connection's feature negotiation. */
 typedef struct udccp_feat_set {
   uint64_t fgsr;          /* §6.6.4: Feature Greatest Seqno Received */
   uint64_t fgss;          /* §6.6.4: Feature Greatest Seqno Sent */
   const udccp_ccid_ops *(*ccid_find)(uint8_t id);
-  udccp_feat_entry ent[2 * UDCCP_FEAT_N_KNOWN]; /* [i*2+0] remote, +1 local */
+  udccp_feat_entry ent[UDCCP_FEAT_N_ENT]; /* [i*2+0] remote, +1 local */
   uint32_t generation;    /* bumped whenever any current value changes */
   uint16_t n_empty;       /* Empty Confirms owed for unknown features */
   uint8_t is_server;
@@ -128,6 +134,10 @@ typedef struct udccp_feat_set {
    * location, however many Changes arrive: a bit per feature number,
    * [0] Confirm L (the peer's Change R), [1] Confirm R. */
   uint8_t empty[2][32];
+  /* RFC 9897 §3.1: Multipath Capable (feature 10) is known only when the
+   * settings offer multipath; otherwise it is an unknown feature (§6.6.7:
+   * Empty Confirm), as at an endpoint without multipath. */
+  uint8_t mp_enabled;
 } udccp_feat_set;
 
 /* The received packet, as feature negotiation needs it. */
@@ -248,6 +258,22 @@ int udccp_feat_change_sp(udccp_feat_set *fs, uint8_t num, int local,
  * value, §6.3.1; Mandatory: Reset, §6.6.9), never with a value we would
  * not run.  Call when the CCIDs start. */
 void udccp_feat_hold_ccids(udccp_feat_set *fs);
+
+/* Multipath Capable (RFC 9897 §3.1).  The version agreed in the
+ * handshake (0), or -1 if none: the peer sent an Empty Confirm (it does
+ * not know the feature, or no version matched), never answered, or
+ * multipath is off here.  §3.6: the connection then is plain DCCP. */
+int udccp_feat_mp_version(const udccp_feat_set *fs);
+
+/* Handshake end, client side: a Change R(Multipath Capable) the Response
+ * did not answer at all ends as "not agreed" instead of failing the
+ * handshake (§3.6: "the handshake SHOULD fall back to regular DCCP"). */
+void udccp_feat_mp_fallback(udccp_feat_set *fs);
+
+/* Server: withdraws an agreement on Multipath Capable not yet confirmed
+ * (the owed Confirm L becomes empty): the Request's MP_KEY offered no key
+ * type we support (RFC 9897 §3.6). */
+void udccp_feat_mp_refuse(udccp_feat_set *fs);
 
 /* Table queries: the rule (enum udccp_feat_rule) of a feature we know, 0
  * if unknown; its §6.4 initial value. */

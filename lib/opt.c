@@ -197,6 +197,9 @@ void udccp_opts_reset(udccp_opts *out) {
   out->ts_echo_elapsed = 0;
   out->elapsed_time = 0;
   out->data_checksum = 0;
+  out->mp = NULL;
+  out->mp_len = 0;
+  out->n_mp = 0;
   out->n_ccid = 0;
   out->err_data[0] = out->err_data[1] = out->err_data[2] = 0;
 }
@@ -265,6 +268,20 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
       if (out->feat_more == NULL) {
         out->feat_more = opts + i - mand;
         out->feat_more_len = len - i + (size_t)mand;
+      }
+      mand = 0;
+      i += olen;
+      continue;
+    }
+    if (t == UDCCP_OPT_MULTIPATH && olen >= 3) {
+      /* RFC 9897 §3.2: allowed on every packet type, DCCP-Data included;
+       * the multipath module reads them (udccp_mp_next). */
+      if (out->mp == NULL) {
+        out->mp = opts + i;
+        out->mp_len = (uint16_t)(len - i);
+      }
+      if (out->n_mp < UINT8_MAX) {
+        out->n_mp++;
       }
       mand = 0;
       i += olen;

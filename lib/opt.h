@@ -29,6 +29,7 @@ enum udccp_opt_type {
   UDCCP_OPT_TIMESTAMP_ECHO = 42,
   UDCCP_OPT_ELAPSED_TIME = 43,
   UDCCP_OPT_DATA_CHECKSUM = 44,
+  UDCCP_OPT_MULTIPATH = 46, /* RFC 9897 §3.2, lib/mp_opt.h */
   UDCCP_OPT_CCID_MIN = 128
 };
 
@@ -68,6 +69,12 @@ typedef struct udccp_opts {
   uint32_t ts_echo_elapsed;    /* 10 us units (0 if absent, §13.3) */
   uint32_t elapsed_time;       /* 10 us units (§13.2) */
   uint32_t data_checksum;
+  /* Multipath options (type 46, RFC 9897 §3.2): the area from the first
+   * one to the end of the options (walk it with udccp_mp_next, mp_opt.h);
+   * NULL if none.  n_mp counts them. */
+  const uint8_t *mp;
+  uint16_t mp_len;
+  uint8_t n_mp;
   size_t n_ccid;       /* options 128..255, in packet order */
   udccp_opt ccid[UDCCP_OPTS_MAX_CCID];
   /* When parsing fails, the Reset's Data 1..3 (§5.6: the offending option

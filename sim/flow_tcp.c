@@ -634,8 +634,8 @@ static const uint8_t *tcp_pcap_l4(const sim_flow *f, const sim_pkt *p,
   ph[8] = 0;
   ph[9] = 6;
   put16(ph + 10, (uint32_t)n);
-  uint32_t sum = sim_inet_sum(0, ph, sizeof(ph));
-  put16(buf + 16, sim_inet_fold(sim_inet_sum(sum, buf, n)));
+  uint32_t sum = udccp_io_inet_sum(0, ph, sizeof(ph));
+  put16(buf + 16, udccp_io_inet_fold(udccp_io_inet_sum(sum, buf, n)));
   *len = n;
   *proto = 6;
   return buf;

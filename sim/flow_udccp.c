@@ -629,5 +629,9 @@ const sim_flow_kind sim_kind_ccid3 =
 const sim_flow_kind sim_kind_cubic =
     SIM_UDCCP_KIND("cubic", UDCCP_CCID_CUBIC_DEFAULT, 0,
                    "udccp connection, CUBIC CCID (RFC 9438 on CCID 2 feedback)");
+const sim_flow_kind sim_kind_bbr =
+    SIM_UDCCP_KIND("bbr", UDCCP_CCID_BBR_DEFAULT, 0,
+                   "udccp connection, BBR CCID (draft-ietf-ccwg-bbr on CCID 2 "
+                   "feedback)");
 const sim_flow_kind sim_kind_ccid4 =
     SIM_UDCCP_KIND("ccid4", 4, 1, "udccp connection, CCID 4 (TFRC-SP, RFC 5622)");

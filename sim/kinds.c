@@ -11,7 +11,7 @@
 #include "sim_flow.h"
 
 const sim_flow_kind *const sim_flow_kinds[] = {
-    &sim_kind_ccid2, &sim_kind_ccid3, &sim_kind_ccid4, &sim_kind_cubic,
+    &sim_kind_ccid2, &sim_kind_ccid3, &sim_kind_ccid4, &sim_kind_cubic, &sim_kind_bbr,
     &sim_kind_tcp, &sim_kind_tcp_delack, &sim_kind_tcp_cubic, NULL};
 
 /* Kinds of registered CCIDs, by number (the simulator is single-threaded). */

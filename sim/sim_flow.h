@@ -106,6 +106,7 @@ extern const sim_flow_kind sim_kind_ccid2;
 extern const sim_flow_kind sim_kind_ccid3;
 extern const sim_flow_kind sim_kind_ccid4;
 extern const sim_flow_kind sim_kind_cubic;
+extern const sim_flow_kind sim_kind_bbr;
 
 /* --- services for flow kinds --- */
 

@@ -1,27 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A pcap writer for what crosses the simulated bottleneck: LINKTYPE_RAW
- * (101) frames, each a real IPv4 header (correct length and header
- * checksum) followed by the L4 packet exactly as the endpoint wrote it.
- * Timestamps are virtual time (nanosecond-resolution pcap).
+ * A pcap of what crosses the simulated bottleneck: LINKTYPE_RAW (101)
+ * frames, each a real IPv4 header (correct length and header checksum)
+ * followed by the L4 packet exactly as the endpoint wrote it.  Timestamps
+ * are virtual time (nanosecond-resolution pcap).  The writer is the
+ * runtime's (io/pcap.c), shared with udccp_endpoint_set_pcap().
  */
 #ifndef UDCCP_SIM_PCAP_H
 #define UDCCP_SIM_PCAP_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include <udccp/udccp.h>
 
-#define SIM_PCAP_LINKTYPE_RAW 101
+#include "pcap.h" /* io/ */
 
-typedef struct sim_pcap {
-  FILE *f;
-  uint16_t ip_id;
-  int failed; /* a write failed: the file is incomplete */
-  uint64_t frames;
-} sim_pcap;
+#define SIM_PCAP_LINKTYPE_RAW UDCCP_PCAP_LINKTYPE_RAW
+
+typedef struct udccp_pcap sim_pcap;
 
 /* Creates path and writes the file header.  Returns 0 or -1 (errno set). */
 int sim_pcap_open(sim_pcap *p, const char *path);
@@ -34,10 +31,5 @@ int sim_pcap_write_ipv4(sim_pcap *p, udccp_tstamp ts, const uint8_t src[4],
 
 /* Flushes and closes.  Returns 0, or -1 if any write failed. */
 int sim_pcap_close(sim_pcap *p);
-
-/* The Internet checksum (RFC 1071) of data, continuing from sum (a partial
- * 32-bit sum; start with 0).  sim_inet_fold() finishes it. */
-uint32_t sim_inet_sum(uint32_t sum, const uint8_t *data, size_t len);
-uint16_t sim_inet_fold(uint32_t sum);
 
 #endif /* UDCCP_SIM_PCAP_H */

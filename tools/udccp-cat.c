@@ -81,6 +81,7 @@ typedef struct cat_opts {
   udccp_settings ka; /* keepalive_* from --keepalive (else the defaults) */
   const char *host;
   const char *source; /* -s: local address */
+  const char *pcap;   /* --pcap FILE: capture of what we send and receive */
   uint8_t cookies;             /* -l: enum udccp_init_cookie */
   uint32_t half_open, backlog; /* -l: 0 = the library's default */
 } cat_opts;
@@ -123,8 +124,9 @@ static void usage(FILE *f) {
 "  -6                    IPv6 only\n"
 "  -s, --source ADDR     local address to bind (numeric)\n"
 "      --raw             native DCCP over raw IP sockets (needs root)\n"
-"      --ccid N          CCID to ask for: 2, 3, 4, cubic (CCID 249) or a\n"
-"                        registered experimental N (default 2)\n"
+"      --ccid N          CCID to ask for: 2, 3, 4, cubic (CCID 249), bbr\n"
+"                        (CCID 248) or a registered experimental N\n"
+"                        (default 2)\n"
 "      --service CODE    Service Code: a number or up to 4 characters\n"
 "                        (default \"CAT\")\n"
 "  -d, --no-stdin        do not read stdin: only receive, until the peer\n"
@@ -149,6 +151,9 @@ static void usage(FILE *f) {
 "                        with --cookies never, Reset Too Busy beyond)\n"
 "      --backlog N       listener: completed connections waiting to be\n"
 "                        accepted before Reset Too Busy (default %d)\n"
+"      --pcap FILE       write every packet sent and received to FILE\n"
+"                        (pcap; DCCP-UDP as UDP/IP: open it in Wireshark\n"
+"                        with tools/wireshark/dccp-udp.lua)\n"
 "  -v, --verbose         report the connection and its counters on stderr\n"
 "  -h, --help            this help\n"
 "      --version         print the version\n"
@@ -648,7 +653,7 @@ int main(int argc, char **argv) {
   udccp_settings_default(&o.ka);
   int port_set = 0, udp_port_set = 0;
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_SERVICE, OPT_VERSION,
-         OPT_KEEPALIVE, OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG };
+         OPT_KEEPALIVE, OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_PCAP };
   static const struct option lopts[] = {
       {"listen", no_argument, NULL, 'l'},
       {"keep-open", no_argument, NULL, 'k'},
@@ -666,6 +671,7 @@ int main(int argc, char **argv) {
       {"cookies", required_argument, NULL, OPT_COOKIES},
       {"half-open", required_argument, NULL, OPT_HALF_OPEN},
       {"backlog", required_argument, NULL, OPT_BACKLOG},
+      {"pcap", required_argument, NULL, OPT_PCAP},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
@@ -694,9 +700,9 @@ int main(int argc, char **argv) {
       break;
     case OPT_RAW: o.raw = 1; break;
     case OPT_CCID:
-      v = (unsigned long)udccp_ccid_parse(optarg); /* 2|3|4|cubic|N */
+      v = (unsigned long)udccp_ccid_parse(optarg); /* 2|3|4|cubic|bbr|N */
       if ((long)v < 0 || udccp_ccid_lookup((uint8_t)v) == NULL) {
-        fprintf(stderr, "udccp-cat: --ccid must be 2, 3, 4, cubic or a "
+        fprintf(stderr, "udccp-cat: --ccid must be 2, 3, 4, cubic, bbr or a "
                         "registered CCID\n");
         return 2;
       }
@@ -735,6 +741,7 @@ int main(int argc, char **argv) {
       }
       break;
     case 'v': o.verbose = 1; break;
+    case OPT_PCAP: o.pcap = optarg; break;
     case OPT_COOKIES:
     case OPT_HALF_OPEN:
     case OPT_BACKLOG: {
@@ -815,11 +822,23 @@ int main(int argc, char **argv) {
   if (rv != 0) {
     return report("cannot open the endpoint", rv);
   }
+  udccp_pcap *cap = NULL;
+  if (o.pcap != NULL) {
+    rv = udccp_pcap_open(&cap, o.pcap);
+    if (rv != 0) {
+      fprintf(stderr, "udccp-cat: cannot create %s: %s\n", o.pcap,
+              strerror(errno));
+      udccp_endpoint_del(ep);
+      return 1;
+    }
+    udccp_endpoint_set_pcap(ep, cap);
+  }
   udccp_sock *s = NULL;
   if (o.listen) {
     rv = udccp_listen(ep, o.port, &o.service, 1);
     if (rv != 0) {
       udccp_endpoint_del(ep);
+      udccp_pcap_close(cap);
       return report("listen", rv);
     }
   } else {
@@ -842,6 +861,7 @@ int main(int argc, char **argv) {
         report("connect", rv);
       }
       udccp_endpoint_del(ep);
+      udccp_pcap_close(cap);
       return 1;
     }
   }
@@ -879,5 +899,16 @@ int main(int argc, char **argv) {
   }
   free(in.buf);
   udccp_endpoint_del(ep);
+  if (cap != NULL) {
+    uint64_t frames = udccp_pcap_frames(cap);
+    if (udccp_pcap_close(cap) != 0) {
+      fprintf(stderr, "udccp-cat: writing %s failed: it is incomplete\n",
+              o.pcap);
+      status = status != 0 ? status : 1;
+    } else if (o.verbose) {
+      fprintf(stderr, "udccp-cat: %llu packets captured in %s\n",
+              (unsigned long long)frames, o.pcap);
+    }
+  }
   return status;
 }

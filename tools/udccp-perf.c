@@ -7,7 +7,7 @@
  *
  *   udccp-perf -s [-p PORT] [--udp-port PORT] [--raw] [-1] [-J] ...
  *   udccp-perf -c HOST [-p PORT] [-t SECONDS | -n BYTES | -k PKTS] [-P N]
- *              [-R | --bidir] [--ccid 2|3|4|cubic|N] [-l BYTES] [-b RATE] [-J] ...
+ *              [-R | --bidir] [--ccid 2|3|4|cubic|bbr|N] [-l BYTES] [-b RATE] [-J] ...
  *
  * Ports follow the one-port model of RFC 6773 §3.8: every DCCP-UDP server
  * shares UDP port 6511, -p names the DCCP port only; --udp-port moves the
@@ -34,13 +34,14 @@ static void usage(FILE *f) {
 "                  [--cookies MODE] [--half-open N] [--backlog N]\n"
 "       udccp-perf -c HOST [-p PORT] [--udp-port PORT] [--raw]\n"
 "                  [-t SECONDS | -n BYTES | -k PKTS] [-P N] [-R | --bidir]\n"
-"                  [--ccid 2|3|4|cubic|N] [-l BYTES] [-b RATE] [-i SECS] [-J]\n"
+"                  [--ccid 2|3|4|cubic|bbr|N] [-l BYTES] [-b RATE] [-i SECS]\n"
+"                  [-J]\n"
 "                  [-B ADDR] [--cport PORT] [-4|-6] [--get-server-output]\n"
 "                  [--no-gso] [--keepalive IDLE[,INTERVAL[,PROBES]]]\n"
 "                  [-C N] [-w BYTES] [--connect-timeout MS]\n"
-"       common: [--logfile FILE] [-V] [-f UNIT] [-T STR] [--timestamps]\n"
-"               [-I FILE] [--rcv-timeout MS]; server: [-D]\n"
-"               [--idle-timeout SECS]\n"
+"       common: [--logfile FILE] [--pcap FILE] [-V] [-f UNIT] [-T STR]\n"
+"               [--timestamps] [-I FILE] [--rcv-timeout MS]\n"
+"       server: [-D] [--idle-timeout SECS]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
@@ -79,8 +80,9 @@ static void usage(FILE *f) {
 "  -P, --parallel N      N streams (connections) at once (1..%d)\n"
 "  -R, --reverse         the server sends, the client receives\n"
 "      --bidir           both send at once (N streams each way)\n"
-"      --ccid N          congestion control: 2, 3, 4, cubic (RFC 9438, CCID 249)\n"
-"                        or a registered experimental N (default 2)\n"
+"      --ccid N          congestion control: 2, 3, 4, cubic (RFC 9438, CCID 249),\n"
+"                        bbr (draft-ietf-ccwg-bbr, CCID 248) or a registered\n"
+"                        experimental N (default 2)\n"
 "  -l, --length BYTES    datagram size (default: the connection's MPS;\n"
 "                        at least %d)\n"
 "  -b, --bitrate RATE    pace each sending stream at RATE, e.g. 10mbit,\n"
@@ -113,6 +115,9 @@ static void usage(FILE *f) {
 "      --json-stream     JSON lines: one per interval, then the end object\n"
 "                        ({\"event\": \"interval\"|\"end\"|\"error\", \"data\": ...})\n"
 "      --extra-data STR  copied into the JSON object (extra_data)\n"
+"      --pcap FILE       write every packet sent and received to FILE\n"
+"                        (pcap; DCCP-UDP as UDP/IP: open it in Wireshark\n"
+"                        with tools/wireshark/dccp-udp.lua)\n"
 "  -C, --congestion N    the same as --ccid N\n"
 "      --keepalive IDLE[,INTERVAL[,PROBES]]\n"
 "                        probe a silent peer with a Sync after IDLE, then\n"
@@ -135,6 +140,7 @@ static void usage(FILE *f) {
 }
 
 static int g_json;
+udccp_pcap *perf_pcap;
 
 /* A usage error: said on stderr (and as JSON with -J); exit status 2. */
 static int usage_error(const char *fmt, ...)
@@ -154,7 +160,7 @@ static int usage_error(const char *fmt, ...) {
 
 /* --ccid: kept in one function (other congestion controls may come). */
 static int parse_ccid(const char *arg, uint8_t *ccid) {
-  int v = udccp_ccid_parse(arg); /* 2|3|4|cubic|N, include/udccp/ccid.h */
+  int v = udccp_ccid_parse(arg); /* 2|3|4|cubic|bbr|N, udccp/ccid.h */
   if (v < 0 || udccp_ccid_lookup((uint8_t)v) == NULL) {
     return -1;
   }
@@ -231,7 +237,7 @@ int main(int argc, char **argv) {
          OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS, OPT_BIDIR,
          OPT_CPORT, OPT_LOGFILE, OPT_SRVOUT, OPT_TIMESTAMPS,
          OPT_CONNECT_TIMEOUT, OPT_RCV_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_NOOP,
-         OPT_JSON_STREAM, OPT_EXTRA_DATA };
+         OPT_JSON_STREAM, OPT_EXTRA_DATA, OPT_PCAP };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -278,6 +284,7 @@ int main(int argc, char **argv) {
       {"congestion", required_argument, NULL, 'C'},
       {"json-stream", no_argument, NULL, OPT_JSON_STREAM},
       {"extra-data", required_argument, NULL, OPT_EXTRA_DATA},
+      {"pcap", required_argument, NULL, OPT_PCAP},
       {"dont-fragment", no_argument, NULL, OPT_NOOP},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'v'},
@@ -362,7 +369,7 @@ int main(int argc, char **argv) {
     case OPT_CCID:
     case 'C':
       if (parse_ccid(optarg, &o.ccid) != 0) {
-        return usage_error("--ccid must be 2, 3, 4, cubic or a registered CCID ('%s')", optarg);
+        return usage_error("--ccid must be 2, 3, 4, cubic, bbr or a registered CCID ('%s')", optarg);
       }
       break;
     case 'w':
@@ -418,6 +425,7 @@ int main(int argc, char **argv) {
     case 'J': o.json = 1; break;
     case OPT_JSON_STREAM: o.json = o.json_stream = 1; break;
     case OPT_EXTRA_DATA: o.extra_data = optarg; break;
+    case OPT_PCAP: o.pcap = optarg; break;
     case 'B': o.bind = optarg; break;
     case '4': o.family = 4; break;
     case '6': o.family = 6; break;
@@ -508,7 +516,27 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   (void)sigaction(SIGINT, &sa, NULL);
   (void)sigaction(SIGTERM, &sa, NULL);
+  if (o.pcap != NULL && udccp_pcap_open(&perf_pcap, o.pcap) != 0) {
+    perf_error("cannot create the capture file '%s': %s", o.pcap,
+               strerror(errno));
+    if (o.json) {
+      perf_json_error_only();
+    }
+    return 1;
+  }
   int rv = o.server ? perf_run_server(&o) : perf_run_client(&o);
+  if (perf_pcap != NULL) {
+    uint64_t frames = udccp_pcap_frames(perf_pcap);
+    if (udccp_pcap_close(perf_pcap) != 0) {
+      fprintf(stderr, "udccp-perf: writing %s failed: it is incomplete\n",
+              o.pcap);
+      rv = rv != 0 ? rv : 1;
+    } else if (o.verbose && !o.json) {
+      printf("%llu packets captured in %s\n", (unsigned long long)frames,
+             o.pcap);
+    }
+    perf_pcap = NULL;
+  }
   if (o.pidfile != NULL) {
     (void)unlink(o.pidfile);
   }

@@ -215,8 +215,14 @@ const udccp_ccid_ops *udccp_ccid_lookup(uint8_t id);
 #define UDCCP_CCID_CUBIC_DEFAULT 249
 const udccp_ccid_ops *udccp_ccid_cubic(void);
 
+/* BBR (draft-ietf-ccwg-bbr) on CCID 2's feedback (doc/bbr.md).  Registered
+ * by default under UDCCP_CCID_BBR_DEFAULT; moved as CUBIC is. */
+#define UDCCP_CCID_BBR_DEFAULT 248
+const udccp_ccid_ops *udccp_ccid_bbr(void);
+
 /* Parses a CCID name as tools take it: "2", "3", "4", "cubic" (the number
- * CUBIC is registered under, UDCCP_CCID_CUBIC_DEFAULT unless moved), or a
+ * CUBIC is registered under, UDCCP_CCID_CUBIC_DEFAULT unless moved), "bbr"
+ * (likewise, UDCCP_CCID_BBR_DEFAULT), or a
  * number 2..255 ("ccid" before it is allowed).  Returns the number, or UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_ccid_parse(const char *s);
 

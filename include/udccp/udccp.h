@@ -287,6 +287,13 @@ typedef struct udccp_settings {
   udccp_tstamp keepalive_interval; /* between probes: 10 s (> 0 if on) */
   uint32_t keepalive_probes;       /* unanswered probes before the end: 3
                                       (1..255 if on) */
+  /* 1: offer Multipath DCCP (RFC 9897): the client asks for feature
+   * Multipath Capable (10) and sends MP_KEY in its Request, a server
+   * agrees to it when the client asks; 0 (the default): plain DCCP, and
+   * feature 10 is unknown to this endpoint.  A peer that does not agree
+   * leaves a plain DCCP connection (RFC 9897 §3.6 fallback).  What is
+   * implemented so far: doc/multipath.md. */
+  uint8_t multipath;
   /* 1: with CCID 3 or 4 on the half-connection we send on, ask the peer's
    * receiver to send Ack Vectors as well (a non-mandatory Change R(Send Ack
    * Vector, 1), RFC 4340 §11.5; RFC 4342 §5: "Ack Vector may be useful for
@@ -297,7 +304,7 @@ typedef struct udccp_settings {
    * declines (Linux's CCID 3 may) leaves pkts_lost at 0.  Ignored with
    * CCID 2, which always has them.  Default 0. */
   uint8_t ack_vectors;
-  uint8_t reserved_b[7]; /* 0 */
+  uint8_t reserved_bytes[6]; /* 0 */
   uint64_t reserved[3];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_settings;
@@ -1168,6 +1175,46 @@ typedef struct udccp_endpoint_stats {
 
 void udccp_endpoint_get_stats(const udccp_endpoint *ep,
                               udccp_endpoint_stats *stats);
+
+/* ------------------------------------ socket runtime: capture and TOS */
+
+/* A packet capture file that endpoints write what they send and receive
+ * into (issue 15: udccp-perf and udccp-cat --pcap): classic pcap,
+ * nanosecond timestamps (wall clock), LINKTYPE_RAW.  Every datagram is
+ * one frame with a synthesized IPv4 or IPv6 header: on DCCP-UDP a UDP
+ * header too (the endpoint's UDP port and the peer's, UDP checksum
+ * right), which Wireshark decodes with tools/wireshark/dccp-udp.lua; on
+ * native DCCP IP protocol 33.  The TOS / traffic class byte is the one
+ * the packet was sent or received with (udccp_endpoint_set_tos() and the
+ * ECN codepoint).  Packets go in as the endpoint hands them to the kernel
+ * or reads them, one frame per DCCP packet (GSO and GRO batches are
+ * split).  Several endpoints, also of other threads, may share one file. */
+typedef struct udccp_pcap udccp_pcap;
+
+/* Creates (truncates) path and writes the pcap file header.  Returns 0 and
+ * sets *pp, or UDCCP_ERR_INVALID_ARGUMENT, UDCCP_ERR_NOMEM or
+ * UDCCP_ERR_SOCKET (the file cannot be created; errno tells why). */
+int udccp_pcap_open(udccp_pcap **pp, const char *path);
+
+/* Frames written so far. */
+uint64_t udccp_pcap_frames(const udccp_pcap *p);
+
+/* Flushes and closes the file and frees p; detach it from every endpoint
+ * first (udccp_endpoint_set_pcap(ep, NULL), or udccp_endpoint_del()).
+ * Returns 0, or UDCCP_ERR_SOCKET if a write failed (the file is
+ * incomplete).  NULL is ignored. */
+int udccp_pcap_close(udccp_pcap *p);
+
+/* Writes every datagram ep sends or receives from now on into p; NULL
+ * stops.  The endpoint does not own p. */
+void udccp_endpoint_set_pcap(udccp_endpoint *ep, udccp_pcap *p);
+
+/* Sets the IPv4 TOS byte / IPv6 traffic class of ep's packets (IP_TOS and
+ * IPV6_TCLASS on its sockets, both transports): its upper six bits, the
+ * DSCP (RFC 2474), are kept; its lower two, the ECN field (RFC 3168), stay
+ * the runtime's (each packet's ECN codepoint as its CCID asks).  Returns
+ * 0, UDCCP_ERR_INVALID_ARGUMENT (tos outside 0..255) or UDCCP_ERR_SOCKET. */
+int udccp_endpoint_set_tos(udccp_endpoint *ep, int tos);
 
 /* ===================================================== end of io/ section */
 

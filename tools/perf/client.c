@@ -82,6 +82,7 @@ static udccp_endpoint *client_endpoint(const perf_opts *o,
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
   if (rv == 0) {
+    udccp_endpoint_set_pcap(ep, perf_pcap);
     return ep;
   }
   if (rv == UDCCP_ERR_PERM && o->raw) {

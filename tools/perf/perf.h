@@ -75,6 +75,7 @@ typedef struct perf_opts {
   int idle_timeout_s;          /* --idle-timeout: server exits when idle */
   int json_stream;             /* --json-stream: a JSON line per event */
   const char *extra_data;      /* --extra-data: copied into the JSON */
+  const char *pcap;            /* --pcap FILE: capture of every packet */
 } perf_opts;
 
 /* One interval line (RFC 3550 jitter; loss from sequence gaps). */
@@ -184,6 +185,7 @@ void perf_send_ctrl(udccp_sock *s, const uint8_t *b, size_t n);
 
 /* report.c */
 extern const perf_opts *perf_o;
+extern udccp_pcap *perf_pcap; /* --pcap: every endpoint writes to it */
 extern int perf_json_count; /* JSON objects printed */
 void perf_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *perf_first_error(void);

@@ -292,6 +292,9 @@ int perf_run_server(const perf_opts *o) {
   if (rv != 0) {
     return endpoint_error(o, rv);
   }
+  for (size_t k = 0; k < n; k++) {
+    udccp_endpoint_set_pcap(eps[k], perf_pcap); /* shared by the workers */
+  }
   uint32_t code = PERF_SERVICE;
   for (size_t k = 0; k < n && rv == 0; k++) {
     rv = udccp_listen(eps[k], o->port, &code, 1);

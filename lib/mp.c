@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Multipath DCCP on a subflow: the first subflow's handshake (RFC 9897,
+ * draft-25 section numbers):
+ *   §3.3    Request: Change R(MP_CAPABLE) + MP_KEY(CI-A, a key per type
+ *           supported); Response: Confirm L(MP_CAPABLE) + MP_KEY(CI-B, a
+ *           single key of a type from the Request); then Ack, Ack
+ *   §3.2.4  Key Type 0 (plain text, 8 bytes) MUST be supported: the one we
+ *           offer and accept; the CI is host-specific and random
+ *   §3.6    fallback to plain DCCP when MP_CAPABLE is not agreed, or the
+ *           Key Type cannot be negotiated; a malformed MP_KEY closes the
+ *           subflow
+ * Multipath options on a connection where multipath is off are ignored
+ * (the peer's: §3.6 lets us; ours are never sent).
+ */
+#include "mp.h"
+
+#include <string.h>
+
+#include "pkt.h"
+
+int udccp_mp_new(udccp_mp_state **pmp, const udccp_feat_set *fs,
+                 void (*rand)(uint8_t *, size_t, void *), void *rand_ud,
+                 const udccp_mem *mem) {
+  udccp_mp_state *mp;
+  uint8_t b[4];
+  int tries;
+  *pmp = NULL;
+  if (!fs->mp_enabled || rand == NULL) {
+    return 0;
+  }
+  mp = mem->malloc(sizeof(*mp), mem->user_data);
+  if (mp == NULL) {
+    return UDCCP_ERR_NOMEM;
+  }
+  memset(mp, 0, sizeof(*mp));
+  for (tries = 0; tries < 4 && mp->keys.local_ci == 0; tries++) {
+    rand(b, sizeof(b), rand_ud);
+    mp->keys.local_ci = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+                        (uint32_t)b[2] << 8 | b[3];
+  }
+  if (mp->keys.local_ci == 0) {
+    mp->keys.local_ci = 1; /* a generator stuck at zero: still unique here */
+  }
+  rand(mp->keys.local, sizeof(mp->keys.local), rand_ud);
+  mp->phase = UDCCP_MP_OFFERED;
+  *pmp = mp;
+  return 0;
+}
+
+void udccp_mp_free(udccp_mp_state *mp, const udccp_mem *mem) {
+  if (mp != NULL) {
+    memset(mp, 0, sizeof(*mp)); /* key material */
+    mem->free(mp, mem->user_data);
+  }
+}
+
+/* The first well-formed MP_KEY of the packet, or 0. */
+static int find_key(const udccp_opts *opts, udccp_mp_opt *k) {
+  size_t pos = 0;
+  int rv;
+  if (opts->mp == NULL) {
+    return 0;
+  }
+  while ((rv = udccp_mp_next(opts->mp, opts->mp_len, &pos, k)) != 2) {
+    if (rv == 0 && k->type == UDCCP_MP_KEY) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The plain-text key among those offered, or NULL. */
+static const udccp_mp_key *plain_key(const udccp_mp_opt *k) {
+  size_t i;
+  for (i = 0; i < k->u.key.n_keys; i++) {
+    if (k->u.key.keys[i].type == UDCCP_MP_KEY_PLAIN) {
+      return &k->u.key.keys[i];
+    }
+  }
+  return NULL;
+}
+
+static void take_remote(udccp_mp_state *mp, const udccp_mp_opt *k,
+                        const udccp_mp_key *key) {
+  memcpy(mp->keys.remote, key->data, UDCCP_MP_PLAIN_KEY_LEN);
+  mp->keys.remote_ci = k->u.key.ci;
+  mp->have_remote = 1;
+}
+
+int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
+                  const udccp_opts *opts, uint8_t pkt_type) {
+  udccp_mp_opt k;
+  const udccp_mp_key *key;
+  if (mp == NULL || mp->phase == UDCCP_MP_OFF) {
+    return 0;
+  }
+  if (fs->is_server) {
+    if (pkt_type == UDCCP_PKT_REQUEST) {
+      if (udccp_feat_mp_version(fs) < 0) {
+        return 0; /* not asked for (or no version agreed): plain DCCP */
+      }
+      /* §3.3: one key per type the client supports; we take plain text.
+       * §3.6: no key type in common: fall back (Empty Confirm L). */
+      if (find_key(opts, &k) && (key = plain_key(&k)) != NULL) {
+        take_remote(mp, &k, key);
+      } else {
+        mp->have_remote = 0;
+        udccp_feat_mp_refuse(fs);
+      }
+    } else if ((pkt_type == UDCCP_PKT_ACK ||
+                pkt_type == UDCCP_PKT_DATAACK) &&
+               mp->phase == UDCCP_MP_OFFERED && mp->have_remote &&
+               udccp_feat_mp_version(fs) >= 0) {
+      /* §3.3: the client's Ack confirms the key exchange. */
+      mp->phase = UDCCP_MP_KEYED;
+    }
+    return 0;
+  }
+  if (pkt_type != UDCCP_PKT_RESPONSE || mp->phase != UDCCP_MP_OFFERED) {
+    return 0;
+  }
+  if (udccp_feat_mp_version(fs) < 0) {
+    mp->phase = UDCCP_MP_OFF; /* §3.6: the server did not agree */
+    return 0;
+  }
+  /* §3.3: "MP_Key option with a unique Host-specific CI-B and a single
+   * Host-specific KeyB ... chosen from the list of supported types";
+   * §3.6: a missing or malformed MP_KEY closes the subflow. */
+  if (!find_key(opts, &k) || k.u.key.n_keys != 1 || k.u.key.unknown_type ||
+      k.u.key.keys[0].type != UDCCP_MP_KEY_PLAIN) {
+    return UDCCP_ERR_OPTION;
+  }
+  take_remote(mp, &k, &k.u.key.keys[0]);
+  mp->phase = UDCCP_MP_KEYED;
+  return 0;
+}
+
+static void put_key(const udccp_mp_state *mp, udccp_optbuf *ob) {
+  udccp_mp_opt k;
+  memset(&k, 0, sizeof(k));
+  k.type = UDCCP_MP_KEY;
+  k.u.key.ci = mp->keys.local_ci;
+  k.u.key.n_keys = 1;
+  k.u.key.keys[0].type = UDCCP_MP_KEY_PLAIN;
+  k.u.key.keys[0].len = UDCCP_MP_PLAIN_KEY_LEN;
+  k.u.key.keys[0].data = mp->keys.local;
+  (void)udccp_mp_opt_put(ob, &k); /* 17 bytes; a full area drops it */
+}
+
+void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
+                    udccp_optbuf *ob, uint8_t pkt_type) {
+  if (mp == NULL || mp->phase != UDCCP_MP_OFFERED) {
+    return;
+  }
+  if (!fs->is_server && pkt_type == UDCCP_PKT_REQUEST) {
+    put_key(mp, ob);
+  } else if (fs->is_server && pkt_type == UDCCP_PKT_RESPONSE &&
+             mp->have_remote && udccp_feat_mp_version(fs) >= 0) {
+    put_key(mp, ob);
+  }
+}
+
+int udccp_mp_active(const udccp_mp_state *mp, const udccp_feat_set *fs) {
+  return mp != NULL && mp->phase == UDCCP_MP_KEYED &&
+         udccp_feat_mp_version(fs) >= 0;
+}

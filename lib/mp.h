@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Multipath DCCP (RFC 9897) on one subflow: the MP_KEY exchange of the
+ * first subflow's handshake (§3.3) on top of the Multipath Capable
+ * negotiation (feat.c, §3.1), and the fallback to plain DCCP (§3.6).
+ * Called by the connection for every packet it writes and every valid
+ * packet it reads; state embedded in the connection (no allocation).
+ *
+ * What a connection does (doc/multipath.md has the whole picture):
+ *   client  Request: Change R(MP_CAPABLE, 0) (feat.c) + MP_KEY(CI-A,
+ *           plain KeyA); Response: if version 0 was agreed, it MUST carry
+ *           MP_KEY(CI-B, one key of a type we offered), else Reset Option
+ *           Error (§3.6: "MP_KEY option is malformed"); no agreement:
+ *           plain DCCP.
+ *   server  Request with Change R(MP_CAPABLE) and an MP_KEY with a plain
+ *           key: Confirm L(MP_CAPABLE, 0, 0) + MP_KEY(CI-B, KeyB) on the
+ *           Response; without a usable key: Empty Confirm L and plain
+ *           DCCP (§3.6: "fall back ... if the MP_KEY Key Type cannot be
+ *           negotiated").
+ */
+#ifndef UDCCP_MP_H
+#define UDCCP_MP_H
+
+#include <stdint.h>
+
+#include "feat.h"
+#include "mp_auth.h"
+#include "opt.h"
+
+enum udccp_mp_phase {
+  UDCCP_MP_OFF = 0,      /* multipath not offered, or fallen back */
+  UDCCP_MP_OFFERED = 1,  /* our key is ready; waiting for the peer's */
+  UDCCP_MP_KEYED = 2     /* version agreed and keys exchanged */
+};
+
+typedef struct udccp_mp_state {
+  udccp_mp_keys keys;
+  uint8_t phase;         /* enum udccp_mp_phase */
+  uint8_t have_remote;   /* keys.remote / remote_ci are the peer's */
+} udccp_mp_state;
+
+/* Makes the multipath state of a connection, *pmp: NULL when multipath
+ * is not offered (feat mp_enabled 0: no memory spent on it, issue 13's
+ * idle budget); else allocated from mem, with our Connection Identifier
+ * and plain-text key drawn from rand (§3.2.4: "a Host-specific CI"; key
+ * material per RFC 4086, from the settings' CSPRNG).  The CI is never 0,
+ * so that 0 can mean "none".  Returns 0 or UDCCP_ERR_NOMEM. */
+int udccp_mp_new(udccp_mp_state **pmp, const udccp_feat_set *fs,
+                 void (*rand)(uint8_t *, size_t, void *), void *rand_ud,
+                 const udccp_mem *mem);
+void udccp_mp_free(udccp_mp_state *mp, const udccp_mem *mem);
+
+/* The functions below take the NULL of a connection without multipath. */
+
+/* Reads the Multipath options of a valid packet of type pkt_type, after
+ * its feature options (udccp_feat_read).  Returns 0, or UDCCP_ERR_OPTION:
+ * the connection must be Reset with code Option Error (a client whose
+ * agreed Response lacks a valid MP_KEY, §3.6). */
+int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
+                  const udccp_opts *opts, uint8_t pkt_type);
+
+/* Appends the Multipath options due on a packet of type pkt_type (MP_KEY
+ * on the client's Request and the server's Response). */
+void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
+                    udccp_optbuf *ob, uint8_t pkt_type);
+
+/* 1 once MP-DCCP is in use on this connection: version agreed and keys
+ * exchanged. */
+int udccp_mp_active(const udccp_mp_state *mp, const udccp_feat_set *fs);
+
+#endif /* UDCCP_MP_H */

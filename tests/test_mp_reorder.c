@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Multipath DCCP reordering buffer (lib/mp_reorder.c; RFC 9897 §3.2.5
+ * MP_SEQ, §3.2.7 MP_RTT): release in MP_SEQ order, the time bound on a
+ * gap, late and duplicate datagrams, a full window, 48-bit wrap, and two
+ * interleaved paths of different delay.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mp_reorder.h"
+
+#define MS UDCCP_NS_PER_MS
+
+static void push_u32(udccp_mp_reorder *r, uint64_t seq, udccp_tstamp ts,
+                     int want) {
+  uint32_t v = (uint32_t)seq;
+  assert_int_equal(udccp_mp_reorder_push(r, seq, &v, sizeof(v), ts), want);
+}
+
+/* Pops one datagram at ts and checks its number (and that its payload is
+ * the number); want_seq UINT64_MAX: nothing is due. */
+static void pop_expect(udccp_mp_reorder *r, udccp_tstamp ts,
+                       uint64_t want_seq) {
+  uint32_t v = 0;
+  uint64_t seq = 0;
+  udccp_ssize n = udccp_mp_reorder_pop(r, &v, sizeof(v), &seq, ts);
+  if (want_seq == UINT64_MAX) {
+    assert_int_equal(n, UDCCP_ERR_AGAIN);
+    return;
+  }
+  assert_int_equal(n, 4);
+  assert_true(seq == want_seq);
+  assert_int_equal(v, (uint32_t)want_seq);
+}
+
+static void test_reorder_in_order_and_gap_filled(void **state) {
+  udccp_mp_reorder r;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 16, 64, 50 * MS), 0);
+  push_u32(&r, 100, 0, 0);
+  push_u32(&r, 102, 1 * MS, 0);
+  pop_expect(&r, 1 * MS, 100);
+  pop_expect(&r, 2 * MS, UINT64_MAX); /* 101 missing: wait */
+  push_u32(&r, 101, 10 * MS, 0);      /* the slow path delivers it */
+  pop_expect(&r, 10 * MS, 101);
+  pop_expect(&r, 10 * MS, 102);
+  pop_expect(&r, 10 * MS, UINT64_MAX);
+  assert_int_equal(r.released, 3);
+  assert_int_equal(r.released_late, 0);
+  assert_int_equal(r.skipped, 0);
+  udccp_mp_reorder_free(&r);
+}
+
+/* A gap is waited for at most the bound, then given up; a datagram of a
+ * given-up number is dropped as late. */
+static void test_reorder_time_bound(void **state) {
+  udccp_mp_reorder r;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 16, 64, 50 * MS), 0);
+  push_u32(&r, 7, 0, 0);
+  pop_expect(&r, 0, 7);
+  push_u32(&r, 9, 5 * MS, 0); /* 8 lost */
+  assert_true(udccp_mp_reorder_expiry(&r) == 55 * MS);
+  pop_expect(&r, 54 * MS, UINT64_MAX);
+  pop_expect(&r, 55 * MS, 9);
+  assert_int_equal(r.skipped, 1);
+  assert_int_equal(r.released_late, 1);
+  push_u32(&r, 8, 60 * MS, UDCCP_ERR_DROPPED);
+  assert_int_equal(r.dropped_old, 1);
+  assert_true(udccp_mp_reorder_expiry(&r) == UDCCP_TSTAMP_NEVER);
+  udccp_mp_reorder_free(&r);
+}
+
+static void test_reorder_duplicate_and_sizes(void **state) {
+  udccp_mp_reorder r;
+  uint8_t big[65];
+  uint32_t small;
+  uint64_t seq;
+  (void)state;
+  assert_int_equal(udccp_mp_reorder_init(&r, udccp_mem_default(), 0, 64, 1),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 8, 64, 10 * MS), 0);
+  memset(big, 1, sizeof(big));
+  assert_int_equal(udccp_mp_reorder_push(&r, 1, big, 65, 0),
+                   UDCCP_ERR_MSGSIZE);
+  assert_int_equal(udccp_mp_reorder_push(&r, 1, big, 64, 0), 0);
+  assert_int_equal(udccp_mp_reorder_push(&r, 1, big, 64, 0),
+                   UDCCP_ERR_DROPPED);
+  assert_int_equal(r.dropped_dup, 1);
+  assert_int_equal(udccp_mp_reorder_pop(&r, &small, sizeof(small), &seq, 0),
+                   UDCCP_ERR_NOBUF);
+  assert_int_equal(udccp_mp_reorder_pop(&r, big, sizeof(big), &seq, 0), 64);
+  udccp_mp_reorder_free(&r);
+}
+
+/* A datagram beyond the window: empty numbers are given up; one held at
+ * the window's start must be popped first (released at once). */
+static void test_reorder_full_window(void **state) {
+  udccp_mp_reorder r;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 4, 16, 1000 * MS), 0);
+  push_u32(&r, 10, 0, 0);
+  pop_expect(&r, 0, 10);
+  push_u32(&r, 15, 0, 0); /* 11..14 missing; window 11..14 -> 12..15 */
+  assert_int_equal(r.skipped, 1);
+  push_u32(&r, 13, 0, 0);
+  push_u32(&r, 17, 0, UDCCP_ERR_AGAIN); /* 12 empty, 13 held in the way */
+  assert_int_equal(r.skipped, 2);
+  pop_expect(&r, 0, 13); /* no waiting under pressure */
+  push_u32(&r, 17, 0, 0);
+  pop_expect(&r, 0, UINT64_MAX);
+  pop_expect(&r, 1000 * MS, 15);
+  pop_expect(&r, 2000 * MS, 17);
+  udccp_mp_reorder_free(&r);
+}
+
+/* MP_SEQ is 48 bits and wraps (§3.2.5: "the sequence number MUST be
+ * wrapped"). */
+static void test_rfc9897_3_2_5_reorder_wraps(void **state) {
+  udccp_mp_reorder r;
+  const uint64_t top = (1ULL << 48) - 2;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 8, 16, 10 * MS), 0);
+  push_u32(&r, top, 0, 0);
+  push_u32(&r, 0, 0, 0);
+  push_u32(&r, top + 1, 0, 0);
+  pop_expect(&r, 0, top);
+  pop_expect(&r, 0, top + 1);
+  pop_expect(&r, 0, 0);
+  assert_int_equal(r.skipped, 0);
+  udccp_mp_reorder_free(&r);
+}
+
+/* Two paths, one-way 5 ms and 20 ms, datagrams alternating between them
+ * every millisecond, 2 % lost on the slow one: with the bound from the
+ * RTTs (10 and 40 ms) the application sees strictly increasing MP_SEQs,
+ * and only the datagrams after a loss are released past the bound. */
+static void test_reorder_two_paths(void **state) {
+  udccp_mp_reorder r;
+  udccp_tstamp bound = udccp_mp_reorder_bound(10 * MS, 40 * MS);
+  udccp_tstamp t;
+  uint64_t last = 0, got = 0, lost = 0;
+  uint64_t rng = 88172645463325252ULL;
+  int have_last = 0;
+  (void)state;
+  assert_true(bound >= 30 * MS); /* covers the 15 ms one-way difference */
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 256, 16, bound), 0);
+  /* Seq s is sent at s ms over path s % 2: it arrives at s + 5 ms (even)
+   * or s + 20 ms (odd). */
+  for (t = 0; t < 2100 * MS; t += MS) {
+    uint64_t T = t / MS, s, k;
+    for (k = 0; k < 2; k++) {
+      uint64_t d = k ? 20 : 5;
+      if (T < d) {
+        continue;
+      }
+      s = T - d;
+      if (s % 2 != k || s >= 2000) {
+        continue;
+      }
+      rng ^= rng << 13;
+      rng ^= rng >> 7;
+      rng ^= rng << 17;
+      if (k == 1 && rng % 100 < 2) {
+        lost++;
+        continue;
+      }
+      push_u32(&r, 1000 + s, t, 0);
+    }
+    for (;;) {
+      uint32_t v;
+      uint64_t seq;
+      udccp_ssize n = udccp_mp_reorder_pop(&r, &v, sizeof(v), &seq, t);
+      if (n < 0) {
+        break;
+      }
+      assert_true(!have_last || seq > last);
+      last = seq;
+      have_last = 1;
+      got++;
+    }
+  }
+  print_message("two paths: %llu released in order, %llu lost, %llu released "
+                "after a gap was given up, bound %.1f ms\n",
+                (unsigned long long)got, (unsigned long long)lost,
+                (unsigned long long)r.released_late, (double)bound / MS);
+  assert_true(got + lost == 2000);
+  assert_true(lost > 0);
+  assert_true(r.skipped == lost);
+  assert_true(r.released_late <= lost); /* one per gap at most */
+  assert_int_equal(r.dropped_old, 0);
+  udccp_mp_reorder_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reorder_in_order_and_gap_filled),
+      cmocka_unit_test(test_reorder_time_bound),
+      cmocka_unit_test(test_reorder_duplicate_and_sizes),
+      cmocka_unit_test(test_reorder_full_window),
+      cmocka_unit_test(test_rfc9897_3_2_5_reorder_wraps),
+      cmocka_unit_test(test_reorder_two_paths),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
