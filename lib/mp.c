@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pkt.h"
+#include "seq.h"
 
 int udccp_mp_new(udccp_mp_state **pmp, const udccp_feat_set *fs,
                  void (*rand)(uint8_t *, size_t, void *), void *rand_ud,
@@ -43,6 +44,11 @@ int udccp_mp_new(udccp_mp_state **pmp, const udccp_feat_set *fs,
     mp->keys.local_ci = 1; /* a generator stuck at zero: still unique here */
   }
   rand(mp->keys.local, sizeof(mp->keys.local), rand_ud);
+  /* §3.2.5: "The initial data sequence number (IDSN) SHOULD be set
+   * randomly". */
+  rand(b, sizeof(b), rand_ud);
+  mp->tx_seq = (uint64_t)b[0] << 40 | (uint64_t)b[1] << 32 |
+               (uint64_t)b[2] << 24 | (uint64_t)b[3] << 16;
   mp->phase = UDCCP_MP_OFFERED;
   *pmp = mp;
   return 0;
@@ -164,4 +170,53 @@ void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
 int udccp_mp_active(const udccp_mp_state *mp, const udccp_feat_set *fs) {
   return mp != NULL && mp->phase == UDCCP_MP_KEYED &&
          udccp_feat_mp_version(fs) >= 0;
+}
+
+void udccp_mp_set_tx_seq(udccp_mp_state *mp, uint64_t seq) {
+  if (mp != NULL) {
+    mp->tx_seq = seq & UDCCP_SEQ_MASK;
+  }
+}
+
+void udccp_mp_put_seq(udccp_mp_state *mp, const udccp_feat_set *fs,
+                      udccp_optbuf *ob) {
+  udccp_mp_opt o;
+  if (!udccp_mp_active(mp, fs)) {
+    return;
+  }
+  memset(&o, 0, sizeof(o));
+  o.type = UDCCP_MP_SEQ;
+  o.u.seq = mp->tx_seq;
+  if (udccp_mp_opt_put(ob, &o) == 0) {
+    mp->tx_seq = udccp_seq_add(mp->tx_seq, 1);
+  }
+}
+
+void udccp_mp_note_rx(udccp_mp_state *mp, const udccp_feat_set *fs,
+                      const udccp_opts *opts, uint64_t dccp_seq) {
+  udccp_mp_opt o;
+  size_t pos = 0;
+  int rv;
+  if (!udccp_mp_active(mp, fs)) {
+    return;
+  }
+  mp->rx_dccp_seq = dccp_seq;
+  mp->rx_seq_set = 0;
+  while (opts->mp != NULL &&
+         (rv = udccp_mp_next(opts->mp, opts->mp_len, &pos, &o)) != 2) {
+    if (rv == 0 && o.type == UDCCP_MP_SEQ) {
+      mp->rx_seq = o.u.seq;
+      mp->rx_seq_set = 1;
+      return;
+    }
+  }
+}
+
+int udccp_mp_rx_seq(const udccp_mp_state *mp, uint64_t dccp_seq,
+                    uint64_t *mp_seq) {
+  if (mp == NULL || !mp->rx_seq_set || mp->rx_dccp_seq != dccp_seq) {
+    return 0;
+  }
+  *mp_seq = mp->rx_seq;
+  return 1;
 }

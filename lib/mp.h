@@ -35,6 +35,10 @@ enum udccp_mp_phase {
 
 typedef struct udccp_mp_state {
   udccp_mp_keys keys;
+  uint64_t tx_seq;       /* MP_SEQ of the next data packet (§3.2.5) */
+  uint64_t rx_dccp_seq;  /* the last data packet read: its DCCP seqno */
+  uint64_t rx_seq;       /* ... and its MP_SEQ (if rx_seq_set) */
+  uint8_t rx_seq_set;
   uint8_t phase;         /* enum udccp_mp_phase */
   uint8_t have_remote;   /* keys.remote / remote_ci are the peer's */
 } udccp_mp_state;
@@ -63,6 +67,27 @@ int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
  * on the client's Request and the server's Response). */
 void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
                     udccp_optbuf *ob, uint8_t pkt_type);
+
+/* §3.2.5: the MP_SEQ the next DCCP-Data/DataAck carries (then the
+ * following numbers, until set again).  The MP connection sets it per
+ * datagram; a subflow used alone numbers its own, from a random IDSN. */
+void udccp_mp_set_tx_seq(udccp_mp_state *mp, uint64_t seq);
+
+/* On a data packet being written: appends MP_SEQ ("MUST be sent with all
+ * DCCP-Data and DCCP-DataACK packets", §3.2.5) once MP-DCCP is active. */
+void udccp_mp_put_seq(udccp_mp_state *mp, const udccp_feat_set *fs,
+                      udccp_optbuf *ob);
+
+/* On a data packet read and queued for the application: notes its DCCP
+ * seqno and the MP_SEQ it carried (none: not noted). */
+void udccp_mp_note_rx(udccp_mp_state *mp, const udccp_feat_set *fs,
+                      const udccp_opts *opts, uint64_t dccp_seq);
+
+/* The MP_SEQ of the datagram with DCCP seqno dccp_seq, if it was the
+ * last one read (the MP connection takes datagrams right after each
+ * packet).  Returns 1 and sets *mp_seq, else 0. */
+int udccp_mp_rx_seq(const udccp_mp_state *mp, uint64_t dccp_seq,
+                    uint64_t *mp_seq);
 
 /* 1 once MP-DCCP is in use on this connection: version agreed and keys
  * exchanged. */

@@ -284,6 +284,80 @@ static void test_rfc9897_3_6_agreed_without_key_closes(void **state) {
   udccp_pair_free(&p);
 }
 
+typedef struct seq_spy {
+  uint64_t data_pkts, with_seq, consecutive;
+  uint64_t last;
+  int have_last;
+} seq_spy;
+
+/* Drop hook that keeps everything and checks the client's data packets
+ * for MP_SEQ. */
+static int spy_mp_seq(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
+                      uint64_t idx, void *ud) {
+  seq_spy *sp = ud;
+  udccp_hdr h;
+  udccp_opts o;
+  udccp_mp_opt m;
+  size_t pos = 0;
+  int rv;
+  (void)p;
+  (void)idx;
+  if (dir != 0 || udccp_hdr_decode(&h, pkt, len) != 0 ||
+      (h.type != UDCCP_PKT_DATA && h.type != UDCCP_PKT_DATAACK) ||
+      h.payload_len == 0 ||
+      udccp_opts_parse(&o, h.type, h.opts, h.opts_len) != 0) {
+    return 0;
+  }
+  sp->data_pkts++;
+  while (o.mp && (rv = udccp_mp_next(o.mp, o.mp_len, &pos, &m)) != 2) {
+    if (rv == 0 && m.type == UDCCP_MP_SEQ) {
+      sp->with_seq++;
+      if (sp->have_last && m.u.seq == ((sp->last + 1) & UDCCP_SEQ_MASK)) {
+        sp->consecutive++;
+      }
+      sp->last = m.u.seq;
+      sp->have_last = 1;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* §3.2.5: MP_SEQ "MUST be sent with all DCCP-Data and DCCP-DataACK
+ * packets"; a subflow used alone numbers its datagrams one by one from a
+ * random IDSN; without multipath no MP_SEQ is sent. */
+static void test_rfc9897_3_2_5_mp_seq_on_every_data_packet(void **state) {
+  udccp_pair p;
+  seq_spy sp;
+  uint64_t got;
+  (void)state;
+  memset(&sp, 0, sizeof(sp));
+  open_pair(&p, 1, 1, 11);
+  p.drop = spy_mp_seq;
+  p.drop_ud = &sp;
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  got = udccp_pair_stream(&p, 0, 400, UDCCP_NS_PER_MS, S);
+  print_message("%llu datagrams read, %llu data packets, %llu with MP_SEQ, "
+                "%llu consecutive\n", (unsigned long long)got,
+                (unsigned long long)sp.data_pkts,
+                (unsigned long long)sp.with_seq,
+                (unsigned long long)sp.consecutive);
+  assert_true(sp.data_pkts > 50);
+  assert_true(sp.with_seq == sp.data_pkts);
+  assert_true(sp.consecutive == sp.data_pkts - 1);
+  udccp_pair_free(&p);
+
+  memset(&sp, 0, sizeof(sp));
+  open_pair(&p, 1, 0, 11); /* fallen back: plain DCCP */
+  p.drop = spy_mp_seq;
+  p.drop_ud = &sp;
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  (void)udccp_pair_stream(&p, 0, 400, UDCCP_NS_PER_MS, S);
+  assert_true(sp.data_pkts > 50);
+  assert_int_equal(sp.with_seq, 0);
+  udccp_pair_free(&p);
+}
+
 static void fake_rand(uint8_t *d, size_t n, void *ud) {
   (void)ud;
   memset(d, 0x3C, n);
@@ -326,6 +400,7 @@ int main(void) {
       cmocka_unit_test(test_rfc9897_3_3_keys_exchanged),
       cmocka_unit_test(test_rfc9897_3_6_no_key_type_falls_back),
       cmocka_unit_test(test_rfc9897_3_6_agreed_without_key_closes),
+      cmocka_unit_test(test_rfc9897_3_2_5_mp_seq_on_every_data_packet),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

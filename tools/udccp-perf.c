@@ -38,10 +38,11 @@ static void usage(FILE *f) {
 "                  [-J]\n"
 "                  [-B ADDR] [--cport PORT] [-4|-6] [--get-server-output]\n"
 "                  [--no-gso] [--keepalive IDLE[,INTERVAL[,PROBES]]]\n"
-"                  [-C N] [-w BYTES] [--connect-timeout MS]\n"
+"                  [-C N] [-w BYTES] [--connect-timeout MS] [-O SECS]\n"
+"                  [--repeating-payload]\n"
 "       common: [--logfile FILE] [--pcap FILE] [-V] [-f UNIT] [-T STR]\n"
-"               [--timestamps] [-I FILE] [--rcv-timeout MS]\n"
-"       server: [-D] [--idle-timeout SECS]\n"
+"               [--timestamps] [-I FILE] [--rcv-timeout MS] [-S TOS]\n"
+"       server: [-D] [--idle-timeout SECS] [--server-bitrate-limit RATE]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
@@ -74,6 +75,9 @@ static void usage(FILE *f) {
 "  -4, --version4        IPv4 only\n"
 "  -6, --version6        IPv6 only\n"
 "  -t, --time SECONDS    test length (default 10; units s/ms allowed)\n"
+"  -O, --omit SECS       leave the first SECS out of the statistics (the\n"
+"                        test runs SECS longer; those intervals are\n"
+"                        printed marked \"(omitted)\")\n"
 "  -n, --bytes BYTES     send BYTES per stream instead of for a time (k/M/G\n"
 "                        suffixes; a 'p' suffix counts datagrams: 1000p)\n"
 "  -k, --blockcount PKTS send PKTS datagrams per stream\n"
@@ -87,6 +91,15 @@ static void usage(FILE *f) {
 "                        at least %d)\n"
 "  -b, --bitrate RATE    pace each sending stream at RATE, e.g. 10mbit,\n"
 "                        1gbit (default 0: as fast as the CCID allows)\n"
+"      --repeating-payload  payload \"0123456789...\" instead of random\n"
+"                        bytes\n"
+"  -S, --tos N           IP TOS / IPv6 traffic class of this end's\n"
+"                        packets (0..255, e.g. 0x28); its ECN bits stay\n"
+"                        the CCID's\n"
+"      --server-bitrate-limit RATE[/SECS]  server: end a test whose data\n"
+"                        (all streams, both ways) exceeds RATE on average\n"
+"                        over SECS seconds (default 5); a test asking for\n"
+"                        more (-b x streams) does not start\n"
 "  -i, --interval SECS   seconds between interval lines (default 1; 0:\n"
 "                        none)\n"
 "  -J, --json            print one JSON object per test (client and\n"
@@ -224,6 +237,7 @@ int main(int argc, char **argv) {
   o.nstreams = 1;
   o.connect_timeout_ms = 5000;
   o.rcv_timeout_ms = PERF_IDLE_S * 1000;
+  o.tos = -1;
   perf_o = &o;
   for (int i = 1; i < argc; i++) { /* -J before the first usage error */
     if (strcmp(argv[i], "-J") == 0 || strcmp(argv[i], "--json") == 0) {
@@ -237,7 +251,7 @@ int main(int argc, char **argv) {
          OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_THREADS, OPT_BIDIR,
          OPT_CPORT, OPT_LOGFILE, OPT_SRVOUT, OPT_TIMESTAMPS,
          OPT_CONNECT_TIMEOUT, OPT_RCV_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_NOOP,
-         OPT_JSON_STREAM, OPT_EXTRA_DATA, OPT_PCAP };
+         OPT_JSON_STREAM, OPT_EXTRA_DATA, OPT_PCAP, OPT_REPEAT, OPT_SRV_LIMIT };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -285,13 +299,17 @@ int main(int argc, char **argv) {
       {"json-stream", no_argument, NULL, OPT_JSON_STREAM},
       {"extra-data", required_argument, NULL, OPT_EXTRA_DATA},
       {"pcap", required_argument, NULL, OPT_PCAP},
+      {"omit", required_argument, NULL, 'O'},
+      {"tos", required_argument, NULL, 'S'},
+      {"repeating-payload", no_argument, NULL, OPT_REPEAT},
+      {"server-bitrate-limit", required_argument, NULL, OPT_SRV_LIMIT},
       {"dont-fragment", no_argument, NULL, OPT_NOOP},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'v'},
       {NULL, 0, NULL, 0}};
   int c;
   uint64_t u;
-  while ((c = getopt_long(argc, argv, "s1c:p:t:n:k:P:l:b:i:RJB:46Vhvw:f:T:I:DuC:", lopts,
+  while ((c = getopt_long(argc, argv, "s1c:p:t:n:k:P:l:b:i:RJB:46Vhvw:f:T:I:DuC:O:S:", lopts,
                           NULL)) != -1) {
     switch (c) {
     case 's': o.server = 1; break;
@@ -426,6 +444,43 @@ int main(int argc, char **argv) {
     case OPT_JSON_STREAM: o.json = o.json_stream = 1; break;
     case OPT_EXTRA_DATA: o.extra_data = optarg; break;
     case OPT_PCAP: o.pcap = optarg; break;
+    case 'O':
+      if (udccp_io_parse_time(optarg, &o.omit_ns) != 0 ||
+          o.omit_ns > 600 * UDCCP_NS_PER_S) {
+        return usage_error("invalid omit time '%s' (0 to 600 s)", optarg);
+      }
+      break;
+    case 'S': {
+      char *end = NULL;
+      errno = 0;
+      long v = strtol(optarg, &end, 0); /* 0x28, 050 or 40, as iperf3 */
+      if (errno != 0 || end == optarg || *end != '\0' || v < 0 || v > 255) {
+        return usage_error("invalid TOS '%s' (0..255: decimal, 0x hex or "
+                           "0 octal)", optarg);
+      }
+      o.tos = (int)v;
+      break;
+    }
+    case OPT_REPEAT: o.repeating_payload = 1; break;
+    case OPT_SRV_LIMIT: {
+      char rate[64];
+      const char *slash = strchr(optarg, '/');
+      size_t n = slash ? (size_t)(slash - optarg) : strlen(optarg);
+      int secs = 5;
+      if (n >= sizeof(rate) ||
+          (slash != NULL && parse_count(slash + 1, 1, 3600, &secs) != 0)) {
+        return usage_error("invalid --server-bitrate-limit '%s' (RATE[/SECS],"
+                           " e.g. 100mbit or 1gbit/10)", optarg);
+      }
+      memcpy(rate, optarg, n);
+      rate[n] = '\0';
+      if (udccp_io_parse_rate(rate, &o.srv_limit_bps) != 0) {
+        return usage_error("invalid --server-bitrate-limit '%s' (RATE[/SECS],"
+                           " e.g. 100mbit or 1gbit/10)", optarg);
+      }
+      o.srv_limit_secs = secs;
+      break;
+    }
     case 'B': o.bind = optarg; break;
     case '4': o.family = 4; break;
     case '6': o.family = 6; break;
@@ -479,9 +534,14 @@ int main(int argc, char **argv) {
   }
   if (o.server && (o.reverse || o.bidir || o.nstreams > 1 ||
                    o.limit_bytes || o.limit_pkts || o.cport ||
-                   o.get_server_output)) {
-    return usage_error("%s", "-R, --bidir, -P, -n, -k, --cport and "
-                             "--get-server-output are client options");
+                   o.get_server_output || o.omit_ns ||
+                   o.repeating_payload)) {
+    return usage_error("%s", "-R, --bidir, -P, -n, -k, -O, --cport, "
+                             "--repeating-payload and --get-server-output "
+                             "are client options");
+  }
+  if (!o.server && o.srv_limit_bps) {
+    return usage_error("%s", "--server-bitrate-limit is a server option");
   }
   if ((o.daemon || o.idle_timeout_s) && !o.server) {
     return usage_error("%s", "-D and --idle-timeout are server options");

@@ -6,6 +6,7 @@
  * intervals, the summary or the JSON object.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,12 @@ static udccp_endpoint *client_endpoint(const perf_opts *o,
   int rv = udccp_endpoint_new_config(&ep, &cfg);
   if (rv == 0) {
     udccp_endpoint_set_pcap(ep, perf_pcap);
+    if (o->tos >= 0 && udccp_endpoint_set_tos(ep, o->tos) != 0) {
+      perf_error("-S %d: cannot set the IP TOS / traffic class: %s", o->tos,
+                 strerror(errno));
+      udccp_endpoint_del(ep);
+      return NULL;
+    }
     return ep;
   }
   if (rv == UDCCP_ERR_PERM && o->raw) {
@@ -158,6 +165,8 @@ static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
   st->interval_ns = o->interval_ns;
   st->limit_bytes = o->limit_bytes;
   st->limit_pkts = o->limit_pkts;
+  st->omit_ns = o->omit_ns;
+  st->repeat = o->repeating_payload;
   return st;
 }
 
@@ -220,7 +229,7 @@ int perf_run_client(const perf_opts *o) {
   }
   int interrupted = 0;
   double start = perf_now();
-  double limit = start + (double)o->duration_ns / 1e9 + 120.0;
+  double limit = start + (double)(o->duration_ns + o->omit_ns) / 1e9 + 120.0;
   if (o->limit_bytes || o->limit_pkts) {
     limit = start + 3700.0;
   }

@@ -16,6 +16,7 @@
  *   receiver -> sender RESULT   answers every END: final received counts
  *   client -> server   SRVREQ   --get-server-output: text from OFFSET
  *   server -> client   SRVOUT   a piece of the server's text
+ *   server -> client   ERROR    why the server ends the test (text)
  *
  * All integers on the wire are big-endian; fields start at offset 8.
  */
@@ -38,13 +39,19 @@
 #define PERF_ERR_STOPPED (-1000)     /* SIGINT/SIGTERM */
 #define PERF_ERR_NO_HELLO_ACK (-1001) /* connected, HELLO unanswered */
 #define PERF_ERR_NO_HELLO (-1002)    /* server: no HELLO within 10 s */
+#define PERF_ERR_LIMIT (-1003)       /* server: --server-bitrate-limit */
+#define PERF_ERR_SERVER (-1004)      /* client: the server's ERROR */
 
 enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT, M_STAT,
-       M_SRVREQ, M_SRVOUT };
+       M_SRVREQ, M_SRVOUT, M_ERROR };
+/* DATA, REPORT, STAT: byte 5 of the header is 1 while the sending end is
+ * in the --omit period (its counts are left out of the statistics). */
+#define PERF_OMIT_BYTE 5
 
 /* HELLO flags */
 #define PERF_F_REVERSE 1u /* on this stream the server sends */
 #define PERF_F_SRVOUT 2u  /* the client wants the server's text */
+#define PERF_F_REPEAT 4u  /* --repeating-payload: "0123456789..." */
 /* END flags */
 #define PERF_F_INTERRUPTED 1u /* the sender was stopped by a signal */
 
@@ -76,6 +83,11 @@ typedef struct perf_opts {
   int json_stream;             /* --json-stream: a JSON line per event */
   const char *extra_data;      /* --extra-data: copied into the JSON */
   const char *pcap;            /* --pcap FILE: capture of every packet */
+  uint64_t omit_ns;            /* -O: left out of the statistics */
+  int tos;                     /* -S: IP TOS / traffic class, -1: unset */
+  int repeating_payload;       /* --repeating-payload */
+  uint64_t srv_limit_bps;      /* server: --server-bitrate-limit, 0: none */
+  int srv_limit_secs;          /* ... averaged over this many seconds */
 } perf_opts;
 
 /* One interval line (RFC 3550 jitter; loss from sequence gaps). */
@@ -86,6 +98,7 @@ typedef struct perf_iv {
   double jitter_ms, rtt_ms, x_bps;
   uint64_t cwnd;
   uint8_t ccid;
+  uint8_t omitted; /* of the --omit period (printed, never kept) */
 } perf_iv;
 
 /* A stream's final figures. */
@@ -115,6 +128,11 @@ typedef struct perf_stream {
   int index, nstreams, want_srvout; /* nstreams: connections in the test */
   uint64_t duration_ns, length, rate_bps, interval_ns;
   uint64_t limit_bytes, limit_pkts;
+  uint64_t omit_ns;   /* -O (from the HELLO at the server) */
+  int omitting;       /* in the omit period: counts are thrown away */
+  int repeat;         /* --repeating-payload */
+  uint64_t wire_bytes; /* data bytes sent or received, never reset */
+  char srv_err[160];   /* client: the server's ERROR text */
   double t_start, t_stop, t_phase, t_next_send, t_next_report, t_next_poll;
   double t_retry, t_last_rx, t_first_rx, t_last_data;
   /* sender */
@@ -155,6 +173,10 @@ typedef struct perf_test {
   double t_last;
   const perf_opts *o;
   int is_client, json_shown;
+  /* server: --server-bitrate-limit, the test's data bytes each second */
+  uint64_t *lim_ring;
+  int lim_n;
+  double lim_next;
 } perf_test;
 
 /* wire.c */
@@ -182,6 +204,8 @@ void perf_stream_interrupt(perf_stream *st, double now, int hard);
 void perf_stream_say(perf_stream *st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void perf_send_ctrl(udccp_sock *s, const uint8_t *b, size_t n);
+/* Sends ERROR with text (server) and ends the stream with err. */
+void perf_stream_fail(perf_stream *st, int err, const char *text);
 
 /* report.c */
 extern const perf_opts *perf_o;
@@ -201,6 +225,8 @@ void perf_stream_prefix(char *p, size_t cap, const perf_stream *st);
 void perf_test_json(perf_test *t, const udccp_endpoint_stats *es);
 void perf_json_error_only(void);
 const char *perf_mode_str(const perf_stream *st);
+/* An interval of the --omit period: printed with "(omitted)", not kept. */
+void perf_iv_omitted(perf_stream *st, const perf_iv *iv);
 
 /* client.c, server.c */
 int perf_run_client(const perf_opts *o);

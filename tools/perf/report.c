@@ -59,6 +59,11 @@ void perf_report_end(const char *who, const perf_stream *st, int err) {
                who);
   } else if (err == PERF_ERR_NO_HELLO) {
     perf_error("%s: no test parameters received", who);
+  } else if (err == PERF_ERR_LIMIT) {
+    perf_error("%s: ended: the total bitrate exceeds the server's limit "
+               "(--server-bitrate-limit)", who);
+  } else if (err == PERF_ERR_SERVER) {
+    perf_error("%s: the server ended the test: %s", who, st->srv_err);
   } else if (err == UDCCP_ERR_TIMEOUT) {
     perf_error("%s: connection timed out: nothing from the peer for %g s "
                "(peer gone, or the network drops its packets)",
@@ -122,11 +127,22 @@ static void iv_line(perf_stream *st, const char *pre, const perf_iv *iv) {
   char r[48];
   perf_stream_say(st,
                   "%s[%6.2f-%6.2f s] %s  loss %5.2f%% (%" PRIu64
-                  "/%" PRIu64 ")  jitter %.3f ms  rtt %7.3f ms%s\n",
+                  "/%" PRIu64 ")  jitter %.3f ms  rtt %7.3f ms%s%s\n",
                   pre, iv->t0, iv->t1, rate(r, sizeof(r), gp),
                   pct(iv->lost, iv->pkts),
                   iv->lost, iv->lost + iv->pkts, iv->jitter_ms, iv->rtt_ms,
-                  tail);
+                  tail, iv->omitted ? "  (omitted)" : "");
+}
+
+void perf_iv_omitted(perf_stream *st, const perf_iv *iv) {
+  if (perf_o->json) {
+    return; /* as iperf3 leaves them out of the sums: not in the JSON */
+  }
+  perf_iv o = *iv;
+  o.omitted = 1;
+  char pre[32];
+  perf_stream_prefix(pre, sizeof(pre), st);
+  iv_line(st, pre, &o);
 }
 
 /* The k-th intervals of the streams of one direction, summed. */

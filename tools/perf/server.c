@@ -7,6 +7,7 @@
  * with -J, one JSON object per test once all its streams ended.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -68,6 +69,59 @@ static void joined(srv *v, perf_stream *st, double now) {
   perf_stream_say(st, "%saccepted %s: %s, %" PRIu64 "-byte datagrams, %.1f s\n",
                   pre, st->peer, st->sender ? "server sends" : "client sends",
                   st->length, (double)st->duration_ns / 1e9);
+  /* iperf3: a test that asks for more than the limit does not start */
+  uint64_t lim = v->o->srv_limit_bps;
+  if (lim != 0 && st->rate_bps != 0 &&
+      (double)st->rate_bps * st->nstreams > (double)lim) {
+    char why[160];
+    snprintf(why, sizeof(why), "the test's bitrate (%d x %.3f Mbit/s) "
+             "exceeds the server's limit (%.3f Mbit/s)", st->nstreams,
+             (double)st->rate_bps / 1e6, (double)lim / 1e6);
+    perf_stream_say(st, "%s%s: %s\n", pre, st->peer, why);
+    perf_stream_fail(st, PERF_ERR_LIMIT, why);
+  }
+}
+
+/* --server-bitrate-limit RATE[/SECS]: once a second, the test's data
+ * bytes (both directions, all streams); when the mean over the last SECS
+ * seconds exceeds RATE, the test ends (iperf3's "total bitrate limit"). */
+static void limit_check(srv *v, perf_test *t, double now) {
+  int secs = v->o->srv_limit_secs;
+  if (v->o->srv_limit_bps == 0 || now < t->lim_next) {
+    return;
+  }
+  if (t->lim_ring == NULL) {
+    t->lim_ring = calloc((size_t)secs + 1, sizeof(uint64_t));
+    if (t->lim_ring == NULL) {
+      return;
+    }
+    t->lim_next = now;
+  }
+  t->lim_next += 1.0;
+  uint64_t total = 0;
+  int running = 0;
+  for (int i = 0; i < t->n; i++) {
+    total += t->st[i]->wire_bytes;
+    running += t->st[i]->phase == P_RUN;
+  }
+  t->lim_ring[t->lim_n % (secs + 1)] = total;
+  t->lim_n++;
+  if (t->lim_n <= secs || !running) {
+    return;
+  }
+  uint64_t then = t->lim_ring[(t->lim_n - 1 - secs) % (secs + 1)];
+  double bps = (double)(total - then) * 8 / secs;
+  if (bps <= (double)v->o->srv_limit_bps) {
+    return;
+  }
+  char why[160];
+  snprintf(why, sizeof(why), "total bitrate %.3f Mbit/s over the last %d s "
+           "exceeds the server's limit (%.3f Mbit/s)", bps / 1e6, secs,
+           (double)v->o->srv_limit_bps / 1e6);
+  perf_stream_say(t->st[0], "%s: %s: test ended\n", t->st[0]->peer, why);
+  for (int i = 0; i < t->n; i++) {
+    perf_stream_fail(t->st[i], PERF_ERR_LIMIT, why);
+  }
 }
 
 static int stream_failed(const perf_stream *st) {
@@ -90,9 +144,10 @@ static int test_finish(srv *v, perf_test *t, double now) {
     perf_test_summary(t, 0);
   }
   for (int i = 0; i < t->n; i++) {
-    v->status |= stream_failed(t->st[i]);
+    v->status |= stream_failed(t->st[i]) && t->st[i]->err != PERF_ERR_LIMIT;
     perf_stream_free(t->st[i]);
   }
+  free(t->lim_ring);
   v->tests_done++;
   return 1;
 }
@@ -176,6 +231,7 @@ static int serve(const perf_opts *o, udccp_endpoint *ep) {
       }
     }
     for (int i = 0; i < v.ntests; i++) {
+      limit_check(&v, v.tests[i], now);
       perf_test_emit_intervals(v.tests[i], 0);
       if (test_finish(&v, v.tests[i], now)) {
         free(v.tests[i]);
@@ -294,6 +350,17 @@ int perf_run_server(const perf_opts *o) {
   }
   for (size_t k = 0; k < n; k++) {
     udccp_endpoint_set_pcap(eps[k], perf_pcap); /* shared by the workers */
+    if (o->tos >= 0 && rv == 0 && udccp_endpoint_set_tos(eps[k], o->tos) != 0) {
+      perf_error("-S %d: cannot set the IP TOS / traffic class: %s", o->tos,
+                 strerror(errno));
+      rv = UDCCP_ERR_SOCKET;
+    }
+  }
+  if (rv != 0) {
+    for (size_t k = 0; k < n; k++) {
+      udccp_endpoint_del(eps[k]);
+    }
+    return 1;
   }
   uint32_t code = PERF_SERVICE;
   for (size_t k = 0; k < n && rv == 0; k++) {

@@ -11,10 +11,19 @@
  * that never came (during the test), or sent minus received once the END
  * has come after the last datagram.  Datagrams still in flight when a
  * signal stops the test are not counted as lost.
+ *
+ * --omit (-O): the sender flags its DATA of the first omit seconds; when
+ * that period ends it starts its counts, sequence numbers and clock
+ * afresh, and the receiver does the same at the first unflagged DATA
+ * (flagged ones that come later count nowhere).  REPORT and STAT carry
+ * the flag too, so that one end's figures of the omit period never mix
+ * with the other's of the test.  Omitted intervals are printed marked
+ * "(omitted)" and kept out of the summaries and the JSON.
  */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdarg.h>
+#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -146,6 +155,17 @@ static void add_iv(perf_stream *st, const perf_iv *iv) {
   st->iv[st->niv++] = *iv;
 }
 
+/* An interval line: kept, or during --omit only printed. */
+static void keep_iv(perf_stream *st, const perf_iv *iv, int last) {
+  if (st->omitting) {
+    perf_iv_omitted(st, iv);
+  } else if (last) {
+    add_last_iv(st, iv);
+  } else {
+    add_iv(st, iv);
+  }
+}
+
 static uint64_t rx_gaps(const perf_stream *st) {
   return st->max_seq_plus1 > st->pkts ? st->max_seq_plus1 - st->pkts : 0;
 }
@@ -155,6 +175,7 @@ static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 int perf_stream_start(perf_stream *st, double now) {
   st->phase = P_RUN;
   st->t_start = st->t_phase = st->prev_t = st->t_last_rx = now;
+  st->omitting = st->omit_ns > 0;
   double period = st->interval_ns ? (double)st->interval_ns / 1e9 : 1.0;
   st->t_next_report = now + period;
   if (st->sender) {
@@ -165,23 +186,65 @@ int perf_stream_start(perf_stream *st, double now) {
       st->phase = P_DONE;
       return -1;
     }
-    memset(st->data, 0xa5, len);
+    /* iperf3's payloads: random bytes (nothing along the path can
+     * compress them), or with --repeating-payload "0123456789..." */
+    for (size_t i = 0; i < len; i++) {
+      st->data[i] = (uint8_t)('0' + i % 10);
+    }
+    if (!st->repeat && getrandom(st->data, len, 0) != (ssize_t)len) {
+      uint64_t x = (uint64_t)(now * 1e9) | 1; /* xorshift: no entropy? */
+      for (size_t i = 0; i < len; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        st->data[i] = (uint8_t)x;
+      }
+    }
     perf_msg_init(st->data, M_DATA);
+    st->data[PERF_OMIT_BYTE] = (uint8_t)st->omitting;
     st->t_next_send = now;
     st->t_stop = st->limit_bytes || st->limit_pkts
                      ? now + 3600.0
-                     : now + (double)st->duration_ns / 1e9;
+                     : now + (double)(st->duration_ns + st->omit_ns) / 1e9;
   }
   return 0;
 }
 
 /* ------------------------------------------------------------ receiver */
 
+static void rx_interval(perf_stream *st, double now, int last);
+
+/* The first DATA after the sender's omit period: its last omitted
+ * interval is printed, then the test's counts start from zero. */
+static void rx_omit_end(perf_stream *st, double now) {
+  double period = st->interval_ns ? (double)st->interval_ns / 1e9 : 1.0;
+  if (st->pkts != st->prev_pkts || now - st->prev_t >= 0.05 * period) {
+    rx_interval(st, now, 0);
+  }
+  st->omitting = 0;
+  st->t_start = st->prev_t = now;
+  st->t_next_report = now + period;
+  st->pkts = st->bytes = st->max_seq_plus1 = st->ooo = 0;
+  st->jitter_s = 0;
+  st->have_transit = 0;
+  st->t_first_rx = 0;
+  st->prev_bytes = st->prev_pkts = st->prev_lost = 0;
+  st->prev_sent_pkts = st->prev_sent_bytes = 0;
+  st->s_pkts = st->s_bytes = st->s_ccid_lost = 0;
+  st->got_stat = 0;
+}
+
 static void rx_data(perf_stream *st, const uint8_t *b, udccp_ssize n) {
   if (n < PERF_MIN_LEN) {
     return;
   }
   double now = perf_now();
+  int omitted = b[PERF_OMIT_BYTE] & 1;
+  if (omitted && !st->omitting) {
+    return; /* a late one of the omit period */
+  }
+  if (st->omitting && !omitted) {
+    rx_omit_end(st, now);
+  }
+  st->wire_bytes += (uint64_t)n;
   uint64_t seq = perf_get64(b + 8);
   double sent = (double)perf_get64(b + 16) / 1e9;
   st->pkts++;
@@ -235,17 +298,14 @@ static void rx_interval(perf_stream *st, double now, int last) {
     udccp_sock_get_info(st->s, &own);
     iv.rtt_ms = (double)own.srtt / 1e6;
   }
-  if (last) {
-    add_last_iv(st, &iv);
-  } else {
-    add_iv(st, &iv);
-  }
+  keep_iv(st, &iv, last);
   st->prev_t = now;
   st->prev_bytes = st->bytes;
   st->prev_pkts = st->pkts;
   st->prev_lost = lost > st->prev_lost ? lost : st->prev_lost;
   uint8_t m[64];
   size_t k = perf_msg_init(m, M_REPORT);
+  m[PERF_OMIT_BYTE] = (uint8_t)st->omitting;
   perf_put64(m + k, st->pkts);
   perf_put64(m + k + 8, st->bytes);
   perf_put64(m + k + 16, lost);
@@ -336,11 +396,7 @@ static void tx_interval(perf_stream *st, double now, uint64_t lost_now,
   iv.cwnd = info.cwnd;
   iv.x_bps = (double)info.x * 8;
   iv.ccid = info.tx_ccid;
-  if (last) {
-    add_last_iv(st, &iv);
-  } else {
-    add_iv(st, &iv);
-  }
+  keep_iv(st, &iv, last);
   st->prev_t = now;
   st->prev_bytes = st->r_bytes;
   st->prev_pkts = st->r_pkts;
@@ -356,6 +412,7 @@ static void send_stat(perf_stream *st) {
   udccp_sock_get_info(st->s, &info);
   uint8_t m[80];
   size_t k = perf_msg_init(m, M_STAT);
+  m[PERF_OMIT_BYTE] = (uint8_t)st->omitting;
   /* the figures of the interval the REPORT closed, even when sent late */
   uint64_t cwnd = info.cwnd, x = info.x, srtt = info.srtt;
   if (st->niv > 0) {
@@ -445,9 +502,31 @@ static void tx_finish(perf_stream *st, double now) {
 }
 
 /* Sends what is due; returns the milliseconds it may wait. */
+/* The end of the sender's omit period: the test's counts start now. */
+static void tx_omit_end(perf_stream *st, double now) {
+  st->omitting = 0;
+  st->data[PERF_OMIT_BYTE] = 0;
+  st->t_start = st->prev_t = now;
+  st->seq = st->sent_bytes = 0;
+  st->prev_sent_pkts = st->prev_sent_bytes = 0;
+  st->prev_bytes = st->prev_pkts = st->prev_lost = 0;
+  st->r_pkts = st->r_bytes = st->r_lost = 0;
+  st->r_jitter_ms = 0;
+}
+
+/* -n/-k: the amount was sent (never during --omit). */
+static int tx_limit_reached(const perf_stream *st) {
+  return !st->omitting &&
+         ((st->limit_bytes && st->sent_bytes >= st->limit_bytes) ||
+          (st->limit_pkts && st->seq >= st->limit_pkts));
+}
+
 static int tx_run(perf_stream *st, double now) {
-  if (now >= st->t_stop || (st->limit_bytes && st->sent_bytes >= st->limit_bytes) ||
-      (st->limit_pkts && st->seq >= st->limit_pkts)) {
+  if (st->omitting &&
+      now - st->t_start >= (double)st->omit_ns / 1e9) {
+    tx_omit_end(st, now);
+  }
+  if (now >= st->t_stop || tx_limit_reached(st)) {
     tx_end(st, now, 0);
     return 0;
   }
@@ -472,9 +551,9 @@ static int tx_run(perf_stream *st, double now) {
       }
       st->seq++;
       st->sent_bytes += len;
+      st->wire_bytes += len;
       st->t_next_send += (double)len * 8 / (double)st->rate_bps;
-      if ((st->limit_bytes && st->sent_bytes >= st->limit_bytes) ||
-          (st->limit_pkts && st->seq >= st->limit_pkts)) {
+      if (tx_limit_reached(st)) {
         return 0;
       }
     }
@@ -497,8 +576,8 @@ static int tx_run(perf_stream *st, double now) {
     }
     st->seq++;
     st->sent_bytes += len;
-    if ((st->limit_bytes && st->sent_bytes >= st->limit_bytes) ||
-        (st->limit_pkts && st->seq >= st->limit_pkts)) {
+    st->wire_bytes += len;
+    if (tx_limit_reached(st)) {
       break;
     }
   }
@@ -507,7 +586,8 @@ static int tx_run(perf_stream *st, double now) {
 
 /* ------------------------------------------------------------- control */
 
-static void parse_hello(perf_stream *st, const uint8_t *b, double now) {
+static void parse_hello(perf_stream *st, const uint8_t *b, udccp_ssize n,
+                        double now) {
   uint8_t flags = b[8];
   st->sender = (flags & PERF_F_REVERSE) != 0;
   st->want_srvout = (flags & PERF_F_SRVOUT) != 0;
@@ -520,6 +600,11 @@ static void parse_hello(perf_stream *st, const uint8_t *b, double now) {
   st->limit_bytes = perf_get64(b + 48);
   st->limit_pkts = perf_get64(b + 56);
   st->test_id = perf_get64(b + 64);
+  st->repeat = (flags & PERF_F_REPEAT) != 0;
+  st->omit_ns = n >= 80 ? perf_get64(b + 72) : 0;
+  if (st->omit_ns > 3600 * UDCCP_NS_PER_S) {
+    st->omit_ns = 0;
+  }
   size_t mps = udccp_sock_get_mps(st->s);
   if (st->length < PERF_MIN_LEN || st->length > mps) {
     st->length = mps;
@@ -565,6 +650,8 @@ static void srvout_take(perf_stream *st, const uint8_t *b, udccp_ssize n) {
   }
 }
 
+static void fill(perf_stream *st);
+
 static void handle(perf_stream *st, const uint8_t *b, udccp_ssize n,
                    double now) {
   int t = perf_msg_type(b, n);
@@ -581,7 +668,7 @@ static void handle(perf_stream *st, const uint8_t *b, udccp_ssize n,
   case M_HELLO:
     if (!st->client && n >= 72) {
       if (st->phase == P_HELLO) {
-        parse_hello(st, b, now);
+        parse_hello(st, b, n, now);
       }
       uint8_t m[16];
       perf_send_ctrl(st->s, m, perf_msg_init(m, M_HELLO_ACK));
@@ -598,14 +685,18 @@ static void handle(perf_stream *st, const uint8_t *b, udccp_ssize n,
       st->r_bytes = perf_get64(b + 16);
       st->r_lost = perf_get64(b + 24);
       st->r_jitter_ms = (double)perf_get64(b + 32) / 1e6;
-      if (st->phase == P_RUN) {
+      /* the receiver's last omitted report after our omit period ended:
+       * its figures belong to neither */
+      if (st->phase == P_RUN && !(b[PERF_OMIT_BYTE] && !st->omitting)) {
         tx_interval(st, now, st->r_lost, 0);
         send_stat(st);
+      } else if (st->phase == P_RUN) {
+        st->r_pkts = st->r_bytes = st->r_lost = 0;
       }
     }
     break;
   case M_STAT:
-    if (!st->sender && n >= 57) {
+    if (!st->sender && n >= 57 && !(b[PERF_OMIT_BYTE] && !st->omitting)) {
       st->s_pkts = perf_get64(b + 8);
       st->s_bytes = perf_get64(b + 16);
       st->s_cwnd = perf_get64(b + 24);
@@ -654,6 +745,18 @@ static void handle(perf_stream *st, const uint8_t *b, udccp_ssize n,
       srvout_take(st, b, n);
     }
     break;
+  case M_ERROR:
+    if (st->client && n > 8) {
+      size_t k = (size_t)n - 8 < sizeof(st->srv_err) - 1
+                     ? (size_t)n - 8
+                     : sizeof(st->srv_err) - 1;
+      memcpy(st->srv_err, b + 8, k);
+      st->srv_err[k] = '\0';
+      st->err = PERF_ERR_SERVER;
+      fill(st);
+      st->phase = P_DONE;
+    }
+    break;
   default:
     break;
   }
@@ -667,6 +770,23 @@ static void fill(perf_stream *st) {
       rx_fill(st);
     }
   }
+}
+
+void perf_stream_fail(perf_stream *st, int err, const char *text) {
+  if (st->phase == P_DONE) {
+    return;
+  }
+  uint8_t m[200];
+  size_t k = perf_msg_init(m, M_ERROR);
+  size_t n = strlen(text);
+  n = n > sizeof(m) - k ? sizeof(m) - k : n;
+  memcpy(m + k, text, n);
+  /* twice: DCCP may lose one; the close that follows goes after them */
+  perf_send_ctrl(st->s, m, k + n);
+  perf_send_ctrl(st->s, m, k + n);
+  st->err = err;
+  fill(st);
+  st->phase = P_DONE;
 }
 
 /* Reads everything waiting; returns 0 or the connection's fatal code. */
@@ -778,7 +898,8 @@ int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
       memset(m, 0, sizeof(m));
       perf_msg_init(m, M_HELLO);
       m[8] = (uint8_t)((st->sender ? 0 : PERF_F_REVERSE) |
-                       (st->want_srvout ? PERF_F_SRVOUT : 0));
+                       (st->want_srvout ? PERF_F_SRVOUT : 0) |
+                       (st->repeat ? PERF_F_REPEAT : 0));
       m[9] = (uint8_t)st->index;
       m[10] = (uint8_t)st->nstreams;
       perf_put64(m + 16, st->duration_ns);
@@ -788,7 +909,8 @@ int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
       perf_put64(m + 48, st->limit_bytes);
       perf_put64(m + 56, st->limit_pkts);
       perf_put64(m + 64, st->test_id);
-      perf_send_ctrl(st->s, m, 72);
+      perf_put64(m + 72, st->omit_ns);
+      perf_send_ctrl(st->s, m, 80);
       st->tries++;
       st->t_retry = now + 0.3;
     }
@@ -797,6 +919,13 @@ int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
     if (st->sender) {
       int w = tx_run(st, now);
       if (st->err != 0) {
+        /* the peer's reason, if it gave one (ERROR) before closing */
+        int err = st->err;
+        st->err = 0;
+        (void)drain(st, buf, cap);
+        if (st->err != PERF_ERR_SERVER) {
+          st->err = err;
+        }
         fill(st);
         st->phase = P_DONE;
         return 0;
@@ -816,7 +945,8 @@ int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
      * or a minute past the test's end. */
     if (now - st->t_last_rx > (double)perf_o->rcv_timeout_ms / 1e3 ||
         (!(st->limit_bytes || st->limit_pkts) &&
-         now > st->t_start + (double)st->duration_ns / 1e9 + 60.0)) {
+         now > st->t_start + (double)(st->duration_ns + st->omit_ns) / 1e9 +
+                   60.0)) {
       st->err = UDCCP_ERR_TIMEOUT;
       fill(st);
       st->phase = P_DONE;
