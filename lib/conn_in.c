@@ -292,6 +292,8 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
   if (udccp_rxq_push_meta(&conn->rxq, data, len, p->seq,
                           conn->rx_lost_pending) == 0) {
     conn->rx_lost_pending = 0;
+    /* RFC 9897 §3.2.5: the MP connection orders by MP_SEQ. */
+    udccp_mp_note_rx(conn->mp, &conn->feat, &p->opts, p->seq);
   } else {
     /* §11.7.2: dropped in the receive buffer, Drop Code 2; the
      * application never sees it: lost before the next one. */

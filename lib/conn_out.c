@@ -294,6 +294,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     if (conn->tx_ccid_up && conn->tx_ccid->tx_write_opts) {
       (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, type, ts);
     }
+    if (is_data) {
+      udccp_mp_put_seq(conn->mp, &conn->feat, &ob); /* RFC 9897 §3.2.5 */
+    }
     if (is_data && data_checksum_on(conn)) {
       /* §9.3: CRC-32c of the application data. */
       (void)udccp_optbuf_put_uint(&ob, UDCCP_OPT_DATA_CHECKSUM,

@@ -150,6 +150,11 @@ udccp_ssize udccp_mp_reorder_pop(udccp_mp_reorder *r, void *buf, size_t cap,
     memcpy(buf, r->arena + slot_of(r, r->next) * r->slot_len, sl->len);
   }
   *seq = sl->seq;
+  if (ts >= sl->arrived) {
+    udccp_tstamp hold = ts - sl->arrived;
+    r->max_hold = hold > r->max_hold ? hold : r->max_hold;
+    r->over_bound += hold > r->bound;
+  }
   r->pressure = 0;
   sl->used = 0;
   r->n--;

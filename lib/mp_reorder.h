@@ -46,6 +46,8 @@ typedef struct udccp_mp_reorder {
   uint64_t skipped;      /* MP_SEQ numbers given up as lost */
   uint64_t dropped_old;  /* arrived after their number was given up */
   uint64_t dropped_dup;  /* duplicates */
+  uint64_t over_bound;   /* released after more than the bound held */
+  udccp_tstamp max_hold; /* longest a released datagram was held */
 } udccp_mp_reorder;
 
 /* Sets up r for cap slots (1..65536) of slot_len bytes (1..65535) and a

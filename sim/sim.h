@@ -87,6 +87,8 @@ typedef struct sim_config {
   int check_invariants;       /* udccp flows: check sim_inv.h after every
                                  event; a violation fails the flow */
   int short_seqnos;           /* udccp endpoints accept X=0 packets */
+  int ack_vectors;            /* udccp settings.ack_vectors (CCID 3/4
+                                 senders count lost packets) */
   udccp_tstamp idle_timeout;  /* udccp settings.idle_timeout (0: off) */
   uint8_t send_cscov;         /* CsCov of udccp packets (0 = all) */
   udccp_tstamp duration;      /* measured period */

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * MP-DCCP connection over subflows (RFC 9897):
+ *   §3.2.5  MP_SEQ numbers every datagram end to end (MUST on DCCP-Data
+ *           and DCCP-DataAck: the subflow writes it, mp.c), IDSN random
+ *   §3.8    each path keeps its own congestion control (its CCID): a
+ *           datagram is placed on a subflow only when that subflow's own
+ *           queue is empty, so no path gets more than its CCID lets out
+ *   §3.11   scheduling (mp_sched.c) and optional reordering (mp_reorder.c)
+ */
+#include "mp_conn.h"
+
+#include <string.h>
+
+#include "seq.h"
+
+int udccp_mp_conn_init(udccp_mp_conn *mc, const udccp_mem *mem,
+                       uint32_t qlen, size_t max_dgram, uint64_t idsn,
+                       int reorder, udccp_tstamp bound) {
+  int rv;
+  memset(mc, 0, sizeof(*mc));
+  if (!mem || qlen == 0 || max_dgram == 0 || max_dgram > 65535) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  mc->mem = mem;
+  mc->max_dgram = max_dgram;
+  mc->tx_seq = idsn & UDCCP_SEQ_MASK;
+  mc->reorder = reorder != 0;
+  rv = udccp_sendq_init(&mc->q, mem, UDCCP_QPOLICY_SIMPLE, qlen, max_dgram);
+  if (rv == 0) {
+    rv = udccp_rxq_init(&mc->rxq, mem, qlen, (size_t)qlen * max_dgram);
+  }
+  if (rv == 0 && mc->reorder) {
+    rv = udccp_mp_reorder_init(&mc->ro, mem, 4 * (size_t)qlen, max_dgram,
+                               bound);
+  }
+  if (rv == 0) {
+    mc->tmp = mem->malloc(2 * max_dgram, mem->user_data);
+    rv = mc->tmp ? 0 : UDCCP_ERR_NOMEM;
+  }
+  if (rv != 0) {
+    udccp_mp_conn_free(mc);
+  }
+  return rv;
+}
+
+void udccp_mp_conn_free(udccp_mp_conn *mc) {
+  udccp_sendq_free(&mc->q);
+  udccp_rxq_free(&mc->rxq);
+  if (mc->reorder) {
+    udccp_mp_reorder_free(&mc->ro);
+  }
+  if (mc->tmp && mc->mem) {
+    mc->mem->free(mc->tmp, mc->mem->user_data);
+  }
+  mc->tmp = NULL;
+}
+
+int udccp_mp_conn_add(udccp_mp_conn *mc, udccp_conn *sub, uint8_t prio) {
+  if (mc->n_sub == UDCCP_MP_MAX_SUBFLOWS || sub == NULL || sub->mp == NULL ||
+      prio > 15) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  mc->sub[mc->n_sub] = sub;
+  mc->prio[mc->n_sub] = prio;
+  return (int)mc->n_sub++;
+}
+
+int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len) {
+  return udccp_sendq_push(&mc->q, data, len, 0);
+}
+
+static int pick(udccp_mp_conn *mc) {
+  udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
+  size_t i;
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    v[i].srtt = c->env.srtt;
+    v[i].up = c->state == UDCCP_STATE_OPEN && udccp_mp_active(c->mp, &c->feat);
+    v[i].can_send = udccp_sendq_len(&c->sendq) == 0;
+    v[i].prio = mc->prio[i];
+  }
+  switch (mc->sched) {
+  case UDCCP_MP_SCHED_BACKUP:
+    return udccp_mp_sched_backup(v, mc->n_sub);
+  case UDCCP_MP_SCHED_RR:
+    return udccp_mp_sched_rr(v, mc->n_sub, &mc->rr_last);
+  default:
+    return udccp_mp_sched_minrtt(v, mc->n_sub);
+  }
+}
+
+size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts) {
+  size_t placed = 0;
+  while (udccp_sendq_len(&mc->q) > 0) {
+    const uint8_t *data;
+    size_t len;
+    uint32_t prio;
+    int i = pick(mc);
+    if (i < 0) {
+      break;
+    }
+    (void)udccp_sendq_peek(&mc->q, &data, &len, &prio);
+    if (udccp_conn_queue_datagram(mc->sub[i], data, len, 0, ts) != 0) {
+      break; /* the subflow refuses (MPS, state): try again later */
+    }
+    /* §3.2.5: the datagram's MP_SEQ rides on its Data/DataAck. */
+    udccp_mp_set_tx_seq(mc->sub[i]->mp, mc->tx_seq);
+    mc->tx_seq = udccp_seq_add(mc->tx_seq, 1);
+    mc->st[i].tx_dgrams++;
+    mc->st[i].tx_bytes += len;
+    (void)udccp_sendq_pop(&mc->q);
+    placed++;
+  }
+  return placed;
+}
+
+void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
+  udccp_conn *c;
+  if (i >= mc->n_sub) {
+    return;
+  }
+  c = mc->sub[i];
+  for (;;) {
+    udccp_recv_info ri;
+    uint64_t mseq;
+    udccp_ssize n;
+    memset(&ri, 0, sizeof(ri));
+    ri.size = sizeof(ri);
+    n = udccp_conn_read_datagram_ex(c, mc->tmp, mc->max_dgram, &ri);
+    if (n < 0) {
+      break;
+    }
+    mc->st[i].rx_dgrams++;
+    mc->st[i].rx_bytes += (uint64_t)n;
+    if (mc->reorder && udccp_mp_rx_seq(c->mp, ri.seq, &mseq)) {
+      int rv = udccp_mp_reorder_push(&mc->ro, mseq, mc->tmp, (size_t)n, ts);
+      if (rv == UDCCP_ERR_AGAIN) {
+        /* Window full: the oldest held one goes to the ready queue now
+         * (released late), then there is room. */
+        uint64_t s;
+        uint8_t *spare = mc->tmp + mc->max_dgram;
+        udccp_ssize m =
+            udccp_mp_reorder_pop(&mc->ro, spare, mc->max_dgram, &s, ts);
+        if (m >= 0) {
+          (void)udccp_rxq_push_meta(&mc->rxq, spare, (size_t)m, s, 0);
+        }
+        (void)udccp_mp_reorder_push(&mc->ro, mseq, mc->tmp, (size_t)n, ts);
+      }
+    } else {
+      (void)udccp_rxq_push_meta(&mc->rxq, mc->tmp, (size_t)n, UINT64_MAX, 0);
+    }
+  }
+}
+
+udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
+                               uint64_t *seq, udccp_tstamp ts) {
+  const udccp_rxq_ent *e = udccp_rxq_head(&mc->rxq);
+  if (e != NULL) {
+    *seq = e->seq;
+    return udccp_rxq_pop(&mc->rxq, buf, cap);
+  }
+  if (mc->reorder) {
+    return udccp_mp_reorder_pop(&mc->ro, buf, cap, seq, ts);
+  }
+  return UDCCP_ERR_AGAIN;
+}
+
+udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
+  return mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An MP-DCCP connection over N subflows (RFC 9897 §2 "Operation
+ * Overview", §3.11 "Path usage strategies"): each subflow is a normal
+ * udccp connection with its own CCID (§3.8: per-path congestion control);
+ * the application queues and reads datagrams here.  Sending: a
+ * connection-level queue; each datagram gets the next MP_SEQ (§3.2.5,
+ * random IDSN) and goes to the subflow the scheduler picks among those
+ * with room (lib/mp_sched.c).  Receiving: datagrams in MP_SEQ order
+ * through the reordering buffer (lib/mp_reorder.c), or as they come when
+ * reordering is off.  Sans-I/O: the caller moves the subflows' packets
+ * and calls udccp_mp_conn_schedule / _on_read around them.
+ *
+ * Not here yet (doc/multipath.md): forming the subflow set with MP_JOIN
+ * (the caller adds subflows that each negotiated MP-DCCP), path manager,
+ * MP_PRIO/MP_RTT signalling, MP_CLOSE.
+ */
+#ifndef UDCCP_MP_CONN_H
+#define UDCCP_MP_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "mp_reorder.h"
+#include "mp_sched.h"
+#include "qpolicy.h"
+#include "rxq.h"
+
+#define UDCCP_MP_MAX_SUBFLOWS 8 /* §3.10: implementations limit them */
+
+enum udccp_mp_sched_kind {
+  UDCCP_MP_SCHED_MINRTT = 0,
+  UDCCP_MP_SCHED_BACKUP = 1,
+  UDCCP_MP_SCHED_RR = 2
+};
+
+typedef struct udccp_mp_sub_stats {
+  uint64_t tx_dgrams, tx_bytes; /* datagrams the scheduler gave it */
+  uint64_t rx_dgrams, rx_bytes; /* datagrams that came over it */
+} udccp_mp_sub_stats;
+
+typedef struct udccp_mp_conn {
+  const udccp_mem *mem;
+  udccp_conn *sub[UDCCP_MP_MAX_SUBFLOWS]; /* not owned */
+  uint8_t prio[UDCCP_MP_MAX_SUBFLOWS];    /* MP_PRIO of each path: 3 */
+  udccp_mp_sub_stats st[UDCCP_MP_MAX_SUBFLOWS];
+  size_t n_sub;
+  uint8_t sched;          /* enum udccp_mp_sched_kind */
+  size_t rr_last;
+  udccp_sendq q;          /* the application's datagrams, not yet placed */
+  uint64_t tx_seq;        /* MP_SEQ of the next datagram, 48 bits */
+  int reorder;            /* 1: release in MP_SEQ order */
+  udccp_mp_reorder ro;
+  udccp_rxq rxq;          /* datagrams ready, when reordering is off, or
+                             those that came without MP_SEQ */
+  uint8_t *tmp;           /* two datagrams, 2 * max_dgram bytes */
+  size_t max_dgram;
+} udccp_mp_conn;
+
+/* Sets up mc: a send queue of qlen datagrams of up to max_dgram bytes,
+ * idsn the first MP_SEQ (§3.2.5: SHOULD be random), reordering on or
+ * off with a bound (udccp_mp_reorder_bound).  Returns 0,
+ * UDCCP_ERR_INVALID_ARGUMENT or UDCCP_ERR_NOMEM. */
+int udccp_mp_conn_init(udccp_mp_conn *mc, const udccp_mem *mem,
+                       uint32_t qlen, size_t max_dgram, uint64_t idsn,
+                       int reorder, udccp_tstamp bound);
+void udccp_mp_conn_free(udccp_mp_conn *mc);
+
+/* Adds a subflow (an MP-DCCP connection, udccp_mp_active once open) with
+ * MP_PRIO prio.  Returns its index, or UDCCP_ERR_INVALID_ARGUMENT (full,
+ * or without multipath state). */
+int udccp_mp_conn_add(udccp_mp_conn *mc, udccp_conn *sub, uint8_t prio);
+
+/* Queues a datagram.  Returns 0, UDCCP_ERR_MSGSIZE or UDCCP_ERR_AGAIN. */
+int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len);
+
+/* Places queued datagrams on subflows as the scheduler says, each with
+ * its MP_SEQ, while a subflow has room (nothing waiting in its own
+ * queue).  Call before writing the subflows' packets, and again after.
+ * Returns the number placed. */
+size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts);
+
+/* After subflow i read packets: takes its datagrams (into the reordering
+ * buffer, or the ready queue). */
+void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts);
+
+/* The next datagram for the application at ts; *seq its MP_SEQ
+ * (UINT64_MAX if it came without one).  Returns its length or
+ * UDCCP_ERR_AGAIN / UDCCP_ERR_NOBUF. */
+udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
+                               uint64_t *seq, udccp_tstamp ts);
+
+/* The earliest time udccp_mp_conn_read may have something new without a
+ * packet arriving (a reordering bound running out). */
+udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc);
+
+#endif /* UDCCP_MP_CONN_H */
