@@ -113,6 +113,8 @@ static int sender(const char *host, uint16_t udp_port, double seconds,
   udccp_settings_default(&set);
   set.qpolicy = UDCCP_QPOLICY_PRIO; /* key frames before delta frames */
   set.tx_qlen = 256; /* a whole frame at the highest bitrate */
+  set.ack_vectors = 1; /* learn each lost datagram (pkts_lost), not only
+                          loss events: RFC 4342 §5 */
   cfg.settings = &set;
   udccp_endpoint *ep = NULL;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
@@ -194,10 +196,10 @@ static int sender(const char *host, uint16_t udp_port, double seconds,
   udccp_sock_get_info(s, &ci);
   printf("sender: done: %llu frames, %.3f Mbit/s on average, final bitrate "
          "%.3f Mbit/s; %llu datagrams dropped at their deadline, %llu "
-         "refused by a full queue\n",
+         "refused by a full queue, %llu lost in the network\n",
          (unsigned long long)frames, sent_bits / seconds / 1e6,
          bitrate / 1e6, (unsigned long long)ci.tx_expired,
-         (unsigned long long)refused);
+         (unsigned long long)refused, (unsigned long long)ci.pkts_lost);
   (void)dropped;
   rv = udccp_close(s, 5000);
   udccp_endpoint_del(ep);

@@ -74,6 +74,8 @@ typedef struct tx_hist {
   uint8_t used;
   uint8_t nonce; /* ECN nonce it carried (RFC 4340 §12.2) */
   uint8_t nsum;  /* RFC 4342 §9.1 NonceSum(seq): data packets' nonces */
+  uint8_t data;  /* a data packet (DCCP-Data or DataAck) */
+  uint8_t lost;  /* counted in pkts_lost (an Ack Vector said not received) */
 } tx_hist;
 
 /* Synthetic loss events the sender keeps after ECN Nonce Echo mismatches
@@ -121,6 +123,7 @@ typedef struct ccid3_tx {
   uint32_t n_pen;
   uint8_t pen_fresh;           /* one was added by this feedback */
   uint64_t nonce_checks, nonce_mismatches;
+  uint64_t pkts_lost;          /* from the receiver's Ack Vectors, if any */
 } ccid3_tx;
 
 
@@ -374,6 +377,8 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
   h->ts = ts;
   h->ccval = is_data && tx->wc_started ? tx->wc : (uint8_t)CCVAL_NONE;
   h->used = 1;
+  h->data = (uint8_t)(is_data != 0);
+  h->lost = 0;
   /* RFC 4342 §9.1: the Ack Vector echo covers every packet's nonce, the
    * Loss Intervals echo only data packets' (NonceSum) */
   h->nonce = (uint8_t)(tx->env->tx_nonce & 1u);
@@ -425,6 +430,59 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
       tx->tfrc.nofb_expiry = add_sat(ts, tx->tfrc.rto);
     }
   }
+}
+
+/* Lost data packets from the receiver's Ack Vectors, when it sends them
+ * (udccp_settings.ack_vectors; RFC 4342 §5: "Ack Vector may be useful for
+ * applications that need to determine exactly which packets were lost").
+ * A data packet still in the history that a vector reports Not Received
+ * (state 3, RFC 4340 §11.4) counts once; if a later vector reports it
+ * received (it was reordered, not lost), the count is taken back.  Only
+ * the history's span is walked: at most its capacity per feedback. */
+typedef struct av_count {
+  ccid3_tx *tx;
+  uint64_t oldest; /* oldest sequence number the history may hold */
+} av_count;
+
+static int av_count_run(uint64_t hi, uint64_t lo, uint8_t state, void *user) {
+  av_count *c = user;
+  ccid3_tx *tx = c->tx;
+  uint64_t seq, n, i;
+  if (udccp_seq_lt(hi, c->oldest)) {
+    return 0;
+  }
+  if (udccp_seq_lt(lo, c->oldest)) {
+    lo = c->oldest;
+  }
+  if (state != 3 && tx->pkts_lost == 0) {
+    return 0; /* nothing to take back */
+  }
+  n = (uint64_t)udccp_seq_sub(hi, lo) + 1;
+  for (i = 0, seq = lo; i < n; i++, seq = udccp_seq_add(seq, 1)) {
+    tx_hist *h = hist_at(tx, seq);
+    if (!h->used || h->seq != seq || !h->data) {
+      continue; /* forgotten, or not a data packet */
+    }
+    if (state == 3 && !h->lost) {
+      h->lost = 1;
+      tx->pkts_lost++;
+    } else if (state != 3 && h->lost) {
+      h->lost = 0;
+      tx->pkts_lost--;
+    }
+  }
+  return 0;
+}
+
+static void count_lost(ccid3_tx *tx, const udccp_ccid_pkt *pkt) {
+  av_count c;
+  uint64_t span = (uint64_t)udccp_seq_sub(tx->gss, tx->first_seq) + 1;
+  c.tx = tx;
+  c.oldest = span > tx->cap ? udccp_seq_add(tx->gss, -(int64_t)(tx->cap - 1))
+                            : tx->first_seq;
+  (void)udccp_ackvec_parse(pkt->opts, pkt->ack & UDCCP_SEQ_MASK, av_count_run,
+                           &c);
+  tx->env->pkts_lost = tx->pkts_lost;
 }
 
 /* The CCVal-independent parts of a feedback packet. */
@@ -809,6 +867,9 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
       (void)add_penalty(tx, pkt->ack, ts); /* the next feedback applies it */
     }
   }
+  if (pkt->opts->n_ackvec > 0 && tx->sent_any) {
+    count_lost(tx, pkt);
+  }
   collect(pkt->opts, &f);
   /* §6: Receive Rate and loss information make a feedback packet */
   if (!f.has_rr || !(f.has_li || f.has_ler)) {
@@ -928,6 +989,7 @@ void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,
   info->rto = tx->tfrc.rto;
   info->nonce_checks = tx->nonce_checks;
   info->nonce_mismatches = tx->nonce_mismatches;
+  info->pkts_lost = tx->pkts_lost;
 }
 
 const udccp_tfrc_tx *udccp_tfrc_ccid_tx_tfrc(const udccp_ccid_state *st) {

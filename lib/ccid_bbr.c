@@ -29,13 +29,17 @@
  *   Drain                     pacing gain 0.5 until inflight <= BDP (or 3
  *                             rounds).
  *   ProbeBW                   DOWN 0.90 / CRUISE 1.0 / REFILL 1.0 / UP 1.25
- *                             (cwnd gain 2.25); probe wait 2..3 s or the
+ *                             (cwnd gain 2.25; ends on the plateau, or, as
+ *                             Linux's BBRv3 and not in the draft, once a
+ *                             min_rtt in UP put 1.25 BDP in flight: the
+ *                             queue stays short); probe wait 2..3 s or the
  *                             Reno-coexistence round bound; inflight_longterm
  *                             raised while probing, cut on > 2 % loss;
  *                             bw_shortterm / inflight_shortterm (beta 0.7)
  *                             per lossy round when not probing.
- *   ProbeRTT                  every 5 s without a new minimum: cwnd 0.5 BDP
- *                             for 200 ms and a round.
+ *   ProbeRTT                  every 5 s without a sample at the minimum
+ *                             (the draft: below it): cwnd 0.5 BDP for
+ *                             200 ms and a round.
  *   Restarting From Idle      pace at exactly bw in ProbeBW.
  *   Pacing Rate, cwnd         SetPacingRate (1 % margin), SetCwnd,
  *                             BoundCwndForProbeRTT, BoundCwndForModel,
@@ -157,7 +161,7 @@ typedef struct bbr_st {
       prev_probe_precautionary;
   double bw_probe_up_acked, probe_up_acked_per_inc;
   unsigned bw_probe_up_rounds;
-  udccp_tstamp cycle_stamp, bw_probe_wait;
+  udccp_tstamp cycle_stamp, bw_probe_wait, up_stamp;
 
   int in_rto_recovery;
   uint64_t rto_recovery_end; /* C.delivered mark ending it */
@@ -763,6 +767,7 @@ static void update_probe_bw_cycle(bbr_st *b, uint32_t inflight,
     if (b->round_start) {
       b->is_bw_probe_sample = 1;
       start_probe_up(b);
+      b->up_stamp = now;
     }
     break;
   case BBR_PROBE_UP:
@@ -774,7 +779,14 @@ static void update_probe_bw_cycle(bbr_st *b, uint32_t inflight,
     } else if (b->cwnd_limited && b->cwnd >= b->inflight_longterm) {
       reset_full_bw(b);
       b->full_bw = b->rs_delivery_rate;
-    } else if (b->full_bw_now) {
+    } else if (b->full_bw_now ||
+               (b->min_rtt != UDCCP_TSTAMP_NEVER &&
+                now > b->up_stamp + b->min_rtt &&
+                (double)inflight >=
+                    inflight_at(b, b->max_bw, BBR_PROBE_UP_PACING_GAIN))) {
+      /* the plateau (draft), or -- as Linux's BBRv3 -- a min_rtt in UP
+       * with 1.25 BDP in flight: the probe has put 0.25 BDP in the
+       * queue, and more would only make it longer */
       b->prev_probe_too_high = 0;
       start_probe_down(b, now);
     }
@@ -821,8 +833,12 @@ static void check_probe_rtt_done(bbr_st *b, udccp_tstamp now) {
 static void update_min_rtt(bbr_st *b, udccp_tstamp now) {
   b->probe_rtt_expired =
       now > b->probe_rtt_min_stamp + BBR_PROBE_RTT_INTERVAL;
+  /* <=, where the draft writes <: a sample equal to the minimum shows the
+   * queue empty now, which is what ProbeRTT would find out.  With < a
+   * path whose RTT never dips below its floor (a simulator's: exact)
+   * pays for a ProbeRTT every 5 s, 3 % of the link at 100 ms RTT. */
   if (b->rs_has && b->rs_rtt > 0 &&
-      (b->rs_rtt < b->probe_rtt_min_delay || b->probe_rtt_expired)) {
+      (b->rs_rtt <= b->probe_rtt_min_delay || b->probe_rtt_expired)) {
     b->probe_rtt_min_delay = b->rs_rtt;
     b->probe_rtt_min_stamp = now;
   }

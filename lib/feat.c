@@ -277,8 +277,26 @@ static void apply_deps(udccp_feat_set *fs, int half, uint8_t ccid) {
     if (entry_spec(e)->rule == UDCCP_FEAT_SP) {
       uint8_t v = (uint8_t)d->val;
       int same_list = e->n_pref == 1 && e->pref[0] == v;
+      if (d->feat == UDCCP_FEAT_SEND_ACK_VECTOR && half == 0 &&
+          d->at_receiver && !d->mandatory && v == 0 && fs->want_ackvec) {
+        /* udccp_settings.ack_vectors: our TFRC sender asks for them to
+         * count lost packets (RFC 4342 §5), non-mandatory; a list of
+         * only 1, or a server listing 0 first would win with 0 (§6.3.1) */
+        v = 1;
+        same_list = e->n_pref == 1 && e->pref[0] == v;
+      }
       set_pref(e, &v, 1);
       e->mandatory = d->mandatory != 0;
+      if (local && !d->mandatory && v == 0 &&
+          d->feat == UDCCP_FEAT_SEND_ACK_VECTOR) {
+        /* The receiving half of a CCID that needs no Ack Vector (CCID 3,
+         * RFC 4342 §5) prefers 0 but grants a sender that asks for them
+         * (RFC 4342 §5: to learn exactly which packets were lost). */
+        static const uint8_t b01[] = {0, 1};
+        set_pref(e, b01, 2);
+        e->flexible = 1;
+        same_list = 0;
+      }
       if (e->val != v || (e->state != UDCCP_FEAT_STABLE && !same_list)) {
         start_change(fs, e);
       }
@@ -324,6 +342,7 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
   fs->is_server = is_server ? 1 : 0;
   fs->fgss = iss & UDCCP_SEQ_MASK; /* §6.6.4: FGSS starts at ISS */
   fs->ccid_find = ccid_find;
+  fs->want_ackvec = s->ack_vectors ? 1 : 0;
   for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     e = &fs->ent[i];
     e->num = specs[i / 2].num;

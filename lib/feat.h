@@ -118,6 +118,8 @@ typedef struct udccp_feat_set {
   uint16_t n_empty;       /* Empty Confirms owed for unknown features */
   uint8_t is_server;
   uint8_t fgsr_valid;     /* FGSR set (from the first packet received) */
+  uint8_t want_ackvec;    /* settings.ack_vectors: ask a TFRC CCID's
+                             receiver for Ack Vectors (apply_deps) */
   uint8_t dep_ccid[2];    /* CCID whose §10 dependencies were applied:
                              [0] half we send on, [1] half we receive on */
   uint8_t pending;        /* some entry is not STABLE: set when a Change

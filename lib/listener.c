@@ -52,6 +52,8 @@ struct udccp_listener {
   uint64_t cookies_sent, cookies_replayed, too_busy;
   udccp_cookie_jar jar;
   replay_set replay[2]; /* [epoch & 1] */
+  udccp_mp_resolve_fn mp_resolve; /* RFC 9897 joins (mp.h) */
+  void *mp_resolve_ud;
 };
 
 static void replay_free(udccp_listener *lis, replay_set *rs) {
@@ -366,7 +368,8 @@ static int feat_unpack(udccp_conn *conn, const uint8_t *in, size_t len) {
 }
 
 /* A server connection for pkt, processed through §8.5 from LISTEN. */
-static int make_conn(const udccp_settings *settings, const udccp_path *path,
+static int make_conn(const udccp_listener *lis,
+                     const udccp_settings *settings, const udccp_path *path,
                      uint32_t service_code, udccp_tstamp ts,
                      udccp_conn **pconn) {
   int rv = udccp_conn_new_common(pconn, settings, path, service_code, 1, ts);
@@ -374,7 +377,14 @@ static int make_conn(const udccp_settings *settings, const udccp_path *path,
     return rv;
   }
   (*pconn)->state = UDCCP_STATE_LISTEN;
+  udccp_mp_set_resolver((*pconn)->mp, lis->mp_resolve, lis->mp_resolve_ud);
   return 0;
+}
+
+void udccp_listener_set_mp_resolver(struct udccp_listener *lis,
+                                    udccp_mp_resolve_fn fn, void *ud) {
+  lis->mp_resolve = fn;
+  lis->mp_resolve_ud = ud;
 }
 
 /* Copies a dead connection's pending Reset into out. */
@@ -407,7 +417,7 @@ static udccp_ssize cookie_response(udccp_listener *lis, const udccp_path *path,
   udccp_conn *conn;
   udccp_ssize n = 0;
   size_t fl;
-  int rv = make_conn(&lis->scratch, path, service_code, ts, &conn);
+  int rv = make_conn(lis, &lis->scratch, path, service_code, ts, &conn);
   if (rv != 0) {
     return rv;
   }
@@ -470,7 +480,7 @@ static udccp_ssize on_request(udccp_listener *lis, const udccp_path *path,
   if (lis->n_half_open >= lis->half_open_max) {
     return too_busy(lis, path, pkt, len, out, outcap);
   }
-  rv = make_conn(&lis->settings, path, p->h.service_code, ts, &conn);
+  rv = make_conn(lis, &lis->settings, path, p->h.service_code, ts, &conn);
   if (rv != 0) {
     return rv;
   }
@@ -516,7 +526,7 @@ static udccp_ssize on_cookie(udccp_listener *lis, const udccp_path *path,
   if (rv != 0) {
     return too_busy(lis, path, pkt, len, out, outcap);
   }
-  rv = make_conn(&lis->settings, path, cs.service_code, ts, &conn);
+  rv = make_conn(lis, &lis->settings, path, cs.service_code, ts, &conn);
   if (rv != 0) {
     return rv;
   }

@@ -35,6 +35,8 @@ int udccp_mp_new(udccp_mp_state **pmp, const udccp_feat_set *fs,
     return UDCCP_ERR_NOMEM;
   }
   memset(mp, 0, sizeof(*mp));
+  mp->rand = rand;
+  mp->rand_ud = rand_ud;
   for (tries = 0; tries < 4 && mp->keys.local_ci == 0; tries++) {
     rand(b, sizeof(b), rand_ud);
     mp->keys.local_ci = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
@@ -94,6 +96,77 @@ static void take_remote(udccp_mp_state *mp, const udccp_mp_opt *k,
   mp->have_remote = 1;
 }
 
+/* The first well-formed suboption of type t, or 0. */
+static int find_opt(const udccp_opts *opts, uint8_t t, udccp_mp_opt *o) {
+  size_t pos = 0;
+  int rv;
+  while (opts->mp != NULL &&
+         (rv = udccp_mp_next(opts->mp, opts->mp_len, &pos, o)) != 2) {
+    if (rv == 0 && o->type == t) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* 1 if the peer's MP_HMAC of the join verifies.  With join (the MP_JOIN
+ * it answers), the MP_HMAC must directly follow that option (§3.2.6);
+ * without, it is the lone MP_HMAC of the client's Ack. */
+static int hmac_ok(const udccp_mp_state *mp, const udccp_opts *opts,
+                   const udccp_mp_opt *join) {
+  uint8_t want[UDCCP_MP_HMAC_LEN];
+  udccp_mp_opt o;
+  size_t pos = 0;
+  int rv, after_join = join == NULL;
+  if (udccp_mp_hmac_join(&mp->keys, 1, mp->nonce_local, mp->nonce_remote,
+                         want) != 0) {
+    return 0;
+  }
+  while (opts->mp != NULL &&
+         (rv = udccp_mp_next(opts->mp, opts->mp_len, &pos, &o)) != 2) {
+    if (rv != 0) {
+      continue;
+    }
+    if (join != NULL && o.type == UDCCP_MP_JOIN && o.raw == join->raw) {
+      after_join = 1;
+      continue;
+    }
+    if (after_join) {
+      return o.type == UDCCP_MP_HMAC && udccp_mp_hmac_equal(o.u.hmac, want);
+    }
+  }
+  return 0;
+}
+
+static uint32_t draw32(const udccp_mp_state *mp) {
+  uint8_t b[4];
+  mp->rand(b, sizeof(b), mp->rand_ud);
+  return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 |
+         b[3];
+}
+
+/* §3.3, second handshake, at the server: MP_JOIN(CI-B, RA) on a Request
+ * that asks for MP_CAPABLE.  §3.6: without MP_CAPABLE agreed the subflow
+ * is closed; §3.2.8: an unknown CI gets a Reset. */
+static int server_join(udccp_mp_state *mp, udccp_feat_set *fs,
+                       const udccp_mp_opt *k) {
+  udccp_mp_keys keys;
+  if (udccp_feat_mp_version(fs) < 0 || mp->resolve == NULL ||
+      !mp->resolve(mp->resolve_ud, k->u.join.ci, &keys)) {
+    return UDCCP_ERR_OPTION;
+  }
+  if (!mp->join) {
+    mp->keys = keys;
+    mp->join = 1;
+    mp->have_remote = 1;
+    mp->nonce_local = draw32(mp);
+  }
+  mp->nonce_remote = k->u.join.nonce; /* a repeated Request may bring a
+                                         new RA: answer the latest */
+  mp->addr_id_remote = k->u.join.addr_id;
+  return 0;
+}
+
 int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
                   const udccp_opts *opts, uint8_t pkt_type) {
   udccp_mp_opt k;
@@ -102,6 +175,21 @@ int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
     return 0;
   }
   if (fs->is_server) {
+    if (pkt_type == UDCCP_PKT_REQUEST && find_opt(opts, UDCCP_MP_JOIN, &k)) {
+      return server_join(mp, fs, &k);
+    }
+    if (mp->join) {
+      if ((pkt_type == UDCCP_PKT_ACK || pkt_type == UDCCP_PKT_DATAACK) &&
+          mp->phase == UDCCP_MP_OFFERED) {
+        /* §3.3: "Host A sends a DCCP-Ack with the HMAC computed for the
+         * DCCP-Response"; §3.6: a non-verifiable MP_HMAC closes it. */
+        if (!hmac_ok(mp, opts, NULL)) {
+          return UDCCP_ERR_OPTION;
+        }
+        mp->phase = UDCCP_MP_KEYED;
+      }
+      return 0;
+    }
     if (pkt_type == UDCCP_PKT_REQUEST) {
       if (udccp_feat_mp_version(fs) < 0) {
         return 0; /* not asked for (or no version agreed): plain DCCP */
@@ -123,7 +211,27 @@ int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
     }
     return 0;
   }
+  if (mp->hmac_owed && pkt_type != UDCCP_PKT_RESPONSE) {
+    mp->hmac_owed = 0; /* the server is OPEN: it had our MP_HMAC */
+  }
   if (pkt_type != UDCCP_PKT_RESPONSE || mp->phase != UDCCP_MP_OFFERED) {
+    return 0;
+  }
+  if (mp->join) {
+    /* §3.6: a join without MP_CAPABLE, with another version, without
+     * MP_JOIN(CI-A) or with an MP_HMAC(B) that does not verify: closed. */
+    if (udccp_feat_mp_version(fs) < 0 ||
+        !find_opt(opts, UDCCP_MP_JOIN, &k) ||
+        k.u.join.ci != mp->keys.local_ci) {
+      return UDCCP_ERR_OPTION;
+    }
+    mp->nonce_remote = k.u.join.nonce;
+    mp->addr_id_remote = k.u.join.addr_id;
+    if (!hmac_ok(mp, opts, &k)) {
+      return UDCCP_ERR_OPTION;
+    }
+    mp->phase = UDCCP_MP_KEYED;
+    mp->hmac_owed = 1;
     return 0;
   }
   if (udccp_feat_mp_version(fs) < 0) {
@@ -142,6 +250,17 @@ int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
   return 0;
 }
 
+/* Our MP_HMAC of the join (§3.2.6): d-key mine, R mine + R peer. */
+static void put_hmac(const udccp_mp_state *mp, udccp_optbuf *ob) {
+  udccp_mp_opt o;
+  memset(&o, 0, sizeof(o));
+  o.type = UDCCP_MP_HMAC;
+  if (udccp_mp_hmac_join(&mp->keys, 0, mp->nonce_local, mp->nonce_remote,
+                         o.u.hmac) == 0) {
+    (void)udccp_mp_opt_put(ob, &o);
+  }
+}
+
 static void put_key(const udccp_mp_state *mp, udccp_optbuf *ob) {
   udccp_mp_opt k;
   memset(&k, 0, sizeof(k));
@@ -154,9 +273,39 @@ static void put_key(const udccp_mp_state *mp, udccp_optbuf *ob) {
   (void)udccp_mp_opt_put(ob, &k); /* 17 bytes; a full area drops it */
 }
 
+static void put_join(const udccp_mp_state *mp, udccp_optbuf *ob,
+                     int with_hmac) {
+  udccp_mp_opt o;
+  memset(&o, 0, sizeof(o));
+  o.type = UDCCP_MP_JOIN;
+  o.u.join.addr_id = mp->addr_id_local;
+  o.u.join.ci = mp->keys.remote_ci; /* the peer's CI (§3.2.2) */
+  o.u.join.nonce = mp->nonce_local;
+  if (udccp_mp_opt_put(ob, &o) != 0 || !with_hmac) {
+    return;
+  }
+  put_hmac(mp, ob);
+}
+
 void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
                     udccp_optbuf *ob, uint8_t pkt_type) {
-  if (mp == NULL || mp->phase != UDCCP_MP_OFFERED) {
+  if (mp == NULL) {
+    return;
+  }
+  if (mp->join) {
+    if (!fs->is_server && pkt_type == UDCCP_PKT_REQUEST &&
+        mp->phase == UDCCP_MP_OFFERED) {
+      put_join(mp, ob, 0);
+    } else if (fs->is_server && pkt_type == UDCCP_PKT_RESPONSE &&
+               udccp_feat_mp_version(fs) >= 0) {
+      put_join(mp, ob, 1); /* MP_JOIN(CI-A, RB) + MP_HMAC(B) */
+    } else if (!fs->is_server && mp->hmac_owed &&
+               (pkt_type == UDCCP_PKT_ACK || pkt_type == UDCCP_PKT_DATAACK)) {
+      put_hmac(mp, ob); /* MP_HMAC(A), on every PARTOPEN Ack */
+    }
+    return;
+  }
+  if (mp->phase != UDCCP_MP_OFFERED) {
     return;
   }
   if (!fs->is_server && pkt_type == UDCCP_PKT_REQUEST) {
@@ -219,4 +368,26 @@ int udccp_mp_rx_seq(const udccp_mp_state *mp, uint64_t dccp_seq,
   }
   *mp_seq = mp->rx_seq;
   return 1;
+}
+
+int udccp_mp_join_client(udccp_mp_state *mp, const udccp_mp_keys *parent,
+                         uint8_t addr_id) {
+  if (mp == NULL || parent == NULL || mp->rand == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  mp->keys = *parent;
+  mp->join = 1;
+  mp->have_remote = 1;
+  mp->addr_id_local = addr_id;
+  mp->nonce_local = draw32(mp); /* §3.2.2: fresh for every MP_JOIN */
+  mp->phase = UDCCP_MP_OFFERED;
+  return 0;
+}
+
+void udccp_mp_set_resolver(udccp_mp_state *mp, udccp_mp_resolve_fn fn,
+                           void *ud) {
+  if (mp != NULL) {
+    mp->resolve = fn;
+    mp->resolve_ud = ud;
+  }
 }

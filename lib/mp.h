@@ -33,8 +33,21 @@ enum udccp_mp_phase {
   UDCCP_MP_KEYED = 2     /* version agreed and keys exchanged */
 };
 
+/* Finds the keys of the MP-DCCP connection whose local Connection
+ * Identifier is ci (a joining subflow names it, §3.2.2): fills *out (its
+ * local and remote keys and CIs) and returns 1, or returns 0. */
+typedef int (*udccp_mp_resolve_fn)(void *ud, uint32_t ci, udccp_mp_keys *out);
+
 typedef struct udccp_mp_state {
   udccp_mp_keys keys;
+  void (*rand)(uint8_t *, size_t, void *);
+  void *rand_ud;
+  udccp_mp_resolve_fn resolve; /* server: joins are looked up here */
+  void *resolve_ud;
+  uint32_t nonce_local, nonce_remote; /* MP_JOIN nonces, RA / RB */
+  uint8_t join;          /* a subflow joining an existing connection */
+  uint8_t addr_id_local, addr_id_remote;
+  uint8_t hmac_owed;     /* client: MP_HMAC(A) on PARTOPEN packets */
   uint64_t tx_seq;       /* MP_SEQ of the next data packet (§3.2.5) */
   uint64_t rx_dccp_seq;  /* the last data packet read: its DCCP seqno */
   uint64_t rx_seq;       /* ... and its MP_SEQ (if rx_seq_set) */
@@ -88,6 +101,25 @@ void udccp_mp_note_rx(udccp_mp_state *mp, const udccp_feat_set *fs,
  * packet).  Returns 1 and sets *mp_seq, else 0. */
 int udccp_mp_rx_seq(const udccp_mp_state *mp, uint64_t dccp_seq,
                     uint64_t *mp_seq);
+
+/* Client: makes this (not yet started) connection a subflow joining the
+ * MP-DCCP connection whose keys are parent (§3.3, second handshake): its
+ * Request carries Change R(MP_CAPABLE) and MP_JOIN(CI-B, addr_id, RA)
+ * instead of MP_KEY.  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (no
+ * multipath state). */
+int udccp_mp_join_client(udccp_mp_state *mp, const udccp_mp_keys *parent,
+                         uint8_t addr_id);
+
+/* Server: joins (MP_JOIN) are resolved with fn (NULL: every join is
+ * refused with a Reset, §3.4 "If the CI is unknown, the host MUST send a
+ * DCCP-Reset"). */
+void udccp_mp_set_resolver(udccp_mp_state *mp, udccp_mp_resolve_fn fn,
+                           void *ud);
+
+/* The same for every connection a listener makes from now on. */
+struct udccp_listener;
+void udccp_listener_set_mp_resolver(struct udccp_listener *lis,
+                                    udccp_mp_resolve_fn fn, void *ud);
 
 /* 1 once MP-DCCP is in use on this connection: version agreed and keys
  * exchanged. */

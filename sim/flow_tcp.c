@@ -29,6 +29,9 @@
  * estimate W_est as a floor (§4.3); slow start and recovery as above.
  * Written apart from lib/ccid_cubic.c on purpose: the yardstick does not
  * share the code it measures.
+ * Kind "tcp-bbr" is the same TCP with a BBR-like window and pacing
+ * (sim/tcp_bbr.c, draft-ietf-ccwg-bbr's state machine): SACK recovery
+ * decides what to resend, BBR how much and how fast; no ssthresh.
  * Segments carry no payload bytes in memory; the pcap shows real TCP
  * headers (with checksums, without the SACK option) and zero payloads.
  */
@@ -39,6 +42,7 @@
 #include "sim_flow.h"
 #include "sim_pcap.h"
 #include "sim_rng.h"
+#include "sim_tcp_bbr.h"
 
 #define TCP_MSS 1460u
 #define TCP_HDRS 40u /* IPv4 + TCP without options */
@@ -51,7 +55,13 @@
 
 #define TCP_DELACK (40 * UDCCP_NS_PER_MS) /* Linux's minimum ATO */
 
-enum { TCP_T_START = 0, TCP_T_RTO = 1, TCP_T_DELACK = 2, TCP_T_APP = 3 };
+enum {
+  TCP_T_START = 0,
+  TCP_T_RTO = 1,
+  TCP_T_DELACK = 2,
+  TCP_T_APP = 3,
+  TCP_T_PACE = 4
+};
 
 typedef struct tcp_flow {
   int started;
@@ -85,6 +95,10 @@ typedef struct tcp_flow {
   int cu_epoch;            /* a congestion-avoidance epoch is running */
   udccp_tstamp cu_start;
   double cu_wmax, cu_k, cu_west, cu_prior, cu_cwnd;
+  /* BBR-like (kind tcp-bbr) */
+  int bbr;
+  tcp_bbr bb;
+  uint64_t n_sacked; /* SACKed segments above snd_una */
 } tcp_flow;
 
 #define CUBIC_C 0.4
@@ -156,6 +170,15 @@ static void cubic_ca(tcp_flow *t, uint64_t acked, udccp_tstamp now) {
 #define SACK_LO(m) ((m) & ((1ULL << 56) - 1))
 #define SACK_LEN(m) ((m) >> 56)
 
+/* Segments in flight: sent (after a timeout: resent) and neither
+ * cumulatively acked nor SACKed. */
+static uint64_t tcp_inflight(const tcp_flow *t) {
+  uint64_t top = t->in_recovery || t->snd_nxt > t->snd_max ? t->snd_max
+                                                            : t->snd_nxt;
+  uint64_t n = top - t->snd_una;
+  return n > t->n_sacked ? n - t->n_sacked : 0;
+}
+
 static int ring_grow_sender(tcp_flow *t) {
   uint64_t nsize = (t->smask + 1) * 2;
   udccp_tstamp *ns = malloc(nsize * sizeof(*ns));
@@ -213,10 +236,19 @@ static void tcp_send_seg(sim_flow *f, tcp_flow *t, uint64_t seq,
   if (seq < t->snd_max) {
     t->retx[seq & t->smask] = 1;
     t->retransmits++;
+    if (t->bbr && t->in_recovery) {
+      tcp_bbr_lost(&t->bb, seq); /* resent by SACK recovery: it was lost
+                                    (go-back-N after a timeout resends
+                                    what may have arrived) */
+    }
   } else {
     t->retx[seq & t->smask] = 0;
     t->sacked[seq & t->smask] = 0;
     t->snd_max = seq + 1;
+  }
+  if (t->bbr && tcp_bbr_sent(&t->bb, seq, t->snd_una,
+                             tcp_inflight(t) + (seq >= t->snd_nxt), now) != 0) {
+    snprintf(f->err, sizeof(f->err), "out of memory");
   }
   f->sent_pkts++;
   sim_flow_xmit(f, p, now);
@@ -252,6 +284,15 @@ static int tcp_app_has(sim_flow *f, tcp_flow *t, uint64_t seg,
   return 0;
 }
 
+/* tcp-bbr: 1 if pacing holds the next segment (the timer is armed). */
+static int tcp_paced(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
+  if (!t->bbr || t->bb.next_send <= now) {
+    return 0;
+  }
+  sim_flow_arm(f, TCP_T_PACE, t->bb.next_send);
+  return 1;
+}
+
 static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   int sent = 0;
   if (t->in_recovery) {
@@ -267,7 +308,7 @@ static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
     if (t->rexmit_next < t->snd_una) {
       t->rexmit_next = t->snd_una;
     }
-    while (pipe * TCP_MSS < t->cwnd) {
+    while (pipe * TCP_MSS < t->cwnd && !tcp_paced(f, t, now)) {
       /* Below high_sack - DupThresh every segment is SACKed or lost for
        * good, so the scan never passes one that may become lost later. */
       while (t->rexmit_next + TCP_DUPTHRESH <= t->high_sack &&
@@ -289,7 +330,8 @@ static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
     }
   } else {
     while (!f->stopped && (t->snd_nxt - t->snd_una) * TCP_MSS < t->cwnd &&
-           (t->snd_nxt < t->snd_max || tcp_app_has(f, t, t->snd_nxt, now))) {
+           (t->snd_nxt < t->snd_max || tcp_app_has(f, t, t->snd_nxt, now)) &&
+           !tcp_paced(f, t, now)) {
       tcp_send_seg(f, t, t->snd_nxt, now);
       t->snd_nxt++;
       sent = 1;
@@ -338,6 +380,10 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
       if (!t->sacked[s & t->smask]) {
         t->sacked[s & t->smask] = 1;
         new_sack = 1;
+        t->n_sacked++;
+        if (t->bbr) {
+          tcp_bbr_delivered(&t->bb, s, t->retx[s & t->smask], now);
+        }
       }
     }
     if (hi > t->high_sack) {
@@ -356,6 +402,13 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
     if (clean) {
       tcp_rtt_sample(t, now - t->sent_at[(a - 1) & t->smask]);
     }
+    for (uint64_t s = t->snd_una; s < a; s++) {
+      if (t->sacked[s & t->smask]) {
+        t->n_sacked--;
+      } else if (t->bbr) {
+        tcp_bbr_delivered(&t->bb, s, t->retx[s & t->smask], now);
+      }
+    }
     t->snd_una = a;
     if (t->high_sack < a) {
       t->high_sack = a;
@@ -367,9 +420,11 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
     if (t->in_recovery) {
       if (a >= t->recover) { /* RFC 6675 §5 (A): recovery over */
         t->in_recovery = 0;
-        t->cwnd = t->ssthresh;
+        t->cwnd = t->bbr ? t->cwnd : t->ssthresh;
         t->snd_nxt = t->snd_max;
       }
+    } else if (t->bbr) {
+      /* the window is BBR's, set below */
     } else if (t->cwnd < t->ssthresh) {
       t->cwnd += (acked < 2 ? acked : 2) * TCP_MSS; /* RFC 3465 L=2 */
     } else if (t->cubic) {
@@ -395,12 +450,18 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
     if (t->cubic) {
       cubic_loss(t); /* RFC 9438 §4.6 */
     }
-    t->cwnd = t->ssthresh;
+    if (!t->bbr) {
+      t->cwnd = t->ssthresh;
+    }
     t->bytes_acked = 0;
     t->recover = t->snd_max;
     t->rexmit_next = t->snd_una;
     t->in_recovery = 1;
     t->recoveries++;
+  }
+  if (t->bbr) {
+    tcp_bbr_ack(&t->bb, tcp_inflight(t), now);
+    t->cwnd = tcp_bbr_cwnd(&t->bb) * TCP_MSS;
   }
   tcp_try_send(f, t, now);
 }
@@ -415,6 +476,9 @@ static void tcp_on_timeout(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
     cubic_loss(t); /* RFC 9438 §4.8; a repeated timeout keeps ssthresh */
   }
   t->cwnd = TCP_MSS;
+  if (t->bbr) {
+    tcp_bbr_timeout(&t->bb);
+  }
   t->bytes_acked = 0;
   t->in_recovery = 0;
   t->dupacks = 0;
@@ -424,6 +488,7 @@ static void tcp_on_timeout(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   for (uint64_t s = t->snd_una; s < t->snd_max; s++) {
     t->sacked[s & t->smask] = 0;
   }
+  t->n_sacked = 0;
   t->timeouts++;
   t->rto = t->rto * 2 > TCP_RTO_MAX ? TCP_RTO_MAX : t->rto * 2;
   t->rto_at = UDCCP_TSTAMP_NEVER;
@@ -551,7 +616,7 @@ static void tcp_timer(sim_flow *f, unsigned which, udccp_tstamp now) {
     }
     return;
   }
-  if (which == TCP_T_APP) {
+  if (which == TCP_T_APP || which == TCP_T_PACE) {
     if (t->started) {
       tcp_try_send(f, t, now);
     }
@@ -648,6 +713,9 @@ static void tcp_destroy(sim_flow *f) {
     free(t->retx);
     free(t->sacked);
     free(t->ooo);
+    if (t->bbr) {
+      tcp_bbr_free(&t->bb);
+    }
     free(t);
   }
   f->priv = NULL;
@@ -668,6 +736,26 @@ static int tcp_init_cubic(sim_flow *f) {
   ((tcp_flow *)f->priv)->cubic = 1;
   return 0;
 }
+
+static int tcp_init_bbr(sim_flow *f) {
+  tcp_flow *t;
+  if (tcp_init(f) != 0) {
+    return -1;
+  }
+  t = f->priv;
+  if (tcp_bbr_init(&t->bb, TCP_IW, sim_flow_seed(f)) != 0) {
+    snprintf(f->err, sizeof(f->err), "out of memory");
+    return -1;
+  }
+  t->bbr = 1;
+  return 0;
+}
+
+const sim_flow_kind sim_kind_tcp_bbr = {
+    "tcp-bbr", 0, 0,
+    "the reference TCP with a BBR-like window and pacing, SACK recovery",
+    tcp_init_bbr, tcp_recv, tcp_timer, tcp_stop, tcp_done, tcp_sample,
+    tcp_finish, tcp_pcap_l4, tcp_destroy};
 
 const sim_flow_kind sim_kind_tcp_cubic = {
     "tcp-cubic", 0, 0,

@@ -403,6 +403,7 @@ static void end_setup(sim_flow *f, uflow_end *e, int server) {
   e->set.cksum_mode = UDCCP_CKSUM_FULL;
   e->set.ecn_capable = (uint8_t)(sim_flow_config(f)->ecn != 0);
   e->set.allow_short_seqnos = (uint8_t)(sim_flow_config(f)->short_seqnos != 0);
+  e->set.ack_vectors = (uint8_t)(sim_flow_config(f)->ack_vectors != 0);
   e->set.send_cscov = sim_flow_config(f)->send_cscov;
   e->set.idle_timeout = sim_flow_config(f)->idle_timeout;
   if (sim_flow_config(f)->check_invariants) {

@@ -47,6 +47,11 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
             (unsigned long long)r->delivered_pkts, fin(r->rate_cov));
     fprintf(out, ", \"declared_lost_pkts\": %llu",
             (unsigned long long)r->declared_lost);
+    fprintf(out,
+            ", \"owd_min_ms\": %.3f, \"owd_p50_ms\": %.3f, \"owd_p95_ms\": %.3f"
+            ", \"owd_p99_ms\": %.3f, \"owd_max_ms\": %.3f",
+            fin(r->owd_min_ms), fin(r->owd_p50_ms), fin(r->owd_p95_ms),
+            fin(r->owd_p99_ms), fin(r->owd_max_ms));
     if (r->ccid) {
       fprintf(out, ", \"rx_dropped_pkts\": %llu, \"rx_seq_invalid_pkts\": %llu",
               (unsigned long long)r->rx_dropped,
@@ -148,6 +153,14 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
             sim_fmt_rate(gp, sizeof(gp), r->goodput_bps), r->loss_rate * 100,
             rtt, (unsigned long long)r->sent_pkts,
             (unsigned long long)r->delivered_pkts, r->rate_cov, life);
+  }
+  for (size_t i = 0; i < res->n_flows; i++) {
+    const sim_flow_result *r = &res->flows[i];
+    if (r->owd_samples > 0) {
+      fprintf(out, "flow %zu one-way delay: min %.1f p50 %.1f p95 %.1f p99 "
+              "%.1f max %.1f ms\n", i, r->owd_min_ms, r->owd_p50_ms,
+              r->owd_p95_ms, r->owd_p99_ms, r->owd_max_ms);
+    }
   }
   for (size_t i = 0; i < res->n_flows; i++) {
     const sim_flow_result *r = &res->flows[i];

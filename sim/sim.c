@@ -108,6 +108,7 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
   if (fwd) {
     f->fwd_offered++;
   }
+  p->sent_at = now;
   int n = sim_link_send_ecn(&s->link[p->dir], p->wire_len, now, arrive,
                             &verdict, &p->ecn);
   if (n == 0) {
@@ -138,6 +139,7 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
       d->dir = p->dir;
       d->ecn = p->ecn;
       d->corrupt = p->corrupt;
+      d->sent_at = p->sent_at;
       memcpy(d->meta, p->meta, sizeof(d->meta));
       memcpy(d->data, p->data, p->len);
       if (sim_evq_push(&s->evq, arrive[1], EV_DELIVER, 0, 0, d) != 0) {
@@ -314,6 +316,62 @@ static void capture(sim *s, const sim_flow *f, const sim_pkt *p) {
                       len);
 }
 
+/* One-way delay histogram: SIM_OWD_BINS bins of SIM_OWD_BIN ns (0 to
+ * 3.3 s); beyond it, counted and the maximum kept. */
+#define SIM_OWD_BIN (50 * 1000)
+#define SIM_OWD_BINS (1u << 16)
+
+static void owd_note(sim_flow *f, const sim_pkt *p, udccp_tstamp now) {
+  udccp_tstamp d = now - p->sent_at;
+  uint64_t bin = d / SIM_OWD_BIN;
+  if (p->dir != SIM_DIR_FWD || f->stopped || now < p->sent_at ||
+      (f->kind->ccid != 0 && p->wire_len <= SIM_OWD_MIN_WIRE)) {
+    return;
+  }
+  if (f->owd_hist == NULL) {
+    f->owd_hist = calloc(SIM_OWD_BINS, sizeof(*f->owd_hist));
+    if (f->owd_hist == NULL) {
+      return;
+    }
+    f->owd_min = d;
+  }
+  if (bin >= SIM_OWD_BINS) {
+    f->owd_over++;
+  } else {
+    f->owd_hist[bin]++;
+  }
+  f->owd_n++;
+  if (d < f->owd_min) {
+    f->owd_min = d;
+  }
+  if (d > f->owd_max) {
+    f->owd_max = d;
+  }
+}
+
+/* The q-quantile of the histogram, ms (bin middles; the maximum past the
+ * last bin). */
+static double owd_quantile(const sim_flow *f, double q) {
+  uint64_t want = (uint64_t)ceil(q * (double)f->owd_n), acc = 0;
+  if (want == 0) {
+    want = 1;
+  }
+  for (uint32_t b = 0; b < SIM_OWD_BINS; b++) {
+    acc += f->owd_hist[b];
+    if (acc >= want) {
+      double mid = ((double)b + 0.5) * SIM_OWD_BIN;
+      if (mid < (double)f->owd_min) {
+        mid = (double)f->owd_min;
+      }
+      if (mid > (double)f->owd_max) {
+        mid = (double)f->owd_max;
+      }
+      return mid / 1e6;
+    }
+  }
+  return (double)f->owd_max / 1e6;
+}
+
 static void dispatch(sim *s, const sim_event *ev) {
   switch (ev->kind) {
   case EV_DELIVER: {
@@ -328,6 +386,7 @@ static void dispatch(sim *s, const sim_event *ev) {
       sim_pool_put(&s->pool, p);
       break;
     }
+    owd_note(f, p, s->now);
     f->kind->recv(f, p, s->now);
     break;
   }
@@ -399,6 +458,14 @@ static void flow_result(const sim *s, sim_flow *f, sim_flow_result *r) {
     sum2 += d * d;
   }
   r->rate_cov = mean > 0 ? sqrt(sum2 / (double)f->n_bins) / mean : 0;
+  if (f->owd_n > 0) {
+    r->owd_samples = f->owd_n;
+    r->owd_min_ms = (double)f->owd_min / 1e6;
+    r->owd_max_ms = (double)f->owd_max / 1e6;
+    r->owd_p50_ms = owd_quantile(f, 0.50);
+    r->owd_p95_ms = owd_quantile(f, 0.95);
+    r->owd_p99_ms = owd_quantile(f, 0.99);
+  }
   if (r->tfrc) {
     r->loss_event_rate = f->p_n ? f->p_sum / (double)f->p_n : 0;
     r->loss_event_rate_end = f->p_end;
@@ -604,6 +671,7 @@ static void teardown(sim *s) {
       f->kind->destroy(f);
     }
     free(f->bins);
+    free(f->owd_hist);
   }
   free(s->flows);
   s->flows = NULL;

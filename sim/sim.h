@@ -22,6 +22,9 @@
 #include "sim_link.h"
 
 #define SIM_MAX_FLOWS 256
+/* udccp packets up to this many bytes on the wire (IP header included)
+ * are acknowledgements to the one-way delay figures, not data. */
+#define SIM_OWD_MIN_WIRE 100u
 
 typedef struct sim_flow_kind sim_flow_kind;
 
@@ -84,6 +87,8 @@ typedef struct sim_config {
   int check_invariants;       /* udccp flows: check sim_inv.h after every
                                  event; a violation fails the flow */
   int short_seqnos;           /* udccp endpoints accept X=0 packets */
+  int ack_vectors;            /* udccp settings.ack_vectors (CCID 3/4
+                                 senders count lost packets) */
   udccp_tstamp idle_timeout;  /* udccp settings.idle_timeout (0: off) */
   uint8_t send_cscov;         /* CsCov of udccp packets (0 = all) */
   udccp_tstamp duration;      /* measured period */
@@ -137,6 +142,13 @@ typedef struct sim_flow_result {
   uint64_t rx_dropped;       /* udccp receiver: packets its rules dropped
                                 (sequence-invalid...): info.pkts_dropped */
   uint64_t rx_seq_invalid;   /* udccp receiver: read_pkt said UDCCP_ERR_SEQ */
+  /* One-way delay of the forward data packets that arrived in the
+   * measured period (from sim_flow_xmit to the receiver: propagation,
+   * serialization, queueing; the simulator's one clock), ms, to 50 us;
+   * 0 if none.  Data packets: every TCP segment, udccp packets of more
+   * than SIM_OWD_MIN_WIRE bytes on the wire (acknowledgements are less). */
+  double owd_min_ms, owd_p50_ms, owd_p95_ms, owd_p99_ms, owd_max_ms;
+  uint64_t owd_samples;
   /* Corruption (cfg->corrupt), both directions: packets of this flow the
    * network corrupted and that arrived; of those, the ones the receiving
    * end refused (checksum, or a header too broken to check) and the ones

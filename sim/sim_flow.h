@@ -93,6 +93,11 @@ struct sim_flow {
   double p_end;                    /* p of the sample at the stop */
   double xr_sum;                   /* X_recv samples in the measured period */
   uint64_t xr_n;
+  uint32_t *owd_hist;              /* one-way delay of forward data packets
+                                      in the measured period, SIM_OWD_BIN
+                                      bins (sim.c) */
+  uint64_t owd_n, owd_over;
+  udccp_tstamp owd_min, owd_max;
 };
 
 /* The kinds, NULL-terminated, and lookup by name (NULL if unknown). */
@@ -102,6 +107,7 @@ const sim_flow_kind *sim_flow_kind_find(const char *name);
 extern const sim_flow_kind sim_kind_tcp;
 extern const sim_flow_kind sim_kind_tcp_delack;
 extern const sim_flow_kind sim_kind_tcp_cubic;
+extern const sim_flow_kind sim_kind_tcp_bbr;
 extern const sim_flow_kind sim_kind_ccid2;
 extern const sim_flow_kind sim_kind_ccid3;
 extern const sim_flow_kind sim_kind_ccid4;

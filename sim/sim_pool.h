@@ -24,6 +24,7 @@ typedef struct sim_pkt {
   uint8_t ecn;          /* IP ECN codepoint */
   uint8_t corrupt;      /* the network flipped a bit of it */
   uint64_t meta[2];     /* flow-kind private (e.g. TCP seq and ack) */
+  uint64_t sent_at;     /* ns: when sim_flow_xmit put it on the link */
   uint8_t data[SIM_PKT_CAP];
 } sim_pkt;
 

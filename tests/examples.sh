@@ -118,7 +118,14 @@ grep -q 'allowed .* bitrate ' "$TMP/media_tx" || fail "media_sender showed no al
 awk -v a="$avg" 'BEGIN { exit !(a > 0.5 && a < 4.0) }' ||
   { cat "$TMP/media_tx"; fail "media_sender sent $avg Mbit/s on average through a 4 Mbit/s link (want 0.5..4)"; }
 [ "$got" -gt 500 ] || { cat "$TMP/media_rx"; fail "the media receiver got only $got datagrams"; }
-echo "ok: CCID 3 media sender adapts: $avg Mbit/s on average through 4 Mbit/s, $got datagrams received"
+# the sender asked for Ack Vectors (settings.ack_vectors): its count of
+# datagrams lost in the network matches the receiver's (sequence gaps)
+slost=$(sed -n 's/.*full queue, \([0-9]*\) lost in the network.*/\1/p' "$TMP/media_tx")
+rlost=$(sed -n 's/^receiver: done: .* bytes, \([0-9]*\) lost in the network.*/\1/p' "$TMP/media_rx")
+[ -n "$slost" ] && [ -n "$rlost" ] || { cat "$TMP/media_tx" "$TMP/media_rx"; fail "media_sender printed no loss counts"; }
+awk -v s="$slost" -v r="$rlost" 'BEGIN { d = s - r; if (d < 0) d = -d; exit !(d <= 2 + r / 10) }' ||
+  { cat "$TMP/media_tx" "$TMP/media_rx"; fail "sender counted $slost lost datagrams, receiver $rlost"; }
+echo "ok: CCID 3 media sender adapts: $avg Mbit/s on average through 4 Mbit/s, $got datagrams received, lost: sender $slost, receiver $rlost"
 # --- a CCID written against the public interface, registered under 250
 timeout 30 "$EX/ccid_rate" 300 >"$TMP/ccid_rate" 2>&1 ||
   { cat "$TMP/ccid_rate"; fail "ccid_rate exited non-zero"; }

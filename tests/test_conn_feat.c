@@ -89,6 +89,47 @@ static void test_rfc4340_10_ccid2_halves_and_ack_vectors(void **state) {
   udccp_pair_free(&p);
 }
 
+/* RFC 4342 §5: a CCID 3 sender may ask for Ack Vectors "to determine
+ * exactly which packets were lost" (udccp_settings.ack_vectors): a
+ * non-mandatory Change R(Send Ack Vector, 1) that a udccp CCID 3 receiver
+ * grants, whichever end is the server; without it neither sends them. */
+static void run_ccid3_ackvec(int client_asks, int server_asks, int *cli_sends,
+                             int *srv_sends) {
+  udccp_pair p;
+  udccp_settings cs, ss;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &cs);
+  udccp_pair_settings(&p, &ss);
+  cs.ccid = ss.ccid = 3;
+  cs.ack_vectors = (uint8_t)client_asks;
+  ss.ack_vectors = (uint8_t)server_asks;
+  assert_int_equal(udccp_pair_init(&p, &cs, &ss, NULL, 4), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, 300 * MS);
+  assert_true(udccp_feat_all_confirmed(&p.c[0]->feat));
+  assert_true(udccp_feat_all_confirmed(&p.c[1]->feat));
+  *cli_sends = p.c[0]->send_ackvec;
+  *srv_sends = p.c[1]->send_ackvec;
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4342_5_sender_may_ask_for_ack_vectors(void **state) {
+  int c, s;
+  (void)state;
+  run_ccid3_ackvec(0, 0, &c, &s);
+  assert_int_equal(c, 0);
+  assert_int_equal(s, 0);
+  run_ccid3_ackvec(1, 0, &c, &s); /* the server receives the client's data */
+  assert_int_equal(c, 0);
+  assert_int_equal(s, 1);
+  run_ccid3_ackvec(0, 1, &c, &s);
+  assert_int_equal(c, 1);
+  assert_int_equal(s, 0);
+  run_ccid3_ackvec(1, 1, &c, &s);
+  assert_int_equal(c, 1);
+  assert_int_equal(s, 1);
+}
+
 static int client_confirmed(udccp_pair *p, void *ud) {
   (void)ud;
   return udccp_feat_all_confirmed(&p->c[0]->feat);
@@ -366,6 +407,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_5_2_sequence_window_follows_cwnd),
       cmocka_unit_test(test_rfc4340_7_5_2_acking_side_window_follows_its_acks),
       cmocka_unit_test(test_rfc4340_6_6_3_pending_change_elicits_no_ack_storm),
+      cmocka_unit_test(test_rfc4342_5_sender_may_ask_for_ack_vectors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -358,6 +358,101 @@ static void test_rfc9897_3_2_5_mp_seq_on_every_data_packet(void **state) {
   udccp_pair_free(&p);
 }
 
+/* The keys of the first subflow's server, for the listener of a second
+ * subflow (the application's table of MP connections by CI). */
+static int resolve_first(void *ud, uint32_t ci, udccp_mp_keys *out) {
+  udccp_pair *first = ud;
+  if (first->c[1] == NULL || first->c[1]->mp == NULL ||
+      first->c[1]->mp->keys.local_ci != ci) {
+    return 0;
+  }
+  *out = first->c[1]->mp->keys;
+  return 1;
+}
+
+/* A second pair whose client joins the MP connection of `first`. */
+static void open_join(udccp_pair *p, udccp_pair *first, uint64_t seed,
+                      const udccp_mp_keys *keys) {
+  open_pair(p, 1, 1, seed);
+  udccp_listener_set_mp_resolver(p->lis, resolve_first, first);
+  assert_int_equal(udccp_mp_join_client(p->c[0]->mp, keys, 1), 0);
+}
+
+/* §3.3 second handshake: Request + Change R(MP_CAPABLE) + MP_JOIN(CI-B,
+ * RA); Response + Confirm L + MP_JOIN(CI-A, RB) + MP_HMAC(B); Ack +
+ * MP_HMAC(A).  Both ends verify and the subflow is in the connection. */
+static void test_rfc9897_3_3_join_second_subflow(void **state) {
+  udccp_pair first, p;
+  (void)state;
+  open_pair(&first, 1, 1, 20);
+  assert_true(udccp_pair_run_until(&first, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&first, S / 2);
+  assert_true(udccp_mp_active(first.c[1]->mp, &first.c[1]->feat));
+  open_join(&p, &first, 21, &first.c[0]->mp->keys);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, S / 2);
+  assert_true(udccp_mp_active(p.c[0]->mp, &p.c[0]->feat));
+  assert_true(udccp_mp_active(p.c[1]->mp, &p.c[1]->feat));
+  assert_int_equal(p.c[1]->mp->join, 1);
+  assert_int_equal(p.c[1]->mp->addr_id_remote, 1);
+  assert_int_equal(p.c[1]->mp->keys.remote_ci, first.c[0]->mp->keys.local_ci);
+  assert_int_equal(p.c[0]->mp->hmac_owed, 0);
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+  udccp_pair_free(&first);
+}
+
+/* §3.2.2/§3.4: a join naming an unknown CI is Reset; §3.6: an MP_HMAC
+ * that does not verify closes the subflow (the client's keys are wrong:
+ * it refuses the server's MP_HMAC(B)). */
+static void test_rfc9897_3_6_join_bad_ci_or_hmac_closed(void **state) {
+  udccp_pair first, p;
+  udccp_mp_keys k;
+  (void)state;
+  open_pair(&first, 1, 1, 22);
+  assert_true(udccp_pair_run_until(&first, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&first, S / 2);
+
+  k = first.c[0]->mp->keys;
+  k.remote_ci ^= 1; /* a CI the server does not know */
+  open_join(&p, &first, 23, &k);
+  udccp_pair_run_for(&p, 3 * S);
+  assert_true(udccp_pair_state(&p, 0) != UDCCP_STATE_OPEN);
+  assert_true(udccp_pair_count(&p, 1, UDCCP_PKT_RESET) >= 1);
+  assert_int_equal(udccp_pair_count(&p, 1, UDCCP_PKT_RESPONSE), 0);
+  udccp_pair_free(&p);
+
+  k = first.c[0]->mp->keys;
+  k.local[0] ^= 0x80; /* the client's view of KeyA is wrong */
+  open_join(&p, &first, 24, &k);
+  udccp_pair_run_for(&p, 3 * S);
+  assert_int_equal(udccp_conn_get_reset_code(p.c[0]),
+                   UDCCP_RESET_OPTION_ERROR);
+  assert_true(udccp_pair_state(&p, 0) != UDCCP_STATE_OPEN);
+  assert_true(udccp_pair_count(&p, 1, UDCCP_PKT_RESPONSE) >= 1);
+  assert_false(udccp_mp_active(p.c[0]->mp, &p.c[0]->feat));
+  udccp_pair_free(&p);
+
+  /* The server checks MP_HMAC(A) on the client's Ack: one computed over
+   * another nonce is refused with a Reset (Option Error). */
+  open_join(&p, &first, 25, &first.c[0]->mp->keys);
+  {
+    int i;
+    for (i = 0; i < 200 && udccp_pair_state(&p, 0) != UDCCP_STATE_PARTOPEN;
+         i++) {
+      udccp_pair_step(&p);
+    }
+  }
+  assert_int_equal(udccp_pair_state(&p, 0), UDCCP_STATE_PARTOPEN);
+  p.c[0]->mp->nonce_local ^= 1;
+  udccp_pair_run_for(&p, 3 * S);
+  assert_int_equal(udccp_conn_get_reset_code(p.c[1]),
+                   UDCCP_RESET_OPTION_ERROR);
+  assert_true(udccp_pair_state(&p, 0) != UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+  udccp_pair_free(&first);
+}
+
 static void fake_rand(uint8_t *d, size_t n, void *ud) {
   (void)ud;
   memset(d, 0x3C, n);
@@ -401,6 +496,8 @@ int main(void) {
       cmocka_unit_test(test_rfc9897_3_6_no_key_type_falls_back),
       cmocka_unit_test(test_rfc9897_3_6_agreed_without_key_closes),
       cmocka_unit_test(test_rfc9897_3_2_5_mp_seq_on_every_data_packet),
+      cmocka_unit_test(test_rfc9897_3_3_join_second_subflow),
+      cmocka_unit_test(test_rfc9897_3_6_join_bad_ci_or_hmac_closed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,9 +10,9 @@
  * (issue 16, acceptance 1), the application must get datagrams in MP_SEQ
  * order, and at most 1 % of them past the reordering bound.
  *
- * Both subflows run their own first-subflow handshake (MP_KEY): MP_JOIN
- * is not implemented yet, so the test, not the protocol, puts them in one
- * MP connection (doc/multipath.md).
+ * The second subflow joins once the first is established (§3.3: MP_JOIN
+ * with the CIs and HMACs of the first subflow's keys); the receiver's
+ * side finds the connection by CI (its resolver).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,7 +53,40 @@ typedef struct world {
   uint64_t rx_bytes, rx_dgrams, rx_disorder, rx_measured_bytes, rx_noseq;
   uint64_t last_seq;
   int have_last;
+  udccp_settings st;
+  udccp_path pc[2];
 } world;
+
+/* The receiver's MP connection by CI: the first subflow's server. */
+static int resolve(void *ud, uint32_t ci, udccp_mp_keys *out) {
+  world *w = ud;
+  if (w->s[0]->mp == NULL || w->s[0]->mp->keys.local_ci != ci) {
+    return 0;
+  }
+  *out = w->s[0]->mp->keys;
+  return 1;
+}
+
+/* §3.3: "Host A waits for the final DCCP-Ack from Host B before starting
+ * any establishment of additional subflow connections". */
+static void maybe_join(world *w) {
+  int k;
+  if (!udccp_mp_active(w->c[0]->mp, &w->c[0]->feat) ||
+      w->c[0]->state != UDCCP_STATE_OPEN) {
+    return;
+  }
+  for (k = 1; k < w->n; k++) {
+    if (w->c[k] != NULL) {
+      continue;
+    }
+    assert_int_equal(udccp_conn_client_new(&w->c[k], &w->st, &w->pc[k], 42,
+                                           w->now),
+                     0);
+    assert_int_equal(
+        udccp_mp_join_client(w->c[k]->mp, &w->c[0]->mp->keys, (uint8_t)k), 0);
+    assert_int_equal(udccp_mp_conn_add(&w->tx, w->c[k], 3), k);
+  }
+}
 
 static void xrand(uint8_t *d, size_t n, void *ud) {
   uint64_t *st = ud;
@@ -150,8 +183,11 @@ static void setup(world *w, const int *paths, int n) {
     assert_int_equal(sim_link_init(&w->rev[k], &lc, 7, 2 * (uint64_t)k + 1),
                      0);
     assert_int_equal(udccp_conn_listen_new(&w->s[k], &st, &ps, 42, 0), 0);
-    assert_int_equal(udccp_conn_client_new(&w->c[k], &st, &pc, 42, 0), 0);
+    udccp_mp_set_resolver(w->s[k]->mp, resolve, w);
+    w->pc[k] = pc;
   }
+  w->st = st;
+  assert_int_equal(udccp_conn_client_new(&w->c[0], &st, &w->pc[0], 42, 0), 0);
   assert_int_equal(udccp_mp_conn_init(&w->tx, udccp_mem_default(), 256,
                                       DGRAM, 1000, 0, 0),
                    0);
@@ -163,8 +199,8 @@ static void setup(world *w, const int *paths, int n) {
                          udccp_mp_reorder_bound(max_rtt(paths[0]),
                                                 max_rtt(paths[n - 1]))),
       0);
+  assert_int_equal(udccp_mp_conn_add(&w->tx, w->c[0], 3), 0);
   for (k = 0; k < n; k++) {
-    assert_int_equal(udccp_mp_conn_add(&w->tx, w->c[k], 3), k);
     assert_int_equal(udccp_mp_conn_add(&w->rx, w->s[k], 3), k);
   }
 }
@@ -193,10 +229,13 @@ static double run(world *w, udccp_tstamp from, udccp_tstamp end) {
     /* the sender application keeps the connection's queue full */
     while (udccp_mp_conn_queue(&w->tx, dg, sizeof(dg)) == 0) {
     }
+    maybe_join(w);
     for (round = 0; round < 64; round++) {
       size_t placed = udccp_mp_conn_schedule(&w->tx, w->now);
       for (k = 0; k < w->n; k++) {
-        drain(w, w->c[k], k, 1);
+        if (w->c[k] != NULL) {
+          drain(w, w->c[k], k, 1);
+        }
         drain(w, w->s[k], k, 0);
       }
       if (placed == 0) {
@@ -209,7 +248,8 @@ static double run(world *w, udccp_tstamp from, udccp_tstamp end) {
       }
     }
     for (k = 0; k < w->n; k++) {
-      udccp_tstamp e = udccp_conn_get_expiry(w->c[k]);
+      udccp_tstamp e =
+          w->c[k] ? udccp_conn_get_expiry(w->c[k]) : UDCCP_TSTAMP_NEVER;
       udccp_tstamp e2 = udccp_conn_get_expiry(w->s[k]);
       next = e < next ? e : next;
       next = e2 < next ? e2 : next;
@@ -227,7 +267,7 @@ static double run(world *w, udccp_tstamp from, udccp_tstamp end) {
         if (f->to_server) {
           (void)udccp_conn_read_pkt(w->s[p], f->data, f->len, f->ecn, w->now);
           udccp_mp_conn_on_read(&w->rx, (size_t)p, w->now);
-        } else {
+        } else if (w->c[p] != NULL) {
           (void)udccp_conn_read_pkt(w->c[p], f->data, f->len, f->ecn, w->now);
         }
         *f = w->f[--w->nf];
@@ -236,7 +276,7 @@ static double run(world *w, udccp_tstamp from, udccp_tstamp end) {
       i++;
     }
     for (k = 0; k < w->n; k++) {
-      if (udccp_conn_get_expiry(w->c[k]) <= w->now) {
+      if (w->c[k] && udccp_conn_get_expiry(w->c[k]) <= w->now) {
         (void)udccp_conn_handle_expiry(w->c[k], w->now);
       }
       if (udccp_conn_get_expiry(w->s[k]) <= w->now) {
@@ -311,6 +351,8 @@ static void test_mp_two_paths_aggregate(void **state) {
                 (unsigned long long)late, (unsigned long long)skipped);
   assert_true(udccp_mp_active(w.c[0]->mp, &w.c[0]->feat));
   assert_true(udccp_mp_active(w.c[1]->mp, &w.c[1]->feat));
+  assert_int_equal(w.c[1]->mp->join, 1); /* joined, not a second MP_KEY */
+  assert_int_equal(w.s[1]->mp->join, 1);
   assert_true(ga > 0.5 * (double)rate[0]);
   assert_true(gb > 0.5 * (double)rate[1]);
   assert_true(g >= 0.9 * (ga + gb));

@@ -27,7 +27,7 @@ enum {
   OPT_FLOWS = 256, OPT_RATE, OPT_DELAY, OPT_QUEUE, OPT_LOSS, OPT_BURST,
   OPT_REORDER, OPT_REORDER_DELAY, OPT_DUP, OPT_DURATION, OPT_SEED, OPT_JSON,
   OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION, OPT_SEQWIN,
-  OPT_ECN, OPT_CORRUPT, OPT_BLACKOUT, OPT_RATE_CHANGE, OPT_CHAOS,
+  OPT_ECN, OPT_ACK_VECTORS, OPT_CORRUPT, OPT_BLACKOUT, OPT_RATE_CHANGE, OPT_CHAOS,
   OPT_VERBOSE
 };
 
@@ -84,6 +84,8 @@ static void usage(FILE *out) {
 "                      bottleneck queue marks ECT packets CE, RED-like: from\n"
 "                      1/2 of the queue limit, with a probability rising to\n"
 "                      0.2 at 7/8, always above\n"
+"  --ack-vectors       CCID 3/4 senders ask their receivers for Ack Vectors\n"
+"                      and count lost packets (declared_lost_pkts)\n"
 "  --duration TIME     measured period (default 30s); udccp flows then close\n"
 "                      and the run continues until they are done\n"
 "  --seed N            random seed (default 1); the same seed gives the same\n"
@@ -218,6 +220,7 @@ int main(int argc, char **argv) {
       {"blackout", required_argument, NULL, OPT_BLACKOUT},
       {"rate-change", required_argument, NULL, OPT_RATE_CHANGE},
       {"ecn", no_argument, NULL, OPT_ECN},
+      {"ack-vectors", no_argument, NULL, OPT_ACK_VECTORS},
       {"duration", required_argument, NULL, OPT_DURATION},
       {"seed", required_argument, NULL, OPT_SEED},
       {"length", required_argument, NULL, 'l'},
@@ -293,6 +296,9 @@ int main(int argc, char **argv) {
       break;
     case OPT_RATE_CHANGE:
       bad = sim_parse_rate_step(optarg, &cfg, err, sizeof(err));
+      break;
+    case OPT_ACK_VECTORS:
+      cfg.ack_vectors = 1;
       break;
     case OPT_ECN:
       cfg.ecn = 1;

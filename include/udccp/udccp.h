@@ -294,7 +294,17 @@ typedef struct udccp_settings {
    * leaves a plain DCCP connection (RFC 9897 §3.6 fallback).  What is
    * implemented so far: doc/multipath.md. */
   uint8_t multipath;
-  uint8_t reserved_bytes[7]; /* 0 */
+  /* 1: with CCID 3 or 4 on the half-connection we send on, ask the peer's
+   * receiver to send Ack Vectors as well (a non-mandatory Change R(Send Ack
+   * Vector, 1), RFC 4340 §11.5; RFC 4342 §5: "Ack Vector may be useful for
+   * applications that need to determine exactly which packets were
+   * lost"), and count in udccp_conn_info.pkts_lost each data packet they
+   * report not received.  Costs the receiver's Ack Vector (a few bytes
+   * per feedback packet) and our acks of its acks (§11.4.2).  A peer that
+   * declines (Linux's CCID 3 may) leaves pkts_lost at 0.  Ignored with
+   * CCID 2, which always has them.  Default 0. */
+  uint8_t ack_vectors;
+  uint8_t reserved_bytes[6]; /* 0 */
   uint64_t reserved[3];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_settings;
@@ -526,8 +536,10 @@ typedef struct udccp_conn_info {
    *           packet: RFC 5348 §5);
    *   t_ipi   the packet interval now paced, ns.
    * srtt (above) is the TFRC R.  A TFRC sender learns loss events, not
-   * each lost packet: pkts_lost stays 0 with CCID 3/4, and the receiving
-   * half counts the lost packets (pkts_lost_rx, below). */
+   * each lost packet: pkts_lost stays 0 with CCID 3/4 unless the
+   * settings asked for Ack Vectors (udccp_settings.ack_vectors) and the
+   * peer sends them; the receiving half always counts the lost packets
+   * (pkts_lost_rx, below). */
   uint64_t x, x_recv, x_calc; /* bytes/s */
   double p;                   /* loss event rate */
   udccp_tstamp t_ipi;         /* ns */
@@ -536,8 +548,11 @@ typedef struct udccp_conn_info {
   uint64_t data_pkts_sent, data_pkts_recv;     /* datagrams */
   uint64_t data_bytes_sent, data_bytes_recv;   /* payload bytes */
   uint64_t pkts_lost;         /* data packets the CCID declared lost
-                                 (CCID 2, from Ack Vectors; 0 with CCID
-                                 3/4: see above) */
+                                 (CCID 2, from Ack Vectors; CCID 3/4
+                                 only with settings.ack_vectors: those
+                                 the receiver's Ack Vectors report not
+                                 received, less those reported received
+                                 later; see above) */
   uint64_t pkts_lost_rx;      /* receiver half: the peer's data packets
                                  that never arrived, from sequence gaps
                                  less the NDP Count (RFC 4340 §7.7), as

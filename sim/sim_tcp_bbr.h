@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The BBR-like window and pacing of the simulator's reference TCP (kind
+ * "tcp-bbr", sim/flow_tcp.c): a model of what BBR TCP senders deployed
+ * today do (draft-ietf-ccwg-bbr's state machine, v3 gains), in segments.
+ * Written apart from lib/ccid_bbr.c on purpose: the yardstick does not
+ * share the code it measures, and is smaller (no ACK-aggregation filter:
+ * the reference TCP acks every segment; no precautionary probing).
+ *
+ * The TCP calls tcp_bbr_sent for every segment it transmits,
+ * tcp_bbr_delivered for each segment an ack newly covers (cumulatively or
+ * by SACK), tcp_bbr_lost for each one it retransmits as lost, tcp_bbr_ack
+ * at the end of each ack, tcp_bbr_timeout on an RTO; it reads cwnd and
+ * the pacing interval.
+ */
+#ifndef UDCCP_SIM_TCP_BBR_H
+#define UDCCP_SIM_TCP_BBR_H
+
+#include <stdint.h>
+
+#include <udccp/udccp.h>
+
+#include "sim_rng.h"
+
+typedef struct tcp_bbr_seg {
+  uint64_t seq1;  /* seq + 1 of the segment in this slot, 0: none */
+  int done;       /* delivered (a resend after a timeout is not news) */
+  uint64_t delivered, lost, inflight;
+  udccp_tstamp sent, delivered_time, first_sent;
+} tcp_bbr_seg;
+
+typedef struct tcp_bbr {
+  tcp_bbr_seg *ring;
+  uint64_t mask;
+  sim_rng rng;
+  /* connection */
+  uint64_t delivered, lost;
+  udccp_tstamp delivered_time, first_sent;
+  double cwnd, pacing_rate; /* segments, segments/s */
+  udccp_tstamp next_send;
+  /* this ack's sample */
+  int rs_valid;
+  uint64_t rs_prior_delivered, rs_lost, rs_inflight;
+  udccp_tstamp rs_prior_time, rs_interval_send, rs_rtt;
+  uint64_t newly_acked, newly_lost;
+  double rs_rate, rs_delivered;
+  /* model */
+  int state;
+  double pacing_gain, cwnd_gain;
+  double bw_slot[2], max_bw, bw, bw_lo, bw_latest;
+  double inflight_hi, inflight_lo, inflight_latest, bdp, prior_cwnd;
+  udccp_tstamp min_rtt, min_rtt_at, probe_min, probe_min_at, probe_rtt_end;
+  uint64_t round_end, rounds, loss_round_end;
+  int round_start, loss_in_round, rtt_round_done;
+  uint64_t round_lost0, round_delivered0;
+  double full_bw;
+  unsigned full_cnt;
+  int full_now, filled;
+  int probe_sample, up_cnt;
+  udccp_tstamp cycle_at, wait, up_at;
+  uint64_t drain_round;
+  int in_rto;
+  uint64_t rto_end;
+} tcp_bbr;
+
+int tcp_bbr_init(tcp_bbr *b, uint32_t iw, uint64_t seed);
+void tcp_bbr_free(tcp_bbr *b);
+/* inflight: segments in flight with this one; una: oldest unacked. */
+int tcp_bbr_sent(tcp_bbr *b, uint64_t seq, uint64_t una, uint64_t inflight,
+                 udccp_tstamp now);
+/* retx: the segment was resent (its RTT is ambiguous, Karn). */
+void tcp_bbr_delivered(tcp_bbr *b, uint64_t seq, int retx, udccp_tstamp now);
+void tcp_bbr_lost(tcp_bbr *b, uint64_t seq);
+void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now);
+void tcp_bbr_timeout(tcp_bbr *b);
+/* Segments the window allows; time between segments. */
+uint64_t tcp_bbr_cwnd(const tcp_bbr *b);
+udccp_tstamp tcp_bbr_interval(const tcp_bbr *b);
+
+#endif /* UDCCP_SIM_TCP_BBR_H */

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reference TCP's BBR-like congestion control (sim_tcp_bbr.h): Startup
+ * (pacing x2.77, cwnd x2) until the delivery rate stops growing by 25 %
+ * for 3 rounds or a round loses > 2 %; Drain (x0.5) to one BDP; then the
+ * ProbeBW cycle DOWN (x0.9) / CRUISE (x1) for 2..3 s / REFILL (x1, one
+ * round) / UP (x1.25, cwnd x2.25) until the rate plateaus, 1.25 BDP
+ * are in flight after a min_rtt (as Linux's BBRv3), or a probing
+ * round loses > 2 % (which caps inflight at what was in flight then);
+ * rounds with loss outside probing scale the short-term bounds by 0.7;
+ * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round) after 5 s without an RTT
+ * sample at the minimum (as lib/ccid_bbr.c, doc/bbr.md).  max_bw: the max over this and the last cycle; min_rtt:
+ * 10 s window.  Delivery rate per ack from the newest segment it covers
+ * (the rate-sample method of draft-ietf-ccwg-bbr).
+ */
+#include "sim_tcp_bbr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ST_STARTUP, ST_DRAIN, ST_DOWN, ST_CRUISE, ST_REFILL, ST_UP, ST_RTT };
+
+#define INF 1e300
+#define MIN_CWND 4.0
+
+static double mx(double a, double b) { return a > b ? a : b; }
+static double mn(double a, double b) { return a < b ? a : b; }
+
+int tcp_bbr_init(tcp_bbr *b, uint32_t iw, uint64_t seed) {
+  memset(b, 0, sizeof(*b));
+  b->mask = 1023;
+  b->ring = calloc(b->mask + 1, sizeof(*b->ring));
+  if (b->ring == NULL) {
+    return -1;
+  }
+  sim_rng_seed(&b->rng, seed, 77);
+  b->cwnd = iw;
+  b->pacing_rate = 2.77 * iw / 1e-3; /* initial window per ms, x2.77 */
+  b->state = ST_STARTUP;
+  b->pacing_gain = 2.77;
+  b->cwnd_gain = 2;
+  b->min_rtt = b->probe_min = UDCCP_TSTAMP_NEVER;
+  b->inflight_hi = b->inflight_lo = b->bw_lo = INF;
+  return 0;
+}
+
+void tcp_bbr_free(tcp_bbr *b) {
+  free(b->ring);
+  b->ring = NULL;
+}
+
+int tcp_bbr_sent(tcp_bbr *b, uint64_t seq, uint64_t una, uint64_t inflight,
+                 udccp_tstamp now) {
+  tcp_bbr_seg *s;
+  while (seq - una > b->mask) {
+    uint64_t n = (b->mask + 1) * 2, q;
+    tcp_bbr_seg *r = calloc(n, sizeof(*r));
+    if (r == NULL) {
+      return -1;
+    }
+    for (q = una; q < seq; q++) {
+      r[q & (n - 1)] = b->ring[q & b->mask];
+    }
+    free(b->ring);
+    b->ring = r;
+    b->mask = n - 1;
+  }
+  if (inflight <= 1) {
+    b->first_sent = b->delivered_time = now;
+  }
+  s = &b->ring[seq & b->mask];
+  if (s->seq1 != seq + 1) {
+    s->seq1 = seq + 1;
+    s->done = 0;
+  }
+  s->delivered = b->delivered;
+  s->lost = b->lost;
+  s->inflight = inflight;
+  s->sent = now;
+  s->delivered_time = b->delivered_time;
+  s->first_sent = b->first_sent;
+  b->next_send = (b->next_send > now ? b->next_send : now) +
+                 tcp_bbr_interval(b);
+  return 0;
+}
+
+static void start_round(tcp_bbr *b) { b->round_end = b->delivered; }
+
+static void set_state(tcp_bbr *b, int st, double pg, double cg) {
+  b->state = st;
+  b->pacing_gain = pg;
+  b->cwnd_gain = cg;
+}
+
+static void start_down(tcp_bbr *b, udccp_tstamp now) {
+  set_state(b, ST_DOWN, 0.9, 2);
+  b->cycle_at = now;
+  b->wait = 2 * UDCCP_NS_PER_S +
+            (udccp_tstamp)(sim_rng_uniform(&b->rng) * 1e9);
+  b->loss_in_round = 0;
+  b->bw_latest = b->inflight_latest = 0;
+  b->up_cnt = 0;
+  start_round(b);
+}
+
+static void too_high(tcp_bbr *b, udccp_tstamp now) {
+  b->probe_sample = 0;
+  b->inflight_hi = mx((double)b->rs_inflight, 0.7 * mn(b->bdp, b->cwnd));
+  if (b->state == ST_UP) {
+    start_down(b, now);
+  }
+}
+
+void tcp_bbr_delivered(tcp_bbr *b, uint64_t seq, int retx, udccp_tstamp now) {
+  tcp_bbr_seg *s = &b->ring[seq & b->mask];
+  if (s->seq1 == seq + 1 && s->done) {
+    return; /* SACKed before a timeout cleared the scoreboard */
+  }
+  s->done = 1;
+  b->delivered++;
+  b->delivered_time = now;
+  b->newly_acked++;
+  if (!b->rs_valid || s->sent >= b->first_sent) {
+    b->rs_valid = 1;
+    b->rs_prior_delivered = s->delivered;
+    b->rs_prior_time = s->delivered_time;
+    b->rs_interval_send = s->sent - s->first_sent;
+    b->rs_inflight = s->inflight;
+    b->rs_lost = b->lost - s->lost;
+    b->rs_rtt = retx ? 0 : now - s->sent; /* Karn: ambiguous if resent */
+    b->first_sent = s->sent;
+  }
+}
+
+void tcp_bbr_lost(tcp_bbr *b, uint64_t seq) {
+  const tcp_bbr_seg *s = &b->ring[seq & b->mask];
+  b->lost++;
+  b->newly_lost++;
+  if (!b->loss_in_round) {
+    b->loss_round_end = b->delivered;
+  }
+  b->loss_in_round = 1;
+  if (b->probe_sample &&
+      (double)(b->lost - s->lost) > 0.02 * (double)s->inflight) {
+    b->rs_inflight = s->inflight;
+    too_high(b, b->delivered_time);
+  }
+}
+
+void tcp_bbr_timeout(tcp_bbr *b) {
+  if (!b->in_rto) {
+    b->prior_cwnd = b->cwnd;
+  }
+  b->in_rto = 1;
+  b->rto_end = b->delivered + (uint64_t)b->prior_cwnd;
+  b->cwnd = 1;
+}
+
+static double bdp_times(tcp_bbr *b, double gain) {
+  if (b->min_rtt == UDCCP_TSTAMP_NEVER) {
+    return 4;
+  }
+  b->bdp = b->bw * (double)b->min_rtt / 1e9;
+  return mx(gain * b->bdp, MIN_CWND);
+}
+
+static double headroom(const tcp_bbr *b) {
+  if (b->inflight_hi >= INF) {
+    return INF;
+  }
+  return mx(b->inflight_hi - mx(1, 0.15 * b->inflight_hi), MIN_CWND);
+}
+
+void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
+  double target, cap;
+  int probing, expired;
+  if (b->newly_acked == 0) {
+    return;
+  }
+  /* the rate sample */
+  b->rs_rate = 0;
+  b->rs_delivered = (double)(b->delivered - b->rs_prior_delivered);
+  if (b->rs_valid && b->rs_prior_time != 0) {
+    udccp_tstamp ia = now - b->rs_prior_time,
+                 iv = ia > b->rs_interval_send ? ia : b->rs_interval_send;
+    if (iv > 0 && (b->min_rtt == UDCCP_TSTAMP_NEVER || iv >= b->min_rtt)) {
+      b->rs_rate = b->rs_delivered * 1e9 / (double)iv;
+    }
+  }
+  /* rounds, max_bw, min_rtt */
+  b->round_start = b->rs_valid && b->rs_prior_delivered >= b->round_end;
+  if (b->round_start) {
+    start_round(b);
+    b->rounds++;
+    b->up_cnt++;
+  }
+  if (b->rs_rate > b->bw_slot[0]) {
+    b->bw_slot[0] = b->rs_rate;
+  }
+  b->max_bw = mx(b->bw_slot[0], b->bw_slot[1]);
+  b->bw_latest = mx(b->bw_latest, b->rs_rate);
+  b->inflight_latest = mx(b->inflight_latest, b->rs_delivered);
+  expired = now > b->probe_min_at + 5 * UDCCP_NS_PER_S;
+  if (b->rs_valid && b->rs_rtt > 0 && (b->rs_rtt <= b->probe_min || expired)) {
+    b->probe_min = b->rs_rtt;
+    b->probe_min_at = now;
+  }
+  if (b->probe_min < b->min_rtt || now > b->min_rtt_at + 10 * UDCCP_NS_PER_S) {
+    b->min_rtt = b->probe_min;
+    b->min_rtt_at = b->probe_min_at;
+  }
+  /* once per round: losses outside probing shrink the short-term bounds;
+   * in Startup, a round losing > 2 % (6 segments at least) ends it */
+  probing = b->state == ST_STARTUP || b->state == ST_REFILL ||
+            b->state == ST_UP;
+  if (b->rs_valid && b->rs_prior_delivered >= b->loss_round_end) {
+    b->loss_round_end = b->delivered;
+    if (b->loss_in_round && !probing) {
+      b->bw_lo = mx(b->bw_latest, 0.7 * (b->bw_lo >= INF ? b->max_bw : b->bw_lo));
+      b->inflight_lo = mx(b->inflight_latest,
+                          0.7 * (b->inflight_lo >= INF ? b->cwnd : b->inflight_lo));
+    }
+    if (b->state == ST_STARTUP) {
+      uint64_t l = b->lost - b->round_lost0, d = b->delivered - b->round_delivered0;
+      if (l >= 6 && (double)l > 0.02 * (double)(l + d)) {
+        b->filled = 1;
+        b->inflight_hi = mx(b->bdp, b->inflight_latest);
+      }
+      b->round_lost0 = b->lost;
+      b->round_delivered0 = b->delivered;
+    }
+    b->loss_in_round = 0;
+    b->bw_latest = b->rs_rate;
+    b->inflight_latest = b->rs_delivered;
+  }
+  /* plateau of the delivery rate */
+  if (!b->full_now && b->round_start) {
+    if (b->rs_rate >= 1.25 * b->full_bw) {
+      b->full_bw = b->rs_rate;
+      b->full_cnt = 0;
+    } else if (++b->full_cnt >= 3) {
+      b->full_now = b->filled = 1;
+    }
+  }
+  b->bw = mn(b->max_bw, b->bw_lo);
+  /* the state machine */
+  if (b->state == ST_STARTUP && b->filled) {
+    set_state(b, ST_DRAIN, 0.5, 2);
+    b->drain_round = b->rounds;
+  }
+  if (b->state == ST_DRAIN &&
+      ((double)inflight <= bdp_times(b, 1) || b->rounds > b->drain_round + 3)) {
+    start_down(b, now);
+  }
+  if (!probing && b->probe_sample == 0 && b->inflight_hi < INF &&
+      (double)b->rs_inflight > b->inflight_hi &&
+      (double)b->rs_lost <= 0.02 * (double)b->rs_inflight) {
+    b->inflight_hi = (double)b->rs_inflight;
+  }
+  if (b->probe_sample && (double)b->rs_lost > 0.02 * (double)b->rs_inflight) {
+    too_high(b, now);
+  }
+  switch (b->state) {
+  case ST_DOWN:
+  case ST_CRUISE:
+    if (now > b->cycle_at + b->wait ||
+        (double)b->up_cnt >= mn(mn(b->bdp, b->cwnd), 63)) {
+      set_state(b, ST_REFILL, 1, 2);
+      b->bw_lo = b->inflight_lo = INF;
+      start_round(b);
+    } else if (b->state == ST_DOWN && (double)inflight <= headroom(b) &&
+               (double)inflight <= bdp_times(b, 1)) {
+      set_state(b, ST_CRUISE, 1, 2);
+      b->bw_slot[1] = b->bw_slot[0]; /* a cycle ends: the max filter moves */
+      b->bw_slot[0] = 0;
+    }
+    break;
+  case ST_REFILL:
+    if (b->round_start) {
+      set_state(b, ST_UP, 1.25, 2.25);
+      b->probe_sample = 1;
+      b->full_now = 0;
+      b->full_cnt = 0;
+      b->full_bw = b->rs_rate;
+      b->up_cnt = 0;
+      b->up_at = now;
+      start_round(b);
+    }
+    break;
+  case ST_UP:
+    if (b->inflight_hi < INF && b->cwnd >= b->inflight_hi &&
+        b->round_start) {
+      b->inflight_hi += mx(1, b->inflight_hi / 8); /* raise the ceiling */
+    }
+    if (b->full_now || (b->min_rtt != UDCCP_TSTAMP_NEVER &&
+                        now > b->up_at + b->min_rtt &&
+                        (double)inflight >= bdp_times(b, 1.25))) {
+      start_down(b, now);
+      b->probe_sample = 0;
+    }
+    break;
+  default:
+    break;
+  }
+  /* ProbeRTT */
+  if (b->state != ST_RTT && expired) {
+    b->prior_cwnd = mx(b->prior_cwnd, b->cwnd);
+    b->state = ST_RTT;
+    b->pacing_gain = 1;
+    b->probe_rtt_end = 0;
+    start_round(b);
+  }
+  if (b->state == ST_RTT) {
+    if (b->probe_rtt_end == 0 && (double)inflight <= bdp_times(b, 0.5)) {
+      b->probe_rtt_end = now + 200 * UDCCP_NS_PER_MS;
+      b->rtt_round_done = 0;
+      start_round(b);
+    } else if (b->probe_rtt_end != 0) {
+      b->rtt_round_done |= b->round_start;
+      if (b->rtt_round_done && now > b->probe_rtt_end) {
+        b->probe_min_at = now;
+        b->cwnd = mx(b->cwnd, b->prior_cwnd);
+        b->prior_cwnd = 0;
+        b->bw_lo = b->inflight_lo = INF;
+        if (b->filled) {
+          start_down(b, now);
+          set_state(b, ST_CRUISE, 1, 2);
+        } else {
+          set_state(b, ST_STARTUP, 2.77, 2);
+        }
+      }
+    }
+  }
+  /* pacing rate and cwnd */
+  if (b->bw > 0) {
+    double r = b->pacing_gain * b->bw * 0.99;
+    if (b->filled || r > b->pacing_rate) {
+      b->pacing_rate = r;
+    }
+  }
+  target = bdp_times(b, b->cwnd_gain) + (b->state == ST_UP ? 2 : 0);
+  if (b->in_rto) {
+    b->cwnd += (double)b->newly_acked;
+    if (b->delivered >= b->rto_end) {
+      b->in_rto = 0;
+      b->cwnd = mx(b->cwnd, b->prior_cwnd);
+    }
+  } else if (b->filled) {
+    b->cwnd = mn(b->cwnd + (double)b->newly_acked, target);
+  } else if (b->cwnd < target) {
+    b->cwnd += (double)b->newly_acked;
+  }
+  if (b->state == ST_RTT) {
+    b->cwnd = mn(b->cwnd, bdp_times(b, 0.5));
+  }
+  cap = INF;
+  if (b->state == ST_DOWN || b->state == ST_REFILL || b->state == ST_UP) {
+    cap = b->inflight_hi;
+  } else if (b->state == ST_CRUISE || b->state == ST_RTT) {
+    cap = headroom(b);
+  }
+  cap = mx(mn(cap, b->inflight_lo), MIN_CWND);
+  b->cwnd = mx(mn(b->cwnd, cap), MIN_CWND);
+  b->rs_valid = 0;
+  b->newly_acked = b->newly_lost = 0;
+}
+
+uint64_t tcp_bbr_cwnd(const tcp_bbr *b) {
+  return b->cwnd < 1 ? 1 : (uint64_t)b->cwnd;
+}
+
+udccp_tstamp tcp_bbr_interval(const tcp_bbr *b) {
+  return b->pacing_rate > 0 ? (udccp_tstamp)(1e9 / b->pacing_rate) : 0;
+}
