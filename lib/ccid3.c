@@ -55,6 +55,7 @@
  * them count as marks; the receiver's loss history does not see them).
  */
 #include "ccid3.h"
+#include "be.h"
 
 #include <math.h>
 #include <string.h>
@@ -141,15 +142,6 @@ static udccp_tstamp add_sat(udccp_tstamp a, udccp_tstamp b) {
 
 static unsigned wc_dist(uint8_t from, uint8_t to) {
   return (unsigned)(to - from) & 15u;
-}
-
-static uint64_t get_be(const uint8_t *p, size_t n) {
-  uint64_t v = 0;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    v = (v << 8) | p[i];
-  }
-  return v;
 }
 
 const udccp_tfrc_ccid_params udccp_ccid3_params = {3, 0};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cookie.h"
+#include "be.h"
 #include "siphash.h"
 
 #define SEQ48_MAX 0xFFFFFFFFFFFFULL
@@ -15,23 +16,6 @@
 #if UDCCP_COOKIE_OVERHEAD + UDCCP_COOKIE_FEAT_MAX > UDCCP_COOKIE_MAX_LEN
 #error "an Init Cookie must fit in one option (RFC 4340 §8.1.4)"
 #endif
-
-static void put_be(uint8_t *p, uint64_t v, size_t n) {
-  while (n > 0) {
-    p[--n] = (uint8_t)v;
-    v >>= 8;
-  }
-}
-
-static uint64_t get_be(const uint8_t *p, size_t n) {
-  uint64_t v = 0;
-  size_t i;
-
-  for (i = 0; i < n; i++) {
-    v = (v << 8) | p[i];
-  }
-  return v;
-}
 
 static void draw_secret(udccp_cookie_jar *jar, uint8_t *secret) {
   jar->rand(secret, UDCCP_COOKIE_SECRET_LEN, jar->rand_user_data);

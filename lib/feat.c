@@ -7,6 +7,7 @@
  * Changes of every entry not STABLE and the Confirms we owe.
  */
 #include "feat.h"
+#include "be.h"
 
 #include <string.h>
 
@@ -112,23 +113,6 @@ static int nn_valid(uint8_t num, uint64_t v) {
     return v <= 0xFFFF;
   default:
     return 0;
-  }
-}
-
-static uint64_t get_be(const uint8_t *p, size_t n) {
-  uint64_t v = 0;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    v = (v << 8) | p[i];
-  }
-  return v;
-}
-
-static void put_be(uint8_t *p, uint64_t v, size_t n) {
-  size_t i;
-  for (i = n; i > 0; i--) {
-    p[i - 1] = (uint8_t)v;
-    v >>= 8;
   }
 }
 

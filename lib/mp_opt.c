@@ -24,25 +24,9 @@
  * implementation (multipath-dccp.org) follows.
  */
 #include "mp_opt.h"
+#include "be.h"
 
 #include <string.h>
-
-static uint64_t get_be(const uint8_t *p, size_t n) {
-  uint64_t v = 0;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    v = v << 8 | p[i];
-  }
-  return v;
-}
-
-static void put_be(uint8_t *p, uint64_t v, size_t n) {
-  size_t i;
-  for (i = n; i > 0; i--) {
-    p[i - 1] = (uint8_t)v;
-    v >>= 8;
-  }
-}
 
 int udccp_mp_key_len(uint8_t key_type) {
   switch (key_type) {

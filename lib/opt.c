@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "be.h"
 #include "pkt.h"
 
 /* Bit k set: option type 32 + k may not be carried by a packet without an
@@ -53,15 +54,6 @@ static inline int opt_allowed(uint8_t opt_type, uint8_t pkt_type) {
 
 int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type) {
   return opt_allowed(opt_type, pkt_type);
-}
-
-static uint64_t get_be(const uint8_t *p, size_t n) {
-  uint64_t v = 0;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    v = v << 8 | p[i];
-  }
-  return v;
 }
 
 /* Sets err_data to option type t and its first two data bytes, zero where
