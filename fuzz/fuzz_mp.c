@@ -348,20 +348,13 @@ typedef struct mpf {
   udccp_path pc[NPATH], ps[NPATH];
   udccp_mp_conn tx, rx;
   udccp_tstamp now, delay[NPATH];
-  uint64_t rnd, order, idsn, queued, last_seq, noseq, got;
+  udccp_csprng rng; /* what applications give settings.rand */
+  uint64_t order, idsn, queued, last_seq, noseq, got;
   int have_last, reorder, reading, joined;
   uint8_t prio1;
   size_t nnet;
   npkt *net;
 } mpf;
-
-static void fz_rand(uint8_t *dest, size_t len, void *ud) {
-  uint64_t *s = ud;
-  for (size_t i = 0; i < len; ++i) {
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    dest[i] = (uint8_t)(*s >> 56);
-  }
-}
 
 /* The receiver's MP connection by CI: the first subflow's keys (§3.2.2). */
 static int resolve(void *ud, uint32_t ci, udccp_mp_keys *out) {
@@ -627,7 +620,9 @@ static void part_conn(rd *r) {
   f->r = *r;
   uint8_t h0 = get8(&f->r), h1 = get8(&f->r), h2 = get8(&f->r);
   uint8_t h3 = get8(&f->r), h4 = get8(&f->r);
-  f->rnd = 0x9E3779B97F4A7C15ULL;
+  uint8_t seed[16] = {0x9E, 0x37, 0x79, 0xB9, 0x7F, 0x4A, 0x7C, 0x15};
+  seed[15] = h4;
+  udccp_csprng_seed(&f->rng, seed);
   f->reorder = (h0 >> 6) & 1;
   f->reading = 1;
   f->prio1 = h1 >> 4;
@@ -638,8 +633,8 @@ static void part_conn(rd *r) {
   for (int k = 0; k < NPATH; k++) {
     udccp_settings *st = &f->st[k];
     udccp_settings_default(st);
-    st->rand = fz_rand;
-    st->rand_user_data = &f->rnd;
+    st->rand = udccp_csprng_fill;
+    st->rand_user_data = &f->rng;
     st->multipath = 1;
     st->ccid = ccids[(h0 >> (3 * k)) & 7];
     st->ack_vectors = (h0 >> 7) & 1;
