@@ -36,9 +36,10 @@
  *     1 an application reads all: the server's (a & 2: the client's); a
  *       odd: it stops reading until its next 1; a & 4: with
  *       read_datagram_ex (lost_before must be < 2^48), a & 8: peeking the
- *       length first (which the read must return); a & 16: that side's
- *       application becomes greedy (keeps its send queue full of
- *       1000-byte datagrams, at most 5,000 in a run), else stops being
+ *       length first (which the read must return); a & 16, with the
+ *       bottleneck: that side's application becomes greedy (keeps its
+ *       send queue full of 1000-byte datagrams, at most 3,000 in a run),
+ *       else stops being
  *     2 time advances a^3 ms (up to ~30 s)
  *     3 time advances a x 10 s (up to ~5 minutes)
  *     4 close or abort: a % 4 = client close, client abort, server close,
@@ -475,7 +476,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   f->n = size - 3;
   f->rnd = 0x1234567;
   f->reads[1] = 1;
-  f->greedy_left = 5000;
+  f->greedy_left = 3000;
   static const uint8_t ccids[4] = {2, 2, 3, 4};
   const uint8_t x = data[2];
   uint8_t ccid[2];
@@ -578,7 +579,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       int side = (a & 2) ? 0 : 1;
       f->reads[side] = !(a & 1);
       f->read_mode[side] = (uint8_t)(a & 12);
-      f->greedy[side] = (a >> 4) & 1;
+      f->greedy[side] = f->bottleneck && ((a >> 4) & 1);
       serve(f, side);
       break;
     }

@@ -90,6 +90,9 @@ int sim_inv_after_write(sim_inv_end *e, const udccp_conn *c,
     snprintf(err, cap, "write_pkt gave a packet its own parser refuses");
     return -1;
   }
+  if (pk.type == UDCCP_PKT_LISTEN) {
+    return 0; /* sequence number 0, not a GSS (RFC 5596 §2.2.1) */
+  }
   if (pk.type == UDCCP_PKT_RESET &&
       (info.state == UDCCP_STATE_TIMEWAIT || info.state == UDCCP_STATE_CLOSED ||
        info.state == UDCCP_STATE_LISTEN)) {
