@@ -83,7 +83,7 @@ srv() { # NAME ARGS...: a udccp-perf server in S, one test
 # (a) aggregation: both links
 srv mp --multipath
 ip netns exec "$C" timeout 60 "$PERF" -c 10.81.9.9 \
-  --multipath 10.81.1.1,10.81.2.1 -t 8 -l 1300 -J >"$TMP/c.json" 2>"$TMP/c.err"
+  --multipath 10.81.1.1,10.81.2.1 -t 10 -l 1400 -J >"$TMP/c.json" 2>"$TMP/c.err"
 rc=$?
 cat "$TMP/c.err"
 python3 - "$TMP/c.json" <<'PY' || FAILS=$((FAILS + 1))
