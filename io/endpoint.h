@@ -26,6 +26,7 @@
 #define UDCCP_IO_TXBUF 2048
 #define UDCCP_IO_CTLBUF 128
 #define UDCCP_IO_EPHEMERAL_LO 49152u
+#define UDCCP_IO_PORT_TABLE 64u /* RFC 6056 §3.3.4's table T */
 
 enum { UDCCP_IO_V4 = 0, UDCCP_IO_V6 = 1 };
 
@@ -74,6 +75,12 @@ struct udccp_endpoint {
   udccp_endpoint_config cfg;
   udccp_settings settings; /* template: cksum_mode and rand filled in */
   udccp_csprng rng;        /* settings.rand's state, seeded once (rng.c) */
+  /* Ephemeral ports, RFC 6056 §3.3.4 (double-hash): a secret offset per
+   * destination plus a counter per hash bucket, so that connections to
+   * one peer take consecutive ports and do not reuse one the peer may
+   * still hold in TIMEWAIT (udccp_io_pick_port_for) */
+  uint8_t port_key[16];
+  uint16_t port_table[UDCCP_IO_PORT_TABLE];
   udccp_mempool *pool;     /* settings.mem unless the caller gave one:
                               connection objects and their on-demand
                               buffers recycled (issue 13) */
