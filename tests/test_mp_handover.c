@@ -236,6 +236,11 @@ static void app_read(world *w) {
     }
     w->rx_seen[k] = n;
   }
+  /* silence so far (also when nothing arrives for the rest of it) */
+  if (w->now >= BO_AT && w->now < BO_AT + BO_LEN &&
+      w->now - w->last_rx_any > w->max_gap_bo) {
+    w->max_gap_bo = w->now - w->last_rx_any;
+  }
   for (;;) {
     uint8_t buf[DGRAM];
     uint64_t seq;
@@ -319,6 +324,11 @@ static void run(world *w) {
   }
 }
 
+/* ms from `from` to t, -1 for never */
+static double ms_after(udccp_tstamp t, udccp_tstamp from) {
+  return t == UDCCP_TSTAMP_NEVER ? -1.0 : (double)(t - from) / MS;
+}
+
 static void check(world *w, const char *name) {
   int k;
   double bo_mbps = (double)w->bo_bytes * 8 / ((double)(BO_LEN - S) / S) / 1e6;
@@ -329,9 +339,9 @@ static void check(world *w, const char *name) {
       "end; last 5 s: %llu on A, %llu on B; A found dead %llu times, "
       "probed %llu times, %llu datagram(s) moved\n",
       name, (unsigned long long)w->rx_dgrams,
-      (double)(w->first_b_after_bo - BO_AT) / MS,
+      ms_after(w->first_b_after_bo, BO_AT),
       (double)w->max_gap_bo / MS, bo_mbps, (double)rate[1] / 1e6,
-      (double)(w->first_a_after_bo - (BO_AT + BO_LEN)) / MS,
+      ms_after(w->first_a_after_bo, BO_AT + BO_LEN),
       (unsigned long long)w->tail_a, (unsigned long long)w->tail_b,
       (unsigned long long)w->tx.st[0].deaths,
       (unsigned long long)w->tx.st[0].probes,
