@@ -7,9 +7,12 @@
 # (ip rule from 10.81.2.1), over link 2 from 10.81.2.1.
 # `udccp-perf -c --multipath 10.81.1.1,10.81.2.1` against
 # `udccp-perf -s --multipath` must show >= 36 Mbit/s received in total,
-# both paths used (each >= 25 % of it).  Then the fallback (§3.6): the same
+# both paths used (each >= 25 % of it).  Handover over real sockets
+# (acceptance 2, §3.11.1): with --mp-sched backup, link 1 down for 3 s in
+# the middle of the transfer: link 2 carries data, link 1 is found dead and
+# comes back, the connection completes.  Then the fallback (§3.6): the same
 # client against a plain `udccp-perf -s` reports plain DCCP and exits 0.
-# Needs root (else SKIP, exit 77); about 20 s.  Namespaces are removed on
+# Needs root (else SKIP, exit 77); about 30 s.  Namespaces are removed on
 # exit (trap); only processes started here are killed, by PID.
 #   sh tests/netns_mp.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -103,6 +106,38 @@ print("ok:   aggregate >= 36 Mbit/s, both paths used" if ok else
 sys.exit(0 if ok else 1)
 PY
 [ $rc -eq 0 ] || { echo "FAIL: udccp-perf --multipath exited $rc"; FAILS=$((FAILS + 1)); }
+
+# (c) handover over real sockets: active-backup, link 1 down for 3 s in
+# the middle of an 8 s transfer: link 2 takes over, link 1 comes back,
+# the connection lives on
+srv ho --multipath
+ip netns exec "$C" timeout 60 "$PERF" -c 10.81.9.9 \
+  --multipath 10.81.1.1,10.81.2.1 --mp-sched backup -t 8 -l 1400 -J \
+  >"$TMP/h.json" 2>"$TMP/h.err" &
+HPID=$!
+PIDS="$PIDS $HPID"
+sleep 3
+ip -n "$S" link set s1 down
+sleep 3
+ip -n "$S" link set s1 up
+wait $HPID
+rc=$?
+cat "$TMP/h.err"
+python3 - "$TMP/h.json" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+m = j["multipath"]
+p = m["paths"]
+print("handover: %.2f Mbit/s received; path 1 %.2f Mbit/s (dead %d times, back %d), "
+      "path 2 (backup) %.2f Mbit/s" % (j["goodput_bps"] / 1e6, p[0]["goodput_bps"] / 1e6,
+      p[0]["deaths"], p[0]["revivals"], p[1]["goodput_bps"] / 1e6))
+ok = (m["result"] and len(p) == 2 and p[0]["deaths"] >= 1 and p[0]["revivals"] >= 1
+      and p[1]["received_bytes"] > 0 and p[0]["received_bytes"] > p[1]["received_bytes"])
+print("ok:   link 1 down for 3 s: link 2 took over, link 1 came back" if ok else
+      "FAIL: handover with link 1 down for 3 s")
+sys.exit(0 if ok else 1)
+PY
+[ $rc -eq 0 ] || { echo "FAIL: udccp-perf --mp-sched backup exited $rc"; FAILS=$((FAILS + 1)); }
 
 # (b) fallback: a server without multipath
 srv plain

@@ -59,6 +59,10 @@ static udccp_endpoint *mp_endpoint(const perf_opts *o, int server) {
   }
   perf_settings(&st, o->keepalive);
   st.multipath = 1;
+  /* A subflow silent for a while is a dead path to route around, not a
+   * connection to reset (keepalive still ends a vanished peer; the server
+   * ends a silent test itself, PERF_IDLE_S). */
+  st.idle_timeout = 0;
   cfg.settings = &st;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
   if (rv != 0) {
@@ -271,7 +275,8 @@ int perf_mp_client(const perf_opts *o) {
              ", \"received_pkts\": %" PRIu64 ", \"received_bytes\": %" PRIu64
              ", \"goodput_bps\": %.0f, \"share\": %.3f, \"rtt_ms\": %.3f, "
              "\"cwnd\": %u, \"rate_bps\": %" PRIu64 ", \"ccid_lost_pkts\": %"
-             PRIu64 ", \"loss_rate\": %.5f, \"deaths\": %" PRIu64 "}",
+             PRIu64 ", \"loss_rate\": %.5f, \"deaths\": %" PRIu64
+             ", \"revivals\": %" PRIu64 "}",
              i ? ", " : "", la, ra, s->joined, s->tx_dgrams, s->tx_bytes,
              pf[i].rx_pkts, pf[i].rx_bytes,
              rdur > 0 ? (double)pf[i].rx_bytes * 8 / rdur : 0.0,
@@ -279,7 +284,7 @@ int perf_mp_client(const perf_opts *o) {
              s->rate_bps, s->pkts_lost,
              s->data_pkts_sent ? (double)s->pkts_lost / s->data_pkts_sent
                                : 0.0,
-             s->deaths);
+             s->deaths, s->revivals);
     }
     printf("]}, \"ccid\": %u, \"duration_s\": %.3f, \"sent_pkts\": %" PRIu64
            ", \"sent_bytes\": %" PRIu64 ", \"received_pkts\": %" PRIu64
