@@ -27,6 +27,8 @@ static udccp_tfrc_rx_ctx ctx_default(void) {
   c.rtt = 10 * MS;
   c.x_recv_max = 0.0;
   c.s = 1000;
+  c.x_recv_now = NULL;
+  c.x_recv_ud = NULL;
   return c;
 }
 
