@@ -97,14 +97,13 @@ static size_t pkt_max(const udccp_conn *conn) {
  * the next ack, so an ack never fails for its vector. */
 static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
                        size_t cap, uint64_t seq) {
-  udccp_optbuf tmp;
   size_t limit = cap < pkt_max(conn) ? cap : pkt_max(conn);
   /* §5.1: Data Offset counts the generic header, the type's subheader
    * and the options, at most 1020 bytes in all.  udccp_conn_build keeps
    * the first (fixed - 12) bytes of ob unused for that (UDCCP_OPTS_MAX_LEN
    * assumes the smallest header), so they are in ob->len already. */
   size_t used = 12 + payload_len + ob->len + 3;
-  size_t room, start;
+  size_t room;
   if (used + 3 > limit || ob->len + 3 > UDCCP_OPTS_MAX_LEN) {
     return;
   }
@@ -116,16 +115,7 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
     return;
   }
   room = limit - used;
-  if (room > UDCCP_OPTS_MAX_LEN - ob->len) {
-    room = UDCCP_OPTS_MAX_LEN - ob->len;
-  }
-  /* Write into the tail of a scratch buffer whose free space is room. */
-  start = UDCCP_OPTS_MAX_LEN - room;
-  tmp.len = start;
-  if (udccp_ackvec_write(&conn->av, &tmp, seq) == 0 && tmp.len > start) {
-    memcpy(ob->buf + ob->len, tmp.buf + start, tmp.len - start);
-    ob->len += tmp.len - start;
-  }
+  (void)udccp_ackvec_write_room(&conn->av, ob, room, seq);
 }
 
 /* §13.3: the echo of the peer's latest Timestamp, with the time it waited
@@ -536,48 +526,55 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
     udccp_conn_ackq_release(conn); /* once empty: idle costs nothing */
     return (udccp_ssize)len;
   }
-  if (conn->pending & UDCCP_PEND_SYNCACK) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_SYNCACK;
-    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNCACK, NULL, 0, ts);
-  }
-  if (conn->pending & UDCCP_PEND_SYNC) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_SYNC;
-    conn->info.syncs_sent++;
-    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNC, NULL, 0, ts);
-  }
-  if (conn->pending & UDCCP_PEND_LISTEN) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
-    if (conn->state == UDCCP_STATE_LISTEN) {
-      conn->listen_sent++;
-      /* RFC 5596 §2.2.2: next repetition (or the LISTEN1 move) in 200 ms. */
-      conn->t_listen = ts + UDCCP_CONN_LISTEN_INTERVAL;
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_LISTEN, NULL, 0, ts);
+  /* Control packets other than acks: none pending on almost every call
+   * (issue 13), one test for all. */
+  if (conn->pending &
+      (UDCCP_PEND_SYNCACK | UDCCP_PEND_SYNC | UDCCP_PEND_LISTEN |
+       UDCCP_PEND_REQUEST | UDCCP_PEND_RESPONSE | UDCCP_PEND_CLOSEREQ |
+       UDCCP_PEND_CLOSE)) {
+    if (conn->pending & UDCCP_PEND_SYNCACK) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_SYNCACK;
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNCACK, NULL, 0, ts);
     }
-  }
-  if (conn->pending & UDCCP_PEND_REQUEST) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_REQUEST;
-    if (conn->state == UDCCP_STATE_REQUEST) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_REQUEST, NULL, 0, ts);
+    if (conn->pending & UDCCP_PEND_SYNC) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_SYNC;
+      conn->info.syncs_sent++;
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNC, NULL, 0, ts);
     }
-  }
-  if (conn->pending & UDCCP_PEND_RESPONSE) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_RESPONSE;
-    if (conn->state == UDCCP_STATE_RESPOND) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_RESPONSE, NULL, 0,
-                              ts);
+    if (conn->pending & UDCCP_PEND_LISTEN) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
+      if (conn->state == UDCCP_STATE_LISTEN) {
+        conn->listen_sent++;
+        /* RFC 5596 §2.2.2: next repetition (or the LISTEN1 move) in 200 ms. */
+        conn->t_listen = ts + UDCCP_CONN_LISTEN_INTERVAL;
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_LISTEN, NULL, 0, ts);
+      }
     }
-  }
-  if (conn->pending & UDCCP_PEND_CLOSEREQ) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSEREQ;
-    if (conn->state == UDCCP_STATE_CLOSEREQ) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSEREQ, NULL, 0,
-                              ts);
+    if (conn->pending & UDCCP_PEND_REQUEST) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_REQUEST;
+      if (conn->state == UDCCP_STATE_REQUEST) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_REQUEST, NULL, 0, ts);
+      }
     }
-  }
-  if (conn->pending & UDCCP_PEND_CLOSE) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSE;
-    if (conn->state == UDCCP_STATE_CLOSING) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSE, NULL, 0, ts);
+    if (conn->pending & UDCCP_PEND_RESPONSE) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_RESPONSE;
+      if (conn->state == UDCCP_STATE_RESPOND) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_RESPONSE, NULL, 0,
+                                ts);
+      }
+    }
+    if (conn->pending & UDCCP_PEND_CLOSEREQ) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSEREQ;
+      if (conn->state == UDCCP_STATE_CLOSEREQ) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSEREQ, NULL, 0,
+                                ts);
+      }
+    }
+    if (conn->pending & UDCCP_PEND_CLOSE) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSE;
+      if (conn->state == UDCCP_STATE_CLOSING) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSE, NULL, 0, ts);
+      }
     }
   }
   /* Application data. */

@@ -7,25 +7,31 @@
 
 #include "pkt.h"
 
+/* Network-order loads and stores.  Written as whole-word shifts so that
+ * compilers turn the 32-bit ones into one load or store and a byte swap
+ * (issue 13: every packet in and out). */
+static uint32_t get32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         (uint32_t)p[3];
+}
+
 static uint64_t get48(const uint8_t *p) {
-  return (uint64_t)p[0] << 40 | (uint64_t)p[1] << 32 | (uint64_t)p[2] << 24 |
-         (uint64_t)p[3] << 16 | (uint64_t)p[4] << 8 | (uint64_t)p[5];
+  return (uint64_t)get32(p) << 16 | (uint64_t)p[4] << 8 | (uint64_t)p[5];
 }
 
 static uint32_t get24(const uint8_t *p) {
   return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | (uint32_t)p[2];
 }
 
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         (uint32_t)p[3];
+static void put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
 }
 
 static void put48(uint8_t *p, uint64_t v) {
-  p[0] = (uint8_t)(v >> 40);
-  p[1] = (uint8_t)(v >> 32);
-  p[2] = (uint8_t)(v >> 24);
-  p[3] = (uint8_t)(v >> 16);
+  put32(p, (uint32_t)(v >> 16));
   p[4] = (uint8_t)(v >> 8);
   p[5] = (uint8_t)v;
 }
@@ -34,13 +40,6 @@ static void put24(uint8_t *p, uint64_t v) {
   p[0] = (uint8_t)(v >> 16);
   p[1] = (uint8_t)(v >> 8);
   p[2] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24);
-  p[1] = (uint8_t)(v >> 16);
-  p[2] = (uint8_t)(v >> 8);
-  p[3] = (uint8_t)v;
 }
 
 int udccp_hdr_decode(udccp_hdr *h, const uint8_t *pkt, size_t len) {
