@@ -32,6 +32,7 @@
 
 #include "addr.h"
 #include "endpoint.h"
+#include "siphash.h"
 #include "wire.h"
 
 static void tx_flush(udccp_endpoint *ep);
@@ -273,6 +274,7 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
     udccp_settings_default(&ep->settings);
   }
   udccp_io_rng_seed(&ep->rng);
+  udccp_csprng_fill(ep->port_key, sizeof(ep->port_key), &ep->rng);
   ep->settings.rand = udccp_csprng_fill;
   ep->settings.rand_user_data = &ep->rng;
   if (ep->settings.mem == NULL) {
@@ -354,6 +356,7 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
     return;
   }
   tx_flush(ep); /* what udccp_send_more() left in the batch */
+  udccp_io_mp_free_all(ep); /* before their subflows */
   while (ep->nsocks > 0) {
     udccp_io_sock_free(ep->socks[ep->nsocks - 1]);
   }
@@ -421,17 +424,37 @@ static int is_listening(const udccp_endpoint *ep, uint16_t port) {
   return 0;
 }
 
+/* RFC 6056 §3.3.4, Algorithm 4 (double-hash port selection): offset =
+ * F(addresses, remote ports, secret), index = G(the same, another key
+ * part), port = offset + T[index]++, then every port once from there.
+ * Connections to one destination take consecutive ports, so a client that
+ * opens and aborts many of them does not come back to a port the server
+ * still holds in TIMEWAIT (RFC 4340 §8.5 step 2 answers a Request there
+ * with Reset(No Connection)): with a random port per connection, 200
+ * connections to one server collided about once (the attack suite's
+ * legitimate handshakes were refused 1-3 times in 200).  Other
+ * destinations' counters are apart, so ports stay unpredictable to them. */
 uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
                                 uint16_t remote_udp_port) {
   const uint32_t span = 65536u - UDCCP_IO_EPHEMERAL_LO;
-  uint16_t r;
-  udccp_csprng_fill((uint8_t *)&r, sizeof(r), &ep->rng);
+  uint8_t msg[1 + 16 + 16 + 2 + 2];
+  msg[0] = path->family;
+  memcpy(msg + 1, path->local_addr, 16);
+  memcpy(msg + 17, path->remote_addr, 16);
+  msg[33] = (uint8_t)(path->remote_port >> 8);
+  msg[34] = (uint8_t)path->remote_port;
+  msg[35] = (uint8_t)(remote_udp_port >> 8);
+  msg[36] = (uint8_t)remote_udp_port;
+  uint64_t h = udccp_siphash24(ep->port_key, msg, sizeof(msg));
+  uint32_t offset = (uint32_t)h;                   /* F */
+  uint16_t *next = &ep->port_table[(h >> 32) % UDCCP_IO_PORT_TABLE]; /* G */
   udccp_path p = *path;
   udccp_demux_key k;
-  /* A random start, then every port once: a remote with most of the
-   * range in use still finds the free ones. */
+  /* then every port once: a remote with most of the range in use still
+   * finds the free ones */
   for (uint32_t i = 0; i < span; i++) {
-    p.local_port = (uint16_t)(UDCCP_IO_EPHEMERAL_LO + (r + i) % span);
+    p.local_port =
+        (uint16_t)(UDCCP_IO_EPHEMERAL_LO + (offset + *next + i) % span);
     if (is_listening(ep, p.local_port) ||
         udccp_io_steer(p.remote_port, p.local_port, ep->group_n) !=
             ep->group_k) {
@@ -439,6 +462,7 @@ uint16_t udccp_io_pick_port_for(udccp_endpoint *ep, const udccp_path *path,
     }
     udccp_demux_key_make(&k, &p, remote_udp_port);
     if (udccp_demux_find(&ep->demux, &k) == NULL) {
+      *next = (uint16_t)(*next + i + 1);
       return p.local_port;
     }
   }
@@ -551,7 +575,7 @@ static void sock_unlink(udccp_sock *s) {
   s->in_demux = 0;
 }
 
-static void acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
+void udccp_io_acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
   if (!s->in_acceptq) {
     return;
   }
@@ -576,7 +600,7 @@ void udccp_io_sock_free(udccp_sock *s) {
   udccp_io_sched_remove(s);
   udccp_io_ev_remove(s);
   sock_unlink(s);
-  acceptq_remove(ep, s);
+  udccp_io_acceptq_remove(ep, s);
   for (size_t i = 0; i < ep->ntx; i++) {
     if (ep->towner[i] == s) {
       ep->towner[i] = NULL;
@@ -722,6 +746,9 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
   if (s->conn == NULL) {
     return; /* a tombstone sends only in answer (tomb_input) */
   }
+  if (s->mp != NULL) {
+    udccp_io_mp_turn(s->mp, now); /* the scheduler fills its queue */
+  }
   /* Bounded: a CCID that never says "stop" cannot hang the loop. */
   for (int k = 0; k < 4096; k++) {
     if (ep->tx_since_rx >= UDCCP_IO_DRAIN_EVERY * ep->batch) {
@@ -745,6 +772,11 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
     udccp_ssize n = udccp_conn_write_pkt(s->conn, buf, UDCCP_IO_TXBUF, &ecn,
                                          now);
     if (n <= 0) {
+      /* A multipath subflow takes one datagram at a time (lib/mp_conn.c):
+       * while its CCID lets packets go, the scheduler refills it. */
+      if (s->mp != NULL && udccp_io_mp_turn(s->mp, now) > 0) {
+        continue;
+      }
       break;
     }
     tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, ecn);
@@ -848,6 +880,9 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
   }
   if (s != NULL) {
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
+    if (s->mp != NULL) {
+      udccp_io_mp_on_read(s, now); /* RFC 9897 §3.2.5: its MP_SEQ */
+    }
     if (s->lis != NULL) {
       udccp_listener_conn_update(s->lis, s->conn);
     }
@@ -870,6 +905,9 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
         udccp_listener_conn_gone(lis, conn);
         udccp_conn_del(conn);
         return;
+      }
+      if (udccp_io_mp_adopt(ep, ns)) {
+        return; /* a join (RFC 9897 §3.3): its connection takes it */
       }
       ns->in_acceptq = 1;
       if (ep->acc_tail != NULL) {
@@ -1129,7 +1167,7 @@ static void sock_entomb(udccp_sock *s) {
       udccp_conn_get_state(s->conn) != UDCCP_STATE_TIMEWAIT) {
     return;
   }
-  acceptq_remove(s->ep, s);
+  udccp_io_acceptq_remove(s->ep, s);
   udccp_tstamp end = udccp_conn_get_expiry(s->conn); /* TIMEWAIT's end */
   if (s->lis != NULL) {
     udccp_listener_conn_gone(s->lis, s->conn);

@@ -818,6 +818,36 @@ static void test_rfc4340_8_5_step9_reset_before_accept_frees_backlog(
   udccp_endpoint_del(sep);
 }
 
+/* RFC 6056 §3.3.4 (double-hash ephemeral ports): a client that opens and
+ * aborts connection after connection to one server takes a new local port
+ * each time, never one the server still holds in TIMEWAIT, where RFC 4340
+ * §8.5 step 2 would answer its Request with Reset(No Connection) (a
+ * refused connect).  With a random port per connection, 300 connections
+ * to one server reused a port with a probability of about 94 %. */
+static void test_rfc6056_3_3_4_no_port_reuse_into_peer_timewait(void **state) {
+  (void)state;
+  uint16_t port;
+  udccp_endpoint *sep = server_ep(&port);
+  udccp_endpoint *cep = client_ep(port);
+  uint32_t code = 99;
+  assert_int_equal(udccp_listen(sep, 6000, &code, 1), 0);
+  static uint8_t used[65536];
+  memset(used, 0, sizeof(used));
+  for (int i = 0; i < 300; i++) {
+    udccp_sock *c = NULL;
+    assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", 6000, code, 0, 0),
+                     0);
+    uint16_t lp = c->path.local_port;
+    assert_int_equal(used[lp], 0);
+    used[lp] = 1;
+    assert_true(drive(cep, sep, sock_open, c, 5000));
+    udccp_abort(c); /* the server enters TIMEWAIT (§8.5 step 9) */
+    assert_true(drive(cep, sep, lis_queue_empty, sep, 5000));
+  }
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_5_step1_reset_no_connection),
@@ -838,6 +868,7 @@ int main(void) {
       cmocka_unit_test(test_io_endpoint_unlisten),
       cmocka_unit_test(test_rfc4340_8_3_timewait_tombstone_only),
       cmocka_unit_test(test_rfc4340_8_5_step9_reset_before_accept_frees_backlog),
+      cmocka_unit_test(test_rfc6056_3_3_4_no_port_reuse_into_peer_timewait),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,8 +15,15 @@ T=$(mktemp -d "/tmp/udccp-${NAME:?}.XXXXXX") && [ -d "$T" ] ||
   { echo "FAIL: mktemp"; exit 1; }
 PIDS=""
 FAILS=0
+# A PID may be timeout(1)'s: killing it alone would leave its child
+# running for ever (orphaned, past the timeout), so its children go first.
 cleanup() {
-  for p in $PIDS; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+  for p in $PIDS; do
+    for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do
+      kill -CONT "$c" 2>/dev/null; kill -KILL "$c" 2>/dev/null
+    done
+    kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null
+  done
   rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
