@@ -13,17 +13,21 @@
  *   - the raw socket's port filter: built for ports from the input and run
  *     (udccp_io_bpf_run) over the packet, which must agree with the port
  *     the peek reads.
- * Not reached: the ICMP error queue (IP_RECVERR) is parsed inside
- * udccp_io_drain_errqueue(), which reads a socket; it needs a pure parse
- * function first.
+ *   - the ICMP error queue: a recvmsg(MSG_ERRQUEUE) control buffer,
+ *     each control message classified as udccp_io_drain_errqueue() does
+ *     (udccp_io_errq_cmsg: PMTU, unreachable, or nothing), which must
+ *     act only on an IP_RECVERR / IPV6_RECVERR long enough for its
+ *     sock_extended_err, and the sockaddr that comes with it.
  *
- * Input: selector byte (bits 0-1 which part), then bytes for that part.
+ * Input: selector byte (bit 2 set: the error queue; else bits 0-1 which
+ * other part), then bytes for that part.
  */
 #define _GNU_SOURCE /* io/endpoint.h: struct mmsghdr */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -145,12 +149,54 @@ static void part_sockaddr(const uint8_t *d, size_t n) {
   }
 }
 
+static void part_errq(const uint8_t *d, size_t n) {
+  /* first byte: control length; then control bytes; then the sockaddr */
+  if (n < 1) {
+    return;
+  }
+  size_t cl = d[0];
+  d++, n--;
+  if (cl > n) {
+    cl = n;
+  }
+  union {
+    struct cmsghdr align;
+    uint8_t b[256];
+  } ctl;
+  memset(&ctl, 0, sizeof(ctl));
+  memcpy(ctl.b, d, cl);
+  struct msghdr m;
+  memset(&m, 0, sizeof(m));
+  m.msg_control = ctl.b;
+  m.msg_controllen = cl;
+  int acted = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL;
+       c = CMSG_NXTHDR(&m, c)) {
+    uint32_t mtu = 0;
+    int kind = udccp_io_errq_cmsg(c, &mtu);
+    CHECK(kind >= UDCCP_IO_ERRQ_NONE && kind <= UDCCP_IO_ERRQ_UNREACHABLE);
+    if (kind != UDCCP_IO_ERRQ_NONE) {
+      CHECK((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
+            (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR));
+      CHECK(c->cmsg_len >= CMSG_LEN(sizeof(struct sock_extended_err)));
+      acted = 1;
+    }
+  }
+  if (acted) {
+    part_sockaddr(d + cl, n - cl);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) {
     return 0;
   }
   const uint8_t *d = data + 1;
   size_t n = size - 1;
+  if (data[0] & 4) {
+    part_errq(d, n);
+    return 0;
+  }
   switch (data[0] & 3) {
   case 0:
     part_ipv4(d, n);

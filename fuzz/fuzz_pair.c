@@ -7,7 +7,7 @@
  * sim/sim_inv.h (sequence numbers increase, §7.5.1 windows, MPS, bounded
  * memory, no timer in the past once served), and write_pkt must not loop.
  *
- * Input: two settings bytes, then a stream of operations.  Whenever a
+ * Input: three settings bytes, then a stream of operations.  Whenever a
  * written packet needs a fate, the next stream byte is taken as one (so
  * fates and operations interleave); an exhausted stream delivers.
  *   settings[0]: bits 0-1 CCID (0, 1: 2; 2: 3; 3: 4; 0 also puts the
@@ -18,20 +18,49 @@
  *   settings[1]: bits 0-3 Sequence Window 32 << n (n < 12), bits 4-5 Ack
  *                Ratio 1 + n, bit 6 server holds TIMEWAIT, bit 7 Data
  *                Checksum asked
+ *   settings[2]: bits 0-1 CCID override (0: settings[0]'s; 1: CUBIC and
+ *                2: BBR both ways; 3: mixed, the client sends with
+ *                settings[0]'s CCID and the server with the next of 2, 3,
+ *                4, each asking the other for it, §10), bit 2 Multipath
+ *                DCCP offered (RFC 9897: MP_KEY, MP_SEQ), bit 3 Ack
+ *                Vectors with CCID 3/4 (§11.5), bit 4 a 10 Mbit/s
+ *                bottleneck each way (50 ms drop-tail queue) and NDP
+ *                Count sent (§7.7), bit 5 the server is made by
+ *                udccp_conn_listen_new (RFC 5596 DCCP-Listen) rather than
+ *                by the listener, bit 6 keepalive (2 s idle, 1 s x 2
+ *                probes) and a 20 s idle timeout, bit 7 IPv6 paths, PMTU
+ *                1280, queues of 4 datagrams and a server that requires
+ *                CsCov >= 8 (§9.2.1).  0: as before this byte existed.
  *   operation byte: bits 0-2 kind, bits 3-7 argument a
  *     0 client queues a + 1 datagrams of 1 + next byte * 5 bytes
- *     1 server application reads all (a odd: stops reading until next 1)
+ *     1 an application reads all: the server's (a & 2: the client's); a
+ *       odd: it stops reading until its next 1; a & 4: with
+ *       read_datagram_ex (lost_before must be < 2^48), a & 8: peeking the
+ *       length first (which the read must return); a & 16, with the
+ *       bottleneck: that side's application becomes greedy (keeps its
+ *       send queue full of 1000-byte datagrams, at most 3,000 in a run),
+ *       else stops being
  *     2 time advances a^3 ms (up to ~30 s)
  *     3 time advances a x 10 s (up to ~5 minutes)
  *     4 close or abort: a % 4 = client close, client abort, server close,
  *       server abort
  *     5 server queues a + 1 datagrams (the reverse direction)
- *     6 the listener: a % 4 = set backlog a / 4, read its stats, report
- *       the server connection accepted, report it updated; and the
- *       server's pool (if any) is trimmed
+ *     6 a % 8: 0-3 the listener: set backlog a / 8, read its stats,
+ *       report the server connection accepted, report it updated (and
+ *       the server's pool, if any, is trimmed); 4 both sides' PMTU :=
+ *       576, 1000, 1280 or 1500 (a / 8); 5 the getters agree with
+ *       get_info; 6 the client queues a datagram with a deadline a / 8 x
+ *       20 ms away; 7 server_timewait := a / 8 & 1 on the server
  *     7 client queues a + 1 datagrams with priority next byte
  *   fate byte: bits 0-2 0-2 deliver, 3 drop, 4 duplicate, 5 deliver late
  *     (reordered, + bits 3-7 x 7 ms), 6 CE-mark, 7 flip bit (bits 3-7)
+ *
+ * Datagrams carry their number (first 4 bytes, little-endian) and bytes
+ * derived from it: with full checksum coverage (CsCov 0, §9.2) every
+ * datagram an application reads must be one its peer queued, of the
+ * length queued, byte for byte (duplicates may come: DCCP does not
+ * suppress them).  A packet for a side that has no connection is
+ * answered as a host would, with Reset No Connection (§8.5 step 1).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MS UDCCP_NS_PER_MS
 #define NET_MAX 512   /* packets in flight */
 #define BURST_MAX 4096 /* packets one side may write at one instant */
+#define REC_MAX 8192   /* datagrams whose length is remembered, per side */
 
 typedef struct npkt {
   udccp_tstamp at;
@@ -79,12 +109,21 @@ typedef struct fz {
   udccp_conn *c[2];
   udccp_listener *lis;
   udccp_mempool *pool; /* the server's allocator, when settings[0] & 3 == 0 */
+  int srv_own;          /* c[1] came from udccp_conn_listen_new */
+  int check_data;       /* datagrams are checked byte for byte */
+  uint32_t sent[2];     /* datagrams each side queued */
+  uint16_t (*sent_len)[REC_MAX];
   udccp_settings set[2];
   sim_inv_end inv[2];
   udccp_path path[2];
   udccp_tstamp now;
+  int bottleneck;            /* 10 Mbit/s each way, 50 ms drop-tail */
+  udccp_tstamp link_free[2]; /* ... when each direction's link is idle */
+  int greedy[2];             /* the application keeps its queue full */
+  unsigned greedy_left;      /* datagrams greedy applications may queue */
   uint64_t rnd, order;
-  int srv_reads;
+  int reads[2];         /* the application reads (side 1 by default) */
+  uint8_t read_mode[2]; /* op 1's a & 12 */
   size_t nnet;
   npkt *net;
   uint8_t buf[1500];
@@ -126,6 +165,16 @@ static void net_send(fz *f, int from, const uint8_t *pkt, size_t len,
   uint8_t fate = 0;
   udccp_tstamp at = f->now + 10 * MS;
   (void)next_byte(f, &fate);
+  if (f->bottleneck) {
+    udccp_tstamp start =
+        f->link_free[from] > f->now ? f->link_free[from] : f->now;
+    if (start - f->now > 50 * MS) {
+      return; /* the bottleneck's queue is full */
+    }
+    /* 10 Mbit/s: 800 ns per byte, IP and UDP headers included */
+    f->link_free[from] = start + (udccp_tstamp)(len + 28) * 800;
+    at = f->link_free[from] + 10 * MS;
+  }
   switch (fate & 7) {
   case 3:
     return;
@@ -154,9 +203,106 @@ static void net_send(fz *f, int from, const uint8_t *pkt, size_t len,
   net_push(f, 1 - from, pkt, len, ecn, at);
 }
 
+/* Byte i of datagram number k (the first 4 bytes are k itself). */
+static uint8_t pat(uint32_t k, size_t i) {
+  return (uint8_t)(k * 131u + (k >> 9) + i * 7u);
+}
+
+/* A datagram side `side` read: with full checksum coverage, one its peer
+ * queued, of that length, byte for byte. */
+static void check_dgram(fz *f, int side, const uint8_t *d, size_t len) {
+  int from = 1 - side;
+  if (!f->check_data || len < 4) {
+    return;
+  }
+  uint32_t k = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+               (uint32_t)d[3] << 24;
+  CHECK_WHY(k < f->sent[from], side, "read a datagram its peer never queued");
+  CHECK_WHY(k >= REC_MAX || f->sent_len[from][k] == len, side,
+            "read a datagram of another length than queued");
+  for (size_t i = 4; i < len; i++) {
+    CHECK_WHY(d[i] == pat(k, i), side,
+              "read a datagram with other bytes than queued");
+  }
+}
+
+/* Side `side`'s application reads everything waiting, the way op 1 set. */
+static void app_read(fz *f, int side) {
+  udccp_conn *c = f->c[side];
+  for (int guard = 0; guard < 100000; guard++) {
+    udccp_ssize n, want = -1;
+    if (f->read_mode[side] & 8) {
+      want = udccp_conn_peek_datagram_len(c);
+      if (want < 0) {
+        break;
+      }
+      if (want > 0) {
+        CHECK_WHY(udccp_conn_read_datagram(c, f->buf, (size_t)want - 1) ==
+                      UDCCP_ERR_NOBUF,
+                  side, "a buffer one byte short did not get NOBUF");
+      }
+    }
+    if (f->read_mode[side] & 4) {
+      udccp_recv_info ri = UDCCP_RECV_INFO_INIT;
+      n = udccp_conn_read_datagram_ex(c, f->buf, sizeof(f->buf), &ri);
+      /* counts of lost packets: never an underflow's wrap */
+      CHECK_WHY(n < 0 || (ri.lost_before >> 48) == 0, side,
+                "lost_before beyond the sequence space");
+    } else {
+      n = udccp_conn_read_datagram(c, f->buf, sizeof(f->buf));
+    }
+    if (n < 0) {
+      CHECK_WHY(want < 0, side, "peek saw a datagram the read did not give");
+      break;
+    }
+    CHECK_WHY(want < 0 || n == want, side, "peeked length is not the read's");
+    check_dgram(f, side, f->buf, (size_t)n);
+  }
+}
+
+/* Side `side`'s application queues its next numbered datagram. */
+static int queue_one(fz *f, int side, size_t len, uint32_t prio,
+                     udccp_tstamp until) {
+  uint8_t payload[1500];
+  uint32_t k = f->sent[side];
+  for (size_t j = 0; j < len; j++) {
+    payload[j] = j < 4 ? (uint8_t)(k >> (8 * j)) : pat(k, j);
+  }
+  int rv = until == UDCCP_TSTAMP_NEVER
+               ? udccp_conn_queue_datagram(f->c[side], payload, len, prio,
+                                           f->now)
+               : udccp_conn_queue_datagram_until(f->c[side], payload, len,
+                                                 prio, until, f->now);
+  if (rv == 0) {
+    if (k < REC_MAX) {
+      f->sent_len[side][k] = (uint16_t)len;
+    }
+    f->sent[side]++;
+  }
+  return rv;
+}
+
+/* A greedy application keeps its send queue full (bulk transfer), within
+ * the run's budget. */
+static void top_up(fz *f, int side) {
+  udccp_conn *c = f->c[side];
+  while (f->greedy[side] && f->greedy_left > 0 &&
+         udccp_conn_get_send_space(c) > 0) {
+    size_t mps = udccp_conn_get_mps(c);
+    if (queue_one(f, side, mps < 1000 ? mps : 1000, 0, UDCCP_TSTAMP_NEVER) !=
+        0) {
+      break;
+    }
+    f->greedy_left--;
+  }
+}
+
 static void retire(fz *f, int side) {
-  if (side == 1 && f->lis != NULL) {
+  if (side == 1 && !f->srv_own) {
     udccp_listener_conn_gone(f->lis, f->c[1]);
+  }
+  if (side == 1) {
+    f->srv_own = 0;
   }
   udccp_conn_del(f->c[side]);
   f->c[side] = NULL;
@@ -172,10 +318,10 @@ static void serve(fz *f, int side) {
   if (udccp_conn_get_expiry(c) <= f->now) {
     (void)udccp_conn_handle_expiry(c, f->now);
   }
-  if (side == 1 && f->srv_reads) {
-    while (udccp_conn_read_datagram(c, f->buf, sizeof(f->buf)) >= 0) {
-    }
+  if (f->reads[side]) {
+    app_read(f, side);
   }
+  top_up(f, side);
   int n = 0;
   for (;;) {
     uint8_t ecn = 0;
@@ -220,6 +366,14 @@ static void deliver(fz *f, const npkt *p) {
       udccp_conn_del(nc);
     } else if (n > 0) {
       net_send(f, 1, out, (size_t)n, 0);
+    }
+  } else {
+    /* the client's host without the connection (§8.5 step 1) */
+    udccp_ssize n = udccp_pkt_write_reset_reply(
+        out, sizeof(out), p->data, p->len, &f->path[0], f->set[0].cksum_mode,
+        UDCCP_RESET_NO_CONNECTION);
+    if (n > 0) {
+      net_send(f, 0, out, (size_t)n, 0);
     }
   }
   serve(f, p->to);
@@ -267,33 +421,79 @@ static void run_until(fz *f, udccp_tstamp until) {
   }
 }
 
-static void queue(fz *f, int side, unsigned count, size_t len,
-                  uint32_t prio) {
-  uint8_t payload[1500];
-  memset(payload, 0x5A, sizeof(payload));
+/* Side `side` queues count datagrams of len bytes, numbered; with a
+ * deadline `until` unless UDCCP_TSTAMP_NEVER. */
+static void queue(fz *f, int side, unsigned count, size_t len, uint32_t prio,
+                  udccp_tstamp until) {
   for (unsigned i = 0; i < count && f->c[side] != NULL; i++) {
-    if (udccp_conn_queue_datagram(f->c[side], payload, len, prio, f->now) !=
-        0) {
+    if (queue_one(f, side, len, prio, until) != 0) {
       break;
     }
   }
   serve(f, side);
 }
 
+/* Op 6, a % 8 = 5: what the getters say is what get_info says. */
+static void check_getters(fz *f) {
+  for (int s = 0; s < 2; s++) {
+    udccp_conn *c = f->c[s];
+    udccp_conn_info in;
+    if (c == NULL) {
+      continue;
+    }
+    udccp_conn_get_info(c, &in);
+    CHECK_WHY(udccp_conn_get_state(c) == in.state, s, "get_state");
+    CHECK_WHY(udccp_conn_get_mps(c) == in.mps, s, "get_mps");
+    CHECK_WHY(in.mps + f->set[s].hdr_overhead <= f->set[s].pmtu, s,
+              "MPS above the PMTU's room (§14)");
+    CHECK_WHY(udccp_conn_get_send_space(c) <= f->set[s].tx_qlen, s,
+              "send space above the queue length");
+    const udccp_path *p = udccp_conn_get_path(c);
+    CHECK_WHY(p->family == f->path[s].family &&
+                  p->local_port == f->path[s].local_port &&
+                  p->remote_port == f->path[s].remote_port &&
+                  memcmp(p->remote_addr, f->path[s].remote_addr, 16) == 0,
+              s, "get_path");
+    CHECK_WHY(udccp_conn_get_error(c) <= 0, s, "get_error positive");
+    CHECK_WHY(udccp_conn_get_reset_code(c) >= 0 &&
+                  udccp_conn_get_reset_code(c) <= 255,
+              s, "get_reset_code");
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const uint32_t codes[] = {42};
-  if (size < 2) {
+  if (size < 3) {
     return 0;
   }
   fz *f = calloc(1, sizeof(*f));
   CHECK(f != NULL);
   f->net = calloc(NET_MAX, sizeof(*f->net));
   CHECK(f->net != NULL);
-  f->in = data + 2;
-  f->n = size - 2;
+  f->sent_len = calloc(2, sizeof(*f->sent_len));
+  CHECK(f->sent_len != NULL);
+  f->in = data + 3;
+  f->n = size - 3;
   f->rnd = 0x1234567;
-  f->srv_reads = 1;
+  f->reads[1] = 1;
+  f->greedy_left = 3000;
   static const uint8_t ccids[4] = {2, 2, 3, 4};
+  const uint8_t x = data[2];
+  uint8_t ccid[2];
+  ccid[0] = ccid[1] = ccids[data[0] & 3];
+  switch (x & 3) {
+  case 1:
+    ccid[0] = ccid[1] = UDCCP_CCID_CUBIC_DEFAULT;
+    break;
+  case 2:
+    ccid[0] = ccid[1] = UDCCP_CCID_BBR_DEFAULT;
+    break;
+  case 3:
+    ccid[1] = (uint8_t)(ccid[0] == 4 ? 2 : ccid[0] + 1);
+    break;
+  default:
+    break;
+  }
   for (int s = 0; s < 2; s++) {
     udccp_settings *st = &f->set[s];
     udccp_settings_default(st);
@@ -301,7 +501,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     st->mem = &f->inv[s].mem;
     st->rand = fz_rand;
     st->rand_user_data = &f->rnd;
-    st->ccid = ccids[data[0] & 3];
+    st->ccid = ccid[s];
+    st->rx_ccid = ccid[1 - s];
     st->allow_short_seqnos = (data[0] >> 2) & 1;
     st->ecn_capable = (data[0] >> 3) & 1;
     st->send_cscov = (uint8_t)(data[0] >> 4);
@@ -309,15 +510,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     st->ack_ratio = (uint16_t)(1 + ((data[1] >> 4) & 3));
     st->server_timewait = (data[1] >> 6) & 1;
     st->check_data_checksum = (data[1] >> 7) & 1;
+    st->multipath = (x >> 2) & 1;
+    st->ack_vectors = (x >> 3) & 1;
+    st->send_ndp_count = (x >> 4) & 1;
+    f->bottleneck = (x >> 4) & 1;
+    if (x & 0x40) {
+      st->keepalive_idle = 2 * UDCCP_NS_PER_S;
+      st->keepalive_interval = 1 * UDCCP_NS_PER_S;
+      st->keepalive_probes = 2;
+      st->idle_timeout = 20 * UDCCP_NS_PER_S;
+    }
     udccp_path *p = &f->path[s];
     p->family = UDCCP_AF_INET;
     p->local_addr[0] = 10;
     p->local_addr[3] = (uint8_t)(1 + s);
     p->remote_addr[0] = 10;
     p->remote_addr[3] = (uint8_t)(2 - s);
+    if (x & 0x80) {
+      p->family = UDCCP_AF_INET6;
+      p->local_addr[0] = p->remote_addr[0] = 0xfd;
+      p->local_addr[15] = (uint8_t)(1 + s);
+      p->remote_addr[15] = (uint8_t)(2 - s);
+      st->pmtu = 1280;
+      st->hdr_overhead = 40;
+      st->tx_qlen = 4;
+      st->rx_qlen = 4;
+      st->min_cscov = s ? 8 : 0;
+    }
     p->local_port = s ? 5001 : 40000;
     p->remote_port = s ? 40000 : 5001;
   }
+  f->check_data = f->set[0].send_cscov == 0;
   if ((data[0] & 3) == 0) {
     /* a small cache, so that blocks also go back to the base allocator */
     CHECK(udccp_mempool_new(&f->pool, f->set[1].mem, 16384) == 0);
@@ -334,6 +557,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ls.init_cookie = UDCCP_INIT_COOKIE_ALWAYS;
   }
   CHECK(udccp_listener_new(&f->lis, &f->set[1], &ls, 0) == 0);
+  if (x & 0x20) {
+    /* RFC 5596: a server in LISTEN for this client, sending Listen */
+    CHECK(udccp_conn_listen_new(&f->c[1], &f->set[1], &f->path[1], 42, 0) ==
+          0);
+    f->srv_own = 1;
+    serve(f, 1);
+  }
   CHECK(udccp_conn_client_new(&f->c[0], &f->set[0], &f->path[0], 42, 0) == 0);
   serve(f, 0);
   uint8_t op;
@@ -343,12 +573,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     switch (op & 7) {
     case 0:
       (void)next_byte(f, &b);
-      queue(f, 0, a + 1, 1 + (size_t)b * 5, 0);
+      queue(f, 0, a + 1, 1 + (size_t)b * 5, 0, UDCCP_TSTAMP_NEVER);
       break;
-    case 1:
-      f->srv_reads = !(a & 1);
-      serve(f, 1);
+    case 1: {
+      int side = (a & 2) ? 0 : 1;
+      f->reads[side] = !(a & 1);
+      f->read_mode[side] = (uint8_t)(a & 12);
+      f->greedy[side] = f->bottleneck && ((a >> 4) & 1);
+      serve(f, side);
       break;
+    }
     case 2:
       run_until(f, f->now + (udccp_tstamp)a * a * a * MS);
       break;
@@ -367,25 +601,48 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     case 5:
       (void)next_byte(f, &b);
-      queue(f, 1, a + 1, 1 + (size_t)b * 5, 0);
+      queue(f, 1, a + 1, 1 + (size_t)b * 5, 0, UDCCP_TSTAMP_NEVER);
       break;
     case 6: {
+      static const uint32_t pmtus[4] = {576, 1000, 1280, 1500};
       udccp_listener_stats ls_st;
-      switch (a % 4) {
+      switch (a % 8) {
       case 0:
-        udccp_listener_set_backlog(f->lis, a / 4);
+        udccp_listener_set_backlog(f->lis, a / 8);
         break;
       case 1:
         udccp_listener_get_stats(f->lis, &ls_st);
+        CHECK(ls_st.half_open + ls_st.queued <= ls_st.conns);
         break;
       case 2:
-        if (f->c[1] != NULL) {
+        if (f->c[1] != NULL && !f->srv_own) {
           udccp_listener_conn_accepted(f->lis, f->c[1]);
         }
         break;
+      case 3:
+        if (f->c[1] != NULL && !f->srv_own) {
+          udccp_listener_conn_update(f->lis, f->c[1]);
+        }
+        break;
+      case 4:
+        for (int s = 0; s < 2; s++) {
+          if (f->c[s] != NULL &&
+              udccp_conn_set_pmtu(f->c[s], pmtus[a / 8]) == 0) {
+            f->set[s].pmtu = pmtus[a / 8];
+          }
+        }
+        break;
+      case 5:
+        check_getters(f);
+        break;
+      case 6:
+        (void)next_byte(f, &b);
+        queue(f, 0, 1, 1 + (size_t)b * 5, 0,
+              f->now + (udccp_tstamp)(a / 8) * 20 * MS);
+        break;
       default:
         if (f->c[1] != NULL) {
-          udccp_listener_conn_update(f->lis, f->c[1]);
+          (void)udccp_conn_set_server_timewait(f->c[1], (a / 8) & 1);
         }
         break;
       }
@@ -396,7 +653,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     case 7:
       (void)next_byte(f, &b);
-      queue(f, 0, a + 1, 1 + (size_t)(b % 64) * 20, b);
+      queue(f, 0, a + 1, 1 + (size_t)(b % 64) * 20, b, UDCCP_TSTAMP_NEVER);
       break;
     default:
       break;
@@ -414,6 +671,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   udccp_mempool_del(f->pool);
   CHECK(f->inv[0].mem_now == 0);
   CHECK(f->inv[1].mem_now == 0);
+  free(f->sent_len);
   free(f->net);
   free(f);
   return 0;

@@ -13,9 +13,13 @@
  *     4294967295 (never valid, RFC 4340 §8.1.2), which must not parse;
  *   - a truncating buffer yields a NUL-terminated prefix;
  *   - the name functions return a non-NULL, NUL-terminated string for any
- *     int.
+ *     int;
+ *   - a CCID name (udccp_ccid_parse, lib/ccid.c: "2", "ccid3", "cubic",
+ *     "bbr") gives an error or a number 2..255, and that number written
+ *     in decimal parses to itself.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(code != UDCCP_SERVICE_CODE_INVALID);
     udccp_service_code_format(code, buf, sizeof(buf));
     CHECK(udccp_service_code_parse(buf, &back) == 0 && back == code);
+  }
+  int id = udccp_ccid_parse(str);
+  CHECK(id == UDCCP_ERR_INVALID_ARGUMENT || (id >= 2 && id <= 255));
+  if (id >= 0) {
+    char nb[16];
+    snprintf(nb, sizeof(nb), "%d", id);
+    CHECK(udccp_ccid_parse(nb) == id);
+    snprintf(nb, sizeof(nb), "ccid%d", id);
+    CHECK(udccp_ccid_parse(nb) == id);
   }
   free(str);
 

@@ -231,6 +231,20 @@ void udccp_io_route_pmtu(udccp_endpoint *ep, int fidx,
  * the PMTU; unreachable during REQUEST marks the connection refused. */
 void udccp_io_drain_errqueue(udccp_endpoint *ep, int fidx);
 
+/* What one control message of the error queue says (pmtu.c). */
+enum udccp_io_errq_kind {
+  UDCCP_IO_ERRQ_NONE = 0,       /* not an IP(V6)_RECVERR we act on */
+  UDCCP_IO_ERRQ_PMTU = 1,       /* EMSGSIZE, ICMP Too Big: *mtu (0: ask
+                                   the route) */
+  UDCCP_IO_ERRQ_UNREACHABLE = 2 /* ICMP port or protocol unreachable */
+};
+
+/* Classifies control message c of a recvmsg(MSG_ERRQUEUE) (a pure
+ * function, fuzzed by fuzz_io): returns an enum udccp_io_errq_kind, and
+ * for UDCCP_IO_ERRQ_PMTU the MTU the kernel reported in *mtu.  A message
+ * too short for its sock_extended_err is UDCCP_IO_ERRQ_NONE. */
+int udccp_io_errq_cmsg(const struct cmsghdr *c, uint32_t *mtu);
+
 /* Hands one DCCP packet to its connection or listener, else answers it.
  * from_peer: it came from a sharing endpoint (share.c), never pass it on
  * again. */

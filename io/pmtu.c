@@ -72,6 +72,24 @@ void udccp_io_route_pmtu(udccp_endpoint *ep, int fidx,
              mtu);
 }
 
+int udccp_io_errq_cmsg(const struct cmsghdr *c, uint32_t *mtu) {
+  struct sock_extended_err ee;
+  if (!((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
+        (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR)) ||
+      c->cmsg_len < CMSG_LEN(sizeof(ee))) {
+    return UDCCP_IO_ERRQ_NONE;
+  }
+  memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+  if (ee.ee_errno == EMSGSIZE) {
+    *mtu = ee.ee_info;
+    return UDCCP_IO_ERRQ_PMTU;
+  }
+  if (ee.ee_errno == ECONNREFUSED || ee.ee_errno == ENOPROTOOPT) {
+    return UDCCP_IO_ERRQ_UNREACHABLE;
+  }
+  return UDCCP_IO_ERRQ_NONE;
+}
+
 /* IP_RECVERR queue: locally detected EMSGSIZE, ICMP Too Big (RFC 6773
  * §3.6-3.7), and ICMP unreachable while a Request is outstanding. */
 void udccp_io_drain_errqueue(udccp_endpoint *ep, int fidx) {
@@ -93,15 +111,11 @@ void udccp_io_drain_errqueue(udccp_endpoint *ep, int fidx) {
     }
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL;
          c = CMSG_NXTHDR(&m, c)) {
-      if (!((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
-            (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR))) {
-        continue;
-      }
-      struct sock_extended_err ee;
-      memcpy(&ee, CMSG_DATA(c), sizeof(ee));
-      if (ee.ee_errno == EMSGSIZE) {
-        udccp_io_route_pmtu(ep, fidx, &name, m.msg_namelen, ee.ee_info);
-      } else if (ee.ee_errno == ECONNREFUSED || ee.ee_errno == ENOPROTOOPT) {
+      uint32_t mtu = 0;
+      int kind = udccp_io_errq_cmsg(c, &mtu);
+      if (kind == UDCCP_IO_ERRQ_PMTU) {
+        udccp_io_route_pmtu(ep, fidx, &name, m.msg_namelen, mtu);
+      } else if (kind == UDCCP_IO_ERRQ_UNREACHABLE) {
         uint8_t fam, addr[16];
         uint16_t port;
         if (udccp_io_addr_from_sockaddr((struct sockaddr *)&name, &fam, addr,

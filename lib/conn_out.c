@@ -394,8 +394,11 @@ void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts) {
   conn->ackq_n++;
 }
 
-static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
-                              udccp_tstamp ts) {
+/* One try at the datagram at the head of the queue: the packet's length,
+ * 0, or UDCCP_ERR_DROPPED when that datagram could never be sent and was
+ * dropped (then the next one may go now). */
+static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
+                                   udccp_tstamp ts) {
   const uint8_t *data;
   size_t len;
   uint8_t type;
@@ -409,7 +412,7 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
     /* The MPS shrank under it (§14): it can no longer be sent. */
     (void)udccp_sendq_pop(&conn->sendq);
     conn->info.tx_qdrops++;
-    return 0;
+    return UDCCP_ERR_DROPPED;
   }
   if (udccp_conn_window_stalled(conn)) {
     if (conn->t_stall == UDCCP_TSTAMP_NEVER) {
@@ -458,7 +461,7 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
      * it can never go; drop it rather than block the queue. */
     (void)udccp_sendq_pop(&conn->sendq);
     conn->info.tx_qdrops++;
-    return 0;
+    return UDCCP_ERR_DROPPED;
   }
   if (n > 0) {
     (void)udccp_sendq_pop(&conn->sendq);
@@ -471,6 +474,17 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
       /* §8.1.5: the PARTOPEN timer restarts with every packet sent. */
       conn->t_retx = ts + conn->retx_rto;
     }
+  }
+  return n;
+}
+
+/* The next data packet.  Datagrams that can never be sent are dropped
+ * and the next one tried at once: returning 0 while one may go now would
+ * leave the caller a timer in the past (found by fuzz_pair). */
+static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
+                              udccp_tstamp ts) {
+  udccp_ssize n;
+  while ((n = write_data_once(conn, dst, cap, ts)) == UDCCP_ERR_DROPPED) {
   }
   return n;
 }

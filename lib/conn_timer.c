@@ -82,7 +82,9 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   if (conn->state == UDCCP_STATE_TIMEWAIT) {
     return t;
   }
-  if (conn->settings.idle_timeout) {
+  if (conn->settings.idle_timeout && conn->state != UDCCP_STATE_LISTEN) {
+    /* not in LISTEN, where handle_expiry does not apply it (RFC 5596: the
+     * server waits for the client's Request as long as it is told to) */
     t = tmin(t, conn->t_last_rx + conn->settings.idle_timeout);
   }
   t = tmin(t, keepalive_time(conn));

@@ -85,8 +85,15 @@ int udccp_mp_reorder_push(udccp_mp_reorder *r, uint64_t seq,
     r->dropped_old++;
     return UDCCP_ERR_DROPPED;
   }
+  /* Beyond the window with nothing held: every number below the window
+   * is given up at once.  MP_SEQ is the peer's to choose: a jump of up to
+   * 2^47 must not cost a step per number skipped. */
+  if (r->n == 0 && (uint64_t)udccp_seq_sub(seq, r->next) >= r->cap) {
+    skip_to(r, udccp_seq_add(seq, -(int64_t)(r->cap - 1)));
+  }
   /* Beyond the window: the oldest gaps are given up until it fits (the
-   * datagrams held below are released late by pop). */
+   * datagrams held below are released late by pop); a held datagram is
+   * within cap of next, so this takes at most cap steps. */
   while ((uint64_t)udccp_seq_sub(seq, r->next) >= r->cap) {
     sl = &r->slots[slot_of(r, r->next)];
     if (sl->used && sl->seq == r->next) {

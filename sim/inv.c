@@ -90,12 +90,16 @@ int sim_inv_after_write(sim_inv_end *e, const udccp_conn *c,
     snprintf(err, cap, "write_pkt gave a packet its own parser refuses");
     return -1;
   }
+  if (pk.type == UDCCP_PKT_LISTEN) {
+    return 0; /* sequence number 0, not a GSS (RFC 5596 §2.2.1) */
+  }
   if (pk.type == UDCCP_PKT_RESET &&
       (info.state == UDCCP_STATE_TIMEWAIT || info.state == UDCCP_STATE_CLOSED ||
-       info.state == UDCCP_STATE_LISTEN)) {
+       info.state == UDCCP_STATE_LISTEN || info.state == UDCCP_STATE_REQUEST)) {
     /* a Reset answering a packet where no connection is (TIMEWAIT acts as
-     * one): numbered from that packet's ackno (RFC 4340 §8.5 step 1, 2),
-     * not from GSS */
+     * one), or one a client in REQUEST cannot take: numbered from that
+     * packet's ackno (RFC 4340 §8.5 steps 1, 2 and 4, as Linux does), not
+     * from GSS */
     return 0;
   }
   /* Every packet takes a new sequence number, in the order sent (§7.1);

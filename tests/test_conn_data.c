@@ -384,6 +384,37 @@ static void test_rfc4340_14_mps_and_emsgsize(void **state) {
   udccp_pair_free(&p);
 }
 
+/* §14: datagrams the MPS shrank under are dropped, and the next one that
+ * fits goes within the same write_pkt loop.  write_pkt used to return 0
+ * for each datagram it dropped, with the next one sendable at once: the
+ * caller's timer was left in the past (found by fuzz_pair). */
+static void test_rfc4340_14_mps_shrink_drops_then_sends(void **state) {
+  udccp_pair p;
+  udccp_conn_info ci0, ci;
+  uint8_t buf[1500], out[1500];
+  size_t mps;
+  int i;
+  (void)state;
+  open_pair(&p, NULL, NULL, 7);
+  mps = udccp_conn_get_mps(p.c[0]);
+  udccp_conn_get_info(p.c[0], &ci0);
+  memset(buf, 1, sizeof(buf));
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, mps, 0, p.now), 0);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, mps, 0, p.now), 0);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 10, 0, p.now), 0);
+  assert_int_equal(udccp_conn_set_pmtu(p.c[0], 576), 0);
+  for (i = 0; i < 10; i++) {
+    if (udccp_conn_write_pkt(p.c[0], out, sizeof(out), NULL, p.now) <= 0) {
+      break;
+    }
+  }
+  udccp_conn_get_info(p.c[0], &ci);
+  assert_int_equal(ci.tx_qdrops - ci0.tx_qdrops, 2);
+  assert_int_equal(ci.data_pkts_sent - ci0.data_pkts_sent, 1);
+  assert_true(udccp_conn_get_expiry(p.c[0]) > p.now);
+  udccp_pair_free(&p);
+}
+
 static void test_qpolicy_simple_refuses_when_full(void **state) {
   udccp_pair p;
   udccp_settings cs;
@@ -673,6 +704,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_13_3_timestamp_echo),
       cmocka_unit_test(test_rfc4340_12_1_ect_when_peer_reads_ecn),
       cmocka_unit_test(test_rfc4341_6_acks_due_between_writes_not_merged),
+      cmocka_unit_test(test_rfc4340_14_mps_shrink_drops_then_sends),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

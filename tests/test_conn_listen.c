@@ -74,6 +74,33 @@ static void test_rfc5596_2_2_2_listen_repetition(void **state) {
   udccp_conn_del(c);
 }
 
+/* A server in LISTEN with an idle timeout: handle_expiry does not apply
+ * the timeout in LISTEN, so get_expiry must not name it either (it did:
+ * the caller was woken at the timeout over and over, a timer in the past;
+ * found by fuzz_pair). */
+static void test_rfc5596_listen_idle_timeout_no_past_timer(void **state) {
+  udccp_conn *c = NULL;
+  udccp_pair p;
+  uint8_t buf[1500];
+  udccp_tstamp t;
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &p.s[1]);
+  p.s[1].idle_timeout = 2 * S;
+  udccp_tb_path4(&p.path[1], "10.0.0.2", 5001, "10.0.0.1", 40001);
+  assert_int_equal(udccp_conn_listen_new(&c, &p.s[1], &p.path[1], 77, 0), 0);
+  for (t = 0; t < 5 * S; t += 10 * MS) {
+    if (udccp_conn_get_expiry(c) <= t) {
+      udccp_conn_handle_expiry(c, t);
+    }
+    while (udccp_conn_write_pkt(c, buf, sizeof(buf), NULL, t) > 0) {
+    }
+    assert_true(udccp_conn_get_expiry(c) > t);
+  }
+  assert_int_equal(udccp_conn_get_state(c), UDCCP_STATE_LISTEN);
+  udccp_conn_del(c);
+}
+
 static void test_rfc5596_simultaneous_open(void **state) {
   udccp_pair p;
   int drops = 1;
@@ -159,6 +186,7 @@ static void test_rfc5596_2_2_2_server_ignores_listen_refuses_others(
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc5596_2_2_2_listen_repetition),
+      cmocka_unit_test(test_rfc5596_listen_idle_timeout_no_past_timer),
       cmocka_unit_test(test_rfc5596_simultaneous_open),
       cmocka_unit_test(test_rfc5596_2_2_3_one_triggered_request_only),
       cmocka_unit_test(test_rfc5596_2_2_2_server_ignores_listen_refuses_others),

@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Address helpers of the runtime (io/addr.h) and the raw-socket wire
- * helpers (io/wire.h): IPv4 header stripping and the BPF port filter.
+ * helpers (io/wire.h): IPv4 header stripping and the BPF port filter; the
+ * error queue's control messages (io/endpoint.h, udccp_io_errq_cmsg).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <linux/errqueue.h>
+#include <netinet/in.h>
 
 #include <cmocka.h>
 
 #include <udccp/udccp.h>
 
 #include "../io/addr.h"
+#include "../io/endpoint.h"
 #include "../io/wire.h"
 
 static void test_io_addr_parse_numeric(void **state) {
@@ -196,6 +202,61 @@ static void test_io_bpf_kernel_accepts_program(void **state) {
   close(fd);
 }
 
+/* One IP(V6)_RECVERR control message with errno e and ee_info info; len
+ * is its cmsg_len (CMSG_LEN of a whole sock_extended_err, or shorter). */
+static const struct cmsghdr *errq_msg(void *buf, int level, int type,
+                                      uint32_t e, uint32_t info, size_t len) {
+  struct sock_extended_err ee;
+  struct cmsghdr *c = buf;
+  memset(&ee, 0, sizeof(ee));
+  ee.ee_errno = e;
+  ee.ee_info = info;
+  c->cmsg_level = level;
+  c->cmsg_type = type;
+  c->cmsg_len = len;
+  memcpy(CMSG_DATA(c), &ee, sizeof(ee));
+  return c;
+}
+
+/* RFC 6773 §3.6-3.7 (RFC 4340 §14): EMSGSIZE and ICMP Too Big give the
+ * PMTU, port or protocol unreachable a refusal; anything else, or a
+ * message too short for its sock_extended_err, is not acted on. */
+static void test_rfc6773_3_7_errqueue_classified(void **state) {
+  union {
+    struct cmsghdr align;
+    uint8_t b[128];
+  } u;
+  const size_t whole = CMSG_LEN(sizeof(struct sock_extended_err));
+  uint32_t mtu = 0;
+  (void)state;
+  memset(&u, 0, sizeof(u));
+  assert_int_equal(udccp_io_errq_cmsg(errq_msg(&u, IPPROTO_IP, IP_RECVERR,
+                                               EMSGSIZE, 1280, whole),
+                                      &mtu),
+                   UDCCP_IO_ERRQ_PMTU);
+  assert_int_equal(mtu, 1280);
+  assert_int_equal(udccp_io_errq_cmsg(errq_msg(&u, IPPROTO_IPV6, IPV6_RECVERR,
+                                               ECONNREFUSED, 0, whole),
+                                      &mtu),
+                   UDCCP_IO_ERRQ_UNREACHABLE);
+  assert_int_equal(udccp_io_errq_cmsg(errq_msg(&u, IPPROTO_IP, IP_RECVERR,
+                                               ENOPROTOOPT, 0, whole),
+                                      &mtu),
+                   UDCCP_IO_ERRQ_UNREACHABLE);
+  assert_int_equal(udccp_io_errq_cmsg(errq_msg(&u, IPPROTO_IP, IP_RECVERR,
+                                               EHOSTUNREACH, 0, whole),
+                                      &mtu),
+                   UDCCP_IO_ERRQ_NONE);
+  assert_int_equal(udccp_io_errq_cmsg(errq_msg(&u, IPPROTO_IP, IP_RECVERR,
+                                               EMSGSIZE, 1280, whole - 1),
+                                      &mtu),
+                   UDCCP_IO_ERRQ_NONE);
+  assert_int_equal(udccp_io_errq_cmsg(errq_msg(&u, IPPROTO_IP, IP_TTL,
+                                               EMSGSIZE, 1280, whole),
+                                      &mtu),
+                   UDCCP_IO_ERRQ_NONE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_io_addr_parse_numeric),
@@ -205,6 +266,7 @@ int main(void) {
       cmocka_unit_test(test_io_ipv4_strip),
       cmocka_unit_test(test_io_bpf_filter_keeps_only_owned_ports),
       cmocka_unit_test(test_io_bpf_kernel_accepts_program),
+      cmocka_unit_test(test_rfc6773_3_7_errqueue_classified),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

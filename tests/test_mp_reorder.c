@@ -142,6 +142,28 @@ static void test_rfc9897_3_2_5_reorder_wraps(void **state) {
   udccp_mp_reorder_free(&r);
 }
 
+/* MP_SEQ is the peer's to choose (§3.2.5): a datagram numbered 2^46 past
+ * the window of an empty buffer gives the numbers below up at once (the
+ * buffer used to step through them one by one: 2^46 steps, a hang found
+ * by fuzz_mp), and is released next. */
+static void test_rfc9897_3_2_5_reorder_far_jump_is_one_step(void **state) {
+  udccp_mp_reorder r;
+  const uint64_t far = 10 + (1ULL << 46);
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 8, 16, 10 * MS), 0);
+  push_u32(&r, 10, 0, 0);
+  push_u32(&r, far, 0, UDCCP_ERR_AGAIN); /* 10 held in the way */
+  pop_expect(&r, 0, 10);
+  push_u32(&r, far, 0, 0);
+  assert_true(r.skipped == far - 11 - 7);
+  pop_expect(&r, 0, UINT64_MAX); /* the gap of 7 below it: waited for */
+  pop_expect(&r, 10 * MS, far);
+  push_u32(&r, far + (1ULL << 46), 10 * MS, 0); /* the same from empty */
+  pop_expect(&r, 20 * MS, far + (1ULL << 46));
+  udccp_mp_reorder_free(&r);
+}
+
 /* Two paths, one-way 5 ms and 20 ms, datagrams alternating between them
  * every millisecond, 2 % lost on the slow one: with the bound from the
  * RTTs (10 and 40 ms) the application sees strictly increasing MP_SEQs,
@@ -211,6 +233,7 @@ int main(void) {
       cmocka_unit_test(test_reorder_duplicate_and_sizes),
       cmocka_unit_test(test_reorder_full_window),
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_wraps),
+      cmocka_unit_test(test_rfc9897_3_2_5_reorder_far_jump_is_one_step),
       cmocka_unit_test(test_reorder_two_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -234,6 +234,15 @@ int perf_mp_client(const perf_opts *o) {
     udccp_endpoint_del(ep);
     return 1;
   }
+  size_t mps = udccp_sock_get_mps(udccp_mpsock_subflow(m, 0));
+  if (o->length > mps) {
+    perf_error("-l %" PRIu64 ": larger than the largest datagram the path "
+               "takes (%zu bytes); use -l %zu or less",
+               o->length, mps, mps);
+    (void)udccp_mpsock_close(m, 0);
+    udccp_endpoint_del(ep);
+    return 1;
+  }
   (void)udccp_mpsock_set_sched(m, o->mp_sched);
   if (o->mp_sched == UDCCP_MP_SCHED_BACKUP) {
     for (size_t i = 1; i < n; i++) {
