@@ -356,6 +356,7 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
     return;
   }
   tx_flush(ep); /* what udccp_send_more() left in the batch */
+  udccp_io_mp_free_all(ep); /* before their subflows */
   while (ep->nsocks > 0) {
     udccp_io_sock_free(ep->socks[ep->nsocks - 1]);
   }
@@ -574,7 +575,7 @@ static void sock_unlink(udccp_sock *s) {
   s->in_demux = 0;
 }
 
-static void acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
+void udccp_io_acceptq_remove(udccp_endpoint *ep, udccp_sock *s) {
   if (!s->in_acceptq) {
     return;
   }
@@ -599,7 +600,7 @@ void udccp_io_sock_free(udccp_sock *s) {
   udccp_io_sched_remove(s);
   udccp_io_ev_remove(s);
   sock_unlink(s);
-  acceptq_remove(ep, s);
+  udccp_io_acceptq_remove(ep, s);
   for (size_t i = 0; i < ep->ntx; i++) {
     if (ep->towner[i] == s) {
       ep->towner[i] = NULL;
@@ -745,6 +746,9 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
   if (s->conn == NULL) {
     return; /* a tombstone sends only in answer (tomb_input) */
   }
+  if (s->mp != NULL) {
+    udccp_io_mp_turn(s->mp, now); /* the scheduler fills its queue */
+  }
   /* Bounded: a CCID that never says "stop" cannot hang the loop. */
   for (int k = 0; k < 4096; k++) {
     if (ep->tx_since_rx >= UDCCP_IO_DRAIN_EVERY * ep->batch) {
@@ -768,6 +772,11 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
     udccp_ssize n = udccp_conn_write_pkt(s->conn, buf, UDCCP_IO_TXBUF, &ecn,
                                          now);
     if (n <= 0) {
+      /* A multipath subflow takes one datagram at a time (lib/mp_conn.c):
+       * while its CCID lets packets go, the scheduler refills it. */
+      if (s->mp != NULL && udccp_io_mp_turn(s->mp, now) > 0) {
+        continue;
+      }
       break;
     }
     tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, ecn);
@@ -871,6 +880,9 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
   }
   if (s != NULL) {
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
+    if (s->mp != NULL) {
+      udccp_io_mp_on_read(s, now); /* RFC 9897 §3.2.5: its MP_SEQ */
+    }
     if (s->lis != NULL) {
       udccp_listener_conn_update(s->lis, s->conn);
     }
@@ -893,6 +905,9 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
         udccp_listener_conn_gone(lis, conn);
         udccp_conn_del(conn);
         return;
+      }
+      if (udccp_io_mp_adopt(ep, ns)) {
+        return; /* a join (RFC 9897 §3.3): its connection takes it */
       }
       ns->in_acceptq = 1;
       if (ep->acc_tail != NULL) {
@@ -1152,7 +1167,7 @@ static void sock_entomb(udccp_sock *s) {
       udccp_conn_get_state(s->conn) != UDCCP_STATE_TIMEWAIT) {
     return;
   }
-  acceptq_remove(s->ep, s);
+  udccp_io_acceptq_remove(s->ep, s);
   udccp_tstamp end = udccp_conn_get_expiry(s->conn); /* TIMEWAIT's end */
   if (s->lis != NULL) {
     udccp_listener_conn_gone(s->lis, s->conn);

@@ -60,6 +60,9 @@ struct udccp_sock {
   uint8_t ev_dead;              /* UDCCP_EV_CLOSED/RESET reported */
   size_t ready_idx;             /* position in ep->ready, SIZE_MAX if none */
   void *user;                   /* udccp_sock_set_user() */
+  struct udccp_mpsock *mp;      /* mp.c: the multipath connection this is
+                                   a subflow of, or NULL */
+  uint8_t mp_idx;               /* ... its index there */
 };
 
 typedef struct udccp_io_listen {
@@ -141,6 +144,9 @@ struct udccp_endpoint {
   udccp_tstamp trim_at;    /* last look at the churn (malloc_trim) */
   uint64_t trim_mark;      /* churn count at that look */
   uint64_t socks_freed;    /* connections freed, ever */
+  /* mp.c: the multipath connections (udccp_mpsock) */
+  udccp_mpsock **mps;
+  size_t nmps, capmps;
 };
 
 /* epoll data of share.c's sockets: this bit plus the descriptor (the
@@ -297,5 +303,31 @@ int udccp_io_wait(udccp_endpoint *ep, udccp_tstamp deadline,
 
 /* The deadline timeout_ms from now (-1: never). */
 udccp_tstamp udccp_io_deadline(int timeout_ms);
+
+/* endpoint.c.  Takes s out of the accept queue (if it is in it). */
+void udccp_io_acceptq_remove(udccp_endpoint *ep, udccp_sock *s);
+
+/* sock.c.  The source address the routing table picks towards addr. */
+int udccp_io_route_source(uint8_t family, const uint8_t *addr,
+                          uint8_t local[16]);
+
+/* mp.c: Multipath DCCP (RFC 9897) over the runtime. */
+/* A listener of ep resolves joins (MP_JOIN) to ep's connections, if the
+ * endpoint's settings offer multipath. */
+void udccp_io_mp_listener(udccp_endpoint *ep, udccp_listener *lis);
+/* A listener made s: if it is a join of a multipath connection already
+ * accepted, attaches it there and returns 1 (keep it out of the accept
+ * queue); else 0. */
+int udccp_io_mp_adopt(udccp_endpoint *ep, udccp_sock *s);
+/* Subflow s read a packet: its datagram goes to the MP connection. */
+void udccp_io_mp_on_read(udccp_sock *s, udccp_tstamp now);
+/* Before a subflow's packets are written, and when it has written all it
+ * had: joins, scheduling, liveness, datagrams the reordering bound
+ * released.  Returns the number of datagrams placed on subflows. */
+size_t udccp_io_mp_turn(struct udccp_mpsock *m, udccp_tstamp now);
+/* The MP connection's next timer (reordering bound, dead-path watch). */
+udccp_tstamp udccp_io_mp_expiry(const struct udccp_mpsock *m);
+/* Frees every multipath connection of ep (udccp_endpoint_del). */
+void udccp_io_mp_free_all(udccp_endpoint *ep);
 
 #endif /* UDCCP_IO_ENDPOINT_H */

@@ -105,6 +105,10 @@ void udccp_io_sched_update(udccp_sock *s) {
   udccp_endpoint *ep = s->ep;
   if (s->conn != NULL) {
     s->exp = udccp_conn_get_expiry(s->conn); /* a tombstone keeps its own */
+    if (s->mp != NULL) {
+      udccp_tstamp e = udccp_io_mp_expiry(s->mp); /* mp.c */
+      s->exp = e < s->exp ? e : s->exp;
+    }
   }
   if (s->exp == UDCCP_TSTAMP_NEVER) {
     heap_remove(ep, s);

@@ -49,8 +49,8 @@ int udccp_io_sock_dead_error(const udccp_sock *s) {
 
 /* The source address the kernel will use towards addr (a connected UDP
  * probe socket asks the routing table); the raw pseudo-header needs it. */
-static int route_source(uint8_t family, const uint8_t *addr,
-                        uint8_t local[16]) {
+int udccp_io_route_source(uint8_t family, const uint8_t *addr,
+                          uint8_t local[16]) {
   int af = family == UDCCP_AF_INET ? AF_INET : AF_INET6;
   int fd = socket(af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
@@ -99,7 +99,7 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
   } else if (ep->route_family == path.family &&
              memcmp(ep->route_dst, path.remote_addr, 16) == 0) {
     memcpy(path.local_addr, ep->route_src, 16);
-  } else if (route_source(path.family, path.remote_addr, path.local_addr) ==
+  } else if (udccp_io_route_source(path.family, path.remote_addr, path.local_addr) ==
              0) {
     ep->route_family = path.family;
     memcpy(ep->route_dst, path.remote_addr, 16);
@@ -201,6 +201,7 @@ int udccp_listen(udccp_endpoint *ep, uint16_t port,
       udccp_io_share_close(ep, l->claim_fd);
       return rv;
     }
+    udccp_io_mp_listener(ep, l->lis[f]); /* RFC 9897 joins (mp.c) */
   }
   ep->nlis++;
   udccp_io_port_ref(ep, port, +1);

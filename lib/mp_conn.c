@@ -7,6 +7,9 @@
  *           datagram is placed on a subflow only when that subflow's own
  *           queue is empty, so no path gets more than its CCID lets out
  *   §3.11   scheduling (mp_sched.c) and optional reordering (mp_reorder.c)
+ *   §3.11.1 path mobility: a path that stops answering is taken out of
+ *           scheduling (dead) until it is heard again, probed with Syncs
+ *           (RFC 4340 §7.5.4) meanwhile; its waiting datagram moves on
  */
 #include "mp_conn.h"
 
@@ -26,6 +29,11 @@ int udccp_mp_conn_init(udccp_mp_conn *mc, const udccp_mem *mem,
   mc->max_dgram = max_dgram;
   mc->tx_seq = idsn & UDCCP_SEQ_MASK;
   mc->reorder = reorder != 0;
+  for (rv = 0; rv < UDCCP_MP_MAX_SUBFLOWS; rv++) {
+    mc->live[rv].quiet_since = UDCCP_TSTAMP_NEVER;
+    mc->live[rv].next_probe = UDCCP_TSTAMP_NEVER;
+  }
+  rv = 0;
   rv = udccp_sendq_init(&mc->q, mem, UDCCP_QPOLICY_SIMPLE, qlen, max_dgram);
   if (rv == 0) {
     rv = udccp_rxq_init(&mc->rxq, mem, qlen, (size_t)qlen * max_dgram);
@@ -35,7 +43,7 @@ int udccp_mp_conn_init(udccp_mp_conn *mc, const udccp_mem *mem,
                                bound);
   }
   if (rv == 0) {
-    mc->tmp = mem->malloc(2 * max_dgram, mem->user_data);
+    mc->tmp = mem->malloc(3 * max_dgram, mem->user_data);
     rv = mc->tmp ? 0 : UDCCP_ERR_NOMEM;
   }
   if (rv != 0) {
@@ -63,6 +71,8 @@ int udccp_mp_conn_add(udccp_mp_conn *mc, udccp_conn *sub, uint8_t prio) {
   }
   mc->sub[mc->n_sub] = sub;
   mc->prio[mc->n_sub] = prio;
+  mc->live[mc->n_sub].last_rx = sub->t_last_rx;
+  mc->live[mc->n_sub].data_at_rx = sub->info.data_pkts_sent;
   return (int)mc->n_sub++;
 }
 
@@ -76,7 +86,8 @@ static int pick(udccp_mp_conn *mc) {
   for (i = 0; i < mc->n_sub; i++) {
     udccp_conn *c = mc->sub[i];
     v[i].srtt = c->env.srtt;
-    v[i].up = c->state == UDCCP_STATE_OPEN && udccp_mp_active(c->mp, &c->feat);
+    v[i].up = c->state == UDCCP_STATE_OPEN &&
+              udccp_mp_active(c->mp, &c->feat) && !mc->live[i].dead;
     v[i].can_send = udccp_sendq_len(&c->sendq) == 0;
     v[i].prio = mc->prio[i];
   }
@@ -90,8 +101,108 @@ static int pick(udccp_mp_conn *mc) {
   }
 }
 
+/* How long subflow c may send without hearing back before it is dead. */
+static udccp_tstamp dead_after(const udccp_conn *c) {
+  udccp_tstamp rtt = c->env.srtt ? c->env.srtt : UDCCP_NS_PER_S;
+  return UDCCP_MP_DEAD_RTTS * rtt + UDCCP_MP_DEAD_SLACK;
+}
+
+/* Path i came back: its CCID may sit in a timeout back-off (RFC 4341 §5,
+ * RFC 6298 §5.5: up to 64 s for CCID 2, a no-feedback timer for CCID 3)
+ * that would keep it from sending for as long; run that timeout now, so
+ * that the next datagram probes the path and restarts its window. */
+static void revive(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
+  udccp_conn *c = mc->sub[i];
+  mc->live[i].dead = 0;
+  mc->live[i].next_probe = UDCCP_TSTAMP_NEVER;
+  mc->st[i].revivals++;
+  if (c->tx_ccid_up && c->tx_ccid->tx_get_expiry && c->tx_ccid->tx_on_expiry) {
+    udccp_tstamp e = c->tx_ccid->tx_get_expiry(c->tx_st);
+    if (e != UDCCP_TSTAMP_NEVER && e > ts) {
+      c->tx_ccid->tx_on_expiry(c->tx_st, e);
+    }
+  }
+}
+
+/* Path i is dead: out of scheduling; the datagram waiting in its queue
+ * (at most one: datagrams are placed only on empty queues) moves to
+ * another path with the MP_SEQ it was given (§3.2.5). */
+static void bury(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
+  udccp_conn *c = mc->sub[i];
+  const uint8_t *data;
+  size_t len;
+  mc->live[i].dead = 1;
+  mc->live[i].next_probe = ts;
+  mc->st[i].deaths++;
+  if (!mc->have_moved && udccp_sendq_len(&c->sendq) == 1 &&
+      udccp_sendq_peek(&c->sendq, &data, &len, NULL) == 0 &&
+      len <= mc->max_dgram) {
+    memcpy(mc->tmp + 2 * mc->max_dgram, data, len);
+    mc->moved_len = len;
+    mc->moved_seq = c->mp->tx_seq;
+    mc->have_moved = 1;
+    (void)udccp_sendq_pop(&c->sendq);
+    mc->st[i].moved++;
+    mc->st[i].tx_dgrams--;
+    mc->st[i].tx_bytes -= len;
+  }
+}
+
+static void watch(udccp_mp_conn *mc, udccp_tstamp ts) {
+  size_t i;
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    udccp_mp_sub_live *l = &mc->live[i];
+    if (c->state != UDCCP_STATE_OPEN) {
+      continue;
+    }
+    if (c->t_last_rx != l->last_rx) { /* heard from it */
+      l->last_rx = c->t_last_rx;
+      l->data_at_rx = c->info.data_pkts_sent;
+      l->quiet_since = UDCCP_TSTAMP_NEVER;
+      if (l->dead) {
+        revive(mc, i, ts);
+      }
+    }
+    if (l->quiet_since == UDCCP_TSTAMP_NEVER &&
+        c->info.data_pkts_sent != l->data_at_rx) {
+      l->quiet_since = c->t_last_tx; /* about the first one unanswered */
+    }
+    if (!l->dead && l->quiet_since != UDCCP_TSTAMP_NEVER &&
+        ts >= l->quiet_since + dead_after(c)) {
+      bury(mc, i, ts);
+    }
+    if (l->dead && ts >= l->next_probe) {
+      /* RFC 4340 §7.5.4: a Sync MUST be answered with a SyncAck. */
+      c->sync_ackno = c->gsr;
+      c->pending |= UDCCP_PEND_SYNC;
+      l->next_probe = ts + UDCCP_MP_PROBE_INTERVAL;
+      mc->st[i].probes++;
+    }
+  }
+}
+
+int udccp_mp_conn_dead(const udccp_mp_conn *mc, size_t i) {
+  return i < mc->n_sub && mc->live[i].dead;
+}
+
 size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts) {
   size_t placed = 0;
+  watch(mc, ts);
+  if (mc->have_moved) {
+    int i = pick(mc);
+    if (i >= 0 && udccp_conn_queue_datagram(mc->sub[i],
+                                            mc->tmp + 2 * mc->max_dgram,
+                                            mc->moved_len, 0, ts) == 0) {
+      udccp_mp_set_tx_seq(mc->sub[i]->mp, mc->moved_seq);
+      mc->st[i].tx_dgrams++;
+      mc->st[i].tx_bytes += mc->moved_len;
+      mc->have_moved = 0;
+      placed++;
+    } else {
+      return placed; /* it goes first: MP_SEQ order on the wire */
+    }
+  }
   while (udccp_sendq_len(&mc->q) > 0) {
     const uint8_t *data;
     size_t len;
@@ -167,5 +278,21 @@ udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
 }
 
 udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
-  return mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
+  udccp_tstamp t =
+      mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
+  size_t i;
+  for (i = 0; i < mc->n_sub; i++) {
+    const udccp_mp_sub_live *l = &mc->live[i];
+    udccp_tstamp e = UDCCP_TSTAMP_NEVER;
+    if (mc->sub[i]->state != UDCCP_STATE_OPEN) {
+      continue;
+    }
+    if (l->dead) {
+      e = l->next_probe;
+    } else if (l->quiet_since != UDCCP_TSTAMP_NEVER) {
+      e = l->quiet_since + dead_after(mc->sub[i]);
+    }
+    t = e < t ? e : t;
+  }
+  return t;
 }

@@ -11,6 +11,15 @@
  * reordering is off.  Sans-I/O: the caller moves the subflows' packets
  * and calls udccp_mp_conn_schedule / _on_read around them.
  *
+ * Dead paths (§3.11.1 path mobility, §3.11.2): a subflow that sent data
+ * and heard nothing back for UDCCP_MP_DEAD_RTTS x its RTT plus
+ * UDCCP_MP_DEAD_SLACK is taken out of scheduling; the datagram waiting on
+ * it goes to another path with its MP_SEQ; a Sync every
+ * UDCCP_MP_PROBE_INTERVAL probes it (RFC 4340 §7.5.4: the peer MUST
+ * answer with a SyncAck), and the first packet heard on it brings it
+ * back, with its CCID's pending timeout run at once (a back-off of tens
+ * of seconds would otherwise keep the path idle long after it returned).
+ *
  * Not here yet (doc/multipath.md): forming the subflow set with MP_JOIN
  * (the caller adds subflows that each negotiated MP-DCCP), path manager,
  * MP_PRIO/MP_RTT signalling, MP_CLOSE.
@@ -29,24 +38,42 @@
 
 #define UDCCP_MP_MAX_SUBFLOWS 8 /* §3.10: implementations limit them */
 
-enum udccp_mp_sched_kind {
-  UDCCP_MP_SCHED_MINRTT = 0,
-  UDCCP_MP_SCHED_BACKUP = 1,
-  UDCCP_MP_SCHED_RR = 2
-};
+/* A path is dead after sending data without hearing anything for
+ * UDCCP_MP_DEAD_RTTS smoothed RTTs plus UDCCP_MP_DEAD_SLACK (delayed
+ * acks, RFC 4341 §6.1; an unmeasured RTT counts as 1 s): about 300 ms on
+ * a 30 ms path, so that traffic moves within a second (issue 16,
+ * acceptance 2). */
+#define UDCCP_MP_DEAD_RTTS 3
+#define UDCCP_MP_DEAD_SLACK (200 * UDCCP_NS_PER_MS)
+/* Sync probes on a dead path: 2 per second (RFC 4340 §7.5.4 allows 8). */
+#define UDCCP_MP_PROBE_INTERVAL (500 * UDCCP_NS_PER_MS)
 
 typedef struct udccp_mp_sub_stats {
   uint64_t tx_dgrams, tx_bytes; /* datagrams the scheduler gave it */
   uint64_t rx_dgrams, rx_bytes; /* datagrams that came over it */
+  uint64_t deaths;              /* times it was found dead */
+  uint64_t revivals;            /* times it came back */
+  uint64_t probes;              /* Syncs sent while dead */
+  uint64_t moved;               /* datagrams taken off it when it died */
 } udccp_mp_sub_stats;
+
+/* What the MP connection tracks of a subflow's liveness. */
+typedef struct udccp_mp_sub_live {
+  udccp_tstamp last_rx;     /* the subflow's t_last_rx when last looked at */
+  udccp_tstamp quiet_since; /* data sent, nothing heard since; or NEVER */
+  udccp_tstamp next_probe;  /* dead: the next Sync probe */
+  uint64_t data_at_rx;      /* its data packets sent when it was last heard */
+  uint8_t dead;
+} udccp_mp_sub_live;
 
 typedef struct udccp_mp_conn {
   const udccp_mem *mem;
   udccp_conn *sub[UDCCP_MP_MAX_SUBFLOWS]; /* not owned */
   uint8_t prio[UDCCP_MP_MAX_SUBFLOWS];    /* MP_PRIO of each path: 3 */
   udccp_mp_sub_stats st[UDCCP_MP_MAX_SUBFLOWS];
+  udccp_mp_sub_live live[UDCCP_MP_MAX_SUBFLOWS];
   size_t n_sub;
-  uint8_t sched;          /* enum udccp_mp_sched_kind */
+  uint8_t sched;          /* enum udccp_mp_sched (udccp.h) */
   size_t rr_last;
   udccp_sendq q;          /* the application's datagrams, not yet placed */
   uint64_t tx_seq;        /* MP_SEQ of the next datagram, 48 bits */
@@ -54,8 +81,12 @@ typedef struct udccp_mp_conn {
   udccp_mp_reorder ro;
   udccp_rxq rxq;          /* datagrams ready, when reordering is off, or
                              those that came without MP_SEQ */
-  uint8_t *tmp;           /* two datagrams, 2 * max_dgram bytes */
+  uint8_t *tmp;           /* three datagrams, 3 * max_dgram bytes: two
+                             for reading, the third the moved datagram */
   size_t max_dgram;
+  size_t moved_len;       /* a datagram taken off a dead path, waiting */
+  uint64_t moved_seq;     /* ... for another with its MP_SEQ */
+  int have_moved;
 } udccp_mp_conn;
 
 /* Sets up mc: a send queue of qlen datagrams of up to max_dgram bytes,
@@ -75,9 +106,11 @@ int udccp_mp_conn_add(udccp_mp_conn *mc, udccp_conn *sub, uint8_t prio);
 /* Queues a datagram.  Returns 0, UDCCP_ERR_MSGSIZE or UDCCP_ERR_AGAIN. */
 int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len);
 
-/* Places queued datagrams on subflows as the scheduler says, each with
- * its MP_SEQ, while a subflow has room (nothing waiting in its own
- * queue).  Call before writing the subflows' packets, and again after.
+/* Looks at every subflow's liveness at ts (dead paths, probes, paths
+ * back: see the opening comment), then places queued datagrams on
+ * subflows as the scheduler says, each with its MP_SEQ, while a subflow
+ * has room (nothing waiting in its own queue).  Call before writing the
+ * subflows' packets, again after, and at udccp_mp_conn_expiry().
  * Returns the number placed. */
 size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts);
 
@@ -91,8 +124,12 @@ void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts);
 udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
                                uint64_t *seq, udccp_tstamp ts);
 
+/* 1 if subflow i is taken out of scheduling as dead. */
+int udccp_mp_conn_dead(const udccp_mp_conn *mc, size_t i);
+
 /* The earliest time udccp_mp_conn_read may have something new without a
- * packet arriving (a reordering bound running out). */
+ * packet arriving (a reordering bound running out), or udccp_mp_conn_
+ * schedule has something to do (a path to declare dead, a probe). */
 udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc);
 
 #endif /* UDCCP_MP_CONN_H */

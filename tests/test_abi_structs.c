@@ -29,6 +29,8 @@
 #define EVENT_SIZE 48
 #define SEND_OPTS_SIZE 24
 #define RECV_INFO_SIZE 24
+#define MP_SUBFLOW_INFO_SIZE 168
+#define MP_INFO_SIZE 1440
 
 #define RESERVED_ZERO(st)                                                      \
   do {                                                                         \
@@ -54,6 +56,8 @@ static void test_sizes_pinned(void **state) {
   assert_int_equal(sizeof(udccp_event), EVENT_SIZE);
   assert_int_equal(sizeof(udccp_send_opts), SEND_OPTS_SIZE);
   assert_int_equal(sizeof(udccp_recv_info), RECV_INFO_SIZE);
+  assert_int_equal(sizeof(udccp_mp_subflow_info), MP_SUBFLOW_INFO_SIZE);
+  assert_int_equal(sizeof(udccp_mp_info), MP_INFO_SIZE);
 }
 
 static void test_library_writes_reserved_as_zero(void **state) {

@@ -45,6 +45,8 @@ static void usage(FILE *f) {
 "               [--timestamps] [-I FILE] [--rcv-timeout MS] [-S TOS]\n"
 "               [-A CPU] [--bind-dev DEV]\n"
 "       server: [-D] [--idle-timeout SECS] [--server-bitrate-limit RATE]\n"
+"       multipath (RFC 9897): -s --multipath | -c HOST --multipath ADDR,ADDR...\n"
+"               [--mp-sched minrtt|backup|rr]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
@@ -76,6 +78,14 @@ static void usage(FILE *f) {
 "      --cport PORT      client, DCCP-UDP: local UDP port (default: any)\n"
 "      --bind-dev DEV    send and receive through network interface DEV\n"
 "                        only (SO_BINDTODEVICE)\n"
+"      --multipath [ADDR,ADDR...]  Multipath DCCP (RFC 9897), DCCP-UDP, one\n"
+"                        stream: a server accepts multipath connections; a\n"
+"                        client opens one subflow from each local ADDR\n"
+"                        (numeric; default: the route's source only) and\n"
+"                        reports every path (doc/udccp-perf.md)\n"
+"      --mp-sched S      client, multipath: scheduler minrtt (default),\n"
+"                        backup (active-backup: the first ADDR, the others\n"
+"                        standby) or rr (round-robin)\n"
 "  -A, --affinity N      run on CPU N (the server's worker threads too)\n"
 "  -4, --version4        IPv4 only\n"
 "  -6, --version6        IPv6 only\n"
@@ -261,7 +271,7 @@ int main(int argc, char **argv) {
          OPT_CPORT, OPT_LOGFILE, OPT_SRVOUT, OPT_TIMESTAMPS,
          OPT_CONNECT_TIMEOUT, OPT_RCV_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_NOOP,
          OPT_JSON_STREAM, OPT_EXTRA_DATA, OPT_PCAP, OPT_REPEAT, OPT_SRV_LIMIT,
-         OPT_BIND_DEV };
+         OPT_BIND_DEV, OPT_MULTIPATH, OPT_MP_SCHED };
   static const struct option lopts[] = {
       {"server", no_argument, NULL, 's'},
       {"one-off", no_argument, NULL, '1'},
@@ -315,6 +325,8 @@ int main(int argc, char **argv) {
       {"server-bitrate-limit", required_argument, NULL, OPT_SRV_LIMIT},
       {"affinity", required_argument, NULL, 'A'},
       {"bind-dev", required_argument, NULL, OPT_BIND_DEV},
+      {"multipath", optional_argument, NULL, OPT_MULTIPATH},
+      {"mp-sched", required_argument, NULL, OPT_MP_SCHED},
       {"dont-fragment", no_argument, NULL, OPT_NOOP},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'v'},
@@ -481,6 +493,27 @@ int main(int argc, char **argv) {
       }
       break;
     case OPT_BIND_DEV: o.bind_dev = optarg; break;
+    case OPT_MULTIPATH:
+      o.multipath = 1;
+      /* "--multipath ADDR,ADDR": the tool takes no operands, so a next
+       * word that is not an option is the list */
+      if (optarg == NULL && optind < argc && argv[optind][0] != '-') {
+        optarg = argv[optind++];
+      }
+      o.mp_local = optarg;
+      break;
+    case OPT_MP_SCHED:
+      if (strcmp(optarg, "minrtt") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_MINRTT;
+      } else if (strcmp(optarg, "backup") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_BACKUP;
+      } else if (strcmp(optarg, "rr") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_RR;
+      } else {
+        return usage_error("invalid scheduler '%s' (minrtt, backup or rr)",
+                           optarg);
+      }
+      break;
     case OPT_SRV_LIMIT: {
       char rate[64];
       const char *slash = strchr(optarg, '/');
@@ -547,6 +580,16 @@ int main(int argc, char **argv) {
   if (o.server == (o.host != NULL)) {
     return usage_error("%s", "give exactly one of -s or -c HOST (see "
                              "--help)");
+  }
+  if (o.multipath && (o.raw || o.reverse || o.bidir || o.nstreams > 1 ||
+                      o.threads > 1)) {
+    return usage_error("%s", "--multipath runs one DCCP-UDP stream from the "
+                             "client: not with --raw, -R, --bidir, -P or "
+                             "--threads");
+  }
+  if (o.multipath && o.server && o.mp_local != NULL) {
+    return usage_error("%s", "--multipath ADDR,...: the local addresses are "
+                             "the client's; a server takes --multipath alone");
   }
   if (o.reverse && o.bidir) {
     return usage_error("%s", "-R and --bidir exclude each other");
@@ -616,7 +659,8 @@ int main(int argc, char **argv) {
     }
     return 1;
   }
-  int rv = o.server ? perf_run_server(&o) : perf_run_client(&o);
+  int rv = o.multipath ? (o.server ? perf_mp_server(&o) : perf_mp_client(&o))
+                       : (o.server ? perf_run_server(&o) : perf_run_client(&o));
   if (perf_pcap != NULL) {
     uint64_t frames = udccp_pcap_frames(perf_pcap);
     if (udccp_pcap_close(perf_pcap) != 0) {

@@ -1223,6 +1223,166 @@ int udccp_endpoint_set_tos(udccp_endpoint *ep, int tos);
  * 5.7 want CAP_NET_RAW) or UDCCP_ERR_SOCKET. */
 int udccp_endpoint_bind_device(udccp_endpoint *ep, const char *ifname);
 
+/* ------------------------------- socket runtime: Multipath DCCP */
+
+/* Multipath DCCP (RFC 9897) over the runtime: one connection, the
+ * udccp_mpsock, over several subflows, each a DCCP connection with its
+ * own CCID (§3.8) between one local address and the server's address.
+ * The client opens the first subflow (feature Multipath Capable and
+ * MP_KEY, §3.3), then, once it is OPEN, one joining subflow (MP_JOIN with
+ * the HMAC of §3.2.6) from each further local address it was given; the
+ * server finds the connection a join names by its Connection Identifier.
+ * Datagrams are numbered end to end (MP_SEQ, §3.2.5), spread over the
+ * subflows by a scheduler (enum udccp_mp_sched) and put back in MP_SEQ
+ * order at the receiver for at most a bound derived from the subflows'
+ * RTTs (then a missing one is given up: DCCP does not retransmit).  A path
+ * that stops answering is taken out of use within about a second and
+ * probed until it answers again (lib/mp_conn.h).
+ *
+ * Fallback (§3.6): a peer that does not agree to Multipath DCCP leaves a
+ * plain DCCP connection on the first subflow; the calls below then work on
+ * it as udccp_send()/udccp_recv() do, and udccp_mpsock_get_info() reports
+ * active = 0.
+ *
+ * Multipath needs an endpoint bound to every local address (local_host
+ * NULL): each subflow's packets leave from its own address (IP_PKTINFO);
+ * on a host whose routes do not depend on the source address, add policy
+ * routes ("ip rule add from ADDR table N") so that each address takes its
+ * own link.  A server accepts multipath connections on an endpoint whose
+ * settings have multipath = 1, with udccp_mpsock_accept().  Not yet:
+ * native DCCP (raw) subflows, address advertisement (MP_ADDADDR), MP_PRIO
+ * and MP_CLOSE signalling, coupled congestion control (doc/multipath.md). */
+
+typedef struct udccp_mpsock udccp_mpsock;
+
+/* Schedulers (RFC 9897 §3.11): which subflow the next datagram takes. */
+enum udccp_mp_sched {
+  UDCCP_MP_SCHED_MINRTT = 0, /* the default: the lowest-RTT path that has
+                                room in its CCID's window (§3.11.2) */
+  UDCCP_MP_SCHED_BACKUP = 1, /* active-backup: only the path of highest
+                                priority that is alive (path mobility,
+                                §3.11.1); the others wait as backups */
+  UDCCP_MP_SCHED_RR = 2      /* round-robin over the paths with room */
+};
+
+/* The most subflows of one multipath connection (RFC 9897 §3.10). */
+#define UDCCP_MP_SUBFLOWS_MAX 8
+
+/* One subflow, as udccp_mpsock_get_info() reports it. */
+typedef struct udccp_mp_subflow_info {
+  udccp_path path;          /* its addresses and DCCP ports */
+  uint8_t state;            /* enum udccp_state */
+  uint8_t prio;             /* its priority (MP_PRIO values, §3.2.10):
+                               0 unused, 1 backup, 2 secondary, 3..15 primary */
+  uint8_t dead;             /* 1: taken out of use, no answer lately */
+  uint8_t joined;           /* 1: a joining subflow (MP_JOIN), 0: the first */
+  uint8_t ccid;             /* the CCID it sends with */
+  uint8_t pad[3];
+  uint64_t tx_dgrams, tx_bytes; /* datagrams the scheduler gave it */
+  uint64_t rx_dgrams, rx_bytes; /* datagrams received over it */
+  uint32_t share_permille;  /* its part of the bytes sent, 0..1000 */
+  uint32_t cwnd;            /* CCID 2: window, packets; else 0 */
+  udccp_tstamp srtt;        /* ns; 0 if unknown */
+  uint64_t rate_bps;        /* what its CCID allows, bits/s: CCID 2 cwnd x
+                               MPS / srtt, CCID 3/4 X; 0 if unknown */
+  uint64_t pkts_lost;       /* data packets its CCID declared lost */
+  uint64_t data_pkts_sent;  /* data packets it sent (loss = lost / sent) */
+  uint64_t deaths, revivals;/* times it was found dead / came back */
+  uint64_t reserved[4];     /* 0 */
+} udccp_mp_subflow_info;
+
+/* A multipath connection's figures (udccp_mpsock_get_info()). */
+typedef struct udccp_mp_info {
+  uint8_t active;           /* 1: Multipath DCCP; 0: fallen back to plain
+                               DCCP on the first subflow (§3.6) */
+  uint8_t sched;            /* enum udccp_mp_sched */
+  uint8_t n_subflows;       /* sub[0 .. n_subflows - 1] are filled */
+  uint8_t pad[5];
+  udccp_tstamp reorder_bound; /* receiver: longest wait for a gap, ns */
+  uint64_t rx_released_late;  /* datagrams released after a gap was given
+                                 up (their predecessors never came) */
+  uint64_t rx_late_dropped;   /* datagrams that came after their number
+                                 was given up, dropped */
+  udccp_mp_subflow_info sub[UDCCP_MP_SUBFLOWS_MAX];
+  uint64_t reserved[8];     /* 0 */
+} udccp_mp_info;
+
+/* Opens a multipath connection to host (as udccp_connect(): a name or
+ * numeric address, DCCP port, service code, CCID or 0) with one subflow
+ * from each of the n numeric addresses in local[] (the first from
+ * local[0]; n == 0: one subflow from the address the route picks).  Waits
+ * up to timeout_ms (-1: no limit, 0: not at all) for the first subflow's
+ * handshake; the joining subflows follow in the background once it is
+ * OPEN.  Returns 0 and sets *pmp, or UDCCP_ERR_INVALID_ARGUMENT (NULL
+ * arguments, n > UDCCP_MP_SUBFLOWS_MAX, raw transport, a local address of
+ * another family than host's, or an endpoint bound to one address),
+ * UDCCP_ERR_RESOLVE (host or a local address not understood), or any
+ * error of udccp_connect() (UDCCP_ERR_REFUSED, UDCCP_ERR_TIMEOUT,
+ * UDCCP_ERR_NOMEM, ...).  A server without multipath is no error: the
+ * connection falls back to plain DCCP (udccp_mp_info.active = 0). */
+int udccp_mpsock_connect(udccp_endpoint *ep, udccp_mpsock **pmp,
+                         const char *host, uint16_t port,
+                         uint32_t service_code, uint8_t ccid,
+                         const char *const *local, size_t n,
+                         int timeout_ms);
+
+/* Server: returns in *pmp the oldest connection that completed its
+ * handshake on the endpoint's listeners (as udccp_accept()), as a
+ * multipath connection; joining subflows of connections already accepted
+ * are attached to them, never returned.  The endpoint's settings must
+ * have multipath = 1 before udccp_listen() for clients to get multipath;
+ * a client without it gets a fallen-back connection.  Returns 0,
+ * UDCCP_ERR_AGAIN (none within timeout_ms), UDCCP_ERR_INVALID_STATE (not
+ * listening), UDCCP_ERR_INVALID_ARGUMENT or UDCCP_ERR_NOMEM. */
+int udccp_mpsock_accept(udccp_endpoint *ep, udccp_mpsock **pmp,
+                        int timeout_ms);
+
+/* Queues one datagram of len bytes (copied) for the scheduler; waits up to
+ * timeout_ms for room.  Returns len, UDCCP_ERR_MSGSIZE (larger than the
+ * smallest MPS of the subflows), UDCCP_ERR_AGAIN (no room in time),
+ * UDCCP_ERR_INVALID_STATE (closing), UDCCP_ERR_INVALID_ARGUMENT, or the
+ * fatal code of the first subflow once every subflow is dead. */
+udccp_ssize udccp_mpsock_send(udccp_mpsock *mp, const void *buf, size_t len,
+                              int timeout_ms);
+
+/* Receives one datagram, in MP_SEQ order.  Returns its length,
+ * UDCCP_ERR_NOBUF (cap too small: the datagram is dropped), UDCCP_ERR_AGAIN
+ * (none within timeout_ms), UDCCP_ERR_INVALID_ARGUMENT, or, once every
+ * subflow is closed or dead and everything was read, the first subflow's
+ * fatal code (UDCCP_ERR_CLOSED after a normal close). */
+udccp_ssize udccp_mpsock_recv(udccp_mpsock *mp, void *buf, size_t cap,
+                              int timeout_ms);
+
+/* Chooses the scheduler (enum udccp_mp_sched; UDCCP_MP_SCHED_MINRTT
+ * unless set) for the datagrams mp sends from now on.  Returns 0 or
+ * UDCCP_ERR_INVALID_ARGUMENT (mp NULL, unknown scheduler). */
+int udccp_mpsock_set_sched(udccp_mpsock *mp, int sched);
+
+/* Sets subflow i's priority (0..15, the MP_PRIO values of RFC 9897
+ * §3.2.10: 0 unused, 1 backup, 2 secondary, 3..15 primary, higher first;
+ * every subflow starts at 3).  Subflow i counts in the order of local[] of
+ * udccp_mpsock_connect(), or of joining at the server; a priority set
+ * before subflow i exists applies when it does.  Local only: it is not
+ * signalled to the peer (no MP_PRIO option yet).  Returns 0 or
+ * UDCCP_ERR_INVALID_ARGUMENT (mp NULL, i >= UDCCP_MP_SUBFLOWS_MAX,
+ * prio > 15). */
+int udccp_mpsock_set_prio(udccp_mpsock *mp, size_t i, uint8_t prio);
+
+/* Fills *info (zeroed first).  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_mpsock_get_info(const udccp_mpsock *mp, udccp_mp_info *info);
+
+/* Returns subflow i's socket (for udccp_sock_get_info()), or NULL; the
+ * multipath connection owns it: never close it yourself. */
+udccp_sock *udccp_mpsock_subflow(udccp_mpsock *mp, size_t i);
+
+/* Sends what is queued (up to timeout_ms), closes every subflow
+ * gracefully (RFC 4340 §8.3) and frees mp in every case.  Returns 0,
+ * UDCCP_ERR_TIMEOUT (not all done in time: the endpoint finishes them),
+ * or the first subflow's fatal code.  NULL is ignored (0).  Multipath
+ * connections still open when their endpoint is deleted are freed with
+ * it. */
+int udccp_mpsock_close(udccp_mpsock *mp, int timeout_ms);
+
 /* ===================================================== end of io/ section */
 
 #ifdef __cplusplus

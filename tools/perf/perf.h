@@ -95,6 +95,9 @@ typedef struct perf_opts {
   int repeating_payload;       /* --repeating-payload */
   uint64_t srv_limit_bps;      /* server: --server-bitrate-limit, 0: none */
   int srv_limit_secs;          /* ... averaged over this many seconds */
+  int multipath;               /* --multipath (mp.c) */
+  const char *mp_local;        /* client: its local addresses, a,b,... */
+  int mp_sched;                /* --mp-sched: enum udccp_mp_sched */
 } perf_opts;
 
 /* One-way delays of the received DATA (owd.c): min, p50, p95, p99, max */
@@ -260,6 +263,9 @@ void perf_iv_omitted(perf_stream *st, const perf_iv *iv);
 /* client.c, server.c */
 int perf_run_client(const perf_opts *o);
 int perf_run_server(const perf_opts *o);
+/* mp.c: --multipath, one Multipath DCCP connection (RFC 9897) */
+int perf_mp_client(const perf_opts *o);
+int perf_mp_server(const perf_opts *o);
 void perf_settings(udccp_settings *st, const char *keepalive);
 
 #endif /* UDCCP_PERF_H */

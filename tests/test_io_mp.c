@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Multipath DCCP over the socket runtime (io/mp.c, RFC 9897) on loopback
+ * DCCP-UDP: a client with two local addresses (127.0.0.1 and 127.0.0.2)
+ * opens a first subflow and joins from the second (§3.3); the server
+ * attaches the join to the connection it accepted (§3.2.2: by CI); both
+ * subflows carry datagrams, which arrive in MP_SEQ order (§3.2.5).
+ * Fallback (§3.6): against a server without multipath, and a plain
+ * client against a multipath server, the connection is plain DCCP and
+ * carries data.  Two endpoints in one thread; drive() runs both loops.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include <udccp/udccp.h>
+
+#define SVC 42
+#define DPORT 7000
+#define NDG 3000
+#define LEN 1000
+
+static uint64_t ms_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void drive_once(udccp_endpoint *a, udccp_endpoint *b) {
+  struct pollfd p[2];
+  assert_int_equal(udccp_endpoint_process(a), 0);
+  assert_int_equal(udccp_endpoint_process(b), 0);
+  p[0].fd = udccp_endpoint_fd(a);
+  p[0].events = POLLIN;
+  p[1].fd = udccp_endpoint_fd(b);
+  p[1].events = POLLIN;
+  (void)poll(p, 2, 1);
+}
+
+static udccp_endpoint *mk_ep(int multipath, uint16_t remote_udp_port) {
+  udccp_endpoint_config cfg;
+  udccp_settings st;
+  udccp_endpoint *ep = NULL;
+  udccp_settings_default(&st);
+  st.multipath = (uint8_t)multipath;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = NULL; /* every address: subflows from each */
+  cfg.remote_udp_port = remote_udp_port;
+  cfg.settings = &st;
+  assert_int_equal(udccp_endpoint_new_config(&ep, &cfg), 0);
+  return ep;
+}
+
+typedef struct run {
+  udccp_endpoint *cep, *sep;
+  udccp_mpsock *c, *s;
+  uint64_t sent, got, disorder;
+  uint32_t last;
+} run;
+
+/* The client's connect, non-blocking, then both loops until accepted. */
+static void open_pair(run *r, int server_mp, size_t nlocal) {
+  static const char *const local[2] = {"127.0.0.1", "127.0.0.2"};
+  static const uint32_t svc = SVC;
+  uint16_t port;
+  uint64_t end;
+  memset(r, 0, sizeof(*r));
+  r->sep = mk_ep(server_mp, 0);
+  port = udccp_endpoint_local_port(r->sep);
+  assert_int_equal(udccp_listen(r->sep, DPORT, &svc, 1), 0);
+  r->cep = mk_ep(1, port);
+  assert_int_equal(udccp_mpsock_connect(r->cep, &r->c, "127.0.0.1", DPORT,
+                                        SVC, 2, local, nlocal, 0),
+                   0);
+  end = ms_now() + 5000;
+  while (r->s == NULL && ms_now() < end) {
+    drive_once(r->cep, r->sep);
+    if (udccp_mpsock_accept(r->sep, &r->s, 0) != 0) {
+      r->s = NULL;
+    }
+  }
+  assert_non_null(r->s);
+}
+
+/* Sends NDG numbered datagrams and reads them; bounded by time. */
+static void transfer(run *r) {
+  uint8_t buf[LEN];
+  uint64_t end = ms_now() + 15000;
+  memset(buf, 0x33, sizeof(buf));
+  while (r->got < NDG && ms_now() < end) {
+    while (r->sent < NDG) {
+      buf[0] = (uint8_t)(r->sent >> 24);
+      buf[1] = (uint8_t)(r->sent >> 16);
+      buf[2] = (uint8_t)(r->sent >> 8);
+      buf[3] = (uint8_t)r->sent;
+      if (udccp_mpsock_send(r->c, buf, sizeof(buf), 0) != (udccp_ssize)LEN) {
+        break;
+      }
+      r->sent++;
+    }
+    drive_once(r->cep, r->sep);
+    for (;;) {
+      uint8_t in[2000];
+      udccp_ssize n = udccp_mpsock_recv(r->s, in, sizeof(in), 0);
+      uint32_t k;
+      if (n < 0) {
+        break;
+      }
+      assert_int_equal(n, LEN);
+      k = (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 |
+          (uint32_t)in[2] << 8 | in[3];
+      if (r->got > 0 && k <= r->last) {
+        r->disorder++;
+      }
+      r->last = k;
+      r->got++;
+    }
+  }
+}
+
+static void close_pair(run *r) {
+  /* one thread: nobody runs the peer while a close would wait */
+  (void)udccp_mpsock_close(r->c, 0);
+  (void)udccp_mpsock_close(r->s, 0);
+  udccp_endpoint_del(r->cep);
+  udccp_endpoint_del(r->sep);
+}
+
+/* RFC 9897 §3.3: the join from the second address is attached at the
+ * server; the scheduler uses both subflows; MP_SEQ order at the app. */
+static void test_io_mp_two_subflows_3_3(void **state) {
+  run r;
+  udccp_mp_info ci, si;
+  uint64_t end;
+  (void)state;
+  open_pair(&r, 1, 2);
+  /* the join follows once the first subflow is OPEN */
+  end = ms_now() + 5000;
+  do {
+    drive_once(r.cep, r.sep);
+    assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
+  } while (si.n_subflows < 2 && ms_now() < end);
+  assert_int_equal(si.n_subflows, 2);
+  assert_int_equal(udccp_mpsock_set_sched(r.c, UDCCP_MP_SCHED_RR), 0);
+  transfer(&r);
+  assert_int_equal(udccp_mpsock_get_info(r.c, &ci), 0);
+  assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
+  print_message("client: %u subflows, sent %llu+%llu datagrams (share "
+                "%u/%u permille); server got %llu (%llu+%llu), %llu out "
+                "of order\n",
+                ci.n_subflows, (unsigned long long)ci.sub[0].tx_dgrams,
+                (unsigned long long)ci.sub[1].tx_dgrams,
+                ci.sub[0].share_permille, ci.sub[1].share_permille,
+                (unsigned long long)r.got,
+                (unsigned long long)si.sub[0].rx_dgrams,
+                (unsigned long long)si.sub[1].rx_dgrams,
+                (unsigned long long)r.disorder);
+  assert_int_equal(ci.active, 1);
+  assert_int_equal(si.active, 1);
+  assert_int_equal(ci.n_subflows, 2);
+  assert_int_equal(ci.sub[1].joined, 1);
+  assert_int_equal(ci.sub[1].path.local_addr[3], 2); /* from 127.0.0.2 */
+  assert_true(ci.sub[0].tx_dgrams > 0 && ci.sub[1].tx_dgrams > 0);
+  assert_true(si.sub[0].rx_dgrams > 0 && si.sub[1].rx_dgrams > 0);
+  assert_true(r.got >= NDG * 9 / 10); /* loopback: next to no loss */
+  assert_int_equal(r.disorder, 0);
+  close_pair(&r);
+}
+
+/* RFC 9897 §3.6: a server without multipath: plain DCCP, data flows. */
+static void test_io_mp_fallback_server_plain_3_6(void **state) {
+  run r;
+  udccp_mp_info ci, si;
+  (void)state;
+  open_pair(&r, 0, 2);
+  transfer(&r);
+  assert_int_equal(udccp_mpsock_get_info(r.c, &ci), 0);
+  assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
+  assert_int_equal(ci.active, 0);
+  assert_int_equal(si.active, 0);
+  assert_int_equal(ci.n_subflows, 1); /* no join was tried */
+  assert_true(r.got >= NDG * 9 / 10);
+  close_pair(&r);
+}
+
+/* RFC 9897 §3.6: a plain client (udccp_connect) against a multipath
+ * server: the accepted connection is plain DCCP. */
+static void test_io_mp_fallback_client_plain_3_6(void **state) {
+  static const uint32_t svc = SVC;
+  udccp_endpoint *sep = mk_ep(1, 0), *cep;
+  udccp_sock *c = NULL;
+  udccp_mpsock *s = NULL;
+  udccp_mp_info si;
+  uint8_t buf[LEN], in[2000];
+  uint64_t end, got = 0;
+  int i;
+  (void)state;
+  assert_int_equal(udccp_listen(sep, DPORT, &svc, 1), 0);
+  cep = mk_ep(0, udccp_endpoint_local_port(sep));
+  assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", DPORT, SVC, 2, 0), 0);
+  end = ms_now() + 5000;
+  while (s == NULL && ms_now() < end) {
+    drive_once(cep, sep);
+    if (udccp_mpsock_accept(sep, &s, 0) != 0) {
+      s = NULL;
+    }
+  }
+  assert_non_null(s);
+  memset(buf, 1, sizeof(buf));
+  for (i = 0; i < 20; i++) {
+    assert_int_equal(udccp_send(c, buf, sizeof(buf), 1000), LEN);
+  }
+  end = ms_now() + 5000;
+  while (got < 20 && ms_now() < end) {
+    drive_once(cep, sep);
+    while (udccp_mpsock_recv(s, in, sizeof(in), 0) == LEN) {
+      got++;
+    }
+  }
+  assert_int_equal(got, 20);
+  assert_int_equal(udccp_mpsock_get_info(s, &si), 0);
+  assert_int_equal(si.active, 0);
+  (void)udccp_close(c, 0);
+  (void)udccp_mpsock_close(s, 0);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_io_mp_two_subflows_3_3),
+      cmocka_unit_test(test_io_mp_fallback_server_plain_3_6),
+      cmocka_unit_test(test_io_mp_fallback_client_plain_3_6),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
