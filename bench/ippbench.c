@@ -65,19 +65,51 @@ static slot *line_tail(line *l) {
   return &l->s[(l->head + l->n) % l->cap];
 }
 
-/* One event: the application, both senders, due packets, due timers. */
+/* One turn of an io/ endpoint's loop (io/endpoint.c udccp_endpoint_process):
+ * the packets due are read, the application queues what is due and reads
+ * what arrived, the connections whose expiry has come run their timers;
+ * then only the connections something happened to ("dirty", io/sched.c)
+ * write their packets and are asked for their next expiry, which the
+ * scheduler keeps until they are touched again.  Time then moves to the
+ * next event. */
 static void step(bench *b) {
   static const uint8_t app[PAYLOAD];
   uint8_t buf[UDCCP_PAIR_MTU];
   udccp_tstamp next;
-  int side;
+  int side, dirty[2] = {0, 0};
+  for (side = 0; side < 2; side++) {
+    line *l = &b->q[side];
+    while (l->n > 0 && l->s[l->head].at <= b->now) {
+      slot *s = &l->s[l->head];
+      l->head = (l->head + 1) % l->cap;
+      l->n--;
+      (void)udccp_conn_read_pkt(b->c[1 - side], s->data, s->len, s->ecn,
+                                b->now);
+      dirty[1 - side] = 1;
+    }
+  }
   while (b->next_app <= b->now) {
     if (udccp_conn_queue_datagram(b->c[0], app, sizeof(app), 0, b->now) != 0) {
       b->app_refused++;
     }
+    dirty[0] = 1;
     b->next_app += b->interval;
   }
+  if (dirty[1]) {
+    while (udccp_conn_read_datagram(b->c[1], buf, sizeof(buf)) > 0) {
+      b->delivered++;
+    }
+  }
   for (side = 0; side < 2; side++) {
+    if (b->exp[side] <= b->now) {
+      (void)udccp_conn_handle_expiry(b->c[side], b->now);
+      dirty[side] = 1;
+    }
+  }
+  for (side = 0; side < 2; side++) {
+    if (!dirty[side]) {
+      continue;
+    }
     for (;;) {
       slot *s = line_tail(&b->q[side]);
       udccp_ssize n = udccp_conn_write_pkt(b->c[side], s->data,
@@ -89,40 +121,19 @@ static void step(bench *b) {
       s->len = (uint16_t)n;
       b->q[side].n++;
     }
+    b->exp[side] = udccp_conn_get_expiry(b->c[side]);
   }
-  /* One expiry per end and loop, as an io/ endpoint asks for it: after
-   * the loop's work, and used to decide whether its timers run. */
   next = b->next_app;
   for (side = 0; side < 2; side++) {
-    udccp_tstamp e = udccp_conn_get_expiry(b->c[side]);
-    b->exp[side] = e;
     if (b->q[side].n > 0 && b->q[side].s[b->q[side].head].at < next) {
       next = b->q[side].s[b->q[side].head].at;
     }
-    if (e < next) {
-      next = e;
+    if (b->exp[side] < next) {
+      next = b->exp[side];
     }
   }
   if (next > b->now) {
     b->now = next;
-  }
-  for (side = 0; side < 2; side++) {
-    line *l = &b->q[side];
-    while (l->n > 0 && l->s[l->head].at <= b->now) {
-      slot *s = &l->s[l->head];
-      l->head = (l->head + 1) % l->cap;
-      l->n--;
-      (void)udccp_conn_read_pkt(b->c[1 - side], s->data, s->len, s->ecn,
-                                b->now);
-    }
-  }
-  while (udccp_conn_read_datagram(b->c[1], buf, sizeof(buf)) > 0) {
-    b->delivered++;
-  }
-  for (side = 0; side < 2; side++) {
-    if (b->exp[side] <= b->now) {
-      (void)udccp_conn_handle_expiry(b->c[side], b->now);
-    }
   }
 }
 

@@ -19,6 +19,7 @@
 #define MAX_RUN 64u        /* 6-bit run length + 1 (§11.4) */
 #define MAX_AV_LEN 253u    /* option value bytes (§11.4) */
 #define ENC_CAP 8u         /* initial encoded bytes (small: issue 13) */
+_Static_assert((REC_CAP & (REC_CAP - 1)) == 0, "record ring: a power of two");
 
 static size_t av_len(const udccp_ackvec *av) {
   if (!av->head_valid) {
@@ -317,7 +318,7 @@ static void av_recs_hold(udccp_ackvec *av, uint64_t seq) {
   size_t i;
   uint64_t cap_ack = udccp_seq_add(seq, -1);
   for (i = 0; i < av->rec_n; i++) {
-    size_t k = (av->rec_head + av->rec_cap - 1 - i) % av->rec_cap;
+    size_t k = (av->rec_head + av->rec_cap - 1 - i) & (av->rec_cap - 1);
     if (!udccp_seq_ge(av->recs[k].ackno, seq)) {
       break;
     }
@@ -468,11 +469,18 @@ static int av_recs_grow(udccp_ackvec *av) {
 }
 
 int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
-  size_t room, max_bytes, n_opts, nb, i;
+  return udccp_ackvec_write_room(av, ob, sizeof(ob->buf) - ob->len, pkt_seq);
+}
+
+int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
+                            uint64_t pkt_seq) {
+  size_t max_bytes, n_opts, nb, i;
   if (av_len(av) == 0 || av->en == 0) {
     return 0;
   }
-  room = sizeof(ob->buf) - ob->len;
+  if (room > sizeof(ob->buf) - ob->len) {
+    room = sizeof(ob->buf) - ob->len;
+  }
   if (room < 3) {
     return UDCCP_ERR_NOBUF;
   }
@@ -509,7 +517,7 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
   av->recs[av->rec_head].seq = pkt_seq & UDCCP_SEQ_MASK;
   av->recs[av->rec_head].ackno = av->head;
   av->recs[av->rec_head].clears = nb == av->en || av->en > UDCCP_ACKVEC_FIT_MAX;
-  av->rec_head = (av->rec_head + 1) % av->rec_cap;
+  av->rec_head = (av->rec_head + 1) & (av->rec_cap - 1);
   if (av->rec_n < av->rec_cap) {
     av->rec_n++;
   }
@@ -518,8 +526,9 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
 
 /* Record j, counted from the oldest. */
 static udccp_ackvec_rec *rec_old(const udccp_ackvec *av, size_t j) {
-  return &av->recs[(av->rec_head + av->rec_cap - av->rec_n + j) %
-                   av->rec_cap];
+  /* rec_cap is a power of two (REC_CAP, doubled by av_recs_grow) */
+  return &av->recs[(av->rec_head + av->rec_cap - av->rec_n + j) &
+                   (av->rec_cap - 1)];
 }
 
 /* Clears state with record j, counted from the oldest (Appendix A.3). */

@@ -108,6 +108,11 @@ int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
 #define UDCCP_ACKVEC_FIT_MAX 988u /* 996 bytes of options, 4 headers */
 int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq);
 
+/* udccp_ackvec_write() with at most room bytes of ob used (the room the
+ * packet has left): written in place, no scratch buffer. */
+int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
+                            uint64_t pkt_seq);
+
 /* The peer acknowledged our packet ackno (its Acknowledgement Number):
  * the newest record at or below ackno tells what the peer has seen of our
  * vectors; everything at or below that record's ackno is dropped from the

@@ -567,11 +567,17 @@ static unsigned rp_track(ccid2_tx *tx, uint64_t s) {
       tx->rp_seen |= (uint64_t)1 << (unsigned)(-d);
     }
   }
-  for (i = 0; i < 64; i++) {
-    if ((tx->rp_seen >> i) & 1u) {
-      if (++cnt == UDCCP_CCID2_NUMDUPACK) {
-        t3 = udccp_seq_add(tx->rp_high, -(int64_t)i);
-        break;
+  if ((tx->rp_seen & 7u) == 7u && UDCCP_CCID2_NUMDUPACK == 3) {
+    /* In order: the third packet seen is rp_high - 2 (issue 13). */
+    cnt = 3;
+    t3 = udccp_seq_add(tx->rp_high, -2);
+  } else {
+    for (i = 0; i < 64; i++) {
+      if ((tx->rp_seen >> i) & 1u) {
+        if (++cnt == UDCCP_CCID2_NUMDUPACK) {
+          t3 = udccp_seq_add(tx->rp_high, -(int64_t)i);
+          break;
+        }
       }
     }
   }
@@ -600,10 +606,7 @@ static void cwv_restart(ccid2_tx *tx, udccp_tstamp ts) {
 /* RFC 2861 §3: after an RTT in which the window was never full, the
  * sender was application-limited: ssthresh = max(ssthresh, 3/4 cwnd),
  * cwnd = (cwnd + W_used) / 2. */
-static void cwv_tick(ccid2_tx *tx, udccp_tstamp ts) {
-  if (since(ts, tx->cwv_start) < rtt_or_default(tx)) {
-    return;
-  }
+static void cwv_tick_rtt(ccid2_tx *tx, udccp_tstamp ts) {
   if (!tx->full_cur && tx->w_used > 0 && tx->w_used < tx->cwnd &&
       !cc_owns_cwnd(tx)) {
     uint32_t t = tx->cwnd - tx->cwnd / 4;
@@ -619,6 +622,14 @@ static void cwv_tick(ccid2_tx *tx, udccp_tstamp ts) {
     cc_restart(tx, ts);
   }
   cwv_restart(tx, ts);
+}
+
+/* cwv_tick_rtt once an RTT has passed since the last (the check inline:
+ * every packet sent and received asks, issue 13). */
+static inline void cwv_tick(ccid2_tx *tx, udccp_tstamp ts) {
+  if (since(ts, tx->cwv_start) >= rtt_or_default(tx)) {
+    cwv_tick_rtt(tx, ts);
+  }
 }
 
 /* RFC 2861 §3 idle rule: halve cwnd for every RTO without sending, down
@@ -915,13 +926,23 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
     return 0;
   }
   /* RFC 4341 §5 (2): any acknowledged packet counts, data or not. */
-  top_add(tx, hi);
-  if (span >= 1) {
-    top_add(tx, udccp_seq_add(hi, -1));
-  }
-  if (span >= 2) {
-    top_add(tx, udccp_seq_add(hi, -2));
-  }
+  if (span >= 2 && (tx->n_top == 0 || !udccp_seq_lt(hi, tx->top[0]))) {
+    /* hi, hi - 1 and hi - 2 are the three greatest numbers up to hi, and
+     * nothing seen before is above hi: they are the top three (the usual
+     * first run of an ack, issue 13). */
+    tx->top[0] = hi;
+    tx->top[1] = udccp_seq_add(hi, -1);
+    tx->top[2] = udccp_seq_add(hi, -2);
+    tx->n_top = 3;
+  } else if (tx->n_top < 3 || udccp_seq_gt(hi, tx->top[2])) {
+    top_add(tx, hi);
+    if (span >= 1) {
+      top_add(tx, udccp_seq_add(hi, -1));
+    }
+    if (span >= 2) {
+      top_add(tx, udccp_seq_add(hi, -2));
+    }
+  } /* else: hi (and what is below it) cannot enter a full top three */
   if (tx->n == 0) {
     return tx->n_top == 3;
   }

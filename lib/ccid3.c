@@ -933,7 +933,8 @@ int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
   while (len < 3 && (us >> (8 * len)) != 0) {
     len++;
   }
-  return udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_RTT_ESTIMATE, us, len) != 0
+  /* in place: every data packet carries it (issue 13) */
+  return udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_RTT_ESTIMATE, us, len) != 0
              ? UDCCP_ERR_NOBUF
              : 0;
 }

@@ -269,11 +269,24 @@ static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
          ((double)t * 1e-9);
 }
 
+/* The packet rate now, for the loss history when it starts the first
+ * loss event (udccp_tfrc_rx_ctx.x_recv_now). */
+typedef struct rate_now {
+  const ccid3_rx *rx;
+  udccp_tstamp ts;
+} rate_now;
+
+static double recv_rate_now(const void *ud) {
+  const rate_now *r = ud;
+  return recv_rate(r->rx, r->ts, 1);
+}
+
 int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
                               udccp_tstamp ts) {
   ccid3_rx *rx = rx_of(st);
   udccp_tfrc_rx_pkt rp;
   udccp_tfrc_rx_ctx cx;
+  rate_now rn;
   unsigned flags;
   int is_data = pkt->type == UDCCP_PKT_DATA || pkt->type == UDCCP_PKT_DATAACK;
   int due = 0, bad_opt = 0;
@@ -330,14 +343,18 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
                                                : (uint32_t)pkt->opts->ndp_count;
   }
   memset(&cx, 0, sizeof(cx));
+  cx.x_recv_now = NULL;
   cx.rtt = rx_rtt(rx) ? rx_rtt(rx) : UDCCP_CCID3_DEFAULT_RTT;
   cx.s = 0; /* packets: X_recv_max below is in packets per second */
   cx.x_recv_max = rx->x_recv_max_pkts;
   if (!rx->lh.have_loss) {
-    double now = recv_rate(rx, ts, 1);
-    if (now > cx.x_recv_max) {
-      cx.x_recv_max = now;
-    }
+    /* The rate of now counts too, computed only if the history starts
+     * the first loss event with this packet (it changes nothing that
+     * recv_rate reads). */
+    rn.rx = rx;
+    rn.ts = ts;
+    cx.x_recv_now = recv_rate_now;
+    cx.x_recv_ud = &rn;
   }
   flags = udccp_tfrc_lh_add(&rx->lh, &rp, &cx);
   if (flags & UDCCP_TFRC_LH_LOSS) {

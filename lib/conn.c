@@ -529,9 +529,10 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
 }
 
 void udccp_conn_update_windows(udccp_conn *conn) {
-  uint64_t w = conn->seqwin_remote, wl = conn->seqwin_local;
+  uint64_t w = conn->seqwin_remote;
   /* RFC 4340 §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the
-   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours. */
+   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours
+   * (udccp_conn_update_aw). */
   if (conn->have_isr) {
     conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));
     conn->swh = udccp_seq_add(conn->gsr, (int64_t)((3 * w + 3) / 4));
@@ -542,12 +543,7 @@ void udccp_conn_update_windows(udccp_conn *conn) {
       conn->swl = conn->isr;
     }
   }
-  conn->awh = conn->gss;
-  conn->awl = udccp_seq_add(conn->gss, 1 - (int64_t)wl);
-  if (udccp_seq_sub(conn->gss, conn->iss) < (int64_t)wl &&
-      udccp_seq_lt(conn->awl, conn->iss)) {
-    conn->awl = conn->iss;
-  }
+  udccp_conn_update_aw(conn);
 }
 
 size_t udccp_conn_opts_reserve(const udccp_conn *conn) {

@@ -292,6 +292,19 @@ void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts);
 /* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */
 void udccp_conn_update_windows(udccp_conn *conn);
 
+/* The AWL/AWH half of udccp_conn_update_windows, for when only GSS moved
+ * (every packet sent, issue 13): RFC 4340 §7.5.1, [GSS + 1 - W', GSS]
+ * with W' ours, not below ISS within the first window. */
+static inline void udccp_conn_update_aw(udccp_conn *conn) {
+  uint64_t wl = conn->seqwin_local;
+  conn->awh = conn->gss;
+  conn->awl = udccp_seq_add(conn->gss, 1 - (int64_t)wl);
+  if (udccp_seq_sub(conn->gss, conn->iss) < (int64_t)wl &&
+      udccp_seq_lt(conn->awl, conn->iss)) {
+    conn->awl = conn->iss;
+  }
+}
+
 /* RFC 4340 §7.5.1: the peer's acknowledgement numbers are valid only
  * within our last W' sequence numbers ([AWL, AWH]), and the peer takes
  * our packets only up to 3W'/4 beyond its GSR ([SWL, SWH], the peer uses

@@ -293,7 +293,9 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
                           conn->rx_lost_pending) == 0) {
     conn->rx_lost_pending = 0;
     /* RFC 9897 §3.2.5: the MP connection orders by MP_SEQ. */
-    udccp_mp_note_rx(conn->mp, &conn->feat, &p->opts, p->seq);
+    if (conn->mp != NULL) {
+      udccp_mp_note_rx(conn->mp, &conn->feat, &p->opts, p->seq);
+    }
   } else {
     /* §11.7.2: dropped in the receive buffer, Drop Code 2; the
      * application never sees it: lost before the next one. */
@@ -372,7 +374,8 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
       return UDCCP_ERR_RESET;
     }
     /* RFC 9897 §3.3: MP_KEY, once Multipath Capable is settled. */
-    if (udccp_mp_read(conn->mp, &conn->feat, &p->opts, p->h.type) != 0) {
+    if (conn->mp != NULL &&
+        udccp_mp_read(conn->mp, &conn->feat, &p->opts, p->h.type) != 0) {
       static const uint8_t mp_key[3] = {UDCCP_OPT_MULTIPATH, UDCCP_MP_KEY,
                                         0};
       conn->info.pkts_malformed++;

@@ -68,7 +68,7 @@ static void trim_drops(udccp_conn *conn) {
     }
   }
   conn->n_drops = (uint8_t)j;
-  if (j == 0) {
+  if (j == 0 && conn->drops != NULL) {
     udccp_conn_drops_release(conn);
   }
 }
@@ -97,14 +97,13 @@ static size_t pkt_max(const udccp_conn *conn) {
  * the next ack, so an ack never fails for its vector. */
 static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
                        size_t cap, uint64_t seq) {
-  udccp_optbuf tmp;
   size_t limit = cap < pkt_max(conn) ? cap : pkt_max(conn);
   /* §5.1: Data Offset counts the generic header, the type's subheader
    * and the options, at most 1020 bytes in all.  udccp_conn_build keeps
    * the first (fixed - 12) bytes of ob unused for that (UDCCP_OPTS_MAX_LEN
    * assumes the smallest header), so they are in ob->len already. */
   size_t used = 12 + payload_len + ob->len + 3;
-  size_t room, start;
+  size_t room;
   if (used + 3 > limit || ob->len + 3 > UDCCP_OPTS_MAX_LEN) {
     return;
   }
@@ -116,16 +115,7 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
     return;
   }
   room = limit - used;
-  if (room > UDCCP_OPTS_MAX_LEN - ob->len) {
-    room = UDCCP_OPTS_MAX_LEN - ob->len;
-  }
-  /* Write into the tail of a scratch buffer whose free space is room. */
-  start = UDCCP_OPTS_MAX_LEN - room;
-  tmp.len = start;
-  if (udccp_ackvec_write(&conn->av, &tmp, seq) == 0 && tmp.len > start) {
-    memcpy(ob->buf + ob->len, tmp.buf + start, tmp.len - start);
-    ob->len += tmp.len - start;
-  }
+  (void)udccp_ackvec_write_room(&conn->av, ob, room, seq);
 }
 
 /* §13.3: the echo of the peer's latest Timestamp, with the time it waited
@@ -133,32 +123,24 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
  * packet ... as soon as is convenient"): a Data packet or a Close gets
  * it as well as an Ack. */
 static void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob, udccp_tstamp ts) {
-  uint8_t v[8];
-  uint64_t el;
+  uint64_t el, v = conn->peer_ts;
   size_t vlen = 4;
   if (!conn->peer_ts_valid) {
     return;
   }
   el = (ts - conn->peer_ts_rx) / 10000; /* 10 us units */
-  v[0] = (uint8_t)(conn->peer_ts >> 24);
-  v[1] = (uint8_t)(conn->peer_ts >> 16);
-  v[2] = (uint8_t)(conn->peer_ts >> 8);
-  v[3] = (uint8_t)conn->peer_ts;
+  /* §13.3: Elapsed Time in 2 bytes when it fits, else 4 (saturated). */
   if (el > 0 && el <= 0xFFFF) {
-    v[4] = (uint8_t)(el >> 8);
-    v[5] = (uint8_t)el;
+    v = v << 16 | el;
     vlen = 6;
   } else if (el > 0xFFFF) {
     if (el > 0xFFFFFFFFULL) {
       el = 0xFFFFFFFFULL;
     }
-    v[4] = (uint8_t)(el >> 24);
-    v[5] = (uint8_t)(el >> 16);
-    v[6] = (uint8_t)(el >> 8);
-    v[7] = (uint8_t)el;
+    v = v << 32 | el;
     vlen = 8;
   }
-  if (udccp_optbuf_put(ob, UDCCP_OPT_TIMESTAMP_ECHO, 0, v, vlen) == 0) {
+  if (udccp_optbuf_put_be(ob, UDCCP_OPT_TIMESTAMP_ECHO, v, vlen) == 0) {
     conn->peer_ts_valid = 0;
   }
 }
@@ -255,7 +237,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       conn->feat_tx_valid = 1;
     }
     /* RFC 9897 §3.3: MP_KEY on the first subflow's Request/Response. */
-    udccp_mp_write(conn->mp, &conn->feat, &ob, type);
+    if (conn->mp != NULL) {
+      udccp_mp_write(conn->mp, &conn->feat, &ob, type);
+    }
     /* §8.1.4: the listener's cookie on our Response. */
     if (conn->init_cookie_len > 0 && conn->is_server &&
         type == UDCCP_PKT_RESPONSE) {
@@ -269,14 +253,14 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       while (len < 6 && (c >> (8 * len)) != 0) {
         len++;
       }
-      (void)udccp_optbuf_put_uint(&ob, UDCCP_OPT_NDP_COUNT, c, len);
+      (void)udccp_optbuf_put_be(&ob, UDCCP_OPT_NDP_COUNT, c, len);
     }
     if (acking || type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK ||
         type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE) {
       /* §13.1, §13.3: a Timestamp, and an echo of the peer's with the
        * time it waited here, for RTT measurement. */
-      (void)udccp_optbuf_put_uint(&ob, UDCCP_OPT_TIMESTAMP,
-                                  ts_value(conn, ts), 4);
+      (void)udccp_optbuf_put_be(&ob, UDCCP_OPT_TIMESTAMP,
+                                ts_value(conn, ts), 4);
     }
     if (type != UDCCP_PKT_REQUEST) {
       put_ts_echo(conn, &ob, ts);
@@ -294,7 +278,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     if (conn->tx_ccid_up && conn->tx_ccid->tx_write_opts) {
       (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, type, ts);
     }
-    if (is_data) {
+    if (is_data && conn->mp != NULL) {
       udccp_mp_put_seq(conn->mp, &conn->feat, &ob); /* RFC 9897 §3.2.5 */
     }
     if (is_data && data_checksum_on(conn)) {
@@ -328,7 +312,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   }
   if (own_seq) {
     conn->gss = seq;
-    udccp_conn_update_windows(conn);
+    udccp_conn_update_aw(conn); /* only GSS moved */
     udccp_feat_check_wrap(&conn->feat, conn->gsr, conn->gss);
     conn->env.tx_nonce = 0;
     if (is_data && conn->cur_pecn != NULL && *conn->cur_pecn != 0) {
@@ -556,48 +540,55 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
     udccp_conn_ackq_release(conn); /* once empty: idle costs nothing */
     return (udccp_ssize)len;
   }
-  if (conn->pending & UDCCP_PEND_SYNCACK) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_SYNCACK;
-    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNCACK, NULL, 0, ts);
-  }
-  if (conn->pending & UDCCP_PEND_SYNC) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_SYNC;
-    conn->info.syncs_sent++;
-    return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNC, NULL, 0, ts);
-  }
-  if (conn->pending & UDCCP_PEND_LISTEN) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
-    if (conn->state == UDCCP_STATE_LISTEN) {
-      conn->listen_sent++;
-      /* RFC 5596 §2.2.2: next repetition (or the LISTEN1 move) in 200 ms. */
-      conn->t_listen = ts + UDCCP_CONN_LISTEN_INTERVAL;
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_LISTEN, NULL, 0, ts);
+  /* Control packets other than acks: none pending on almost every call
+   * (issue 13), one test for all. */
+  if (conn->pending &
+      (UDCCP_PEND_SYNCACK | UDCCP_PEND_SYNC | UDCCP_PEND_LISTEN |
+       UDCCP_PEND_REQUEST | UDCCP_PEND_RESPONSE | UDCCP_PEND_CLOSEREQ |
+       UDCCP_PEND_CLOSE)) {
+    if (conn->pending & UDCCP_PEND_SYNCACK) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_SYNCACK;
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNCACK, NULL, 0, ts);
     }
-  }
-  if (conn->pending & UDCCP_PEND_REQUEST) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_REQUEST;
-    if (conn->state == UDCCP_STATE_REQUEST) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_REQUEST, NULL, 0, ts);
+    if (conn->pending & UDCCP_PEND_SYNC) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_SYNC;
+      conn->info.syncs_sent++;
+      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_SYNC, NULL, 0, ts);
     }
-  }
-  if (conn->pending & UDCCP_PEND_RESPONSE) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_RESPONSE;
-    if (conn->state == UDCCP_STATE_RESPOND) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_RESPONSE, NULL, 0,
-                              ts);
+    if (conn->pending & UDCCP_PEND_LISTEN) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_LISTEN;
+      if (conn->state == UDCCP_STATE_LISTEN) {
+        conn->listen_sent++;
+        /* RFC 5596 §2.2.2: next repetition (or the LISTEN1 move) in 200 ms. */
+        conn->t_listen = ts + UDCCP_CONN_LISTEN_INTERVAL;
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_LISTEN, NULL, 0, ts);
+      }
     }
-  }
-  if (conn->pending & UDCCP_PEND_CLOSEREQ) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSEREQ;
-    if (conn->state == UDCCP_STATE_CLOSEREQ) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSEREQ, NULL, 0,
-                              ts);
+    if (conn->pending & UDCCP_PEND_REQUEST) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_REQUEST;
+      if (conn->state == UDCCP_STATE_REQUEST) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_REQUEST, NULL, 0, ts);
+      }
     }
-  }
-  if (conn->pending & UDCCP_PEND_CLOSE) {
-    conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSE;
-    if (conn->state == UDCCP_STATE_CLOSING) {
-      return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSE, NULL, 0, ts);
+    if (conn->pending & UDCCP_PEND_RESPONSE) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_RESPONSE;
+      if (conn->state == UDCCP_STATE_RESPOND) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_RESPONSE, NULL, 0,
+                                ts);
+      }
+    }
+    if (conn->pending & UDCCP_PEND_CLOSEREQ) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSEREQ;
+      if (conn->state == UDCCP_STATE_CLOSEREQ) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSEREQ, NULL, 0,
+                                ts);
+      }
+    }
+    if (conn->pending & UDCCP_PEND_CLOSE) {
+      conn->pending &= ~(uint32_t)UDCCP_PEND_CLOSE;
+      if (conn->state == UDCCP_STATE_CLOSING) {
+        return udccp_conn_build(conn, dst, cap, UDCCP_PKT_CLOSE, NULL, 0, ts);
+      }
     }
   }
   /* Application data. */

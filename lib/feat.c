@@ -648,6 +648,18 @@ static int read_one(udccp_feat_set *fs, const udccp_opt *o,
   if (e->state == UDCCP_FEAT_UNSTABLE || old_pkt) {
     return 0;
   }
+  if (is_change && e->num == UDCCP_FEAT_MP_CAPABLE &&
+      pkt->type != UDCCP_PKT_REQUEST) {
+    /* RFC 9897 §3.1: "The negotiation MUST be a part of the initial
+     * handshake procedure ...  No subsequent re-negotiation of the
+     * MP_CAPABLE feature is allowed": a Change of it on anything but a
+     * Request changes nothing; it gets a Confirm of the value in force
+     * (RFC 4340 §6.3.1: the old value), empty if none was agreed. */
+    e->confirm_owed = 1;
+    fs->owed = 1;
+    e->confirm_empty = !e->agreed;
+    return 0;
+  }
   if (is_change) {
     return on_change(fs, e, o, reset_code, reset_data);
   }

@@ -76,9 +76,10 @@ static void put_opt(udccp_opt *o, uint8_t t, int mand, const uint8_t *val,
 /* Processes one multi-byte option; returns 1 if it was understood and
  * processed, 0 if ignored (unknown, not allowed here, invalid length, or
  * no room to record it). */
-static int take_opt(udccp_opts *out, uint8_t pkt_type, uint8_t t, int mand,
-                    const uint8_t *val, uint8_t vlen) {
-  if (!opt_allowed(t, pkt_type)) {
+static int take_opt(udccp_opts *out, uint8_t pkt_type, uint64_t allowed,
+                    uint8_t t, int mand, const uint8_t *val, uint8_t vlen) {
+  /* opt_allowed(t, pkt_type): below 64 from the packet's mask */
+  if (t < 64 ? !((allowed >> t) & 1u) : !opt_allowed(t, pkt_type)) {
     return 0;
   }
   if (t >= UDCCP_OPT_CCID_MIN) {
@@ -171,6 +172,22 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint8_t t, int mand,
   }
 }
 
+/* opt_allowed(t, pkt_type) for every t from 32 to 63 at once, bit t
+ * (the parser asks for each option; issue 13).  Bits below 32 are not
+ * used (single-byte options are handled apart). */
+static uint64_t allowed_mask(uint8_t pkt_type) {
+  if (pkt_type == UDCCP_PKT_LISTEN || pkt_type >= UDCCP_NUM_PKT_TYPES) {
+    return 0;
+  }
+  if (pkt_type == UDCCP_PKT_DATA) {
+    return ~((uint64_t)NOT_ON_DATA_MASK << 32);
+  }
+  if (pkt_type == UDCCP_PKT_REQUEST) {
+    return ~((uint64_t)NEEDS_ACK_MASK << 32);
+  }
+  return ~(uint64_t)0;
+}
+
 void udccp_opts_reset(udccp_opts *out) {
   out->present = 0;
   out->slow_receiver = 0;
@@ -202,12 +219,14 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
   int mand = 0;
   /* §5.8.2: Mandatory on DCCP-Data MUST be ignored. */
   int mand_ok = opt_allowed(UDCCP_OPT_MANDATORY, pkt_type);
+  uint64_t allowed;
 
   udccp_opts_reset(out);
   /* RFC 5596 §2.2.1: every option on a DCCP-Listen is ignored. */
   if (pkt_type == UDCCP_PKT_LISTEN) {
     return 0;
   }
+  allowed = allowed_mask(pkt_type);
 
   while (i < len) {
     uint8_t t = opts[i];
@@ -279,7 +298,8 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
       i += olen;
       continue;
     }
-    if (!take_opt(out, pkt_type, t, mand, opts + i + 2, (uint8_t)(olen - 2)) &&
+    if (!take_opt(out, pkt_type, allowed, t, mand, opts + i + 2,
+                  (uint8_t)(olen - 2)) &&
         mand) {
       set_err(out, t, opts + i + 2, olen - 2);
       return UDCCP_ERR_MANDATORY;

@@ -155,4 +155,26 @@ int udccp_optbuf_put(udccp_optbuf *ob, uint8_t type, int mandatory,
 int udccp_optbuf_put_uint(udccp_optbuf *ob, uint8_t type, uint64_t v,
                           size_t vlen);
 
+/* udccp_optbuf_put_uint() for callers that know type >= 32 and vlen 1..8
+ * (checked by the caller): written in place, no call, no copy (issue 13:
+ * every Ack and DataAck carries a Timestamp and its echo).  Returns 0 or
+ * UDCCP_ERR_NOBUF. */
+static inline int udccp_optbuf_put_be(udccp_optbuf *ob, uint8_t type,
+                                      uint64_t v, size_t vlen) {
+  uint8_t *d;
+  size_t k;
+  if (2 + vlen > sizeof(ob->buf) - ob->len) {
+    return UDCCP_ERR_NOBUF;
+  }
+  d = ob->buf + ob->len;
+  d[0] = type;
+  d[1] = (uint8_t)(vlen + 2);
+  for (k = vlen; k > 0; k--) {
+    d[1 + k] = (uint8_t)v;
+    v >>= 8;
+  }
+  ob->len += 2 + vlen;
+  return 0;
+}
+
 #endif /* UDCCP_OPT_H */

@@ -7,73 +7,31 @@
 
 #include "pkt.h"
 
-/* Fixed header length per type with X = 1: generic header (16), ack
- * subheader (8) where the type has one, then the type-specific fields:
- * Service Code (4) on Request, Response, Listen; Reset Code and Data 1..3
- * (4) on Reset. */
-static const uint8_t fixed_len_x1[UDCCP_NUM_PKT_TYPES] = {
-    20, /* Request, §5.2 */
-    28, /* Response, §5.3 */
-    16, /* Data, §5.4 */
-    24, /* Ack */
-    24, /* DataAck */
-    24, /* CloseReq, §5.5 */
-    24, /* Close */
-    28, /* Reset, §5.6 */
-    24, /* Sync, §5.7 */
-    24, /* SyncAck */
-    20  /* Listen, RFC 5596 §2.2.1: "Data Offset MUST be five or more" */
-};
-
-/* Bit k set: type k carries an Acknowledgement Number (§5.1: all but
- * Request and Data; Listen has none either). */
-#define ACK_TYPES_MASK                                                        \
-  ((1u << UDCCP_PKT_RESPONSE) | (1u << UDCCP_PKT_ACK) |                      \
-   (1u << UDCCP_PKT_DATAACK) | (1u << UDCCP_PKT_CLOSEREQ) |                  \
-   (1u << UDCCP_PKT_CLOSE) | (1u << UDCCP_PKT_RESET) |                       \
-   (1u << UDCCP_PKT_SYNC) | (1u << UDCCP_PKT_SYNCACK))
-
-/* Bit k set: type k may use short sequence numbers (§5.1, X). */
-#define SHORT_TYPES_MASK                                                      \
-  ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) | (1u << UDCCP_PKT_DATAACK))
-
-int udccp_pkt_type_has_ack(uint8_t type) {
-  return type < UDCCP_NUM_PKT_TYPES && ((ACK_TYPES_MASK >> type) & 1u);
-}
-
-size_t udccp_hdr_fixed_len(uint8_t type, uint8_t x) {
-  if (type >= UDCCP_NUM_PKT_TYPES) {
-    return 0;
-  }
-  if (x) {
-    return fixed_len_x1[type];
-  }
-  if (!((SHORT_TYPES_MASK >> type) & 1u)) {
-    return 0;
-  }
-  /* X = 0: 12-byte generic header, 4-byte ack subheader (§5.1). */
-  return type == UDCCP_PKT_DATA ? 12 : 16;
+/* Network-order loads and stores.  Written as whole-word shifts so that
+ * compilers turn the 32-bit ones into one load or store and a byte swap
+ * (issue 13: every packet in and out). */
+static uint32_t get32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         (uint32_t)p[3];
 }
 
 static uint64_t get48(const uint8_t *p) {
-  return (uint64_t)p[0] << 40 | (uint64_t)p[1] << 32 | (uint64_t)p[2] << 24 |
-         (uint64_t)p[3] << 16 | (uint64_t)p[4] << 8 | (uint64_t)p[5];
+  return (uint64_t)get32(p) << 16 | (uint64_t)p[4] << 8 | (uint64_t)p[5];
 }
 
 static uint32_t get24(const uint8_t *p) {
   return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | (uint32_t)p[2];
 }
 
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         (uint32_t)p[3];
+static void put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
 }
 
 static void put48(uint8_t *p, uint64_t v) {
-  p[0] = (uint8_t)(v >> 40);
-  p[1] = (uint8_t)(v >> 32);
-  p[2] = (uint8_t)(v >> 24);
-  p[3] = (uint8_t)(v >> 16);
+  put32(p, (uint32_t)(v >> 16));
   p[4] = (uint8_t)(v >> 8);
   p[5] = (uint8_t)v;
 }
@@ -82,13 +40,6 @@ static void put24(uint8_t *p, uint64_t v) {
   p[0] = (uint8_t)(v >> 16);
   p[1] = (uint8_t)(v >> 8);
   p[2] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24);
-  p[1] = (uint8_t)(v >> 16);
-  p[2] = (uint8_t)(v >> 8);
-  p[3] = (uint8_t)v;
 }
 
 int udccp_hdr_decode(udccp_hdr *h, const uint8_t *pkt, size_t len) {
@@ -132,7 +83,7 @@ int udccp_hdr_decode(udccp_hdr *h, const uint8_t *pkt, size_t len) {
   h->cksum = (uint16_t)(pkt[6] << 8 | pkt[7]);
   h->type = type;
   h->x = x;
-  h->has_ack = (uint8_t)((ACK_TYPES_MASK >> type) & 1u);
+  h->has_ack = (uint8_t)((UDCCP_PKT_ACK_TYPES_MASK >> type) & 1u);
   h->ack = 0;
   h->service_code = 0;
   h->reset_code = 0;

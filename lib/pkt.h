@@ -38,12 +38,46 @@ typedef struct udccp_hdr {
   size_t payload_len;
 } udccp_hdr;
 
-/* 1 if packets of this type carry an Acknowledgement Number (§5.1). */
-int udccp_pkt_type_has_ack(uint8_t type);
+/* Bit k set: type k carries an Acknowledgement Number (§5.1: all but
+ * Request and Data; Listen has none either). */
+#define UDCCP_PKT_ACK_TYPES_MASK                                              \
+  ((1u << UDCCP_PKT_RESPONSE) | (1u << UDCCP_PKT_ACK) |                      \
+   (1u << UDCCP_PKT_DATAACK) | (1u << UDCCP_PKT_CLOSEREQ) |                  \
+   (1u << UDCCP_PKT_CLOSE) | (1u << UDCCP_PKT_RESET) |                       \
+   (1u << UDCCP_PKT_SYNC) | (1u << UDCCP_PKT_SYNCACK))
+
+/* Bit k set: type k may use short sequence numbers (§5.1, X). */
+#define UDCCP_PKT_SHORT_TYPES_MASK                                            \
+  ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) | (1u << UDCCP_PKT_DATAACK))
+
+/* 1 if packets of this type carry an Acknowledgement Number (§5.1).
+ * Inline, as the next one: every packet in and out asks (issue 13). */
+static inline int udccp_pkt_type_has_ack(uint8_t type) {
+  return type < UDCCP_NUM_PKT_TYPES &&
+         ((UDCCP_PKT_ACK_TYPES_MASK >> type) & 1u);
+}
 
 /* Length of the fixed part (generic header, ack subheader, type-specific
- * fields) for a type and X bit; 0 for an invalid combination. */
-size_t udccp_hdr_fixed_len(uint8_t type, uint8_t x);
+ * fields) for a type and X bit; 0 for an invalid combination.  With X = 1:
+ * generic header (16), ack subheader (8) where the type has one, then
+ * Service Code (4) on Request, Response, Listen (RFC 5596 §2.2.1: "Data
+ * Offset MUST be five or more"); Reset Code and Data 1..3 (4) on Reset
+ * (§5.2-§5.7).  With X = 0: 12-byte generic header, 4-byte ack subheader
+ * (§5.1). */
+static inline size_t udccp_hdr_fixed_len(uint8_t type, uint8_t x) {
+  static const uint8_t x1[UDCCP_NUM_PKT_TYPES] = {20, 28, 16, 24, 24, 24,
+                                                  24, 28, 24, 24, 20};
+  if (type >= UDCCP_NUM_PKT_TYPES) {
+    return 0;
+  }
+  if (x) {
+    return x1[type];
+  }
+  if (!((UDCCP_PKT_SHORT_TYPES_MASK >> type) & 1u)) {
+    return 0;
+  }
+  return type == UDCCP_PKT_DATA ? 12 : 16;
+}
 
 /* Decodes the header of pkt (len bytes, no IP/UDP header).  Rejects, with
  * UDCCP_ERR_PROTO: len < 12 or smaller than the Data Offset or the fixed

@@ -307,7 +307,7 @@ int udccp_sendq_pop(udccp_sendq *q) {
   return 0;
 }
 
-uint32_t udccp_sendq_expire(udccp_sendq *q, udccp_tstamp now) {
+uint32_t udccp_sendq_expire_run(udccp_sendq *q, udccp_tstamp now) {
   uint32_t i, kept = 0, dropped = 0;
   udccp_tstamp next = UDCCP_TSTAMP_NEVER;
 

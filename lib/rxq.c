@@ -58,7 +58,9 @@ static void ring_read(const uint8_t *ring, size_t cap, size_t off, uint8_t *dst,
   }
   if (n > 0) {
     memcpy(dst, ring + off, first);
-    memcpy(dst + first, ring, n - first);
+    if (n > first) {
+      memcpy(dst + first, ring, n - first);
+    }
   }
 }
 
@@ -159,7 +161,9 @@ int udccp_rxq_push_meta(udccp_rxq *q, const void *data, size_t len,
   }
   if (len > 0) {
     memcpy(q->arena + tail, data, first);
-    memcpy(q->arena, (const uint8_t *)data + first, len - first);
+    if (len > first) {
+      memcpy(q->arena, (const uint8_t *)data + first, len - first);
+    }
   }
   e = &q->ents[(q->head + q->count) % q->ents_cap];
   e->off = tail;

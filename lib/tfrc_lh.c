@@ -107,8 +107,14 @@ static void start_event(udccp_tfrc_lh *lh, uint64_t x, udccp_tstamp t,
   if (!lh->have_loss) {
     /* RFC 5348 §6.3.1: the interval before the first loss is replaced by
      * the synthetic one that gives X_target at this RTT. */
-    li0->data_len = udccp_tfrc_first_interval(ctx->x_recv_max, ctx->s,
-                                              ctx->rtt);
+    double xm = ctx->x_recv_max;
+    if (ctx->x_recv_now != NULL) {
+      double now = ctx->x_recv_now(ctx->x_recv_ud);
+      if (now > xm) {
+        xm = now;
+      }
+    }
+    li0->data_len = udccp_tfrc_first_interval(xm, ctx->s, ctx->rtt);
     li0->loss_len = 0;
     li0->drops = 0;
     li0->is_long = 1;

@@ -91,6 +91,12 @@ typedef struct udccp_tfrc_rx_ctx {
   udccp_tstamp rtt;  /* the receiver's RTT estimate R (ns); 0 = unknown */
   double x_recv_max; /* greatest X_recv so far (bytes/s; packets/s if s=0) */
   uint32_t s;        /* sender's segment size, bytes; 0 = work in packets */
+  /* Optional (NULL: none): the X_recv of now, in x_recv_max's units, that
+   * counts in x_recv_max too.  Asked only when the first loss event
+   * starts (§6.3.1), the one use of x_recv_max: a receiver need not
+   * compute it on every packet (issue 13). */
+  double (*x_recv_now)(const void *ud);
+  const void *x_recv_ud;
 } udccp_tfrc_rx_ctx;
 
 /* One loss interval as kept by the receiver.  li[0] is the current one. */

@@ -70,6 +70,13 @@ jcheck "-R: cwnd column from the sending side" "$T/r.json" \
   "$T/srv.json"
 jcheck "-R: the last interval is there (ends at the test's end)" "$T/r.json" \
   "d['intervals'][-1]['end'] > 2.8"
+# one-way delays (issue 17): the receiving client's own, in order and
+# plausible for loopback (a send time relative to the sender's start, the
+# jitter clock, would give thousands of seconds), and the same figures at
+# the sending server (they come back in RESULT)
+jcheck "-R: one-way delay min/p50/p95/p99/max at both ends" "$T/r.json" \
+  "(o := d['owd_ms']) and 0 < o['min'] <= o['p50'] <= o['p95'] <= o['p99'] <= o['max'] < 5000 \
+   and s['owd_ms'] == o and d['end']['streams'][0]['owd_ms'] == o" "$T/srv.json"
 
 # 2. Ctrl-C on a sending client: a summary within a second, losses
 # confirmed only (paced at 20 Mbit/s on loopback: nothing is really lost,

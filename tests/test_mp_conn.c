@@ -483,10 +483,33 @@ static void test_rfc9897_3_6_unanswered_change_falls_back(void **state) {
   assert_int_equal(udccp_settings_check(&s), UDCCP_ERR_INVALID_ARGUMENT);
 }
 
+/* §3.1: "No subsequent re-negotiation of the MP_CAPABLE feature is
+ * allowed for the same MP-DCCP connection": a Change R(10) offering only
+ * version 1 after the handshake leaves the server at version 0, still
+ * multipath (without the rule it found no common version and dropped
+ * multipath in the middle of the connection). */
+static void test_rfc9897_3_1_no_renegotiation_after_handshake(void **state) {
+  udccp_pair p;
+  static const uint8_t v1 = 0x10;
+  (void)state;
+  open_pair(&p, 1, 1, 7);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  assert_true(udccp_mp_active(p.c[1]->mp, &p.c[1]->feat));
+  assert_int_equal(udccp_feat_change_sp(&p.c[0]->feat, UDCCP_FEAT_MP_CAPABLE,
+                                        0, &v1, 1, 0),
+                   0);
+  assert_true(udccp_pair_stream(&p, 0, 100, S / 100, 2 * S) > 0);
+  assert_int_equal(udccp_feat_mp_version(&p.c[1]->feat), 0);
+  assert_true(udccp_mp_active(p.c[1]->mp, &p.c[1]->feat));
+  assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc9897_3_1_client_sends_change_r),
       cmocka_unit_test(test_rfc9897_3_1_both_agree_version_0),
+      cmocka_unit_test(test_rfc9897_3_1_no_renegotiation_after_handshake),
       cmocka_unit_test(test_rfc9897_3_6_fallback_server_without_mp),
       cmocka_unit_test(test_rfc9897_3_6_fallback_client_without_mp),
       cmocka_unit_test(test_rfc9897_3_1_no_agreement_empty_confirm),

@@ -27,6 +27,8 @@ static udccp_tfrc_rx_ctx ctx_default(void) {
   c.rtt = 10 * MS;
   c.x_recv_max = 0.0;
   c.s = 1000;
+  c.x_recv_now = NULL;
+  c.x_recv_ud = NULL;
   return c;
 }
 
@@ -846,6 +848,8 @@ static void test_rfc5348_5_extremes_no_ub(void **state) {
       c.rtt = rtts[(r >> 45) % 5];
       c.x_recv_max = xr[(r >> 48) % 7];
       c.s = (uint32_t)((r >> 51) % 3 == 0 ? 0 : (r >> 51) % 65536);
+      c.x_recv_now = NULL;
+      c.x_recv_ud = NULL;
       udccp_tfrc_lh_add(&lh, &p, &c);
       assert_true(lh.n_pend < UDCCP_TFRC_NDUPACK);
       pv = udccp_tfrc_lh_p(&lh);

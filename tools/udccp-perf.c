@@ -156,11 +156,14 @@ static void usage(FILE *f) {
 "\n"
 "Interval lines give goodput, loss (confirmed: sequence gaps) as lost/\n"
 "total, jitter (RFC 3550), RTT, and the sending half's cwnd (CCID 2) or\n"
-"allowed rate X (CCID 3, 4), whichever end prints them.  Each stream is\n"
+"allowed rate X (CCID 3, 4), whichever end prints them.  The summary\n"
+"adds the one-way delay of the delivered datagrams (min, p50, p95, p99,\n"
+"max: arrival minus send time on CLOCK_REALTIME; exact on one host,\n"
+"between hosts off by the clocks' offset).  Each stream is\n"
 "one DCCP connection, Service Code \"PERF\"; control datagrams on it are\n"
 "repeated until answered.  JSON fields: ccid, duration_s, sent_pkts,\n"
 "received_pkts, lost_pkts, goodput_bps, rtt_ms, loss_rate, jitter_ms,\n"
-"intervals, start, end, and more.  Exit status: 0 test complete, 1 failed\n"
+"owd_ms, intervals, start, end, and more.  Exit status: 0 test complete, 1 failed\n"
 "or interrupted, 2 usage.\n",
           UDCCP_HALF_OPEN_MAX_DEFAULT, UDCCP_BACKLOG_DEFAULT,
           PERF_DEFAULT_PORT, UDCCP_UDP_PORT_DEFAULT, PERF_MAX_STREAMS,

@@ -47,6 +47,11 @@ enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT, M_STAT,
 /* DATA, REPORT, STAT: byte 5 of the header is 1 while the sending end is
  * in the --omit period (its counts are left out of the statistics). */
 #define PERF_OMIT_BYTE 5
+/* DATA: byte 6 is 1 when the send time is CLOCK_REALTIME (nanoseconds
+ * since the epoch, perf_now_real), so that the receiver can take one-way
+ * delays; 0 (older senders, the interop guest): seconds since the
+ * sender's start, good for jitter only. */
+#define PERF_CLOCK_BYTE 6
 
 /* HELLO flags */
 #define PERF_F_REVERSE 1u /* on this stream the server sends */
@@ -95,6 +100,21 @@ typedef struct perf_opts {
   int mp_sched;                /* --mp-sched: enum udccp_mp_sched */
 } perf_opts;
 
+/* One-way delays of the received DATA (owd.c): min, p50, p95, p99, max */
+#define PERF_OWD_N 5
+typedef struct perf_owd {
+  float *s;               /* the reservoir: microseconds after base */
+  uint32_t len, cap;
+  uint64_t n;             /* delays seen */
+  uint64_t rng;
+  double base, min, max;  /* seconds */
+} perf_owd;
+void perf_owd_reset(perf_owd *o);
+void perf_owd_add(perf_owd *o, double delay_s);
+/* Fills ms[] (min, p50, p95, p99, max in milliseconds) and returns 1, or
+ * returns 0 when no delay was seen.  Sorts the reservoir. */
+int perf_owd_summary(perf_owd *o, double ms[PERF_OWD_N]);
+
 /* One interval line (RFC 3550 jitter; loss from sequence gaps). */
 typedef struct perf_iv {
   double t0, t1;
@@ -113,6 +133,8 @@ typedef struct perf_final {
   uint64_t lost;      /* confirmed losses only */
   uint64_t ccid_lost; /* what the sender's CCID declared lost */
   double duration_s, rtt_ms, jitter_ms;
+  double owd_ms[PERF_OWD_N]; /* one-way delay min/p50/p95/p99/max */
+  int owd_set;               /* owd_ms filled (receiver, or RESULT had it) */
   int complete;    /* both ends' final counts known */
   int interrupted; /* stopped by a signal */
   int set;         /* filled */
@@ -147,9 +169,12 @@ typedef struct perf_stream {
   uint64_t pkts, bytes, max_seq_plus1, ooo;
   double jitter_s, last_transit;
   int have_transit;
+  perf_owd owd;
   /* the peer's latest figures: REPORT/RESULT (from a receiver) */
   uint64_t r_pkts, r_bytes, r_lost;
   double r_jitter_ms;
+  double r_owd_ms[PERF_OWD_N]; /* RESULT's one-way delays, if r_owd_set */
+  int r_owd_set;
   int got_result, stat_pending; /* stat_pending: a STAT to send */
   /* STAT/END (from a sender) */
   uint64_t s_pkts, s_bytes, s_cwnd, s_x, s_srtt, s_ccid_lost, s_dur_ns;
@@ -192,6 +217,8 @@ uint64_t perf_get64(const uint8_t *p);
 size_t perf_msg_init(uint8_t *b, int type);
 int perf_msg_type(const uint8_t *b, udccp_ssize n);
 double perf_now(void);
+/* CLOCK_REALTIME in seconds: the send times of DATA (one-way delays) */
+double perf_now_real(void);
 
 /* stream.c */
 extern volatile int perf_sig; /* the signal that asked us to stop, or 0 */

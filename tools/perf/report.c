@@ -266,6 +266,23 @@ static void summary_lines(perf_stream *st, const char *pre, const char *who,
                   f->interrupted ? " (interrupted: datagrams still in flight "
                                    "are not counted as lost)"
                                  : "");
+  if (f->owd_set) {
+    perf_stream_say(st,
+                    "%s%s: one-way delay min %.3f p50 %.3f p95 %.3f p99 %.3f "
+                    "max %.3f ms\n",
+                    pre, who, f->owd_ms[0], f->owd_ms[1], f->owd_ms[2],
+                    f->owd_ms[3], f->owd_ms[4]);
+  }
+}
+
+/* The one-way delays as a JSON member (after a comma), or nothing. */
+static void json_owd(const perf_final *f) {
+  if (f->owd_set) {
+    printf(", \"owd_ms\": {\"min\": %.3f, \"p50\": %.3f, \"p95\": %.3f, "
+           "\"p99\": %.3f, \"max\": %.3f}",
+           f->owd_ms[0], f->owd_ms[1], f->owd_ms[2], f->owd_ms[3],
+           f->owd_ms[4]);
+  }
 }
 
 static const char *who_of(const perf_stream *st) {
@@ -314,6 +331,18 @@ static int fin_sum(const perf_test *t, int sender, perf_final *s) {
                                                   : s->duration_s;
     s->complete &= f->complete;
     s->interrupted |= f->interrupted;
+    if (f->owd_set) {
+      /* several streams: the smallest minimum, and of each percentile
+       * and the maximum the worst stream's (a bound, not a merge) */
+      for (int q = 0; q < PERF_OWD_N; q++) {
+        int lower = q == 0 ? f->owd_ms[q] < s->owd_ms[q]
+                           : f->owd_ms[q] > s->owd_ms[q];
+        if (!s->owd_set || lower) {
+          s->owd_ms[q] = f->owd_ms[q];
+        }
+      }
+      s->owd_set = 1;
+    }
     n++;
   }
   if (n > 0) {
@@ -435,12 +464,14 @@ static void json_fin(int socket, int sender, const perf_final *f) {
          ", \"bytes\": %" PRIu64 ", \"bits_per_second\": %.0f, "
          "\"lost_packets\": %" PRIu64 ", \"lost_percent\": %.4f, "
          "\"jitter_ms\": %.4f, \"rtt_ms\": %.3f, \"ccid_lost_pkts\": %" PRIu64
-         ", \"complete\": %s, \"interrupted\": %s}",
+         ", \"complete\": %s, \"interrupted\": %s",
          sender ? "true" : "false", (unsigned)f->ccid, f->duration_s,
          f->sent_pkts, f->sent_bytes, f->recv_pkts, f->recv_bytes, gp,
          f->lost, pct(f->lost, f->recv_pkts), f->jitter_ms, f->rtt_ms,
          f->ccid_lost, f->complete ? "true" : "false",
          f->interrupted ? "true" : "false");
+  json_owd(f);
+  printf("}");
 }
 
 /* The direction the test is about: the client's -R, or (bidir) the
@@ -518,6 +549,11 @@ void perf_test_json(perf_test *t, const udccp_endpoint_stats *es) {
                               : 0,
          es && es->rx_batches ? (double)es->rx_pkts / (double)es->rx_batches
                               : 0);
+  if (f.owd_set) { /* the receiving end's one-way delays (owd.c) */
+    printf("\"owd_ms\": {\"min\": %.3f, \"p50\": %.3f, \"p95\": %.3f, "
+           "\"p99\": %.3f, \"max\": %.3f}, ",
+           f.owd_ms[0], f.owd_ms[1], f.owd_ms[2], f.owd_ms[3], f.owd_ms[4]);
+  }
   /* intervals: the old members (main direction's sum) and iperf3's */
   size_t niv = 0;
   for (int i = 0; i < t->n; i++) {

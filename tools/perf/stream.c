@@ -62,6 +62,7 @@ void perf_stream_free(perf_stream *st) {
     free(st->data);
     free(st->iv);
     free(st->out);
+    perf_owd_reset(&st->owd);
     free(st);
   }
 }
@@ -200,6 +201,7 @@ int perf_stream_start(perf_stream *st, double now) {
     }
     perf_msg_init(st->data, M_DATA);
     st->data[PERF_OMIT_BYTE] = (uint8_t)st->omitting;
+    st->data[PERF_CLOCK_BYTE] = 1;
     st->t_next_send = now;
     st->t_stop = st->limit_bytes || st->limit_pkts
                      ? now + 3600.0
@@ -225,6 +227,7 @@ static void rx_omit_end(perf_stream *st, double now) {
   st->pkts = st->bytes = st->max_seq_plus1 = st->ooo = 0;
   st->jitter_s = 0;
   st->have_transit = 0;
+  perf_owd_reset(&st->owd);
   st->t_first_rx = 0;
   st->prev_bytes = st->prev_pkts = st->prev_lost = 0;
   st->prev_sent_pkts = st->prev_sent_bytes = 0;
@@ -255,14 +258,20 @@ static void rx_data(perf_stream *st, const uint8_t *b, udccp_ssize n) {
     st->ooo++; /* came after a later one */
   }
   /* RFC 3550 §6.4.1: D(i,j) = (Rj - Ri) - (Sj - Si); the clocks' offset
-   * cancels out. */
-  double transit = now - sent;
+   * cancels out.  With a CLOCK_REALTIME send time, transit is the one-way
+   * delay too (exact on one host; between hosts up to their clocks'
+   * offset). */
+  int real = b[PERF_CLOCK_BYTE] == 1;
+  double transit = (real ? perf_now_real() : now) - sent;
   if (st->have_transit) {
     double d = fabs(transit - st->last_transit);
     st->jitter_s += (d - st->jitter_s) / 16.0;
   }
   st->last_transit = transit;
   st->have_transit = 1;
+  if (real) {
+    perf_owd_add(&st->owd, transit);
+  }
   if (st->t_first_rx == 0) {
     st->t_first_rx = now;
   }
@@ -314,15 +323,24 @@ static void rx_interval(perf_stream *st, double now, int last) {
   perf_send_ctrl(st->s, m, k + 40);
 }
 
+/* RESULT: counts, jitter, reordering; then (since the one-way delays
+ * came, 0.3) a flag byte and the delays min/p50/p95/p99/max in signed
+ * nanoseconds, which an older sender does not read. */
 static void send_result(perf_stream *st) {
-  uint8_t m[64];
+  uint8_t m[8 + 48 + 8 * PERF_OWD_N];
   size_t k = perf_msg_init(m, M_RESULT);
   perf_put64(m + k, st->pkts);
   perf_put64(m + k + 8, st->bytes);
   perf_put64(m + k + 16, rx_gaps(st));
   perf_put64(m + k + 24, (uint64_t)(st->jitter_s * 1e9));
   perf_put64(m + k + 32, st->ooo);
-  perf_send_ctrl(st->s, m, k + 40);
+  double ms[PERF_OWD_N] = {0};
+  memset(m + k + 40, 0, 8);
+  m[k + 40] = (uint8_t)perf_owd_summary(&st->owd, ms);
+  for (int i = 0; i < PERF_OWD_N; i++) {
+    perf_put64(m + k + 48 + 8 * i, (uint64_t)(int64_t)llround(ms[i] * 1e6));
+  }
+  perf_send_ctrl(st->s, m, sizeof(m));
 }
 
 /* What a receiver knows without the END (or with it). */
@@ -333,6 +351,7 @@ static void rx_fill(perf_stream *st) {
   f->recv_pkts = st->pkts;
   f->recv_bytes = st->bytes;
   f->jitter_ms = st->jitter_s * 1e3;
+  f->owd_set = perf_owd_summary(&st->owd, f->owd_ms);
   if (st->got_end) {
     f->sent_pkts = st->s_pkts;
     f->sent_bytes = st->s_bytes;
@@ -440,6 +459,8 @@ static void tx_fill(perf_stream *st) {
   f->recv_pkts = st->r_pkts;
   f->recv_bytes = st->r_bytes;
   f->jitter_ms = st->r_jitter_ms;
+  f->owd_set = st->r_owd_set;
+  memcpy(f->owd_ms, st->r_owd_ms, sizeof(f->owd_ms));
   f->rtt_ms = (double)info.srtt / 1e6;
   f->ccid_lost = info.pkts_lost;
   f->ccid = info.tx_ccid;
@@ -540,7 +561,7 @@ static int tx_run(perf_stream *st, double now) {
   if (st->rate_bps != 0) {
     for (int k = 0; k < 64 && now >= st->t_next_send; k++) {
       perf_put64(st->data + 8, st->seq);
-      perf_put64(st->data + 16, (uint64_t)((perf_now() - st->t_start) * 1e9));
+      perf_put64(st->data + 16, (uint64_t)(perf_now_real() * 1e9));
       udccp_ssize n = udccp_send(st->s, st->data, len, 0);
       if (n == UDCCP_ERR_AGAIN) {
         return 1;
@@ -562,7 +583,7 @@ static int tx_run(perf_stream *st, double now) {
   }
   /* Unpaced: datagrams go out in batches (one sendmmsg, or one GSO send,
    * per batch), flushed when the event loop runs. */
-  double ts = perf_now() - st->t_start;
+  double ts = perf_now_real();
   for (int k = 0; k < 64; k++) {
     perf_put64(st->data + 8, st->seq);
     perf_put64(st->data + 16, (uint64_t)(ts * 1e9));
@@ -729,6 +750,12 @@ static void handle(perf_stream *st, const uint8_t *b, udccp_ssize n,
       st->r_bytes = perf_get64(b + 16);
       st->r_lost = perf_get64(b + 24);
       st->r_jitter_ms = (double)perf_get64(b + 32) / 1e6;
+      if (n >= 8 + 48 + 8 * PERF_OWD_N && b[48] == 1) {
+        for (int i = 0; i < PERF_OWD_N; i++) {
+          st->r_owd_ms[i] = (double)(int64_t)perf_get64(b + 56 + 8 * i) / 1e6;
+        }
+        st->r_owd_set = 1;
+      }
       if (st->phase == P_END) {
         st->got_result = 1;
         tx_finish(st, now);
