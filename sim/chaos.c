@@ -69,10 +69,13 @@ void sim_chaos_config(uint64_t seed, sim_config *cfg, char *desc, size_t cap) {
     cfg->pkt_size = (uint32_t)(1 + sim_rng_below(&r, 1400));
   }
   cfg->n_flows = 1 + sim_rng_below(&r, 3);
+  /* every CCID: the RFC ones and the experimental CUBIC and BBR (issue
+   * 17: "every CCID survives the chaos run") */
   static const sim_flow_kind *const kinds[] = {&sim_kind_ccid2, &sim_kind_ccid3,
-                                               &sim_kind_ccid4};
+                                               &sim_kind_ccid4, &sim_kind_cubic,
+                                               &sim_kind_bbr};
   for (size_t i = 0; i < cfg->n_flows; i++) {
-    cfg->kinds[i] = kinds[sim_rng_below(&r, 3)];
+    cfg->kinds[i] = kinds[sim_rng_below(&r, sizeof(kinds) / sizeof(kinds[0]))];
     sim_flow_opts *o = &cfg->flow_opts[i];
     memset(o, 0, sizeof(*o));
     o->has_start = 1;
