@@ -110,6 +110,7 @@ typedef struct fz {
   udccp_listener *lis;
   udccp_mempool *pool; /* the server's allocator, when settings[0] & 3 == 0 */
   int srv_own;          /* c[1] came from udccp_conn_listen_new */
+  uint32_t lis_pmtu;    /* the PMTU the listener gives its connections */
   int check_data;       /* datagrams are checked byte for byte */
   uint32_t sent[2];     /* datagrams each side queued */
   uint16_t (*sent_len)[REC_MAX];
@@ -360,6 +361,9 @@ static void deliver(fz *f, const npkt *p) {
                                             sizeof(out));
     if (nc != NULL && f->inv[1].have_gss == 0) {
       f->c[1] = nc;
+      /* a new connection has the listener's PMTU, not one op 6 gave the
+       * connection it replaces */
+      f->set[1].pmtu = f->lis_pmtu;
     } else if (nc != NULL) {
       /* one server connection per run: a second is refused */
       udccp_listener_conn_gone(f->lis, nc);
@@ -557,6 +561,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ls.init_cookie = UDCCP_INIT_COOKIE_ALWAYS;
   }
   CHECK(udccp_listener_new(&f->lis, &f->set[1], &ls, 0) == 0);
+  f->lis_pmtu = f->set[1].pmtu;
   if (x & 0x20) {
     /* RFC 5596: a server in LISTEN for this client, sending Listen */
     CHECK(udccp_conn_listen_new(&f->c[1], &f->set[1], &f->path[1], 42, 0) ==
