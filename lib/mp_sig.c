@@ -210,6 +210,33 @@ int udccp_mp_sig_due(const udccp_mp_sig *s, size_t sub, udccp_tstamp ts) {
   return 0;
 }
 
+int udccp_mp_sig_due_prio(const udccp_mp_sig *s, size_t sub,
+                          udccp_tstamp ts) {
+  size_t i;
+  for (i = 0; i < UDCCP_MP_SIG_OUT; i++) {
+    const udccp_mp_sig_out *e = &s->out[i];
+    if (e->used && e->type == UDCCP_MP_PRIO && e->sub == sub &&
+        ts >= e->next_tx) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int udccp_mp_sig_due_shared(const udccp_mp_sig *s, udccp_tstamp ts) {
+  size_t i;
+  if (s->n_ack > 0) {
+    return 1;
+  }
+  for (i = 0; i < UDCCP_MP_SIG_OUT; i++) {
+    const udccp_mp_sig_out *e = &s->out[i];
+    if (e->used && e->type != UDCCP_MP_PRIO && ts >= e->next_tx) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 udccp_tstamp udccp_mp_sig_expiry(const udccp_mp_sig *s) {
   udccp_tstamp t = UDCCP_TSTAMP_NEVER;
   size_t i;

@@ -157,6 +157,12 @@ int udccp_mp_sig_prio(udccp_mp_sig *s, size_t sub, uint8_t prio);
 /* 1 if subflow sub has a signal or MP_CONFIRM to send at ts. */
 int udccp_mp_sig_due(const udccp_mp_sig *s, size_t sub, udccp_tstamp ts);
 
+/* The same, split: an MP_PRIO due for subflow sub; an MP_CONFIRM,
+ * MP_ADDADDR or MP_REMOVEADDR due (any subflow may carry those). */
+int udccp_mp_sig_due_prio(const udccp_mp_sig *s, size_t sub,
+                          udccp_tstamp ts);
+int udccp_mp_sig_due_shared(const udccp_mp_sig *s, udccp_tstamp ts);
+
 /* The earliest repeat of an unconfirmed signal, or UDCCP_TSTAMP_NEVER. */
 udccp_tstamp udccp_mp_sig_expiry(const udccp_mp_sig *s);
 
