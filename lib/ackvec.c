@@ -693,6 +693,9 @@ int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
       return UDCCP_ERR_OPTION;
     }
   }
+  if (cb == NULL) {
+    return 0; /* only checked */
+  }
   /* §11.4: the second option begins where the first left off. */
   for (i = 0; i < opts->n_ackvec; i++) {
     const udccp_opt *o = &opts->ackvec[i];

@@ -137,7 +137,8 @@ typedef int (*udccp_ackvec_run_cb)(uint64_t hi, uint64_t lo, uint8_t state,
 
 /* Walks every Ack Vector option in opts, which were received on a packet
  * with Acknowledgement Number ackno (§11.4: the first byte describes
- * ackno).  Returns 0, or UDCCP_ERR_OPTION if a state is the reserved 2. */
+ * ackno).  Returns 0, or UDCCP_ERR_OPTION if a state is the reserved 2.
+ * cb NULL: only that check, no walk. */
 int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
                        udccp_ackvec_run_cb cb, void *user_data);
 

@@ -1220,10 +1220,17 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   c.newly_data = 0;
   c.grow = 0;
   if (o && o->n_ackvec > 0) {
-    rc = udccp_ackvec_parse(o, pkt->ack & UDCCP_SEQ_MASK, av_run, &c);
+    /* A half-connection that never sent data (a pure receiver, whose
+     * packets are its acks) has nothing the walk could resolve: its
+     * history holds no data and no nonces (nonce_room), so the vector is
+     * only checked (§11.4: no reserved state), not walked (issue 13). */
+    rc = udccp_ackvec_parse(o, pkt->ack & UDCCP_SEQ_MASK,
+                            tx->sent_any ? av_run : NULL, &c);
   }
   if (rc == 0) {
-    check_nonces(tx, pkt);
+    if (tx->sent_any) {
+      check_nonces(tx, pkt);
+    }
     detect_losses(tx);
     if (o && (o->present & UDCCP_OPTS_HAS_DATA_DROPPED)) {
       dropped = data_dropped(tx, o, pkt->ack & UDCCP_SEQ_MASK);

@@ -518,6 +518,13 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
   if (dst == NULL || cap < pkt_max(conn)) {
     return UDCCP_ERR_NOBUF;
   }
+  /* Nothing pending, no ack built, no datagram queued, no close waiting:
+   * what the steps below would conclude, in one test.  The caller asks
+   * until it gets 0, so every batch ends with this call (issue 13). */
+  if ((conn->pending | conn->ackq_n | conn->closing_after_q) == 0 &&
+      udccp_sendq_len(&conn->sendq) == 0) {
+    return 0;
+  }
   if (conn->pending & UDCCP_PEND_RESET) {
     udccp_ssize rn;
     conn->pending &= ~(uint32_t)UDCCP_PEND_RESET;

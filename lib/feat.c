@@ -52,6 +52,11 @@ static const uint8_t ccid_candidates[] = {2, 3};
 
 static int spec_index(uint8_t num) {
   int i;
+  /* §6.4's features 1..9 sit at specs[num - 1]: no search for them, as
+   * some are looked up on every packet (issue 13). */
+  if (num >= 1 && num <= 9 && specs[num - 1].num == num) {
+    return num - 1;
+  }
   for (i = 0; i < UDCCP_FEAT_N_KNOWN; i++) {
     if (specs[i].num == num) {
       return i;
