@@ -82,6 +82,10 @@ typedef struct tx_hist {
 /* Synthetic loss events the sender keeps after ECN Nonce Echo mismatches
  * (RFC 4340 §12.3), at most one per RTT. */
 #define NONCE_PEN_MAX 8
+/* Loss events whose learning time the sender remembers: more than the
+ * NINTERVAL + 1 intervals a Loss Intervals option reports */
+#define EV_LEARN_MAX 16
+enum { EV_JOIN_UNKNOWN = 0, EV_JOIN_NO, EV_JOIN_YES };
 
 typedef struct ccid3_tx {
   udccp_ccid_env *env;
@@ -125,6 +129,15 @@ typedef struct ccid3_tx {
   uint8_t pen_fresh;           /* one was added by this feedback */
   uint64_t nonce_checks, nonce_mismatches;
   uint64_t pkts_lost;          /* from the receiver's Ack Vectors, if any */
+  /* When we learned of each recent loss event (the first feedback whose
+   * Loss Intervals began an interval at that sequence number): losses of
+   * packets sent before that are the same event (merge_events) */
+  uint64_t ev_seq[EV_LEARN_MAX];
+  udccp_tstamp ev_ts[EV_LEARN_MAX];
+  uint8_t ev_join[EV_LEARN_MAX]; /* EV_JOIN_*: joins the event before it? */
+  uint32_t n_ev, ev_next;
+  double x_recv_hi;            /* greatest X_recv before the first loss */
+  uint64_t synth_len;          /* our §6.3.1 first interval, 0 = none */
 } ccid3_tx;
 
 
@@ -698,6 +711,129 @@ static size_t apply_penalties(ccid3_tx *tx, udccp_tfrc_li_info *li,
   return n;
 }
 
+/* First sequence number of a reported interval (its first lost packet). */
+static uint64_t li_start(const udccp_tfrc_li_info *li) {
+  uint64_t len = (uint64_t)li->lossless + li->loss_len;
+  return udccp_seq_add(li->seq_end, 1 - (int64_t)(len ? len : 1));
+}
+
+/* The slot of the loss event starting at seq, noting it (learned now) if
+ * it is new and note is set; -1 if unknown. */
+static int ev_slot(ccid3_tx *tx, uint64_t seq, udccp_tstamp ts, int note) {
+  uint32_t i;
+  int k;
+  for (i = 0; i < tx->n_ev; i++) {
+    if (tx->ev_seq[i] == seq) {
+      return (int)i;
+    }
+  }
+  if (!note) {
+    return -1;
+  }
+  k = (int)tx->ev_next;
+  tx->ev_seq[k] = seq;
+  tx->ev_ts[k] = ts;
+  tx->ev_join[k] = EV_JOIN_UNKNOWN;
+  tx->ev_next = (tx->ev_next + 1) % EV_LEARN_MAX;
+  if (tx->n_ev < EV_LEARN_MAX) {
+    tx->n_ev++;
+  }
+  return k;
+}
+
+/* Does the interval cur join the older event old?  Decided once, while
+ * the send time of cur's first loss is still in the history, and kept. */
+static int ev_joins(ccid3_tx *tx, const udccp_tfrc_li_info *old,
+                    const udccp_tfrc_li_info *cur) {
+  int ko, kc;
+  const tx_hist *h;
+  if (old->loss_len == 0 || cur->loss_len == 0) {
+    return 0;
+  }
+  kc = ev_slot(tx, li_start(cur), 0, 0);
+  if (kc < 0) {
+    return 0;
+  }
+  if (tx->ev_join[kc] == EV_JOIN_UNKNOWN) {
+    ko = ev_slot(tx, li_start(old), 0, 0);
+    h = hist_find(tx, li_start(cur));
+    if (ko < 0 || h == NULL) {
+      tx->ev_join[kc] = EV_JOIN_NO;
+    } else {
+      tx->ev_join[kc] = h->ts < tx->ev_ts[ko] ? EV_JOIN_YES : EV_JOIN_NO;
+    }
+  }
+  return tx->ev_join[kc] == EV_JOIN_YES;
+}
+
+/* One loss event per reaction, as TCP reduces its window once for all the
+ * losses of the window in flight when it learns of the first (RFC 5348
+ * §5.2: a loss event is the losses within one RTT, because TCP halves
+ * once per RTT).  The receiver separates events by the window counter
+ * (RFC 4342 §10.2), which steps every quarter of the RTT estimate we had
+ * when we sent the packets; when our own slow start has just filled the
+ * bottleneck queue, the packets we sent before the first loss report came
+ * back took up to (1 + queue/BDP) times that estimate to return, and their
+ * drops -- one overshoot -- arrive as two or three "events" that cut the
+ * rate by a further sqrt(2) or sqrt(3) for the many seconds I_0 needs to
+ * outgrow them.  We know better: an interval whose first lost packet we
+ * sent before we learned of the event before it belongs to that event, and
+ * the two are joined (the lossy part runs from the first loss of the older
+ * to the last loss of the newer).  Events we no longer remember, or
+ * packets whose send time we forgot, are left as the receiver reported.
+ * Only CCID 3: TFRC-SP (RFC 4828) counts short intervals itself. */
+static size_t merge_events(ccid3_tx *tx, udccp_tfrc_li_info *li, size_t n,
+                           udccp_tstamp ts) {
+  size_t i, out;
+  for (i = n; i-- > 0;) { /* oldest first: slots are reused in order */
+    if (li[i].loss_len > 0) {
+      (void)ev_slot(tx, li_start(&li[i]), ts, 1);
+    }
+  }
+  if (n < 3) {
+    return n; /* one event at most: nothing to join */
+  }
+  /* oldest first: li[out] is the interval the next newer one may join */
+  out = n - 1;
+  for (i = n - 1; i-- > 0;) {
+    udccp_tfrc_li_info *old = &li[out], *cur = &li[i];
+    uint64_t old_len = (uint64_t)old->lossless + old->loss_len;
+    uint64_t lossy = old_len + cur->loss_len;
+    if (lossy <= UDCCP_TFRC_LOSS_LEN_MAX &&
+        old_len + cur->lossless + cur->loss_len <= UINT32_MAX &&
+        ev_joins(tx, old, cur)) {
+      old->seq_end = cur->seq_end;
+      old->loss_len = (uint32_t)lossy;
+      old->lossless = cur->lossless;
+      old->data_len += cur->data_len; /* both < 2^40: no overflow */
+      old->drops += cur->drops;
+      old->ecn = cur->ecn; /* the echo covers the lossless part */
+      continue;
+    }
+    li[--out] = *cur;
+  }
+  if (out > 0) {
+    memmove(&li[0], &li[out], (n - out) * sizeof(li[0]));
+  }
+  return n - out;
+}
+
+/* RFC 4342 §8.6.1 lengths have 24 bits.  At high rates the synthetic
+ * first interval (RFC 5348 §6.3.1) is longer: 85,616 packets/s at a
+ * 200 ms RTT need 48.8 M packets, and the saturated 16,777,215 would cap
+ * p at >= 6e-8 (X <= 284 Mbit/s at 200 ms).  A saturated synthetic
+ * interval (the oldest, with no lossy part) is taken as the one we compute
+ * by the same rule from our own X_recv and R when we learned of the first
+ * loss, if that is longer. */
+static void unsaturate_first(const ccid3_tx *tx, udccp_tfrc_li_info *li,
+                             size_t n) {
+  udccp_tfrc_li_info *f = &li[n - 1];
+  if (n >= 2 && f->loss_len == 0 && f->data_len >= UDCCP_TFRC_LI_LEN_MAX &&
+      tx->synth_len > f->data_len) {
+    f->data_len = tx->synth_len;
+  }
+}
+
 /* p from a Loss Intervals option (and Dropped Packets for CCID 4);
  * returns -1 if the option is malformed.  *new_loss: its newest interval
  * starts later than any loss interval reported before. */
@@ -724,6 +860,17 @@ static double p_from_li(ccid3_tx *tx, const fb_opts *f, uint64_t ack,
         *new_loss = 1;
       }
     }
+  }
+  if (!tx->prm.sp) {
+    if (!tx->have_loss_start && tx->synth_len == 0 && n >= 2 &&
+        tx->tfrc.has_rtt) {
+      tx->synth_len = udccp_tfrc_first_interval(tx->x_recv_hi,
+                                                tx->tfrc.cfg.s, tx->tfrc.r);
+    }
+    unsaturate_first(tx, li, n);
+    n = merge_events(tx, li, n, ts);
+  }
+  if (tx->env->ecn) {
     n = apply_penalties(tx, li, n);
   }
   if (tx->prm.sp) {
@@ -869,6 +1016,9 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   }
   memset(&fb, 0, sizeof(fb));
   new_loss = tx->pen_fresh;
+  if (!tx->have_loss_start && rr_in_s_units(tx, f.rr) > tx->x_recv_hi) {
+    tx->x_recv_hi = rr_in_s_units(tx, f.rr); /* for unsaturate_first */
+  }
   p = f.has_li ? p_from_li(tx, &f, pkt->ack, ts, &new_loss) : -1.0;
   if (p < 0.0) {
     if (!f.has_ler) {

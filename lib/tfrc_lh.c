@@ -51,14 +51,16 @@ uint64_t udccp_tfrc_first_interval(double x_recv_max, uint32_t s,
   }
   p = udccp_tfrc_calc_p(s ? s : 1, rtt, x);
   if (!(p > 0.0)) {
-    return UDCCP_TFRC_LI_LEN_MAX;
+    return UDCCP_TFRC_SYNTH_LEN_MAX;
   }
   len = floor(1.0 / p + 0.5);
   if (len < 1.0) {
     return 1;
   }
-  if (len > (double)UDCCP_TFRC_LI_LEN_MAX) {
-    return UDCCP_TFRC_LI_LEN_MAX;
+  /* kept whole (the Loss Event Rate option carries it; the Loss Intervals
+   * option saturates at 24 bits, RFC 4342 §8.6.1) */
+  if (len > (double)UDCCP_TFRC_SYNTH_LEN_MAX) {
+    return UDCCP_TFRC_SYNTH_LEN_MAX;
   }
   return (uint64_t)len;
 }

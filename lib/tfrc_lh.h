@@ -47,6 +47,11 @@
 #define UDCCP_TFRC_LI_MAX (UDCCP_TFRC_NINTERVAL + 1)    /* I_0 .. I_n */
 #define UDCCP_TFRC_LI_LEN_MAX 0xFFFFFFu   /* 24-bit lengths, RFC 4342 §8.6.1 */
 #define UDCCP_TFRC_LOSS_LEN_MAX 0x7FFFFFu /* 23-bit Loss Length */
+/* The longest synthetic first interval (RFC 5348 §6.3.1) kept: 2^40
+ * packets (10 Gbit/s at a 200 ms RTT needs 2e10).  The Loss Intervals
+ * option saturates at UDCCP_TFRC_LI_LEN_MAX (RFC 4342 §8.6.1), the Loss
+ * Event Rate option at 1/p = 2^32 - 1 (§8.5) */
+#define UDCCP_TFRC_SYNTH_LEN_MAX (1ULL << 40)
 #define UDCCP_TFRC_DF_THRESHOLD 0.25      /* RFC 5348 §5.5 THRESHOLD */
 /* Most loss events one run of consecutive losses may start in RTT mode;
  * the rest of the run then joins the last event.  The bound keeps a long
@@ -168,7 +173,7 @@ uint64_t udccp_tfrc_lh_i0(const udccp_tfrc_lh *lh);
 
 /* RFC 5348 §6.3.1: the synthetic first loss interval 1/p for X_target =
  * max(x_recv_max, 0.5 packets per RTT), rounded to nearest, in [1,
- * UDCCP_TFRC_LI_LEN_MAX].  s = 0: x_recv_max is in packets/s.  rtt = 0 is
+ * UDCCP_TFRC_SYNTH_LEN_MAX].  s = 0: x_recv_max is in packets/s.  rtt = 0 is
  * treated as 1 ns. */
 uint64_t udccp_tfrc_first_interval(double x_recv_max, uint32_t s,
                                    udccp_tstamp rtt);
@@ -217,7 +222,8 @@ typedef struct udccp_tfrc_li_info {
   uint64_t seq_end;   /* last sequence number of the interval */
   uint32_t lossless;  /* Lossless Length */
   uint32_t loss_len;  /* Loss Length (23 bits) */
-  uint32_t data_len;  /* Data Length */
+  uint64_t data_len;  /* Data Length (wider than 24 bits only after the
+                         sender's own first interval, ccid3.c) */
   uint32_t drops;     /* Drop Count (Loss Length if not reported) */
   uint8_t ecn;        /* ECN Nonce Echo */
 } udccp_tfrc_li_info;

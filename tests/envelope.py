@@ -353,6 +353,7 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--svg")
     ap.add_argument("--rates", help="comma list of bit/s, e.g. 1e6,10e6")
+    ap.add_argument("--ccids", help="comma list of CCIDs, e.g. 3")
     ap.add_argument("--timeout", type=int, default=3600)
     a = ap.parse_args()
     if a.jobs < 1 or a.jobs > 2:
@@ -367,6 +368,9 @@ def main():
     if a.rates:
         keep = [float(x) for x in a.rates.split(",")]
         todo = [c for c in todo if c[1] in keep]
+    if a.ccids:
+        keep = [int(x) for x in a.ccids.split(",")]
+        todo = [c for c in todo if c[0] in keep]
     # the TCP reference, once per scenario
     scen = sorted({c[1:] for c in todo})
     t_start = time.time()

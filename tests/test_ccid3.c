@@ -903,6 +903,97 @@ static void test_rfc5348_5_5_sender_p_matches_discounting_receiver(
   tl_rx_exit(&rx);
 }
 
+/* The sender's p after two feedbacks: the first (at t_fb1) reports one
+ * loss event starting at packet 150, the second (at 420 ms) a second event
+ * starting at packet 261 (sent at 261 ms).  Packets 1..300 are sent 1 ms
+ * apart; the first interval is a synthetic 100,000. */
+static double p_after_two_events(udccp_tstamp t_fb1) {
+  tl_half tx;
+  tl_ack a;
+  tl_iv iv[3];
+  uint64_t seq;
+  int fed = 0;
+  double p;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
+  for (seq = 1; seq <= 300; seq++) {
+    udccp_tstamp t = (udccp_tstamp)seq * MS;
+    if (!fed && t >= t_fb1) { /* before this packet: t_fb1 > 200 ms */
+      fed = 1;
+      iv[0] = (tl_iv){50, 1, 51};      /* 150..200 */
+      iv[1] = (tl_iv){149, 0, 100000}; /* 1..149, synthetic */
+      assert_int_equal(tl_fb_build(&a, 901, 200, 0, 0, iv, 2, 1000000, 0),
+                       0);
+      assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, t_fb1), 0);
+    }
+    (void)tl_send_data(&tx, seq, 1000, t);
+  }
+  iv[0] = (tl_iv){39, 1, 40};       /* 261..300 */
+  iv[1] = (tl_iv){110, 1, 111};     /* 150..260 */
+  iv[2] = (tl_iv){149, 0, 100000};  /* 1..149 */
+  assert_int_equal(tl_fb_build(&a, 902, 300, 0, 0, iv, 3, 1000000, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 420 * MS), 0);
+  p = tx_info(&tx).p;
+  tl_tx_exit(&tx);
+  return p;
+}
+
+/* RFC 5348 §5.2: a loss event is the losses within one RTT, the losses TCP
+ * answers with one window reduction.  The receiver separates events by the
+ * window counter (RFC 4342 §10.2), which steps by quarters of the RTT we
+ * estimated when we sent; after our slow start has filled a queue the
+ * packets take twice that RTT and one overshoot is reported as two events.
+ * An event whose first lost packet we sent before we learned of the event
+ * before it is part of that event (as TCP's recovery covers the window in
+ * flight when it learns of a loss): p stays that of one event.  Learned
+ * before we sent it, it is a second event and p doubles. */
+static void test_rfc5348_5_2_one_loss_event_per_reaction(void **state) {
+  double joined, separate;
+  (void)state;
+  joined = p_after_two_events(310 * MS);   /* learned after 261 was sent */
+  separate = p_after_two_events(250 * MS); /* learned before */
+  printf("p: second event sent before the first was learned %.6g, after "
+         "%.6g\n", joined, separate);
+  assert_true(fabs(joined - 1e-5) < 1e-3 * 1e-5); /* I_mean = 100,000 */
+  assert_true(separate > 1.9 * joined);           /* (111 + 100,000) / 2 */
+}
+
+/* RFC 4342 §8.6.1: Loss Intervals lengths have 24 bits, and the synthetic
+ * first interval of a fast, long path does not fit (RFC 5348 §6.3.1:
+ * 10^8 B/s at 100 ms with s = 1000 needs 1/p = 66.7 M packets).  A
+ * saturated synthetic interval is taken as the one the sender computes by
+ * the same rule; without that, p >= 1/0xFFFFFF caps X near a quarter of
+ * the rate the receiver measured.  The receiver keeps it whole too: its
+ * Loss Event Rate option carries 32 bits. */
+static void test_rfc4342_8_6_1_saturated_first_interval(void **state) {
+  tl_half tx;
+  tl_ack a;
+  tl_iv iv[2];
+  uint64_t seq;
+  double p, want;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, RTT, 0), 0);
+  udccp_tfrc_ccid_tx_set_sent_cap(&tx.st, 0);
+  for (seq = 1; seq <= 100; seq++) {
+    (void)tl_send_data(&tx, seq, 1000, seq * MS);
+  }
+  /* no loss yet, X_recv = 10^8 B/s */
+  assert_int_equal(tl_fb_build(&a, 901, 50, 0, 0, NULL, 0, 100000000,
+                               UINT32_MAX),
+                   0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 150 * MS), 0);
+  iv[0] = (tl_iv){20, 1, 21};
+  iv[1] = (tl_iv){79, 0, UDCCP_TFRC_LI_LEN_MAX};
+  assert_int_equal(tl_fb_build(&a, 902, 100, 0, 0, iv, 2, 100000000, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 200 * MS), 0);
+  p = tx_info(&tx).p;
+  want = 1.0 / (double)udccp_tfrc_first_interval(1e8, 1000, RTT);
+  printf("p = %.4g (1/0xFFFFFF = %.4g; 1/p of the synthetic interval at "
+         "R = 100 ms: %.4g)\n", p, 1.0 / UDCCP_TFRC_LI_LEN_MAX, want);
+  assert_true(p < 0.5 / UDCCP_TFRC_LI_LEN_MAX);
+  tl_tx_exit(&tx);
+}
+
 static void test_rfc5348_6_1_new_loss_event_triggers_feedback(void **state) {
   tl_half rx;
   tl_ack a;
@@ -1580,6 +1671,8 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_6_1_new_loss_event_triggers_feedback),
       cmocka_unit_test(test_rfc5348_5_5_discount_factors_from_loss_intervals),
       cmocka_unit_test(test_rfc5348_5_5_sender_p_matches_discounting_receiver),
+      cmocka_unit_test(test_rfc5348_5_2_one_loss_event_per_reaction),
+      cmocka_unit_test(test_rfc4342_8_6_1_saturated_first_interval),
       cmocka_unit_test(test_rfc4342_7_ecn_ce_counts_as_loss),
       cmocka_unit_test(test_rfc4342_8_6_loss_intervals_roundtrip),
       cmocka_unit_test(test_rfc6323_3_3_sender_sends_rtt_estimate),

@@ -306,10 +306,17 @@ static void test_sim_application_limited_senders(void **state) {
   for (int i = 0; i < 3; i++) {
     const sim_flow_result *r = &res.flows[i];
     /* whole seconds after the first two (the first ones catch up on
-     * what was written during the handshake and slow start) */
+     * what was written during the handshake and slow start): on average
+     * within 3 %; a second may lag by up to 10 % when the greedy flows
+     * fill the shared queue (a loss), the next one catches up */
+    double sum = 0.0;
     for (size_t k = 2; k < r->n_series; k++) {
-      assert_true(fabs(r->rate_series[k] - want[i]) < 0.06 * want[i]);
+      assert_true(fabs(r->rate_series[k] - want[i]) < 0.10 * want[i]);
+      sum += r->rate_series[k];
     }
+    assert_true(r->n_series > 2);
+    assert_true(fabs(sum / (double)(r->n_series - 2) - want[i]) <
+                0.03 * want[i]);
   }
   assert_true(res.flows[3].goodput_bps > 10e6);
   assert_true(res.flows[0].closed_ok && res.flows[2].closed_ok);

@@ -481,9 +481,12 @@ static void test_rfc5348_6_3_1_first_interval_synthesis(void **state) {
   }
   assert_true(udccp_tfrc_first_interval(0.0, 1000, 100 * MS) ==
               udccp_tfrc_first_interval(0.0, 0, 100 * MS));
-  /* bounds: huge rate -> 24-bit maximum; never 0 */
+  /* bounds: huge rate -> the 32-bit maximum (kept whole: wider than the
+   * Loss Intervals option's 24 bits); never 0 */
   assert_int_equal(udccp_tfrc_first_interval(1e30, 1000, 1 * MS),
-                   UDCCP_TFRC_LI_LEN_MAX);
+                   UDCCP_TFRC_SYNTH_LEN_MAX);
+  assert_true(udccp_tfrc_first_interval(85616.0 * 1416, 1416, 200 * MS) >
+              UDCCP_TFRC_LI_LEN_MAX);
   assert_true(udccp_tfrc_first_interval(0.0, 1000, 0) >= 1);
 }
 
