@@ -241,12 +241,13 @@ static void mp_bound(udccp_mpsock *m) {
   udccp_tstamp lo = UDCCP_TSTAMP_NEVER, hi = 0, b;
   for (size_t i = 0; i < m->n; i++) {
     const udccp_conn *c = m->sub[i]->conn;
-    if (c == NULL || c->env.srtt == 0 ||
-        udccp_conn_get_state(c) != UDCCP_STATE_OPEN) {
+    udccp_tstamp r;
+    if (c == NULL || udccp_conn_get_state(c) != UDCCP_STATE_OPEN ||
+        (r = udccp_mp_conn_path_rtt(&m->mc, i)) == 0) {
       continue;
     }
-    lo = c->env.srtt < lo ? c->env.srtt : lo;
-    hi = c->env.srtt > hi ? c->env.srtt : hi;
+    lo = r < lo ? r : lo;
+    hi = r > hi ? r : hi;
   }
   if (hi == 0) {
     return;

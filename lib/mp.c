@@ -381,6 +381,18 @@ void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
     if (mp->sig != NULL && !is_data) {
       (void)udccp_mp_sig_write(mp->sig, mp->sig_idx, ob, ts);
     }
+    if (mp->rtt_owed && !is_data) {
+      /* §3.2.7: this path's smoothed RTT; Age 0, the estimate is kept
+       * current by every acknowledgement. */
+      udccp_mp_opt o;
+      memset(&o, 0, sizeof(o));
+      o.type = UDCCP_MP_RTT;
+      o.u.rtt.rtt_type = UDCCP_MP_RTT_SMOOTH;
+      o.u.rtt.rtt_ms = mp->rtt_ms;
+      if (udccp_mp_opt_put(ob, &o) == 0) {
+        mp->rtt_owed = 0;
+      }
+    }
   }
   if (mp->join) {
     if (!fs->is_server && pkt_type == UDCCP_PKT_REQUEST &&
