@@ -495,10 +495,42 @@ udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
   return UDCCP_ERR_AGAIN;
 }
 
+static int can_signal(const udccp_mp_conn *mc, size_t i) {
+  const udccp_conn *c = mc->sub[i];
+  return c->state == UDCCP_STATE_OPEN && !mc->live[i].dead &&
+         udccp_mp_active(c->mp, &c->feat);
+}
+
+/* The next signal repeat that a subflow can carry now (a signal waiting
+ * for its subflow to open is no deadline). */
+static udccp_tstamp sig_expiry(const udccp_mp_conn *mc) {
+  udccp_tstamp t = UDCCP_TSTAMP_NEVER;
+  size_t i, k;
+  int any = 0;
+  for (i = 0; i < mc->n_sub; i++) {
+    any |= can_signal(mc, i);
+  }
+  if (!any) {
+    return t;
+  }
+  if (mc->sig.n_ack > 0) {
+    return 0;
+  }
+  for (k = 0; k < UDCCP_MP_SIG_OUT; k++) {
+    const udccp_mp_sig_out *e = &mc->sig.out[k];
+    if (e->used && e->next_tx < t &&
+        (e->type != UDCCP_MP_PRIO ||
+         (e->sub < mc->n_sub && can_signal(mc, e->sub)))) {
+      t = e->next_tx;
+    }
+  }
+  return t;
+}
+
 udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
   udccp_tstamp t =
       mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
-  udccp_tstamp sig = udccp_mp_sig_expiry(&mc->sig);
+  udccp_tstamp sig = sig_expiry(mc);
   size_t i;
   t = sig < t ? sig : t;
   for (i = 0; i < mc->n_sub; i++) {

@@ -267,8 +267,10 @@ static udccp_tstamp tmin(udccp_tstamp a, udccp_tstamp b) {
  * can (0: none). */
 static void run(world *w, udccp_tstamp until, int send) {
   uint8_t dg[DGRAM];
+  uint32_t steps = 0;
   memset(dg, 0x33, sizeof(dg));
   while (w->now < until) {
+    assert_true(++steps < 2000000); /* time must move on */
     udccp_tstamp next = until;
     size_t i;
     int k;
@@ -388,6 +390,29 @@ static void test_mp_signal_3_2_10_peer_prio_drives_active_backup(
   a0 = w.rx.st[0].rx_dgrams;
   run(&w, 6 * S, 1);
   assert_true(w.rx.st[0].rx_dgrams - a0 > 100);
+  teardown_world(&w);
+}
+
+/* §3.2.10 with a priority chosen before the join is open (udccp-perf
+ * --mp-sched backup does so): the MP_PRIO waits until the subflow is
+ * established, and the join's handshake (its MP_HMAC on the PARTOPEN
+ * Ack, §3.3) is undisturbed. */
+static void test_mp_signal_3_2_10_prio_before_join_opens(void **state) {
+  world w;
+  (void)state;
+  setup(&w);
+  w.auto_join = 0;
+  run(&w, 500 * MS, 1);
+  assert_int_equal(w.c[0]->state, UDCCP_STATE_OPEN);
+  join(&w, 1);
+  assert_int_equal(udccp_mp_conn_add(&w.tx, w.c[1], 3), 1);
+  assert_int_equal(udccp_mp_conn_set_prio(&w.tx, 1, UDCCP_MP_PRIO_STANDBY),
+                   0);
+  run(&w, 1500 * MS, 1);
+  assert_true(open2(&w));
+  assert_int_equal(udccp_mp_sig_peer_prio(&w.rx.sig, 1),
+                   UDCCP_MP_PRIO_STANDBY);
+  assert_int_equal(udccp_mp_sig_unconfirmed(&w.tx.sig), 0);
   teardown_world(&w);
 }
 
@@ -626,6 +651,7 @@ static void test_mp_signal_3_2_7_mp_rtt_per_path(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mp_signal_3_2_10_peer_prio_drives_active_backup),
+      cmocka_unit_test(test_mp_signal_3_2_10_prio_before_join_opens),
       cmocka_unit_test(test_mp_signal_3_2_8_addaddr_removeaddr_confirmed),
       cmocka_unit_test(test_mp_signal_3_2_11_mp_close_on_every_subflow),
       cmocka_unit_test(test_mp_signal_3_2_11_closereq_answered_with_mp_close),
