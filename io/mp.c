@@ -146,6 +146,16 @@ static int mp_resolve(void *ud, uint32_t ci, udccp_mp_keys *out) {
     const udccp_conn *c = ep->socks[i]->conn;
     if (c != NULL && c->mp != NULL && !c->mp->join &&
         c->mp->phase == UDCCP_MP_KEYED && c->mp->keys.local_ci == ci) {
+      /* RFC 9897 §3.2.11: ignored while closing; §3.10: Too Busy when
+       * full. */
+      udccp_mpsock *m = ep->socks[i]->mp;
+      int v = m != NULL ? udccp_mp_conn_join_verdict(&m->mc) : 1;
+      if (v == 1 && m != NULL && m->n >= UDCCP_MP_MAX_SUBFLOWS) {
+        v = UDCCP_MP_RESOLVE_BUSY;
+      }
+      if (v != 1) {
+        return v;
+      }
       *out = c->mp->keys;
       return 1;
     }
@@ -747,8 +757,17 @@ int udccp_mpsock_close(udccp_mpsock *mp, int timeout_ms) {
       udccp_io_wait(ep, dl, close_ready, &a) != 0) {
     rv = UDCCP_ERR_TIMEOUT;
   }
+  /* RFC 9897 §3.2.11: MP_CLOSE on every subflow's Close/CloseReq; joins
+   * from now on are ignored. */
+  if (mp->mc.close_state == UDCCP_MP_CONN_OPEN) {
+    mp->mc.close_state = UDCCP_MP_CONN_CLOSING;
+  }
+  mp->mc.subs_closed = 1;
   for (size_t i = 0; i < mp->n; i++) {
     if (!udccp_io_sock_dead(mp->sub[i])) {
+      if (!mp->fallback && mp->sub[i]->conn->mp != NULL) {
+        mp->sub[i]->conn->mp->close_tx = 1;
+      }
       (void)udccp_shutdown(mp->sub[i]);
     }
   }

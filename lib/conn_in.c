@@ -374,8 +374,22 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
       return UDCCP_ERR_RESET;
     }
     /* RFC 9897 §3.3: MP_KEY, once Multipath Capable is settled. */
-    if (conn->mp != NULL &&
-        udccp_mp_read(conn->mp, &conn->feat, &p->opts, p->h.type) != 0) {
+    rv = conn->mp != NULL
+             ? udccp_mp_read(conn->mp, &conn->feat, &p->opts, p->h.type)
+             : 0;
+    if (rv == UDCCP_MP_READ_IGNORE) {
+      /* RFC 9897 §3.2.11: a join while the connection closes is ignored:
+       * this subflow dies without a word. */
+      udccp_conn_kill(conn, UDCCP_ERR_REFUSED, UDCCP_RESET_NONE);
+      return UDCCP_ERR_REFUSED;
+    }
+    if (rv == UDCCP_MP_READ_BUSY) {
+      /* RFC 9897 §3.10: beyond the subflow limit. */
+      udccp_conn_send_reset(conn, UDCCP_RESET_TOO_BUSY, NULL,
+                            UDCCP_ERR_RESET);
+      return UDCCP_ERR_RESET;
+    }
+    if (rv != 0) {
       static const uint8_t mp_key[3] = {UDCCP_OPT_MULTIPATH, UDCCP_MP_KEY,
                                         0};
       conn->info.pkts_malformed++;
@@ -409,6 +423,12 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
        * packet repeats them; an RTT passes before this can happen again. */
       conn->feat.repeat = 1;
     }
+  }
+  /* RFC 9897: signals, MP_CONFIRM, MP_CLOSE, MP_FAST_CLOSE (any type). */
+  if (conn->mp != NULL && p->opts.mp != NULL &&
+      udccp_mp_read_conn(conn->mp, &conn->feat, &p->opts, p->h.type) &&
+      p->h.type != UDCCP_PKT_RESET) {
+    conn->pending |= UDCCP_PEND_ACK; /* the MP_CONFIRM rides on it */
   }
   if (p->opts.present & UDCCP_OPTS_HAS_TIMESTAMP) {
     /* §13.3: echo it on our next packet. */

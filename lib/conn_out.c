@@ -238,7 +238,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     }
     /* RFC 9897 §3.3: MP_KEY on the first subflow's Request/Response. */
     if (conn->mp != NULL) {
-      udccp_mp_write(conn->mp, &conn->feat, &ob, type);
+      udccp_mp_write(conn->mp, &conn->feat, &ob, type, is_data, ts);
     }
     /* §8.1.4: the listener's cookie on our Response. */
     if (conn->init_cookie_len > 0 && conn->is_server &&
@@ -292,6 +292,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   }
   if (type == UDCCP_PKT_RESET) {
     put_ts_echo(conn, &ob, ts); /* §13.3: any packet */
+    if (conn->mp != NULL) {
+      udccp_mp_write_reset(conn->mp, &conn->feat, &ob); /* RFC 9897 §3.2.3 */
+    }
   }
   {
     size_t fixed = udccp_hdr_fixed_len(type, 1);

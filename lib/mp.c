@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "mp_sig.h"
 #include "pkt.h"
 #include "seq.h"
 
@@ -151,8 +152,18 @@ static uint32_t draw32(const udccp_mp_state *mp) {
 static int server_join(udccp_mp_state *mp, udccp_feat_set *fs,
                        const udccp_mp_opt *k) {
   udccp_mp_keys keys;
-  if (udccp_feat_mp_version(fs) < 0 || mp->resolve == NULL ||
-      !mp->resolve(mp->resolve_ud, k->u.join.ci, &keys)) {
+  int found;
+  if (udccp_feat_mp_version(fs) < 0 || mp->resolve == NULL) {
+    return UDCCP_ERR_OPTION;
+  }
+  found = mp->resolve(mp->resolve_ud, k->u.join.ci, &keys);
+  if (found == UDCCP_MP_RESOLVE_CLOSING) {
+    return UDCCP_MP_READ_IGNORE; /* §3.2.11 MUST */
+  }
+  if (found == UDCCP_MP_RESOLVE_BUSY) {
+    return UDCCP_MP_READ_BUSY; /* §3.10: Reset "Too Busy" */
+  }
+  if (found != 1) {
     return UDCCP_ERR_OPTION;
   }
   if (!mp->join) {
@@ -287,10 +298,89 @@ static void put_join(const udccp_mp_state *mp, udccp_optbuf *ob,
   put_hmac(mp, ob);
 }
 
+/* MP_CLOSE / MP_FAST_CLOSE with the peer's Key Data (§3.2.11, §3.2.3:
+ * "the selected Key Data of the peer host during the handshaking"). */
+static void put_key_data(const udccp_mp_state *mp, udccp_optbuf *ob,
+                         uint8_t type) {
+  udccp_mp_opt o;
+  memset(&o, 0, sizeof(o));
+  o.type = type;
+  o.u.key_data.data = mp->keys.remote;
+  o.u.key_data.len = UDCCP_MP_PLAIN_KEY_LEN;
+  (void)udccp_mp_opt_put(ob, &o);
+}
+
+/* 1 if the packet carries an option of type t whose Key Data is our key. */
+static int key_data_ok(const udccp_mp_state *mp, const udccp_opts *opts,
+                       uint8_t t) {
+  udccp_mp_opt o;
+  size_t pos = 0;
+  int rv;
+  while (opts->mp != NULL &&
+         (rv = udccp_mp_next(opts->mp, opts->mp_len, &pos, &o)) != 2) {
+    uint8_t diff = 0;
+    size_t i;
+    if (rv != 0 || o.type != t ||
+        o.u.key_data.len != UDCCP_MP_PLAIN_KEY_LEN) {
+      continue;
+    }
+    for (i = 0; i < UDCCP_MP_PLAIN_KEY_LEN; i++) {
+      diff |= (uint8_t)(o.u.key_data.data[i] ^ mp->keys.local[i]);
+    }
+    if (diff == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int udccp_mp_read_conn(udccp_mp_state *mp, const udccp_feat_set *fs,
+                       const udccp_opts *opts, uint8_t pkt_type) {
+  int owed = 0;
+  if (!udccp_mp_active(mp, fs) || opts->mp == NULL) {
+    return 0;
+  }
+  if (mp->sig != NULL &&
+      (udccp_mp_sig_read(mp->sig, &mp->keys, mp->sig_idx, opts->mp,
+                         opts->mp_len) &
+       UDCCP_MP_SIG_EV_CONFIRM)) {
+    owed = 1;
+  }
+  if ((pkt_type == UDCCP_PKT_CLOSE || pkt_type == UDCCP_PKT_CLOSEREQ) &&
+      key_data_ok(mp, opts, UDCCP_MP_CLOSE)) {
+    /* §3.2.11: a CloseReq with MP_CLOSE: our Close "MUST also carry the
+     * MP_CLOSE"; a Close: the whole connection closes. */
+    mp->close_rx = pkt_type == UDCCP_PKT_CLOSE ? 2 : 1;
+    mp->close_tx = 1;
+  }
+  if (pkt_type == UDCCP_PKT_RESET &&
+      key_data_ok(mp, opts, UDCCP_MP_FAST_CLOSE)) {
+    mp->fast_close_rx = 1; /* §3.2.3 */
+  }
+  return owed;
+}
+
+void udccp_mp_write_reset(udccp_mp_state *mp, const udccp_feat_set *fs,
+                          udccp_optbuf *ob) {
+  if (udccp_mp_active(mp, fs) && mp->fast_close_tx) {
+    put_key_data(mp, ob, UDCCP_MP_FAST_CLOSE); /* §3.2.3 MUST */
+  }
+}
+
 void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
-                    udccp_optbuf *ob, uint8_t pkt_type) {
+                    udccp_optbuf *ob, uint8_t pkt_type, int is_data,
+                    udccp_tstamp ts) {
   if (mp == NULL) {
     return;
+  }
+  if (udccp_mp_active(mp, fs)) {
+    if (mp->close_tx &&
+        (pkt_type == UDCCP_PKT_CLOSE || pkt_type == UDCCP_PKT_CLOSEREQ)) {
+      put_key_data(mp, ob, UDCCP_MP_CLOSE); /* §3.2.11 MUST */
+    }
+    if (mp->sig != NULL && !is_data) {
+      (void)udccp_mp_sig_write(mp->sig, mp->sig_idx, ob, ts);
+    }
   }
   if (mp->join) {
     if (!fs->is_server && pkt_type == UDCCP_PKT_REQUEST &&

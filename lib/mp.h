@@ -35,8 +35,21 @@ enum udccp_mp_phase {
 
 /* Finds the keys of the MP-DCCP connection whose local Connection
  * Identifier is ci (a joining subflow names it, §3.2.2): fills *out (its
- * local and remote keys and CIs) and returns 1, or returns 0. */
+ * local and remote keys and CIs) and returns 1, or returns 0 (unknown:
+ * Reset), UDCCP_MP_RESOLVE_BUSY or UDCCP_MP_RESOLVE_CLOSING. */
 typedef int (*udccp_mp_resolve_fn)(void *ud, uint32_t ci, udccp_mp_keys *out);
+/* Further answers of a resolver: the connection has as many subflows as
+ * it takes (§3.10: the join gets a Reset "Too Busy"), or is closing
+ * (§3.2.11: "new subflow requests using MP_JOIN MUST be ignored": no
+ * answer at all). */
+#define UDCCP_MP_RESOLVE_BUSY (-1)
+#define UDCCP_MP_RESOLVE_CLOSING (-2)
+
+/* udccp_mp_read() results besides 0 and UDCCP_ERR_OPTION. */
+#define UDCCP_MP_READ_BUSY 1   /* Reset Too Busy (§3.10) */
+#define UDCCP_MP_READ_IGNORE 2 /* drop the Request, send nothing */
+
+struct udccp_mp_sig;
 
 typedef struct udccp_mp_state {
   udccp_mp_keys keys;
@@ -54,6 +67,14 @@ typedef struct udccp_mp_state {
   uint8_t rx_seq_set;
   uint8_t phase;         /* enum udccp_mp_phase */
   uint8_t have_remote;   /* keys.remote / remote_ci are the peer's */
+  struct udccp_mp_sig *sig; /* the MP connection's signalling, or NULL
+                               (lib/mp_sig.h; set by udccp_mp_conn_add) */
+  uint8_t sig_idx;       /* this subflow's index there */
+  uint8_t close_tx;      /* MP_CLOSE on our Close/CloseReq (§3.2.11) */
+  uint8_t fast_close_tx; /* MP_FAST_CLOSE on our Reset (§3.2.3) */
+  uint8_t close_rx;      /* a valid MP_CLOSE came: on a CloseReq (1) or a
+                            Close (2) */
+  uint8_t fast_close_rx; /* a valid MP_FAST_CLOSE came on a Reset */
 } udccp_mp_state;
 
 /* Makes the multipath state of a connection, *pmp: NULL when multipath
@@ -70,16 +91,35 @@ void udccp_mp_free(udccp_mp_state *mp, const udccp_mem *mem);
 /* The functions below take the NULL of a connection without multipath. */
 
 /* Reads the Multipath options of a valid packet of type pkt_type, after
- * its feature options (udccp_feat_read).  Returns 0, or UDCCP_ERR_OPTION:
+ * its feature options (udccp_feat_read).  Returns 0, UDCCP_ERR_OPTION:
  * the connection must be Reset with code Option Error (a client whose
- * agreed Response lacks a valid MP_KEY, §3.6). */
+ * agreed Response lacks a valid MP_KEY, §3.6), UDCCP_MP_READ_BUSY (a
+ * join beyond the subflow limit: Reset Too Busy, §3.10) or
+ * UDCCP_MP_READ_IGNORE (a join while the connection closes: dropped
+ * without an answer, §3.2.11). */
 int udccp_mp_read(udccp_mp_state *mp, udccp_feat_set *fs,
                   const udccp_opts *opts, uint8_t pkt_type);
 
-/* Appends the Multipath options due on a packet of type pkt_type (MP_KEY
- * on the client's Request and the server's Response). */
+/* Reads the connection-level Multipath options of any valid packet
+ * (Data and Reset included) of an MP-DCCP subflow: signals and
+ * MP_CONFIRM (lib/mp_sig.c), MP_CLOSE on a Close/CloseReq and
+ * MP_FAST_CLOSE on a Reset whose Key Data is our key (§3.2.11, §3.2.3:
+ * others are ignored).  Returns 1 if an Ack is owed (an MP_CONFIRM). */
+int udccp_mp_read_conn(udccp_mp_state *mp, const udccp_feat_set *fs,
+                       const udccp_opts *opts, uint8_t pkt_type);
+
+/* Appends the Multipath options due on a packet of type pkt_type (not a
+ * Reset) at ts: MP_KEY on the client's Request and the server's Response,
+ * the join's options, MP_CLOSE on Close/CloseReq once closing, and on
+ * non-data packets the signals and MP_CONFIRM due (lib/mp_sig.c). */
 void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
-                    udccp_optbuf *ob, uint8_t pkt_type);
+                    udccp_optbuf *ob, uint8_t pkt_type, int is_data,
+                    udccp_tstamp ts);
+
+/* On a Reset being written: MP_FAST_CLOSE with the peer's key if the MP
+ * connection closes abruptly (§3.2.3). */
+void udccp_mp_write_reset(udccp_mp_state *mp, const udccp_feat_set *fs,
+                          udccp_optbuf *ob);
 
 /* §3.2.5: the MP_SEQ the next DCCP-Data/DataAck carries (then the
  * following numbers, until set again).  The MP connection sets it per

@@ -10,11 +10,18 @@
  *   §3.11.1 path mobility: a path that stops answering is taken out of
  *           scheduling (dead) until it is heard again, probed with Syncs
  *           (RFC 4340 §7.5.4) meanwhile; its waiting datagram moves on
+ *   §3.2.10 MP_PRIO from the peer bounds a path's priority; ours is sent
+ *   §3.2.11 MP_CLOSE on every subflow's Close/CloseReq; the peer's valid
+ *           MP_CLOSE closes every subflow
+ *   §3.2.3  MP_FAST_CLOSE: Reset code 13 on every subflow, torn down;
+ *           on receipt every live subflow answers with Reset 13
+ *   §3.10   joins beyond UDCCP_MP_MAX_SUBFLOWS: Reset "Too Busy"
  */
 #include "mp_conn.h"
 
 #include <string.h>
 
+#include "mp.h"
 #include "seq.h"
 
 int udccp_mp_conn_init(udccp_mp_conn *mc, const udccp_mem *mem,
@@ -29,6 +36,8 @@ int udccp_mp_conn_init(udccp_mp_conn *mc, const udccp_mem *mem,
   mc->max_dgram = max_dgram;
   mc->tx_seq = idsn & UDCCP_SEQ_MASK;
   mc->reorder = reorder != 0;
+  udccp_mp_sig_init(&mc->sig, 0);
+  mc->sig.seq_now = mc->tx_seq;
   for (rv = 0; rv < UDCCP_MP_MAX_SUBFLOWS; rv++) {
     mc->live[rv].quiet_since = UDCCP_TSTAMP_NEVER;
     mc->live[rv].next_probe = UDCCP_TSTAMP_NEVER;
@@ -71,6 +80,8 @@ int udccp_mp_conn_add(udccp_mp_conn *mc, udccp_conn *sub, uint8_t prio) {
   }
   mc->sub[mc->n_sub] = sub;
   mc->prio[mc->n_sub] = prio;
+  sub->mp->sig = &mc->sig;
+  sub->mp->sig_idx = (uint8_t)mc->n_sub;
   mc->live[mc->n_sub].last_rx = sub->t_last_rx;
   mc->live[mc->n_sub].data_at_rx = sub->info.data_pkts_sent;
   return (int)mc->n_sub++;
@@ -89,7 +100,7 @@ static int pick(udccp_mp_conn *mc) {
     v[i].up = c->state == UDCCP_STATE_OPEN &&
               udccp_mp_active(c->mp, &c->feat) && !mc->live[i].dead;
     v[i].can_send = udccp_sendq_len(&c->sendq) == 0;
-    v[i].prio = mc->prio[i];
+    v[i].prio = udccp_mp_conn_prio(mc, i);
   }
   switch (mc->sched) {
   case UDCCP_MP_SCHED_BACKUP:
@@ -186,9 +197,186 @@ int udccp_mp_conn_dead(const udccp_mp_conn *mc, size_t i) {
   return i < mc->n_sub && mc->live[i].dead;
 }
 
+uint8_t udccp_mp_conn_prio(const udccp_mp_conn *mc, size_t i) {
+  int peer = udccp_mp_sig_peer_prio(&mc->sig, i);
+  if (i >= mc->n_sub) {
+    return 0;
+  }
+  return peer >= 0 && peer < mc->prio[i] ? (uint8_t)peer : mc->prio[i];
+}
+
+int udccp_mp_conn_set_prio(udccp_mp_conn *mc, size_t i, uint8_t prio) {
+  int rv;
+  if (i >= mc->n_sub || prio > 15) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  rv = udccp_mp_sig_prio(&mc->sig, i, prio);
+  if (rv == 0) {
+    mc->prio[i] = prio;
+  }
+  return rv;
+}
+
+/* The keys and a generator: from the first keyed subflow. */
+static udccp_mp_state *keyed(const udccp_mp_conn *mc) {
+  size_t i;
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    if (udccp_mp_active(c->mp, &c->feat)) {
+      return c->mp;
+    }
+  }
+  return NULL;
+}
+
+static uint32_t nonce(const udccp_mp_state *mp) {
+  uint8_t b[4];
+  mp->rand(b, sizeof(b), mp->rand_ud);
+  return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 |
+         b[3];
+}
+
+int udccp_mp_conn_announce(udccp_mp_conn *mc, uint8_t family,
+                           const uint8_t *addr, uint16_t port) {
+  udccp_mp_state *mp = keyed(mc);
+  int id, rv;
+  if (mp == NULL) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  id = udccp_mp_sig_local_id(&mc->sig, family, addr, port, port != 0);
+  if (id < 0) {
+    return id;
+  }
+  rv = udccp_mp_sig_announce(&mc->sig, &mp->keys, (uint8_t)id, nonce(mp));
+  return rv < 0 ? rv : id;
+}
+
+int udccp_mp_conn_unannounce(udccp_mp_conn *mc, uint8_t id) {
+  udccp_mp_state *mp = keyed(mc);
+  if (mp == NULL) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  return udccp_mp_sig_remove(&mc->sig, &mp->keys, id, nonce(mp));
+}
+
+/* Closing: once the connection-level queue drained onto the subflows,
+ * each subflow closes after its own queue. */
+static void close_subs(udccp_mp_conn *mc, udccp_tstamp ts) {
+  size_t i;
+  if (mc->close_state != UDCCP_MP_CONN_CLOSING || mc->subs_closed ||
+      udccp_sendq_len(&mc->q) > 0 || mc->have_moved) {
+    return;
+  }
+  mc->subs_closed = 1;
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    c->mp->close_tx = 1; /* §3.2.11: "using MP_CLOSE in the initial packet" */
+    (void)udccp_conn_close(c, ts);
+  }
+}
+
+int udccp_mp_conn_close(udccp_mp_conn *mc, udccp_tstamp ts) {
+  if (mc->close_state == UDCCP_MP_CONN_OPEN) {
+    mc->close_state = UDCCP_MP_CONN_CLOSING;
+  }
+  close_subs(mc, ts);
+  return 0;
+}
+
+int udccp_mp_conn_fast_close(udccp_mp_conn *mc, udccp_tstamp ts) {
+  size_t i;
+  mc->close_state = UDCCP_MP_CONN_ABORTED;
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    /* §3.2.3: "MUST be sent from Host A on all subflows using a
+     * DCCP-Reset packet with Reset Code 13" and "MUST tear down all
+     * subflows": the Reset is the subflow's last packet. */
+    c->mp->fast_close_tx = 1;
+    (void)udccp_conn_abort(c, UDCCP_RESET_MP_ABRUPT, ts);
+  }
+  udccp_sendq_clear(&mc->q);
+  return 0;
+}
+
+int udccp_mp_conn_join_verdict(const udccp_mp_conn *mc) {
+  if (mc->close_state != UDCCP_MP_CONN_OPEN) {
+    return UDCCP_MP_RESOLVE_CLOSING;
+  }
+  if (mc->n_sub >= UDCCP_MP_MAX_SUBFLOWS) {
+    return UDCCP_MP_RESOLVE_BUSY;
+  }
+  return 1;
+}
+
+/* The peer's MP_CLOSE or MP_FAST_CLOSE on one subflow acts on all. */
+static void peer_close(udccp_mp_conn *mc, udccp_tstamp ts) {
+  size_t i;
+  int fast = 0, close = 0;
+  for (i = 0; i < mc->n_sub; i++) {
+    fast |= mc->sub[i]->mp->fast_close_rx;
+    close |= mc->sub[i]->mp->close_rx;
+  }
+  if (fast && mc->close_state != UDCCP_MP_CONN_ABORTED) {
+    mc->close_state = UDCCP_MP_CONN_ABORTED;
+    for (i = 0; i < mc->n_sub; i++) {
+      /* §3.2.3: "Host B will send a DCCP-Reset packet response on all
+       * subflows to Host A with Reset Code 13 ... MUST then tear down all
+       * subflows" (the one the Reset came on is dead already). */
+      udccp_conn *c = mc->sub[i];
+      if (c->state != UDCCP_STATE_CLOSED &&
+          c->state != UDCCP_STATE_TIMEWAIT) {
+        (void)udccp_conn_abort(c, UDCCP_RESET_MP_ABRUPT, ts);
+      }
+    }
+    udccp_sendq_clear(&mc->q);
+  } else if (close && mc->close_state == UDCCP_MP_CONN_OPEN) {
+    /* §3.2.11: a CloseReq with MP_CLOSE: "all subflows transition to
+     * the CLOSING state before transmitting a DCCP-Close carrying
+     * MP_CLOSE"; a Close: every subflow closes (the others get their
+     * own Close + MP_CLOSE and answer it with Reset code 1). */
+    mc->close_state = UDCCP_MP_CONN_CLOSED;
+    for (i = 0; i < mc->n_sub; i++) {
+      udccp_conn *c = mc->sub[i];
+      c->mp->close_tx = 1;
+      if (c->state == UDCCP_STATE_OPEN || c->state == UDCCP_STATE_PARTOPEN) {
+        c->closing_after_q = 1;
+        udccp_sendq_clear(&c->sendq);
+      }
+    }
+    udccp_sendq_clear(&mc->q);
+  }
+}
+
+/* Signals and MP_CONFIRMs ride on an Ack: MP_PRIO on its own path, the
+ * others on the first live path. */
+static void sig_kick(udccp_mp_conn *mc, udccp_tstamp ts) {
+  size_t i;
+  int shared_done = 0;
+  if (mc->sig.n_ack == 0 && udccp_mp_sig_expiry(&mc->sig) > ts) {
+    return;
+  }
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    if (c->state != UDCCP_STATE_OPEN || mc->live[i].dead ||
+        !udccp_mp_active(c->mp, &c->feat)) {
+      continue;
+    }
+    if (udccp_mp_sig_due_prio(&mc->sig, i, ts) ||
+        (!shared_done && udccp_mp_sig_due_shared(&mc->sig, ts))) {
+      c->pending |= UDCCP_PEND_ACK;
+    }
+    shared_done = 1;
+  }
+}
+
 size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts) {
   size_t placed = 0;
+  peer_close(mc, ts);
+  if (mc->close_state == UDCCP_MP_CONN_ABORTED) {
+    return 0;
+  }
   watch(mc, ts);
+  sig_kick(mc, ts);
   if (mc->have_moved) {
     int i = pick(mc);
     if (i >= 0 && udccp_conn_queue_datagram(mc->sub[i],
@@ -217,12 +405,14 @@ size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts) {
     }
     /* §3.2.5: the datagram's MP_SEQ rides on its Data/DataAck. */
     udccp_mp_set_tx_seq(mc->sub[i]->mp, mc->tx_seq);
+    mc->sig.seq_now = mc->tx_seq; /* signals date from the last datagram */
     mc->tx_seq = udccp_seq_add(mc->tx_seq, 1);
     mc->st[i].tx_dgrams++;
     mc->st[i].tx_bytes += len;
     (void)udccp_sendq_pop(&mc->q);
     placed++;
   }
+  close_subs(mc, ts);
   return placed;
 }
 
@@ -232,6 +422,7 @@ void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
     return;
   }
   c = mc->sub[i];
+  peer_close(mc, ts);
   for (;;) {
     udccp_recv_info ri;
     uint64_t mseq;
@@ -280,7 +471,9 @@ udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
 udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
   udccp_tstamp t =
       mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
+  udccp_tstamp sig = udccp_mp_sig_expiry(&mc->sig);
   size_t i;
+  t = sig < t ? sig : t;
   for (i = 0; i < mc->n_sub; i++) {
     const udccp_mp_sub_live *l = &mc->live[i];
     udccp_tstamp e = UDCCP_TSTAMP_NEVER;

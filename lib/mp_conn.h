@@ -20,9 +20,25 @@
  * back, with its CCID's pending timeout run at once (a back-off of tens
  * of seconds would otherwise keep the path idle long after it returned).
  *
+ * Signalling (lib/mp_sig.c): the MP connection owns the signalling
+ * state its subflows share: MP_PRIO for a path (udccp_mp_conn_set_prio),
+ * MP_ADDADDR / MP_REMOVEADDR (udccp_mp_conn_announce / _unannounce),
+ * each repeated until MP_CONFIRM; the peer's MP_PRIO for a path bounds
+ * the priority the scheduler gives it (the lower of ours and the peer's:
+ * either side may make a costly path standby, §3.2.10).
+ *
+ * Closing (§3.2.11, §3.2.3, §3.7): udccp_mp_conn_close puts MP_CLOSE with
+ * the peer's key on the Close or CloseReq of every subflow; a valid
+ * MP_CLOSE from the peer closes every subflow (a CloseReq: each answers
+ * with Close + MP_CLOSE); udccp_mp_conn_fast_close sends Reset code 13
+ * (Abrupt MP termination) + MP_FAST_CLOSE on every subflow and tears them
+ * down; a valid MP_FAST_CLOSE from the peer makes every live subflow
+ * answer with Reset 13.  Joins while closing are ignored, joins beyond
+ * UDCCP_MP_MAX_SUBFLOWS refused with Reset "Too Busy" (§3.10):
+ * udccp_mp_conn_join_verdict tells a resolver which.
+ *
  * Not here yet (doc/multipath.md): forming the subflow set with MP_JOIN
- * (the caller adds subflows that each negotiated MP-DCCP), path manager,
- * MP_PRIO/MP_RTT signalling, MP_CLOSE.
+ * (the caller adds subflows that each negotiated MP-DCCP), path manager.
  */
 #ifndef UDCCP_MP_CONN_H
 #define UDCCP_MP_CONN_H
@@ -33,6 +49,7 @@
 #include "conn.h"
 #include "mp_reorder.h"
 #include "mp_sched.h"
+#include "mp_sig.h"
 #include "qpolicy.h"
 #include "rxq.h"
 
@@ -87,7 +104,17 @@ typedef struct udccp_mp_conn {
   size_t moved_len;       /* a datagram taken off a dead path, waiting */
   uint64_t moved_seq;     /* ... for another with its MP_SEQ */
   int have_moved;
+  udccp_mp_sig sig;       /* signalling shared by the subflows */
+  uint8_t close_state;    /* enum udccp_mp_close_state */
+  uint8_t subs_closed;    /* closing: the subflows were told */
 } udccp_mp_conn;
+
+enum udccp_mp_close_state {
+  UDCCP_MP_CONN_OPEN = 0,
+  UDCCP_MP_CONN_CLOSING = 1, /* we sent MP_CLOSE */
+  UDCCP_MP_CONN_CLOSED = 2,  /* the peer's MP_CLOSE (Close or CloseReq) */
+  UDCCP_MP_CONN_ABORTED = 3  /* MP_FAST_CLOSE, sent or received */
+};
 
 /* Sets up mc: a send queue of qlen datagrams of up to max_dgram bytes,
  * idsn the first MP_SEQ (§3.2.5: SHOULD be random), reordering on or
@@ -102,6 +129,38 @@ void udccp_mp_conn_free(udccp_mp_conn *mc);
  * MP_PRIO prio.  Returns its index, or UDCCP_ERR_INVALID_ARGUMENT (full,
  * or without multipath state). */
 int udccp_mp_conn_add(udccp_mp_conn *mc, udccp_conn *sub, uint8_t prio);
+
+/* Sets the MP_PRIO of path i (0..15) for our scheduler and signals it to
+ * the peer on that subflow (MP_PRIO, repeated until confirmed, §3.2.10).
+ * Returns 0 or UDCCP_ERR_INVALID_ARGUMENT / UDCCP_ERR_NOBUF. */
+int udccp_mp_conn_set_prio(udccp_mp_conn *mc, size_t i, uint8_t prio);
+
+/* The priority the scheduler uses for path i: ours, bounded by the
+ * peer's MP_PRIO for it if one came. */
+uint8_t udccp_mp_conn_prio(const udccp_mp_conn *mc, size_t i);
+
+/* Announces a local address (MP_ADDADDR with MP_HMAC, §3.2.8) under its
+ * unique Address ID; port 0: the port of the subflow it goes on.
+ * Returns the ID, or UDCCP_ERR_INVALID_STATE (no keyed subflow yet),
+ * UDCCP_ERR_INVALID_ARGUMENT or UDCCP_ERR_NOBUF. */
+int udccp_mp_conn_announce(udccp_mp_conn *mc, uint8_t family,
+                           const uint8_t *addr, uint16_t port);
+
+/* Withdraws address id (MP_REMOVEADDR, §3.2.9).  Returns 0 or as above. */
+int udccp_mp_conn_unannounce(udccp_mp_conn *mc, uint8_t id);
+
+/* Closes the MP-DCCP connection (§3.2.11): once the queued datagrams
+ * are on the subflows (udccp_mp_conn_schedule), every subflow's Close or
+ * CloseReq carries MP_CLOSE, after its own queue.  Returns 0. */
+int udccp_mp_conn_close(udccp_mp_conn *mc, udccp_tstamp ts);
+
+/* Closes it abruptly (§3.2.3): Reset code 13 + MP_FAST_CLOSE on every
+ * subflow, torn down at once.  Returns 0. */
+int udccp_mp_conn_fast_close(udccp_mp_conn *mc, udccp_tstamp ts);
+
+/* What a resolver answers for a join to this connection: 1 (take it),
+ * UDCCP_MP_RESOLVE_CLOSING (§3.2.11) or UDCCP_MP_RESOLVE_BUSY (§3.10). */
+int udccp_mp_conn_join_verdict(const udccp_mp_conn *mc);
 
 /* Queues a datagram.  Returns 0, UDCCP_ERR_MSGSIZE or UDCCP_ERR_AGAIN. */
 int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len);

@@ -43,7 +43,8 @@ const char *udccp_reset_code_str(int code) {
       "Unspecified",     "Closed",           "Aborted",
       "No Connection",   "Packet Error",     "Option Error",
       "Mandatory Error", "Connection Refused", "Bad Service Code",
-      "Too Busy",        "Bad Init Cookie",  "Aggression Penalty"};
+      "Too Busy",        "Bad Init Cookie",  "Aggression Penalty",
+      "Reserved",        "Abrupt MP termination"};
   if (code >= 0 && code < (int)(sizeof(names) / sizeof(names[0]))) {
     return names[code];
   }

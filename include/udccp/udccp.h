@@ -91,7 +91,7 @@ enum udccp_pkt_type {
   UDCCP_PKT_LISTEN = 10
 };
 
-/* Reset codes, RFC 4340 §5.6. */
+/* Reset codes, RFC 4340 §5.6, and RFC 9897 §7.4 (13). */
 enum udccp_reset_code {
   UDCCP_RESET_UNSPECIFIED = 0,
   UDCCP_RESET_CLOSED = 1,
@@ -105,6 +105,11 @@ enum udccp_reset_code {
   UDCCP_RESET_TOO_BUSY = 9,
   UDCCP_RESET_BAD_INIT_COOKIE = 10,
   UDCCP_RESET_AGGRESSION_PENALTY = 11,
+  /* 12: unassigned.  13, "Abrupt MP termination" (RFC 9897 §3.2.3,
+   * §7.4): a Multipath DCCP connection closed abruptly with MP_FAST_CLOSE;
+   * it comes on every subflow of the connection, and every subflow of the
+   * peer answers with one (udccp_mpsock / MP connection only). */
+  UDCCP_RESET_MP_ABRUPT = 13,
   UDCCP_RESET_NONE = 255 /* no Reset was sent or received */
 };
 
