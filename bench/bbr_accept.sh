@@ -23,7 +23,7 @@ import json, sys
 d = json.load(sys.stdin)
 f = d["flows"]
 r = f[0]["goodput_bps"] / f[1]["goodput_bps"] if len(f) > 1 and f[1]["goodput_bps"] > 0 else 0
-print("%s utilization %.4f ratio %.3f q95 %.1f %s wall %.0f s" % (sys.argv[1], d["utilization"], r,
+print("%s utilization %.4f (link %.4f) ratio %.3f q95 %.1f %s wall %.0f s" % (sys.argv[1], d["utilization"], d["link_utilization"], r,
       f[0]["owd_p95_ms"] - f[0]["owd_min_ms"],
       " ".join("%s=%.2fMbit/s,loss=%.4f,owd=%.1f/%.1f/%.1fms" % (x["kind"], x["goodput_bps"] / 1e6,
                x["loss_rate"], x["owd_p50_ms"], x["owd_p95_ms"], x["owd_p99_ms"]) for x in f),
@@ -48,10 +48,14 @@ for path in "100mbit 20ms 90s" "1gbit 50ms $DUR"; do
     else echo "NOT MET: ratio $r outside [0.7, 1.4]"; ok=1; fi
   done
 done
-for bulk in tcp tcp-cubic tcp-bbr; do
-  for media in bbr ccid2 ccid3; do
-    "$SIM" --flows "$media:app=2mbit,$bulk" --rate 10mbit --delay 20ms --duration 60s \
-      --seed 1 --json | summ "media $media + $bulk"
+# the media table twice: the default one-BDP queue (33 packets, 40 ms) and
+# half of it (17 packets, 20 ms); the one-way delays say which queue is met
+for q in 33 17; do
+  for bulk in tcp tcp-cubic tcp-bbr; do
+    for media in bbr ccid2 ccid3; do
+      "$SIM" --flows "$media:app=2mbit,$bulk" --rate 10mbit --delay 20ms --queue $q \
+        --duration 60s --seed 1 --json | summ "media $media + $bulk, queue $q"
+    done
   done
 done
 exit $ok

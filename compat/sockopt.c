@@ -55,7 +55,6 @@ struct ucompat_tfrc_tx_info {
   uint32_t tfrctx_ipi;    /* us */
 };
 
-static const uint8_t g_ccids[] = {2, 3, 4}; /* RFC 4341, 4342, 5622 */
 
 int ucompat_state(const ucompat_sock *cs);
 
@@ -64,13 +63,22 @@ static int fail(int e) {
   return -1;
 }
 
-static int ccid_ok(uint8_t id) {
-  for (size_t i = 0; i < sizeof(g_ccids); i++) {
-    if (g_ccids[i] == id) {
-      return 1;
+/* Any CCID the process has registered: 2, 3, 4 (RFC 4341, 4342, 5622) and
+ * the experimental ones (RFC 4340 §10: 248..255; BBR 248 and CUBIC 249 by
+ * default, or a number the application moved them to, e.g. the MP-DCCP
+ * fork's 5 and 7 with UDCCP_CCID_REG_RESERVED). */
+static int ccid_ok(uint8_t id) { return udccp_ccid_lookup(id) != NULL; }
+
+/* The registered CCIDs in ascending order (the kernel's
+ * DCCP_SOCKOPT_AVAILABLE_CCIDS lists its built-in ones); the count. */
+static size_t ccid_list(uint8_t out[256]) {
+  size_t n = 0;
+  for (unsigned id = 2; id < 256; id++) {
+    if (ccid_ok((uint8_t)id)) {
+      out[n++] = (uint8_t)id;
     }
   }
-  return 0;
+  return n;
 }
 
 static int put_int(int v, void *val, socklen_t *len) {
@@ -168,13 +176,16 @@ static int get_dccp(ucompat_sock *cs, int name, void *val, socklen_t *len) {
     return put_int(cs->qpolicy, val, len);
   case OPT_QPOLICY_TXQLEN:
     return put_int((int)(cs->txqlen != 0 ? cs->txqlen : 32), val, len);
-  case OPT_AVAILABLE_CCIDS:
-    if (*len < sizeof(g_ccids)) {
+  case OPT_AVAILABLE_CCIDS: {
+    uint8_t ids[256];
+    size_t n = ccid_list(ids);
+    if (*len < n) {
       return fail(EINVAL);
     }
-    memcpy(val, g_ccids, sizeof(g_ccids));
-    *len = sizeof(g_ccids);
+    memcpy(val, ids, n);
+    *len = (socklen_t)n;
     return 0;
+  }
   case OPT_TX_CCID:
   case OPT_RX_CCID: {
     if (st != UCOMPAT_OPEN && st != UCOMPAT_CLOSED) {

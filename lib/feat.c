@@ -335,6 +335,7 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *s,
   for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     e = &fs->ent[i];
     e->num = specs[i / 2].num;
+    e->fgss_lo = (uint32_t)iss;
     e->local = i & 1;
     if (e->num == UDCCP_FEAT_MP_CAPABLE) {
       e->local = fs->is_server; /* located at the server */
@@ -668,7 +669,11 @@ static int read_one(udccp_feat_set *fs, const udccp_opt *o,
   if (is_change) {
     return on_change(fs, e, o, reset_code, reset_data);
   }
-  if (!pkt->has_ack || udccp_seq_lt(pkt->ack & UDCCP_SEQ_MASK, fs->fgss)) {
+  /* §6.6.4 rule 2 with FGSS(F/X), the alternative the section allows
+   * ("slightly more forgiving to multiple overlapped feature
+   * negotiations"): the Ack must reach this feature's latest new Change. */
+  if (!pkt->has_ack ||
+      (int32_t)((uint32_t)pkt->ack - e->fgss_lo) < 0) {
     return 0;
   }
   return on_confirm(fs, e, o, reset_code, reset_data);
@@ -826,8 +831,10 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
     }
     n++;
     if (e->change_new) {
-      /* §6.6.4: a packet with a new Change moves FGSS. */
+      /* §6.6.4: a packet with a new Change moves FGSS (and this
+       * feature's FGSS(F/X), which its Confirm is checked against). */
       fs->fgss = seq;
+      e->fgss_lo = (uint32_t)seq;
       e->change_new = 0;
     }
     e->state = UDCCP_FEAT_CHANGING; /* UNSTABLE ends once sent (§6.6.5) */

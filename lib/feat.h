@@ -104,6 +104,16 @@ typedef struct udccp_feat_entry {
                                  one (and list it first in our Confirm) */
   unsigned int agreed : 1;    /* Multipath Capable: a version was agreed
                                  (a non-empty Confirm, RFC 9897 §3.1) */
+  /* §6.6.4's alternative FGSS(F/X): the low 32 bits of the packet that
+   * carried this entry's latest new Change.  Its Confirm is checked
+   * against it, so that a new Change of another feature (Ack Ratio, say)
+   * does not void the Confirm in flight for this one (Sequence Window,
+   * say): with the connection-wide FGSS, a sender whose Ack Ratio and
+   * Sequence Window both follow a growing cwnd had its Confirms ignored
+   * RTT after RTT.  32 bits: the check matters only while the entry is
+   * CHANGING, when the Confirm answers a packet of the last flight, far
+   * within 2^31 of it.  (It fills what was padding: no bytes added.) */
+  uint32_t fgss_lo;
 } udccp_feat_entry;
 _Static_assert(sizeof(udccp_feat_entry) <= 32,
                "a feature entry grew: 23 of them are in every connection");

@@ -16,6 +16,7 @@ int sim_link_init(sim_link *l, const sim_link_cfg *cfg, uint64_t seed,
     return -1;
   }
   l->cfg = *cfg;
+  l->measure_end = UDCCP_TSTAMP_NEVER;
   sim_rng_seed(&l->rng, seed, stream);
   uint32_t cap = 1;
   while (cap < cfg->queue_pkts) {
@@ -189,6 +190,9 @@ int sim_link_send_ecn(sim_link *l, uint32_t wire_bytes, udccp_tstamp now,
   }
   l->stats.forwarded++;
   l->stats.forwarded_bytes += wire_bytes;
+  if (done <= l->measure_end) {
+    l->stats.measured_bytes += wire_bytes;
+  }
   if (done - now > l->stats.max_sojourn) {
     l->stats.max_sojourn = done - now;
   }

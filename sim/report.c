@@ -90,9 +90,11 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
           (unsigned long long)cfg->rate_bps, (double)cfg->delay / 1e6,
           res->queue_pkts, cfg->loss, (unsigned long long)cfg->seed);
   fprintf(out,
-          "  \"utilization\": %.4f, \"jain_fairness\": %.4f, "
+          "  \"utilization\": %.4f, \"link_utilization\": %.4f, "
+          "\"jain_fairness\": %.4f, "
           "\"sim_time_s\": %.3f, \"end_time_s\": %.3f,\n",
-          fin(res->utilization), fin(res->jain_fairness), res->sim_time_s,
+          fin(res->utilization), fin(res->link_utilization),
+          fin(res->jain_fairness), res->sim_time_s,
           res->end_time_s);
   fprintf(out,
           "  \"events\": %llu, \"fwd_queue_drops\": %llu, "
@@ -186,7 +188,8 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
             (unsigned long long)res->fwd.lost_blackout,
             (unsigned long long)res->rev.lost_blackout);
   }
-  fprintf(out, "utilization %.3f, Jain fairness %.3f", res->utilization,
+  fprintf(out, "utilization %.3f (link, headers included: %.3f), Jain "
+          "fairness %.3f", res->utilization, res->link_utilization,
           res->jain_fairness);
   if (wall_s >= 0) {
     fprintf(out, "; %.3g s simulated in %.3g s wall (%.0fx)", res->sim_time_s,

@@ -499,6 +499,11 @@ static void summarise(sim *s, sim_result *res) {
   }
   /* goodputs are already bits per second of the measured period */
   res->utilization = total / (double)s->cfg->rate_bps;
+  /* the forward bottleneck's busy share, every header counted (IPv4,
+   * UDP, DCCP or TCP): what "the link is full" means, next to the
+   * payload-only utilization above */
+  res->link_utilization = (double)s->link[SIM_DIR_FWD].stats.measured_bytes *
+                          8.0 / ((double)s->cfg->rate_bps * dur);
   res->jain_fairness = x ? sim_jain(x, s->n_flows) : 0;
   free(x);
   res->sim_time_s = dur;
@@ -586,6 +591,7 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
     s->pcap_on = 1;
   }
   s->stop_at = cfg->duration;
+  s->link[SIM_DIR_FWD].measure_end = cfg->duration;
   s->end_limit = cfg->duration + cfg->close_grace;
   s->flows = calloc(cfg->n_flows, sizeof(*s->flows));
   res->flows = calloc(cfg->n_flows, sizeof(*res->flows));

@@ -172,6 +172,9 @@ typedef struct sim_result {
   size_t n_flows;
   sim_flow_result *flows;
   double utilization;        /* delivered payload bits / (rate x duration) */
+  double link_utilization;   /* wire bits (every header) serialised onto
+                                the forward bottleneck in the measured
+                                period / (rate x duration) */
   double jain_fairness;      /* over the flows' goodputs */
   double sim_time_s;         /* the measured period */
   double end_time_s;         /* virtual time when the run ended (closes) */

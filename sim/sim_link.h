@@ -71,6 +71,9 @@ typedef struct sim_link_stats {
   /* longest a forwarded packet spent queued and in service, ns: with a
    * deep drop-tail queue and a rate cut this is minutes (chaos judge) */
   udccp_tstamp max_sojourn;
+  /* wire bytes whose serialisation ends by measure_end (sim_link): the
+   * bottleneck's busy time in the measured period, headers included */
+  uint64_t measured_bytes;
 } sim_link_stats;
 
 typedef struct sim_link {
@@ -85,6 +88,8 @@ typedef struct sim_link {
    * (exact rational time, so rounding never drifts the rate). */
   udccp_tstamp tx_end;
   uint64_t tx_frac;
+  udccp_tstamp measure_end;   /* stats.measured_bytes counts until then
+                                 (sim_link_init: never, i.e. all) */
   sim_link_stats stats;
 } sim_link;
 

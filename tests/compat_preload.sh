@@ -6,6 +6,7 @@
 # 1. tests/compat/dccp_pair (written against <linux/dccp.h> alone): client
 #    and server in every mode (blocking, poll, epoll, select, threaded,
 #    fork after accept, pre-forked children accepting) with CCID 2 and 3 and a service code, over DCCP-UDP
+#    (and, blocking, with the experimental CCIDs 248 BBR and 249 CUBIC)
 #    and, as root, over native DCCP (raw IP).
 # 2. Python's socket module: socket.socket(2, 6, 33) as client and server.
 #    2b. Two preloaded servers and a udccp-perf server on one UDP port.
@@ -90,6 +91,14 @@ for TR in $TRANSPORTS; do
     for mode in blocking poll epoll select threaded fork prefork; do
       run_pair "$mode" "$ccid"
     done
+  done
+done
+
+# ---- 1b. the experimental CCIDs udccp registers by default (issue 17):
+#      BBR 248 and CUBIC 249, negotiated through DCCP_SOCKOPT_CCID
+for TR in $TRANSPORTS; do
+  for ccid in 248 249; do
+    run_pair blocking "$ccid"
   done
 done
 

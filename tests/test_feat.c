@@ -650,6 +650,50 @@ static void test_rfc4340_6_6_4_reordered_options_ignored(void **state) {
   assert_int_equal(udccp_feat_get_remote(&c.fs, UDCCP_FEAT_ACK_RATIO), 2);
 }
 
+/* §6.6.4, the per-feature alternative FGSS(F/X) ("slightly more forgiving
+ * to multiple overlapped feature negotiations"): a new Change of Ack Ratio
+ * sent while our Sequence Window Change is in flight does not void the
+ * Sequence Window's Confirm, which acknowledges its own Change; a Confirm
+ * older than a feature's own latest new Change is still ignored.  (With
+ * one FGSS, a sender whose cwnd grows changed Ack Ratio every RTT and its
+ * Sequence Window Confirms were all ignored: the window, and so the
+ * flight, lagged cwnd in every slow start on long fat paths.) */
+static void test_rfc4340_6_6_4_per_feature_fgss(void **state) {
+  static const uint8_t sw[] = {3, 0, 0, 0, 0, 0x0b, 0xb8}; /* 3000 */
+  static const uint8_t ar3[] = {5, 0, 3};
+  udccp_settings s = defaults();
+  udccp_optbuf ob;
+  ep c, sv;
+  uint64_t sw_seq, ar_seq;
+  (void)state;
+  ep_init(&c, &s, 0, 1000);
+  ep_init(&sv, &s, 1, 5000);
+  handshake(&c, &sv);
+  assert_int_equal(udccp_feat_change_nn(&c.fs, UDCCP_FEAT_SEQ_WINDOW, 3000), 0);
+  sw_seq = c.seq;
+  ep_write(&c, UDCCP_PKT_ACK); /* Change L(Sequence Window, 3000) */
+  assert_int_equal(udccp_feat_change_nn(&c.fs, UDCCP_FEAT_ACK_RATIO, 3), 0);
+  ar_seq = c.seq;
+  ep_write(&c, UDCCP_PKT_ACK); /* Change L(Ack Ratio, 3): FGSS moves */
+  assert_int_equal(c.fs.fgss, ar_seq);
+  /* The peer's Confirm of the Sequence Window, acknowledging sw_seq (the
+   * packet with that Change) but not ar_seq: taken. */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, sw, 7), 0);
+  assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_ACK, 6000, 1, sw_seq), 0);
+  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_SEQ_WINDOW), 3000);
+  /* A Confirm of Ack Ratio acknowledging only sw_seq, before its own
+   * Change: ignored (rule 2 with FGSS(Ack Ratio)). */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, ar3, 3), 0);
+  assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_ACK, 6001, 1, sw_seq), 0);
+  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_ACK_RATIO), 2);
+  /* ... and taken once it acknowledges ar_seq. */
+  assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_ACK, 6002, 1, ar_seq), 0);
+  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_ACK_RATIO), 3);
+  assert_true(udccp_feat_all_confirmed(&c.fs));
+}
+
 /* §6.6.2/§6.6.5: while UNSTABLE (new preferences not yet sent) a Change
  * from the peer is ignored: no Confirm, no new value. */
 static void test_rfc4340_6_6_5_unstable_ignores_change(void **state) {
@@ -1085,6 +1129,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_6_6_5_unstable_ignores_change),
       cmocka_unit_test(test_rfc4340_6_6_2_confirm_before_change_sent_ignored),
       cmocka_unit_test(test_errata_974_fgsr_fgss_follow_wrap),
+      cmocka_unit_test(test_rfc4340_6_6_4_per_feature_fgss),
       cmocka_unit_test(test_rfc4340_6_no_negotiation_on_data),
       cmocka_unit_test(test_rfc4340_10_ccid2_dependency_send_ack_vector),
       cmocka_unit_test(test_rfc4340_10_nn_dependency),

@@ -143,7 +143,11 @@ static void test_rfc4341_5_long_path_with_1pct_loss(void **state) {
  * backed-off RTO is 1.6 s when the link returns at 7 s, so by 10 s).
  * Before: every timeout in the back-off halved ssthresh again, down to 2,
  * so the path came back +1 packet per RTT (RFC 5681 §3.1 keeps ssthresh
- * on a repeated timeout). */
+ * on a repeated timeout).  "Half" in payload: ssthresh is FlightSize/2
+ * (RFC 5681 §3.1), at least half the BDP if the blackout comes at the
+ * bottom of the sawtooth, i.e. half the link in wire bits and 0.48 of it
+ * in payload (1416 of 1476 bytes): the bound is 0.45 of the link, and a
+ * sender stuck at +1 packet per RTT gets 0.05. */
 static void test_rfc4341_5_recovers_after_blackout(void **state) {
   sim_config cfg;
   char err[256];
@@ -165,11 +169,11 @@ static void test_rfc4341_5_recovers_after_blackout(void **state) {
   printf("blackout 5 s + 2 s, 100 Mbit/s, 50 ms:");
   for (i = 4; i < r->n_series && i < 12; i++) {
     printf(" [%zu-%zu s] %.1f", i, i + 1, r->rate_series[i] / 1e6);
-    if (!back && i >= 7 && r->rate_series[i] >= 0.5 * (double)cfg.rate_bps) {
+    if (!back && i >= 7 && r->rate_series[i] >= 0.45 * (double)cfg.rate_bps) {
       back = i + 1;
     }
   }
-  printf(" Mbit/s; half the link again by %zu s; close: %s\n", back,
+  printf(" Mbit/s; 0.45 of the link again by %zu s; close: %s\n", back,
          r->close_desc);
   assert_true(back != 0 && back <= 10);
   assert_true(r->closed_ok);
