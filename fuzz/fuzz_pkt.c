@@ -13,6 +13,7 @@
 
 #include "cksum.h"
 #include "mp_opt.h"
+#include "mp_sig.h"
 #include "opt.h"
 #include "pkt.h"
 #include "seq.h"
@@ -79,6 +80,42 @@ static void opts_inside(const udccp_opts *o, const uint8_t *area, size_t len) {
  * inside the options area, and one that decodes re-encodes to the same
  * bytes (MP_PRIO and MP_KEY: but for their ignored reserved bits; MP_KEY:
  * when every key was kept). */
+/* RFC 9897 signalling (lib/mp_sig.c) reading the area twice (the second
+ * time every signal in it is a repeat) with signals of its own pending:
+ * what it writes back is well-formed Multipath options (an MP_CONFIRM
+ * list of [MP_SEQ, option] pairs, the signals, one MP_SEQ), and its
+ * tables stay within bounds. */
+static void fuzz_sig(const uint8_t *mp, size_t len) {
+  static const uint8_t a2[4] = {192, 0, 2, 7};
+  udccp_mp_sig s;
+  udccp_mp_keys k;
+  udccp_optbuf ob;
+  udccp_mp_opt m;
+  size_t pos = 0, i, seqs = 0;
+  int id, rv;
+  memset(&k, 0x42, sizeof(k));
+  udccp_mp_sig_init(&s, 0);
+  s.seq_now = 7;
+  id = udccp_mp_sig_local_id(&s, UDCCP_AF_INET, a2, 0, 0);
+  CHECK(id >= 0);
+  CHECK(udccp_mp_sig_announce(&s, &k, (uint8_t)id, 1) == 0);
+  CHECK(udccp_mp_sig_prio(&s, 0, 2) == 0);
+  for (i = 0; i < 2; i++) {
+    (void)udccp_mp_sig_read(&s, &k, i, mp, len);
+    CHECK(s.n_ack <= UDCCP_MP_SIG_CONFIRMS);
+  }
+  udccp_optbuf_init(&ob);
+  (void)udccp_mp_sig_write(&s, 0, &ob, 0);
+  CHECK(ob.len <= sizeof(ob.buf));
+  while ((rv = udccp_mp_next(ob.buf, ob.len, &pos, &m)) != 2) {
+    CHECK(rv == 0);
+    seqs += m.type == UDCCP_MP_SEQ;
+  }
+  CHECK(pos == ob.len);
+  CHECK(ob.len == 0 || seqs == 1);
+  CHECK(udccp_mp_sig_unconfirmed(&s) <= 2);
+}
+
 static void fuzz_mp(const udccp_opts *o, const uint8_t *area, size_t len) {
   size_t pos = 0, n = 0;
   udccp_mp_opt m;
@@ -126,6 +163,7 @@ static void fuzz_mp(const udccp_opts *o, const uint8_t *area, size_t len) {
     }
   }
   CHECK(n >= o->n_mp || o->n_mp == UINT8_MAX);
+  fuzz_sig(o->mp, o->mp_len);
 }
 
 static void fuzz_opts(uint8_t pkt_type, const uint8_t *opts, size_t len) {

@@ -135,6 +135,10 @@ static int mp_attach(udccp_mpsock *m, udccp_sock *s) {
   s->mp = m;
   s->mp_idx = (uint8_t)m->n;
   s->app_owned = 1;
+  if (m->prio[m->n] != UDCCP_MP_PRIO_PRIMARY) {
+    /* RFC 9897 §3.2.10: the peer learns it by MP_PRIO once it is open. */
+    (void)udccp_mp_conn_set_prio(&m->mc, m->n, m->prio[m->n]);
+  }
   m->sub[m->n++] = s;
   return 0;
 }
@@ -241,12 +245,13 @@ static void mp_bound(udccp_mpsock *m) {
   udccp_tstamp lo = UDCCP_TSTAMP_NEVER, hi = 0, b;
   for (size_t i = 0; i < m->n; i++) {
     const udccp_conn *c = m->sub[i]->conn;
-    if (c == NULL || c->env.srtt == 0 ||
-        udccp_conn_get_state(c) != UDCCP_STATE_OPEN) {
+    udccp_tstamp r;
+    if (c == NULL || udccp_conn_get_state(c) != UDCCP_STATE_OPEN ||
+        (r = udccp_mp_conn_path_rtt(&m->mc, i)) == 0) {
       continue;
     }
-    lo = c->env.srtt < lo ? c->env.srtt : lo;
-    hi = c->env.srtt > hi ? c->env.srtt : hi;
+    lo = r < lo ? r : lo;
+    hi = r > hi ? r : hi;
   }
   if (hi == 0) {
     return;
@@ -647,7 +652,11 @@ int udccp_mpsock_set_prio(udccp_mpsock *mp, size_t i, uint8_t prio) {
   }
   mp->prio[i] = prio;
   if (i < mp->mc.n_sub) {
-    mp->mc.prio[i] = prio;
+    /* RFC 9897 §3.2.10: MP_PRIO to the peer on that subflow, repeated
+     * until confirmed (a full signal table: local only). */
+    if (udccp_mp_conn_set_prio(&mp->mc, i, prio) != 0) {
+      mp->mc.prio[i] = prio;
+    }
   }
   return 0;
 }

@@ -1197,10 +1197,12 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   int rc = 0, dropped = 0;
 
   tx->now = ts;
-  /* RFC 4341 §6.1.1: lost or marked packets from the receiver. */
-  ack_lost = rp_track(tx, pkt->seq & UDCCP_SEQ_MASK);
-  /* Ack Ratio only matters to a half-connection that carries data: a
-   * quiescent sender would renegotiate for nothing. */
+  /* RFC 4341 §6.1.1: lost or marked packets from the receiver.  Ack
+   * Ratio only matters to a half-connection that carries data: a
+   * quiescent sender would renegotiate for nothing, so the peer's numbers
+   * are tracked from our first data packet on (before it, the tracking
+   * judged nothing anyone used; issue 13). */
+  ack_lost = tx->sent_any ? rp_track(tx, pkt->seq & UDCCP_SEQ_MASK) : 0;
   if (tx->sent_any &&
       (ack_lost > 0 || (pkt->ecn == 3 && is_nondata_type(pkt->type)))) {
     ack_congestion(tx, ts);

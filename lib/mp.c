@@ -132,6 +132,9 @@ static int hmac_ok(const udccp_mp_state *mp, const udccp_opts *opts,
       after_join = 1;
       continue;
     }
+    if (after_join && join == NULL && o.type != UDCCP_MP_HMAC) {
+      continue; /* the client's Ack: its lone MP_HMAC, wherever it is */
+    }
     if (after_join) {
       return o.type == UDCCP_MP_HMAC && udccp_mp_hmac_equal(o.u.hmac, want);
     }
@@ -367,21 +370,52 @@ void udccp_mp_write_reset(udccp_mp_state *mp, const udccp_feat_set *fs,
   }
 }
 
+static void write_handshake(udccp_mp_state *mp, const udccp_feat_set *fs,
+                            udccp_optbuf *ob, uint8_t pkt_type);
+
+/* Connection-level options (§3.2.11 MP_CLOSE, lib/mp_sig.c signals,
+ * §3.2.7 MP_RTT) once MP-DCCP is active; not on the client's PARTOPEN
+ * Acks, which carry the join's MP_HMAC(A) alone. */
+static void write_conn(udccp_mp_state *mp, const udccp_feat_set *fs,
+                       udccp_optbuf *ob, uint8_t pkt_type, int is_data,
+                       udccp_tstamp ts) {
+  if (!udccp_mp_active(mp, fs) || mp->hmac_owed) {
+    return;
+  }
+  if (mp->close_tx &&
+      (pkt_type == UDCCP_PKT_CLOSE || pkt_type == UDCCP_PKT_CLOSEREQ)) {
+    put_key_data(mp, ob, UDCCP_MP_CLOSE); /* §3.2.11 MUST */
+  }
+  if (mp->sig != NULL && !is_data) {
+    (void)udccp_mp_sig_write(mp->sig, mp->sig_idx, ob, ts);
+  }
+  if (mp->rtt_owed && !is_data) {
+    /* §3.2.7: this path's smoothed RTT; Age 0, the estimate is kept
+     * current by every acknowledgement. */
+    udccp_mp_opt o;
+    memset(&o, 0, sizeof(o));
+    o.type = UDCCP_MP_RTT;
+    o.u.rtt.rtt_type = UDCCP_MP_RTT_SMOOTH;
+    o.u.rtt.rtt_ms = mp->rtt_ms;
+    if (udccp_mp_opt_put(ob, &o) == 0) {
+      mp->rtt_owed = 0;
+    }
+  }
+}
+
 void udccp_mp_write(udccp_mp_state *mp, const udccp_feat_set *fs,
                     udccp_optbuf *ob, uint8_t pkt_type, int is_data,
                     udccp_tstamp ts) {
   if (mp == NULL) {
     return;
   }
-  if (udccp_mp_active(mp, fs)) {
-    if (mp->close_tx &&
-        (pkt_type == UDCCP_PKT_CLOSE || pkt_type == UDCCP_PKT_CLOSEREQ)) {
-      put_key_data(mp, ob, UDCCP_MP_CLOSE); /* §3.2.11 MUST */
-    }
-    if (mp->sig != NULL && !is_data) {
-      (void)udccp_mp_sig_write(mp->sig, mp->sig_idx, ob, ts);
-    }
-  }
+  write_conn(mp, fs, ob, pkt_type, is_data, ts);
+  write_handshake(mp, fs, ob, pkt_type);
+}
+
+/* The handshake's options: MP_KEY, MP_JOIN, MP_HMAC. */
+static void write_handshake(udccp_mp_state *mp, const udccp_feat_set *fs,
+                            udccp_optbuf *ob, uint8_t pkt_type) {
   if (mp->join) {
     if (!fs->is_server && pkt_type == UDCCP_PKT_REQUEST &&
         mp->phase == UDCCP_MP_OFFERED) {

@@ -75,6 +75,8 @@ typedef struct udccp_mp_state {
   uint8_t close_rx;      /* a valid MP_CLOSE came: on a CloseReq (1) or a
                             Close (2) */
   uint8_t fast_close_rx; /* a valid MP_FAST_CLOSE came on a Reset */
+  uint8_t rtt_owed;      /* MP_RTT (rtt_ms) on the next non-data packet */
+  uint32_t rtt_ms;
 } udccp_mp_state;
 
 /* Makes the multipath state of a connection, *pmp: NULL when multipath

@@ -193,6 +193,17 @@ static void watch(udccp_mp_conn *mc, udccp_tstamp ts) {
   }
 }
 
+udccp_tstamp udccp_mp_conn_path_rtt(const udccp_mp_conn *mc, size_t i) {
+  if (i >= mc->n_sub) {
+    return 0;
+  }
+  if (i < UDCCP_MP_SIG_SUBS && mc->sig.rtt_rx_set[i] &&
+      mc->sig.rtt_rx_ms[i] > 0) {
+    return (udccp_tstamp)mc->sig.rtt_rx_ms[i] * UDCCP_NS_PER_MS;
+  }
+  return mc->sub[i]->env.srtt;
+}
+
 int udccp_mp_conn_dead(const udccp_mp_conn *mc, size_t i) {
   return i < mc->n_sub && mc->live[i].dead;
 }
@@ -352,6 +363,20 @@ static void peer_close(udccp_mp_conn *mc, udccp_tstamp ts) {
 static void sig_kick(udccp_mp_conn *mc, udccp_tstamp ts) {
   size_t i;
   int shared_done = 0;
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    if (ts < mc->live[i].next_rtt || c->state != UDCCP_STATE_OPEN ||
+        c->env.srtt == 0 || !udccp_mp_active(c->mp, &c->feat)) {
+      continue;
+    }
+    /* §3.2.7: MP_RTT, in milliseconds (rounded up: never 0 on a
+     * measured path). */
+    c->mp->rtt_ms = (uint32_t)((c->env.srtt + UDCCP_NS_PER_MS - 1) /
+                               UDCCP_NS_PER_MS);
+    c->mp->rtt_owed = 1;
+    udccp_conn_ack_now(c, ts); /* a sender's data packets have no room */
+    mc->live[i].next_rtt = ts + UDCCP_MP_RTT_INTERVAL;
+  }
   if (mc->sig.n_ack == 0 && udccp_mp_sig_expiry(&mc->sig) > ts) {
     return;
   }
@@ -363,7 +388,9 @@ static void sig_kick(udccp_mp_conn *mc, udccp_tstamp ts) {
     }
     if (udccp_mp_sig_due_prio(&mc->sig, i, ts) ||
         (!shared_done && udccp_mp_sig_due_shared(&mc->sig, ts))) {
-      c->pending |= UDCCP_PEND_ACK;
+      /* An Ack of its own: a busy sender's DataAcks would satisfy a
+       * pending Ack without room for the signals. */
+      udccp_conn_ack_now(c, ts);
     }
     shared_done = 1;
   }
@@ -468,10 +495,42 @@ udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
   return UDCCP_ERR_AGAIN;
 }
 
+static int can_signal(const udccp_mp_conn *mc, size_t i) {
+  const udccp_conn *c = mc->sub[i];
+  return c->state == UDCCP_STATE_OPEN && !mc->live[i].dead &&
+         udccp_mp_active(c->mp, &c->feat);
+}
+
+/* The next signal repeat that a subflow can carry now (a signal waiting
+ * for its subflow to open is no deadline). */
+static udccp_tstamp sig_expiry(const udccp_mp_conn *mc) {
+  udccp_tstamp t = UDCCP_TSTAMP_NEVER;
+  size_t i, k;
+  int any = 0;
+  for (i = 0; i < mc->n_sub; i++) {
+    any |= can_signal(mc, i);
+  }
+  if (!any) {
+    return t;
+  }
+  if (mc->sig.n_ack > 0) {
+    return 0;
+  }
+  for (k = 0; k < UDCCP_MP_SIG_OUT; k++) {
+    const udccp_mp_sig_out *e = &mc->sig.out[k];
+    if (e->used && e->next_tx < t &&
+        (e->type != UDCCP_MP_PRIO ||
+         (e->sub < mc->n_sub && can_signal(mc, e->sub)))) {
+      t = e->next_tx;
+    }
+  }
+  return t;
+}
+
 udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
   udccp_tstamp t =
       mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
-  udccp_tstamp sig = udccp_mp_sig_expiry(&mc->sig);
+  udccp_tstamp sig = sig_expiry(mc);
   size_t i;
   t = sig < t ? sig : t;
   for (i = 0; i < mc->n_sub; i++) {

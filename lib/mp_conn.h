@@ -64,6 +64,9 @@
 #define UDCCP_MP_DEAD_SLACK (200 * UDCCP_NS_PER_MS)
 /* Sync probes on a dead path: 2 per second (RFC 4340 §7.5.4 allows 8). */
 #define UDCCP_MP_PROBE_INTERVAL (500 * UDCCP_NS_PER_MS)
+/* MP_RTT (§3.2.7): each path's smoothed RTT, reported once a second on an
+ * Ack (data packets have no room left for it next to MP_SEQ). */
+#define UDCCP_MP_RTT_INTERVAL UDCCP_NS_PER_S
 
 typedef struct udccp_mp_sub_stats {
   uint64_t tx_dgrams, tx_bytes; /* datagrams the scheduler gave it */
@@ -80,6 +83,7 @@ typedef struct udccp_mp_sub_live {
   udccp_tstamp quiet_since; /* data sent, nothing heard since; or NEVER */
   udccp_tstamp next_probe;  /* dead: the next Sync probe */
   uint64_t data_at_rx;      /* its data packets sent when it was last heard */
+  udccp_tstamp next_rtt;    /* the next MP_RTT report on it (§3.2.7) */
   uint8_t dead;
 } udccp_mp_sub_live;
 
@@ -182,6 +186,11 @@ void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts);
  * UDCCP_ERR_AGAIN / UDCCP_ERR_NOBUF. */
 udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
                                uint64_t *seq, udccp_tstamp ts);
+
+/* The RTT of path i for reordering: the peer's MP_RTT for it if one came
+ * (the data sender measures the path, §3.2.7), else our own estimate; 0
+ * if neither is known. */
+udccp_tstamp udccp_mp_conn_path_rtt(const udccp_mp_conn *mc, size_t i);
 
 /* 1 if subflow i is taken out of scheduling as dead. */
 int udccp_mp_conn_dead(const udccp_mp_conn *mc, size_t i);

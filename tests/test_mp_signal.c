@@ -48,6 +48,7 @@ typedef struct seen {
   uint32_t reset13_fast;          /* Reset 13 with MP_FAST_CLOSE(key) */
   uint32_t prio;                  /* MP_PRIO options */
   uint32_t confirm;               /* MP_CONFIRM options */
+  uint32_t rtt;                   /* MP_RTT options */
 } seen;
 
 typedef struct world {
@@ -138,6 +139,7 @@ static void note(seen *sn, const uint8_t *pkt, size_t len,
     }
     sn->prio += o.type == UDCCP_MP_PRIO;
     sn->confirm += o.type == UDCCP_MP_CONFIRM;
+    sn->rtt += o.type == UDCCP_MP_RTT;
   }
   if (r.h.type == UDCCP_PKT_CLOSE) {
     *(has_close ? &sn->close_mp : &sn->close_plain) += 1;
@@ -265,8 +267,10 @@ static udccp_tstamp tmin(udccp_tstamp a, udccp_tstamp b) {
  * can (0: none). */
 static void run(world *w, udccp_tstamp until, int send) {
   uint8_t dg[DGRAM];
+  uint32_t steps = 0;
   memset(dg, 0x33, sizeof(dg));
   while (w->now < until) {
+    assert_true(++steps < 2000000); /* time must move on */
     udccp_tstamp next = until;
     size_t i;
     int k;
@@ -386,6 +390,29 @@ static void test_mp_signal_3_2_10_peer_prio_drives_active_backup(
   a0 = w.rx.st[0].rx_dgrams;
   run(&w, 6 * S, 1);
   assert_true(w.rx.st[0].rx_dgrams - a0 > 100);
+  teardown_world(&w);
+}
+
+/* §3.2.10 with a priority chosen before the join is open (udccp-perf
+ * --mp-sched backup does so): the MP_PRIO waits until the subflow is
+ * established, and the join's handshake (its MP_HMAC on the PARTOPEN
+ * Ack, §3.3) is undisturbed. */
+static void test_mp_signal_3_2_10_prio_before_join_opens(void **state) {
+  world w;
+  (void)state;
+  setup(&w);
+  w.auto_join = 0;
+  run(&w, 500 * MS, 1);
+  assert_int_equal(w.c[0]->state, UDCCP_STATE_OPEN);
+  join(&w, 1);
+  assert_int_equal(udccp_mp_conn_add(&w.tx, w.c[1], 3), 1);
+  assert_int_equal(udccp_mp_conn_set_prio(&w.tx, 1, UDCCP_MP_PRIO_STANDBY),
+                   0);
+  run(&w, 1500 * MS, 1);
+  assert_true(open2(&w));
+  assert_int_equal(udccp_mp_sig_peer_prio(&w.rx.sig, 1),
+                   UDCCP_MP_PRIO_STANDBY);
+  assert_int_equal(udccp_mp_sig_unconfirmed(&w.tx.sig), 0);
   teardown_world(&w);
 }
 
@@ -596,9 +623,35 @@ static void test_mp_signal_3_10_join_beyond_limit_too_busy(void **state) {
   teardown_world(&w);
 }
 
+/* §3.2.7: MP_RTT carries the RTT "that belong[s] to the path over which
+ * this information is transmitted": the data sender reports each path's
+ * smoothed RTT on that path, about once a second; the receiver's
+ * reordering uses it (udccp_mp_conn_path_rtt). */
+static void test_mp_signal_3_2_7_mp_rtt_per_path(void **state) {
+  world w;
+  int k;
+  (void)state;
+  setup(&w);
+  run(&w, 3 * S, 1);
+  assert_true(open2(&w));
+  for (k = 0; k < 2; k++) {
+    udccp_tstamp r = udccp_mp_conn_path_rtt(&w.rx, (size_t)k);
+    printf("path %d: %u MP_RTT to the server, %u ms reported, sender "
+           "srtt %.1f ms\n",
+           k, w.to_s[k].rtt, w.rx.sig.rtt_rx_ms[k],
+           (double)w.c[k]->env.srtt / MS);
+    assert_true(w.to_s[k].rtt >= 2 && w.to_s[k].rtt <= 5);
+    assert_true(w.rx.sig.rtt_rx_set[k]);
+    /* 2 x the one-way delay, plus at most the 40 ms queue */
+    assert_true(r >= 2 * delay[k] && r <= 2 * delay[k] + 60 * MS);
+  }
+  teardown_world(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mp_signal_3_2_10_peer_prio_drives_active_backup),
+      cmocka_unit_test(test_mp_signal_3_2_10_prio_before_join_opens),
       cmocka_unit_test(test_mp_signal_3_2_8_addaddr_removeaddr_confirmed),
       cmocka_unit_test(test_mp_signal_3_2_11_mp_close_on_every_subflow),
       cmocka_unit_test(test_mp_signal_3_2_11_closereq_answered_with_mp_close),
@@ -607,6 +660,7 @@ int main(void) {
           test_mp_signal_3_2_3_fast_close_reset_13_on_all_subflows),
       cmocka_unit_test(test_mp_signal_3_2_11_join_ignored_while_closing),
       cmocka_unit_test(test_mp_signal_3_10_join_beyond_limit_too_busy),
+      cmocka_unit_test(test_mp_signal_3_2_7_mp_rtt_per_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1367,8 +1367,11 @@ int udccp_mpsock_set_sched(udccp_mpsock *mp, int sched);
  * §3.2.10: 0 unused, 1 backup, 2 secondary, 3..15 primary, higher first;
  * every subflow starts at 3).  Subflow i counts in the order of local[] of
  * udccp_mpsock_connect(), or of joining at the server; a priority set
- * before subflow i exists applies when it does.  Local only: it is not
- * signalled to the peer (no MP_PRIO option yet).  Returns 0 or
+ * before subflow i exists applies when it does.  It is signalled to the
+ * peer with MP_PRIO on that subflow (repeated until MP_CONFIRM), and the
+ * peer's scheduler then uses no higher a priority for that path; the
+ * peer's MP_PRIO bounds ours the same way (the lower of the two counts:
+ * either side can make a costly path a backup).  Returns 0 or
  * UDCCP_ERR_INVALID_ARGUMENT (mp NULL, i >= UDCCP_MP_SUBFLOWS_MAX,
  * prio > 15). */
 int udccp_mpsock_set_prio(udccp_mpsock *mp, size_t i, uint8_t prio);
