@@ -68,7 +68,7 @@ typedef struct mflow {
   int started, closing, established, broken;
   udccp_tstamp established_at;
   uint32_t dgram;
-  uint64_t last_seq, disorder, stuck;
+  uint64_t last_seq, disorder, stuck, placed;
   int have_last;
   uint8_t buf[MFLOW_DGRAM_MAX];
 } mflow;
@@ -236,6 +236,7 @@ static void pump(sim_flow *f, mflow *m, udccp_tstamp now) {
   app_send(f, m);
   for (int round = 0; round < 64 && !m->broken; round++) {
     size_t placed = udccp_mp_conn_schedule(&m->tx, now);
+    m->placed += placed;
     for (uint32_t k = 0; k < m->n && !m->broken; k++) {
       if (m->p[k].c != NULL) {
         write_all(f, m, m->p[k].c, k, 0, now);
@@ -529,6 +530,9 @@ static void mflow_finish(sim_flow *f, sim_flow_result *r) {
   r->mp_over_bound = m->rx.ro.over_bound;
   r->mp_released_late = m->rx.ro.released_late;
   r->mp_late_dropped = m->rx.ro.dropped_old;
+  r->mp_placed = m->placed;
+  r->mp_delivered = f->delivered_pkts;
+  r->mp_dup_dropped = m->rx.rx_dup + m->rx.ro.dropped_dup;
   r->mp_bound_ms = (double)m->rx.ro.bound / 1e6;
   snprintf(r->close_desc, sizeof(r->close_desc),
            "multipath %s, %u paths; client: %s; server: %s",
