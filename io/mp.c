@@ -639,7 +639,7 @@ udccp_ssize udccp_mpsock_recv(udccp_mpsock *mp, void *buf, size_t cap,
 
 int udccp_mpsock_set_sched(udccp_mpsock *mp, int sched) {
   if (mp == NULL || sched < UDCCP_MP_SCHED_MINRTT ||
-      sched > UDCCP_MP_SCHED_RR) {
+      sched > UDCCP_MP_SCHED_REDUNDANT) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   mp->mc.sched = (uint8_t)sched;

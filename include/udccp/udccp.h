@@ -1267,7 +1267,12 @@ enum udccp_mp_sched {
   UDCCP_MP_SCHED_BACKUP = 1, /* active-backup: only the path of highest
                                 priority that is alive (path mobility,
                                 §3.11.1); the others wait as backups */
-  UDCCP_MP_SCHED_RR = 2      /* round-robin over the paths with room */
+  UDCCP_MP_SCHED_RR = 2,     /* round-robin over the paths with room */
+  UDCCP_MP_SCHED_REDUNDANT = 3 /* every datagram on every usable path,
+                                once all have room (the slowest live path
+                                sets the pace); the receiver drops the
+                                copies by MP_SEQ.  For latency and loss,
+                                not throughput */
 };
 
 /* The most subflows of one multipath connection (RFC 9897 §3.10). */
