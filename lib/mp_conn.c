@@ -91,8 +91,8 @@ int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len) {
   return udccp_sendq_push(&mc->q, data, len, 0);
 }
 
-static int pick(udccp_mp_conn *mc) {
-  udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
+/* What the schedulers see of each subflow (lib/mp_sched.c). */
+static void path_views(udccp_mp_conn *mc, udccp_mp_path_view *v) {
   size_t i;
   for (i = 0; i < mc->n_sub; i++) {
     udccp_conn *c = mc->sub[i];
@@ -102,6 +102,11 @@ static int pick(udccp_mp_conn *mc) {
     v[i].can_send = udccp_sendq_len(&c->sendq) == 0;
     v[i].prio = udccp_mp_conn_prio(mc, i);
   }
+}
+
+static int pick(udccp_mp_conn *mc) {
+  udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
+  path_views(mc, v);
   switch (mc->sched) {
   case UDCCP_MP_SCHED_BACKUP:
     return udccp_mp_sched_backup(v, mc->n_sub);
@@ -115,15 +120,7 @@ static int pick(udccp_mp_conn *mc) {
 /* The redundant scheduler's paths for the next datagram (lib/mp_sched.c). */
 static size_t redundant_set(udccp_mp_conn *mc, size_t *out) {
   udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
-  size_t i;
-  for (i = 0; i < mc->n_sub; i++) {
-    udccp_conn *c = mc->sub[i];
-    v[i].srtt = c->env.srtt;
-    v[i].up = c->state == UDCCP_STATE_OPEN &&
-              udccp_mp_active(c->mp, &c->feat) && !mc->live[i].dead;
-    v[i].can_send = udccp_sendq_len(&c->sendq) == 0;
-    v[i].prio = udccp_mp_conn_prio(mc, i);
-  }
+  path_views(mc, v);
   return udccp_mp_sched_redundant(v, mc->n_sub, out);
 }
 

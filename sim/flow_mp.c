@@ -545,15 +545,6 @@ static void mflow_finish(sim_flow *f, sim_flow_result *r) {
   }
 }
 
-static const uint8_t *mflow_pcap_l4(const sim_flow *f, const sim_pkt *p,
-                                    uint8_t *scratch, size_t cap, size_t *len,
-                                    uint8_t *proto) {
-  (void)f, (void)scratch, (void)cap;
-  *len = p->len;
-  *proto = 33; /* DCCP, RFC 4340 §19.1 */
-  return p->data;
-}
-
 static void mflow_destroy(sim_flow *f) {
   mflow *m = f->priv;
   if (m != NULL) {
@@ -575,7 +566,7 @@ static void mflow_destroy(sim_flow *f) {
 #define SIM_MP_KIND(name_, ccid_, help_)                                      \
   {name_,       ccid_,       0,            help_,        mflow_init,          \
    mflow_recv,  mflow_timer, mflow_stop,   mflow_done,   mflow_sample,        \
-   mflow_finish, mflow_pcap_l4, mflow_destroy}
+   mflow_finish, sim_flow_pcap_dccp, mflow_destroy}
 
 const sim_flow_kind sim_kind_mp_ccid2 =
     SIM_MP_KIND("mp-ccid2", 2, "Multipath DCCP (RFC 9897), a CCID 2 subflow "
