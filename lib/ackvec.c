@@ -541,6 +541,16 @@ static void av_clear_old(udccp_ackvec *av, size_t j) {
   }
   /* Throw away R and every preceding record. */
   av->rec_n -= j + 1;
+  if (av->rec_n == 0 && av->rec_cap > REC_CAP && av->first != NULL) {
+    /* Every ack acknowledged: a ring grown while acks were in flight
+     * goes back to its place in the first block (an idle connection holds
+     * what it held before it was busy; issue 13). */
+    av_free_buf(av, av->recs);
+    av->recs = (udccp_ackvec_rec *)(void *)av->first;
+    av->first_n++;
+    av->rec_cap = REC_CAP;
+    av->rec_head = 0;
+  }
 }
 
 /* The newest record whose packet is at or below ackno, counted from the
@@ -552,11 +562,11 @@ static size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
   if (hi == 0) {
     return 0; /* rec_n: none */
   }
-  /* Every packet sent while the vector holds state carries it (conn_out.c
-   * write_data), so records are usually one per sequence number and the
-   * peer's ackno names one of them: a guess from the distance to the
-   * newest record finds it in O(1) on almost every ack (issue 13); the
-   * search is for the rest. */
+  /* Most packets sent while the vector holds state carry it (conn_out.c
+   * write_data_once: acks, and data packets as acks of acks), so records
+   * are often one per sequence number and the peer's ackno names one of
+   * them: a guess from the distance to the newest record finds it in O(1)
+   * then (issue 13); the search is for the rest. */
   d = udccp_seq_sub(rec_old(av, hi - 1)->seq, ackno);
   if (d <= 0) {
     return hi - 1;

@@ -354,9 +354,13 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     }
     trim_drops(conn);
     conn->data_since_ackack = 0;
+    conn->data_unacking = 0;
   }
   if (is_data) {
     conn->data_since_ackack = 1;
+    if (!acking && conn->data_unacking < UDCCP_CONN_ACKACK_EVERY) {
+      conn->data_unacking++;
+    }
   }
   conn->t_last_tx = ts;
   conn->info.pkts_sent++;
@@ -428,13 +432,19 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
     return 0;
   }
   /* §8.1.5: from PARTOPEN only DataAck; otherwise piggyback an ack when we
-   * owe one, when Confirms are owed (they need an ackno), or while our Ack
-   * Vector holds state the peer has not acknowledged: as in Linux, every
-   * packet then carries it, so any ackno of the peer's names a packet
-   * with a vector record and the buffer can shrink (Appendix A.3). */
+   * owe one, when Confirms are owed (they need an ackno), or, while our
+   * Ack Vector holds state the peer has not acknowledged, when the peer
+   * has acked since our last ack and UDCCP_CONN_ACKACK_EVERY Data packets
+   * went without one (conn.h; RFC 4341 §6.2:
+   * "at least once per congestion window"; RFC 4340 §11.1: "a DCCP-DataAck
+   * packet instead of DCCP-Data every now and then").  The peer's acks
+   * then report that DataAck received and its vector buffer shrinks
+   * (Appendix A.3, udccp_ackvec_on_peer_acks). */
   type = (conn->state == UDCCP_STATE_PARTOPEN || conn->ack_needed ||
           (conn->pending & UDCCP_PEND_ACK) ||
-          (conn->send_ackvec && conn->av_up && !conn->av.empty) ||
+          (conn->send_ackvec && conn->av_up && !conn->av.empty &&
+           conn->pkts_since_ack > 0 &&
+           conn->data_unacking >= UDCCP_CONN_ACKACK_EVERY) ||
           udccp_feat_want_packet(&conn->feat))
              ? UDCCP_PKT_DATAACK
              : UDCCP_PKT_DATA;

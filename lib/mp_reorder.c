@@ -43,8 +43,18 @@ void udccp_mp_reorder_free(udccp_mp_reorder *r) {
   r->arena = NULL;
 }
 
+/* The slot of seq, which lies in [next, next + cap).  Indexing by the
+ * 48-bit number itself would put two numbers of one window into one slot
+ * where the window straddles the wrap (2^48 is no multiple of cap). */
 static size_t slot_of(const udccp_mp_reorder *r, uint64_t seq) {
-  return (size_t)(seq % r->cap);
+  return (size_t)((r->next_ext + (uint64_t)udccp_seq_sub(seq, r->next)) %
+                  r->cap);
+}
+
+/* next moves forward by k; next_ext with it. */
+static void advance(udccp_mp_reorder *r, uint64_t k) {
+  r->next = udccp_seq_add(r->next, (int64_t)k);
+  r->next_ext += k;
 }
 
 /* The lowest MP_SEQ held, from next on (n > 0). */
@@ -66,7 +76,7 @@ static void skip_to(udccp_mp_reorder *r, uint64_t to) {
   int64_t gap = udccp_seq_sub(to, r->next);
   if (gap > 0) {
     r->skipped += (uint64_t)gap;
-    r->next = to;
+    advance(r, (uint64_t)gap);
   }
 }
 
@@ -79,6 +89,7 @@ int udccp_mp_reorder_push(udccp_mp_reorder *r, uint64_t seq,
   }
   if (!r->next_valid) {
     r->next = seq;
+    r->next_ext = seq;
     r->next_valid = 1;
   }
   if (udccp_seq_lt(seq, r->next)) {
@@ -99,7 +110,7 @@ int udccp_mp_reorder_push(udccp_mp_reorder *r, uint64_t seq,
     if (sl->used && sl->seq == r->next) {
       break; /* a held datagram in the way: the caller must pop first */
     }
-    r->next = udccp_seq_add(r->next, 1);
+    advance(r, 1);
     r->skipped++;
   }
   if ((uint64_t)udccp_seq_sub(seq, r->next) >= r->cap) {
@@ -167,7 +178,7 @@ udccp_ssize udccp_mp_reorder_pop(udccp_mp_reorder *r, void *buf, size_t cap,
   r->n--;
   r->released++;
   r->released_late += (uint64_t)late;
-  r->next = udccp_seq_add(r->next, 1);
+  advance(r, 1);
   return (udccp_ssize)sl->len;
 }
 

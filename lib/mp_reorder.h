@@ -36,6 +36,8 @@ typedef struct udccp_mp_reorder {
   size_t slot_len;
   size_t n;              /* datagrams held */
   uint64_t next;         /* the MP_SEQ released next */
+  uint64_t next_ext;     /* next counted without the 48-bit wrap: slots are
+                          * indexed by it, since 2^48 is no multiple of cap */
   int next_valid;        /* 0 until the first datagram */
   udccp_tstamp bound;    /* longest wait for a gap */
   int pressure;          /* a push found the window full: release now */

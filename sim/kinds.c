@@ -13,7 +13,7 @@
 const sim_flow_kind *const sim_flow_kinds[] = {
     &sim_kind_ccid2, &sim_kind_ccid3, &sim_kind_ccid4, &sim_kind_cubic, &sim_kind_bbr,
     &sim_kind_tcp, &sim_kind_tcp_delack, &sim_kind_tcp_cubic,
-    &sim_kind_tcp_bbr, NULL};
+    &sim_kind_tcp_bbr, &sim_kind_mp_ccid2, &sim_kind_mp_ccid3, NULL};
 
 /* Kinds of registered CCIDs, by number (the simulator is single-threaded). */
 static sim_flow_kind dyn_kinds[256];

@@ -323,3 +323,109 @@ int sim_parse_rate_step(const char *s, sim_config *cfg, char *err,
   cfg->rate_steps[cfg->n_rate_steps++] = r;
   return 0;
 }
+
+/* One path of --paths: RATE/DELAY then ":queue=N", ":loss=P",
+ * ":blackout=AT+LEN" (repeatable). */
+static int parse_path(char *item, sim_path_cfg *pc, char *err, size_t cap) {
+  char sub[256];
+  char *attrs = strchr(item, ':');
+  if (attrs != NULL) {
+    *attrs++ = '\0';
+  }
+  char *slash = strchr(item, '/');
+  memset(pc, 0, sizeof(*pc));
+  if (slash == NULL) {
+    snprintf(err, cap, "bad path '%s': write RATE/DELAY, e.g. 50mbit/10ms",
+             item);
+    return -1;
+  }
+  *slash = '\0';
+  if (sim_parse_rate(item, &pc->rate_bps, sub, sizeof(sub)) != 0 ||
+      sim_parse_time(slash + 1, &pc->delay, sub, sizeof(sub)) != 0) {
+    snprintf(err, cap, "bad path '%s/%s': %s (write RATE/DELAY, e.g. "
+             "50mbit/10ms)", item, slash + 1, sub);
+    return -1;
+  }
+  if (pc->rate_bps == 0) {
+    snprintf(err, cap, "bad path '%s/%s': the rate must be > 0", item,
+             slash + 1);
+    return -1;
+  }
+  for (char *a = attrs; a != NULL && *a != '\0';) {
+    char *next = strchr(a, ':');
+    if (next != NULL) {
+      *next++ = '\0';
+    }
+    char *eq = strchr(a, '=');
+    int bad = 1;
+    if (eq != NULL) {
+      *eq = '\0';
+      const char *v = eq + 1;
+      uint64_t q;
+      if (strcmp(a, "queue") == 0) {
+        bad = sim_parse_uint(v, 1, 10000000, &q, sub, sizeof(sub));
+        pc->queue_pkts = (uint32_t)q;
+      } else if (strcmp(a, "loss") == 0) {
+        bad = sim_parse_prob(v, &pc->loss, sub, sizeof(sub));
+        if (!bad && pc->loss >= 1.0) {
+          snprintf(sub, sizeof(sub), "loss %s would drop everything", v);
+          bad = 1;
+        }
+      } else if (strcmp(a, "blackout") == 0) {
+        sim_config tmp;
+        tmp.n_blackouts = 0;
+        bad = sim_parse_blackout(v, &tmp, sub, sizeof(sub));
+        if (!bad && pc->n_blackouts >= SIM_MAX_SCHED) {
+          snprintf(sub, sizeof(sub), "at most %d blackouts", SIM_MAX_SCHED);
+          bad = 1;
+        }
+        if (!bad) {
+          pc->blackouts[pc->n_blackouts++] = tmp.blackouts[0];
+        }
+      } else {
+        snprintf(sub, sizeof(sub), "unknown attribute '%s'", a);
+      }
+    } else {
+      snprintf(sub, sizeof(sub), "'%s' is not key=value", a);
+    }
+    if (bad) {
+      snprintf(err, cap, "bad path attribute: %s (attributes: queue=PKTS, "
+               "loss=P, blackout=AT+LEN, e.g. 20mbit/40ms:blackout=5s+30s)",
+               sub);
+      return -1;
+    }
+    a = next;
+  }
+  return 0;
+}
+
+int sim_parse_paths(const char *s, sim_config *cfg, char *err, size_t cap) {
+  char buf[1024];
+  if (s == NULL || *s == '\0' || strlen(s) >= sizeof(buf)) {
+    snprintf(err, cap, "bad --paths: write RATE/DELAY[:attr=value...],... "
+             "e.g. 50mbit/10ms,20mbit/40ms");
+    return -1;
+  }
+  memcpy(buf, s, strlen(s) + 1);
+  cfg->n_paths = 0;
+  for (char *item = buf; item != NULL;) {
+    char *next = strchr(item, ',');
+    if (next != NULL) {
+      *next++ = '\0';
+    }
+    if (cfg->n_paths >= SIM_MAX_PATHS) {
+      snprintf(err, cap, "too many paths in --paths: at most %d",
+               SIM_MAX_PATHS);
+      return -1;
+    }
+    if (parse_path(item, &cfg->paths[cfg->n_paths], err, cap) != 0) {
+      return -1;
+    }
+    cfg->n_paths++;
+    item = next;
+  }
+  /* path 0 is the simulator's bottleneck for everything else */
+  cfg->rate_bps = cfg->paths[0].rate_bps;
+  cfg->delay = cfg->paths[0].delay;
+  return 0;
+}

@@ -58,6 +58,7 @@ sim_pkt *sim_pool_get(sim_pool *p) {
   pkt->dir = 0;
   pkt->ecn = 0;
   pkt->corrupt = 0;
+  pkt->path = 0;
   pkt->meta[0] = pkt->meta[1] = 0;
   if (++p->n_used > p->high_water) {
     p->high_water = p->n_used;

@@ -75,6 +75,35 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
       fprintf(out, ", \"established_s\": %.6f, \"closed_s\": %.6f",
               r->established_s, r->closed_s);
     }
+    if (r->n_paths > 0) {
+      fprintf(out, ",\n     \"multipath\": {\"active\": %s, \"disorder\": %llu"
+              ", \"over_bound\": %llu, \"released_late\": %llu"
+              ", \"late_dropped\": %llu"
+              ", \"reorder_bound_ms\": %.3f, \"paths\": [",
+              r->mp_active ? "true" : "false",
+              (unsigned long long)r->mp_disorder,
+              (unsigned long long)r->mp_over_bound,
+              (unsigned long long)r->mp_released_late,
+              (unsigned long long)r->mp_late_dropped, fin(r->mp_bound_ms));
+      for (uint32_t k = 0; k < r->n_paths; k++) {
+        const sim_path_result *p = &r->paths[k];
+        fprintf(out, "%s\n       {\"path\": %u, \"goodput_bps\": %.0f"
+                ", \"share\": %.4f, \"tx_dgrams\": %llu, \"rx_dgrams\": %llu"
+                ", \"rtt_ms\": %.3f, \"cwnd\": %u, \"sent_pkts\": %llu"
+                ", \"declared_lost_pkts\": %llu, \"deaths\": %llu"
+                ", \"revivals\": %llu, \"joined\": %s, \"established\": %s}",
+                k ? "," : "", k, fin(p->goodput_bps), fin(p->share),
+                (unsigned long long)p->tx_dgrams,
+                (unsigned long long)p->rx_dgrams, fin(p->rtt_ms), p->cwnd,
+                (unsigned long long)p->sent_pkts,
+                (unsigned long long)p->declared_lost,
+                (unsigned long long)p->deaths,
+                (unsigned long long)p->revivals,
+                p->joined ? "true" : "false",
+                p->established ? "true" : "false");
+      }
+      fprintf(out, "]}");
+    }
     fprintf(out, ", \"close\": ");
     json_str(out, r->close_desc);
     if (r->err[0] != '\0') {
@@ -108,6 +137,24 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
     fprintf(out, ",\n  \"blackout_losses\": %llu",
             (unsigned long long)(res->fwd.lost_blackout +
                                  res->rev.lost_blackout));
+  }
+  if (cfg->n_paths > 0) {
+    fprintf(out, ",\n  \"paths\": [");
+    for (uint32_t k = 0; k < res->n_paths; k++) {
+      const sim_link_stats *fw = &res->path_fwd[k], *rv = &res->path_rev[k];
+      fprintf(out, "%s\n    {\"path\": %u, \"rate_bps\": %llu, \"delay_ms\": "
+              "%.3f, \"queue_pkts\": %u, \"loss\": %.6f, \"fwd_forwarded\": "
+              "%llu, \"fwd_queue_drops\": %llu, \"fwd_random_losses\": %llu"
+              ", \"blackout_losses\": %llu, \"max_backlog_pkts\": %u}",
+              k ? "," : "", k, (unsigned long long)res->path_rate_bps[k],
+              (double)res->path_delay[k] / 1e6, res->path_queue[k],
+              cfg->paths[k].loss, (unsigned long long)fw->forwarded,
+              (unsigned long long)fw->dropped_queue,
+              (unsigned long long)(fw->lost_random + fw->lost_burst),
+              (unsigned long long)(fw->lost_blackout + rv->lost_blackout),
+              fw->max_backlog);
+    }
+    fprintf(out, "\n  ]");
   }
   if (wall_s >= 0) {
     fprintf(out, ",\n  \"wall_time_s\": %.3f", wall_s);
@@ -187,6 +234,42 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
                                  res->rev.lost_blackout),
             (unsigned long long)res->fwd.lost_blackout,
             (unsigned long long)res->rev.lost_blackout);
+  }
+  for (uint32_t k = 0; cfg->n_paths > 0 && k < res->n_paths; k++) {
+    const sim_link_stats *fw = &res->path_fwd[k], *rv = &res->path_rev[k];
+    fprintf(out, "path %u: %s, %.3g ms one way, queue %u: %llu packets "
+            "forwarded, %llu queue drops, %llu lost at random, %llu in "
+            "blackouts\n", k,
+            sim_fmt_rate(rate, sizeof(rate), (double)res->path_rate_bps[k]),
+            (double)res->path_delay[k] / 1e6, res->path_queue[k],
+            (unsigned long long)fw->forwarded,
+            (unsigned long long)fw->dropped_queue,
+            (unsigned long long)(fw->lost_random + fw->lost_burst),
+            (unsigned long long)(fw->lost_blackout + rv->lost_blackout));
+  }
+  for (size_t i = 0; i < res->n_flows; i++) {
+    const sim_flow_result *r = &res->flows[i];
+    if (r->n_paths == 0) {
+      continue;
+    }
+    fprintf(out, "flow %zu multipath %s: %llu datagrams out of MP_SEQ "
+            "order, %llu held past the %.1f ms bound, %llu released after "
+            "a gap was given up, %llu came too late (dropped)\n", i,
+            r->mp_active ? "active" : "FALLEN BACK (plain DCCP)",
+            (unsigned long long)r->mp_disorder,
+            (unsigned long long)r->mp_over_bound, r->mp_bound_ms,
+            (unsigned long long)r->mp_released_late,
+            (unsigned long long)r->mp_late_dropped);
+    for (uint32_t k = 0; k < r->n_paths; k++) {
+      const sim_path_result *p = &r->paths[k];
+      fprintf(out, "flow %zu path %u: %14s, share %.3f, %llu datagrams, "
+              "rtt %.1fms, cwnd %u, %llu lost, dead %llu, back %llu%s\n", i,
+              k, sim_fmt_rate(gp, sizeof(gp), p->goodput_bps), p->share,
+              (unsigned long long)p->tx_dgrams, p->rtt_ms, p->cwnd,
+              (unsigned long long)p->declared_lost,
+              (unsigned long long)p->deaths, (unsigned long long)p->revivals,
+              p->established ? "" : ", never opened");
+    }
   }
   fprintf(out, "utilization %.3f (link, headers included: %.3f), Jain "
           "fairness %.3f", res->utilization, res->link_utilization,

@@ -24,13 +24,14 @@ enum {
 
 /* Random streams (sim_rng_seed's stream argument). */
 enum { STREAM_START = 1, STREAM_LINK_FWD = 2, STREAM_LINK_REV = 3,
-       STREAM_CORRUPT = 4, STREAM_FLOW_BASE = 1000 };
+       STREAM_CORRUPT = 4, STREAM_LINK_PATHS = 100, STREAM_FLOW_BASE = 1000 };
 
 struct sim {
   const sim_config *cfg;
   sim_evq evq;
   sim_pool pool;
-  sim_link link[2];
+  sim_link link[SIM_MAX_PATHS][2]; /* [path][SIM_DIR_*] */
+  uint32_t n_paths;
   sim_flow *flows;
   size_t n_flows;
   udccp_tstamp now, stop_at, end_limit, next_sample;
@@ -100,6 +101,18 @@ sim_pkt *sim_flow_pkt_new(sim_flow *f) {
 
 void sim_flow_pkt_free(sim_flow *f, sim_pkt *p) { sim_pool_put(&f->sim->pool, p); }
 
+uint32_t sim_flow_n_paths(const sim_flow *f) { return f->sim->n_paths; }
+
+void sim_flow_path_addr(const sim_flow *f, uint32_t path, uint8_t cli[4],
+                        uint8_t srv[4]) {
+  memcpy(cli, f->cli_addr, 4);
+  memcpy(srv, f->srv_addr, 4);
+  /* path k > 0: 10.k.0.1 to 10.k.1.1 (a host with one address per path) */
+  if (path > 0) {
+    cli[1] = srv[1] = (uint8_t)path;
+  }
+}
+
 void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
   sim *s = f->sim;
   udccp_tstamp arrive[2];
@@ -109,7 +122,7 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
     f->fwd_offered++;
   }
   p->sent_at = now;
-  int n = sim_link_send_ecn(&s->link[p->dir], p->wire_len, now, arrive,
+  int n = sim_link_send_ecn(&s->link[p->path][p->dir], p->wire_len, now, arrive,
                             &verdict, &p->ecn);
   if (n == 0) {
     if (fwd) {
@@ -139,6 +152,7 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
       d->dir = p->dir;
       d->ecn = p->ecn;
       d->corrupt = p->corrupt;
+      d->path = p->path;
       d->sent_at = p->sent_at;
       memcpy(d->meta, p->meta, sizeof(d->meta));
       memcpy(d->data, p->data, p->len);
@@ -244,7 +258,7 @@ static void take_sample(sim *s, udccp_tstamp now) {
       fprintf(s->cfg->csv, "%.3f,%zu,%s,%.0f,%.3f,%u,%u,%u,%.0f,%.6f\n",
               (double)now / 1e9, i, f->kind->name, (double)bytes * 8.0,
               (double)smp.srtt / 1e6, smp.cwnd, smp.ack_ratio,
-              sim_link_backlog(&s->link[SIM_DIR_FWD], now), smp.x_bps,
+              sim_link_backlog(&s->link[0][SIM_DIR_FWD], now), smp.x_bps,
               smp.p);
     }
   }
@@ -260,7 +274,7 @@ static void do_progress(sim *s, udccp_tstamp now) {
   p.duration = s->cfg->duration;
   p.goodput_bps = (double)(total - s->progress_mark) * 8.0 /
                   ((double)s->cfg->progress_every / 1e9);
-  p.backlog = sim_link_backlog(&s->link[SIM_DIR_FWD], now);
+  p.backlog = sim_link_backlog(&s->link[0][SIM_DIR_FWD], now);
   s->progress_mark = total;
   s->cfg->progress(s->cfg->progress_user_data, &p);
 }
@@ -311,9 +325,10 @@ static void capture(sim *s, const sim_flow *f, const sim_pkt *p) {
     return;
   }
   int fwd = p->dir == SIM_DIR_FWD;
-  sim_pcap_write_ipv4(&s->pcap, s->now, fwd ? f->cli_addr : f->srv_addr,
-                      fwd ? f->srv_addr : f->cli_addr, proto, p->ecn & 3, l4,
-                      len);
+  uint8_t cli[4], srv[4];
+  sim_flow_path_addr(f, p->path, cli, srv);
+  sim_pcap_write_ipv4(&s->pcap, s->now, fwd ? cli : srv, fwd ? srv : cli,
+                      proto, p->ecn & 3, l4, len);
 }
 
 /* One-way delay histogram: SIM_OWD_BINS bins of SIM_OWD_BIN ns (0 to
@@ -411,8 +426,8 @@ static void dispatch(sim *s, const sim_event *ev) {
     break;
   case EV_RATE: {
     uint64_t rate = s->cfg->rate_steps[ev->which].rate_bps;
-    sim_link_set_rate(&s->link[SIM_DIR_FWD], rate);
-    sim_link_set_rate(&s->link[SIM_DIR_REV], rate);
+    sim_link_set_rate(&s->link[0][SIM_DIR_FWD], rate);
+    sim_link_set_rate(&s->link[0][SIM_DIR_REV], rate);
     break;
   }
   case EV_FLOW_STOP:
@@ -498,20 +513,30 @@ static void summarise(sim *s, sim_result *res) {
     }
   }
   /* goodputs are already bits per second of the measured period */
-  res->utilization = total / (double)s->cfg->rate_bps;
+  double rates = 0, wire = 0;
+  res->n_paths = s->n_paths;
+  for (uint32_t k = 0; k < s->n_paths; k++) {
+    rates += (double)s->link[k][SIM_DIR_FWD].cfg.rate_bps;
+    wire += (double)s->link[k][SIM_DIR_FWD].stats.measured_bytes;
+    res->path_fwd[k] = s->link[k][SIM_DIR_FWD].stats;
+    res->path_rev[k] = s->link[k][SIM_DIR_REV].stats;
+    res->path_rate_bps[k] = s->link[k][SIM_DIR_FWD].cfg.rate_bps;
+    res->path_delay[k] = s->link[k][SIM_DIR_FWD].cfg.delay;
+    res->path_queue[k] = s->link[k][SIM_DIR_FWD].cfg.queue_pkts;
+  }
+  res->utilization = total / rates;
   /* the forward bottleneck's busy share, every header counted (IPv4,
    * UDP, DCCP or TCP): what "the link is full" means, next to the
    * payload-only utilization above */
-  res->link_utilization = (double)s->link[SIM_DIR_FWD].stats.measured_bytes *
-                          8.0 / ((double)s->cfg->rate_bps * dur);
+  res->link_utilization = wire * 8.0 / (rates * dur);
   res->jain_fairness = x ? sim_jain(x, s->n_flows) : 0;
   free(x);
   res->sim_time_s = dur;
   res->end_time_s = (double)s->now / 1e9;
   res->events = s->events;
   res->pool_high_water = s->pool.high_water;
-  res->fwd = s->link[SIM_DIR_FWD].stats;
-  res->rev = s->link[SIM_DIR_REV].stats;
+  res->fwd = s->link[0][SIM_DIR_FWD].stats;
+  res->rev = s->link[0][SIM_DIR_REV].stats;
 }
 
 /* ------------------------------------------------------------- setup */
@@ -523,7 +548,7 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
              "need 1 to %d flows, got %zu", SIM_MAX_FLOWS, cfg->n_flows);
     return -1;
   }
-  if (cfg->rate_bps == 0 || cfg->duration == 0) {
+  if ((cfg->rate_bps == 0 && cfg->n_paths == 0) || cfg->duration == 0) {
     snprintf(res->err, sizeof(res->err), "rate and duration must be > 0");
     return -1;
   }
@@ -532,24 +557,6 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
     snprintf(res->err, sizeof(res->err), "out of memory");
     return -1;
   }
-  sim_link_cfg lc = {0};
-  lc.rate_bps = cfg->rate_bps;
-  lc.delay = cfg->delay;
-  lc.queue_pkts = cfg->queue_pkts ? cfg->queue_pkts
-                                  : sim_bdp_pkts(cfg->rate_bps, cfg->delay);
-  lc.loss = cfg->loss;
-  lc.ge_p = cfg->ge_p;
-  lc.ge_r = cfg->ge_r;
-  lc.ge_h = cfg->ge_h;
-  /* per 1500-byte packet time at the link's rate (sim_link.h) */
-  lc.ge_slot = (udccp_tstamp)(12000.0 * 1e9 / (double)cfg->rate_bps);
-  if (lc.ge_slot == 0) {
-    lc.ge_slot = 1;
-  }
-  lc.reorder = cfg->reorder;
-  lc.reorder_delay = cfg->reorder_delay;
-  lc.dup = cfg->dup;
-  lc.corrupt = cfg->corrupt;
   if (cfg->n_blackouts > SIM_MAX_SCHED || cfg->n_rate_steps > SIM_MAX_SCHED) {
     snprintf(res->err, sizeof(res->err),
              "at most %d blackouts and %d rate changes", SIM_MAX_SCHED,
@@ -562,26 +569,76 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
       return -1;
     }
   }
-  lc.n_blackouts = cfg->n_blackouts;
-  memcpy(lc.blackouts, cfg->blackouts, sizeof(lc.blackouts));
-  sim_rng_seed(&s->corrupt_rng, cfg->seed, STREAM_CORRUPT);
-  if (cfg->ecn) {
-    /* Mark from half the queue, with a probability rising to 0.2 at 7/8
-     * and certainly above: a window-halving sender that backs off there
-     * still keeps the link busy (half a BDP of queue stays), and the
-     * drop-tail limit is rarely met. */
-    lc.mark_min = lc.queue_pkts / 2 > 0 ? lc.queue_pkts / 2 : 1;
-    lc.mark_max = (7 * lc.queue_pkts) / 8 > lc.mark_min
-                      ? (7 * lc.queue_pkts) / 8
-                      : lc.mark_min + 1;
-    lc.mark_pmax = 0.2;
-  }
-  res->queue_pkts = lc.queue_pkts;
-  if (sim_link_init(&s->link[SIM_DIR_FWD], &lc, cfg->seed, STREAM_LINK_FWD) ||
-      sim_link_init(&s->link[SIM_DIR_REV], &lc, cfg->seed, STREAM_LINK_REV)) {
-    snprintf(res->err, sizeof(res->err), "cannot set up the links (queue %u)",
-             lc.queue_pkts);
+  if (cfg->n_paths > SIM_MAX_PATHS) {
+    snprintf(res->err, sizeof(res->err), "at most %d paths", SIM_MAX_PATHS);
     return -1;
+  }
+  sim_rng_seed(&s->corrupt_rng, cfg->seed, STREAM_CORRUPT);
+  s->n_paths = cfg->n_paths > 0 ? cfg->n_paths : 1;
+  for (uint32_t k = 0; k < s->n_paths; k++) {
+    /* path 0 is the bottleneck of cfg unless --paths gave it */
+    sim_path_cfg pc;
+    memset(&pc, 0, sizeof(pc));
+    pc.rate_bps = cfg->rate_bps;
+    pc.delay = cfg->delay;
+    pc.queue_pkts = cfg->queue_pkts;
+    pc.loss = cfg->loss;
+    pc.n_blackouts = cfg->n_blackouts;
+    memcpy(pc.blackouts, cfg->blackouts, sizeof(pc.blackouts));
+    if (cfg->n_paths > 0) {
+      pc = cfg->paths[k];
+    }
+    if (pc.rate_bps == 0 || pc.n_blackouts > SIM_MAX_SCHED) {
+      snprintf(res->err, sizeof(res->err),
+               "path %u: rate must be > 0, at most %d blackouts", k,
+               SIM_MAX_SCHED);
+      return -1;
+    }
+    sim_link_cfg lc = {0};
+    lc.rate_bps = pc.rate_bps;
+    lc.delay = pc.delay;
+    lc.queue_pkts = pc.queue_pkts ? pc.queue_pkts
+                                  : sim_bdp_pkts(pc.rate_bps, pc.delay);
+    lc.loss = pc.loss;
+    lc.ge_p = cfg->ge_p;
+    lc.ge_r = cfg->ge_r;
+    lc.ge_h = cfg->ge_h;
+    /* per 1500-byte packet time at the link's rate (sim_link.h) */
+    lc.ge_slot = (udccp_tstamp)(12000.0 * 1e9 / (double)pc.rate_bps);
+    if (lc.ge_slot == 0) {
+      lc.ge_slot = 1;
+    }
+    lc.reorder = cfg->reorder;
+    lc.reorder_delay = cfg->reorder_delay;
+    lc.dup = cfg->dup;
+    lc.corrupt = cfg->corrupt;
+    lc.n_blackouts = pc.n_blackouts;
+    memcpy(lc.blackouts, pc.blackouts, sizeof(lc.blackouts));
+    if (cfg->ecn) {
+      /* Mark from half the queue, with a probability rising to 0.2 at 7/8
+       * and certainly above: a window-halving sender that backs off there
+       * still keeps the link busy (half a BDP of queue stays), and the
+       * drop-tail limit is rarely met. */
+      lc.mark_min = lc.queue_pkts / 2 > 0 ? lc.queue_pkts / 2 : 1;
+      lc.mark_max = (7 * lc.queue_pkts) / 8 > lc.mark_min
+                        ? (7 * lc.queue_pkts) / 8
+                        : lc.mark_min + 1;
+      lc.mark_pmax = 0.2;
+    }
+    if (k == 0) {
+      res->queue_pkts = lc.queue_pkts;
+    }
+    /* path 0 keeps the streams of the single-path simulator */
+    uint64_t sf = k == 0 ? STREAM_LINK_FWD : STREAM_LINK_PATHS + 2 * k;
+    uint64_t sr = k == 0 ? STREAM_LINK_REV : STREAM_LINK_PATHS + 2 * k + 1;
+    if (sim_link_init(&s->link[k][SIM_DIR_FWD], &lc, cfg->seed, sf) ||
+        sim_link_init(&s->link[k][SIM_DIR_REV], &lc, cfg->seed, sr)) {
+      snprintf(res->err, sizeof(res->err),
+               "cannot set up the links of path %u (queue %u)", k,
+               lc.queue_pkts);
+      return -1;
+    }
+    s->link[k][SIM_DIR_FWD].measure_end = cfg->duration;
   }
   if (cfg->pcap_path != NULL) {
     if (sim_pcap_open(&s->pcap, cfg->pcap_path) != 0) {
@@ -591,7 +648,6 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
     s->pcap_on = 1;
   }
   s->stop_at = cfg->duration;
-  s->link[SIM_DIR_FWD].measure_end = cfg->duration;
   s->end_limit = cfg->duration + cfg->close_grace;
   s->flows = calloc(cfg->n_flows, sizeof(*s->flows));
   res->flows = calloc(cfg->n_flows, sizeof(*res->flows));
@@ -684,8 +740,10 @@ static void teardown(sim *s) {
   if (s->pcap_on) {
     sim_pcap_close(&s->pcap);
   }
-  sim_link_free(&s->link[0]);
-  sim_link_free(&s->link[1]);
+  for (uint32_t k = 0; k < SIM_MAX_PATHS; k++) {
+    sim_link_free(&s->link[k][SIM_DIR_FWD]);
+    sim_link_free(&s->link[k][SIM_DIR_REV]);
+  }
   sim_evq_free(&s->evq);
   sim_pool_free(&s->pool);
 }

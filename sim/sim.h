@@ -22,6 +22,9 @@
 #include "sim_link.h"
 
 #define SIM_MAX_FLOWS 256
+/* Most paths between the two hosts (--paths); a multipath flow runs one
+ * subflow over each (RFC 9897 §3.10: we allow 8 subflows). */
+#define SIM_MAX_PATHS 8
 /* udccp packets up to this many bytes on the wire (IP header included)
  * are acknowledgements to the one-way delay figures, not data. */
 #define SIM_OWD_MIN_WIRE 100u
@@ -64,6 +67,19 @@ typedef struct sim_rate_step {
   uint64_t rate_bps;
 } sim_rate_step;
 
+/* One path between the hosts (--paths): its own pair of one-way links,
+ * both directions with these figures.  The impairments of sim_config
+ * that have no field here (burst loss, reordering, duplication,
+ * corruption, ECN marking) apply to every path. */
+typedef struct sim_path_cfg {
+  uint64_t rate_bps;          /* > 0 */
+  udccp_tstamp delay;         /* one-way propagation delay */
+  uint32_t queue_pkts;        /* 0: one bandwidth-delay product */
+  double loss;                /* random loss, both directions */
+  uint32_t n_blackouts;       /* both directions drop everything inside */
+  sim_blackout blackouts[SIM_MAX_SCHED];
+} sim_path_cfg;
+
 typedef struct sim_config {
   size_t n_flows;
   const sim_flow_kind *kinds[SIM_MAX_FLOWS];
@@ -99,6 +115,15 @@ typedef struct sim_config {
   udccp_tstamp start_spread;  /* flows start at random times in [0, this);
                                  UDCCP_TSTAMP_NEVER = one base RTT */
   udccp_tstamp close_grace;   /* after duration: time allowed to close */
+  /* Paths: 0 = one path, the bottleneck above.  n_paths >= 1: path k has
+   * paths[k] (path 0 replaces rate_bps, delay, queue_pkts, loss and the
+   * blackouts above); single-path flows use path 0, multipath flows
+   * ("mp-ccid2"...) one subflow on every path.  Rate changes apply to
+   * path 0. */
+  uint32_t n_paths;
+  sim_path_cfg paths[SIM_MAX_PATHS];
+  int mp_sched;               /* multipath flows: enum udccp_mp_sched */
+  int mp_reorder_off;         /* 1: multipath receivers do not reorder */
   const char *pcap_path;      /* NULL: no capture */
   FILE *csv;                  /* NULL: no per-second samples */
   void (*progress)(void *user_data, const sim_progress *p);
@@ -110,6 +135,22 @@ typedef struct sim_config {
  * datagrams, start spread one base RTT, 300 s to close.  Flows, rate and
  * delay must still be set. */
 void sim_config_default(sim_config *c);
+
+/* A multipath flow's figures on one path (sim_flow_result.paths). */
+typedef struct sim_path_result {
+  double goodput_bps;        /* payload received over it in the measured
+                                period (before reordering) */
+  uint64_t tx_dgrams;        /* datagrams the scheduler gave it */
+  uint64_t rx_dgrams;        /* datagrams that came over it */
+  double share;              /* its part of the bytes sent, 0..1 */
+  double rtt_ms;             /* its subflow's smoothed RTT at the stop */
+  uint32_t cwnd;             /* CCID 2-like: window at the stop, packets */
+  uint64_t sent_pkts;        /* data packets its subflow sent */
+  uint64_t declared_lost;    /* data packets its CCID declared lost */
+  uint64_t deaths, revivals; /* found dead / came back */
+  int joined;                /* 1: joined with MP_JOIN (0: first, or never) */
+  int established;           /* its subflow reached OPEN */
+} sim_path_result;
 
 typedef struct sim_flow_result {
   const char *kind;          /* kind name ("ccid2", "tcp") */
@@ -166,13 +207,25 @@ typedef struct sim_flow_result {
   int client_ended, server_ended; /* the end was freed (done); a server
                                  never created counts as ended */
   size_t mem_peak;           /* check_invariants: most bytes either end held */
+  /* Multipath flows: n_paths > 0, one entry per path; mp_active 1 if
+   * Multipath DCCP was agreed (else it fell back, §3.6); the receiver's
+   * reordering: datagrams out of MP_SEQ order given to the application
+   * (must be 0 with reordering on), held past the bound, released after
+   * a gap was given up, dropped because their number had been given up. */
+  uint32_t n_paths;
+  sim_path_result paths[SIM_MAX_PATHS];
+  int mp_active;
+  uint64_t mp_disorder, mp_over_bound, mp_released_late;
+  uint64_t mp_late_dropped;  /* came after their number was given up */
+  double mp_bound_ms;
   char err[256];             /* non-empty: the flow failed (setup, -l...) */
 } sim_flow_result;
 
 typedef struct sim_result {
   size_t n_flows;
   sim_flow_result *flows;
-  double utilization;        /* delivered payload bits / (rate x duration) */
+  double utilization;        /* delivered payload bits / (rate x duration);
+                                with paths: the sum of the paths' rates */
   double link_utilization;   /* wire bits (every header) serialised onto
                                 the forward bottleneck in the measured
                                 period / (rate x duration) */
@@ -182,7 +235,12 @@ typedef struct sim_result {
   uint32_t queue_pkts;       /* the queue limit in effect */
   uint64_t events;
   size_t pool_high_water;    /* most packets in flight at once */
-  sim_link_stats fwd, rev;
+  sim_link_stats fwd, rev;   /* path 0 */
+  uint32_t n_paths;          /* paths in path_fwd/path_rev (at least 1) */
+  sim_link_stats path_fwd[SIM_MAX_PATHS], path_rev[SIM_MAX_PATHS];
+  uint64_t path_rate_bps[SIM_MAX_PATHS];
+  udccp_tstamp path_delay[SIM_MAX_PATHS];
+  uint32_t path_queue[SIM_MAX_PATHS];
   char err[512];             /* set when sim_run fails */
 } sim_result;
 

@@ -113,6 +113,8 @@ extern const sim_flow_kind sim_kind_ccid3;
 extern const sim_flow_kind sim_kind_ccid4;
 extern const sim_flow_kind sim_kind_cubic;
 extern const sim_flow_kind sim_kind_bbr;
+extern const sim_flow_kind sim_kind_mp_ccid2;
+extern const sim_flow_kind sim_kind_mp_ccid3;
 
 /* --- services for flow kinds --- */
 
@@ -123,7 +125,13 @@ uint64_t sim_flow_seed(const sim_flow *f);
  * ends with an error; just stop sending). */
 sim_pkt *sim_flow_pkt_new(sim_flow *f);
 void sim_flow_pkt_free(sim_flow *f, sim_pkt *p);
-/* Sends p (dir, len and wire_len set) onto the link of its direction.
+/* Paths between the hosts (1 without --paths), and the addresses of the
+ * client and server ends on path k (path 0: f->cli_addr, f->srv_addr). */
+uint32_t sim_flow_n_paths(const sim_flow *f);
+void sim_flow_path_addr(const sim_flow *f, uint32_t path, uint8_t cli[4],
+                        uint8_t srv[4]);
+/* Sends p (dir, path, len and wire_len set) onto the link of its path
+ * and direction.
  * Takes ownership of p. */
 void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now);
 /* Guarantees a timer(which) call no later than at (it may come earlier). */

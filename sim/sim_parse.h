@@ -32,4 +32,9 @@ int sim_parse_blackout(const char *s, sim_config *cfg, char *err, size_t cap);
 int sim_parse_rate_step(const char *s, sim_config *cfg, char *err,
                         size_t cap);
 
+/* "RATE/DELAY[:queue=PKTS][:loss=P][:blackout=AT+LEN]...,...": the
+ * paths between the hosts (at most SIM_MAX_PATHS); sets cfg->paths,
+ * n_paths, and rate_bps / delay from the first. */
+int sim_parse_paths(const char *s, sim_config *cfg, char *err, size_t cap);
+
 #endif /* UDCCP_SIM_PARSE_H */

@@ -23,6 +23,7 @@ typedef struct sim_pkt {
   uint8_t dir;          /* SIM_DIR_FWD (client to server) or SIM_DIR_REV */
   uint8_t ecn;          /* IP ECN codepoint */
   uint8_t corrupt;      /* the network flipped a bit of it */
+  uint8_t path;         /* the path it takes (sim_config.paths), 0 */
   uint64_t meta[2];     /* flow-kind private (e.g. TCP seq and ack) */
   uint64_t sent_at;     /* ns: when sim_flow_xmit put it on the link */
   uint8_t data[SIM_PKT_CAP];

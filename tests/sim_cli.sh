@@ -64,6 +64,36 @@ if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/a.json" ||
     fail "--json output is not valid JSON"
 fi
+# several paths and a multipath flow (--paths, RFC 9897): per-path figures
+expect_error "write RATE/DELAY" --flows mp-ccid2 --paths 8mbit --duration 1s
+expect_error "unknown attribute 'lag'" --flows mp-ccid2 \
+  --paths 8mbit/10ms:lag=1 --duration 1s
+expect_error "unknown --mp-sched 'fast'" --flows mp-ccid2 \
+  --paths 8mbit/10ms,2mbit/20ms --mp-sched fast
+for o in --paths --mp-sched --mp-no-reorder mp-ccid2; do
+  grep -q -- "$o" "$TMP/help" || fail "--help does not mention $o"
+done
+"$SIM" --flows mp-ccid2,ccid2 --paths \
+  4mbit/10ms,2mbit/20ms:loss=1%:queue=20:blackout=1s+500ms --duration 3s \
+  --json >"$TMP/mp.json" || fail "multipath json run"
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$TMP/mp.json" <<'PY' || fail "multipath JSON: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["paths"]
+assert len(p) == 2 and p[1]["queue_pkts"] == 20 and p[1]["loss"] == 0.01, p
+assert p[1]["blackout_losses"] > 0 and p[0]["blackout_losses"] == 0, p
+mp = d["flows"][0]["multipath"]
+assert mp["active"] and len(mp["paths"]) == 2, mp
+assert all(x["tx_dgrams"] > 0 and x["goodput_bps"] > 0 for x in mp["paths"]), mp
+assert abs(sum(x["share"] for x in mp["paths"]) - 1) < 1e-3, mp
+assert "multipath" not in d["flows"][1], d["flows"][1]
+PY
+fi
+"$SIM" --flows mp-ccid2 --paths 4mbit/10ms,2mbit/20ms --duration 2s \
+  >"$TMP/mp.txt" || fail "multipath table run"
+grep -q "^flow 0 path 1: .*share" "$TMP/mp.txt" || fail "no per-path line"
+grep -q "^path 1: 2.00 Mbit/s, 20 ms" "$TMP/mp.txt" || fail "no path line"
 "$SIM" --flows 2xtcp $BASE --csv "$TMP/s.csv" >/dev/null || fail "csv run"
 [ "$(wc -l <"$TMP/s.csv")" -eq 3 ] || fail "csv: expected header + 2 rows"
 echo "PASS"

@@ -3,7 +3,8 @@
  * A connection's Ack Vector and the option space (RFC 4340 §5.1, §11.4):
  * however long the receiver's vector grows, its acknowledgements still go
  * out, with as much of the vector as the header has room for, newest
- * first.
+ * first; and a data sender acknowledges the receiver's acks (RFC 4341
+ * §6.2) often enough, without a vector on every data packet.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,8 +95,53 @@ static void test_rfc4340_11_4_long_vector_ack_still_goes_out(void **state) {
   udccp_pair_free(&p);
 }
 
+/* RFC 4341 §6.2, RFC 4340 §11.1: an active sender acknowledges the
+ * receiver's acks "at least once per congestion window", e.g. with "a
+ * DCCP-DataAck packet instead of DCCP-Data every now and then"; it need
+ * not carry its Ack Vector on every data packet (issue 13: that cost a
+ * vector to write, parse and match on each).  Fails if the sender stops
+ * acking acks while it sends (DataAcks well under one per window) or goes
+ * back to a DataAck on every packet (no Data at all). */
+static void test_rfc4341_6_2_acks_of_acks_per_window_not_per_packet(
+    void **state) {
+  udccp_pair p;
+  udccp_conn_info ci;
+  uint64_t got, data, dataack, acks;
+  (void)state;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, 5), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  data = udccp_pair_count(&p, 0, UDCCP_PKT_DATA);
+  dataack = udccp_pair_count(&p, 0, UDCCP_PKT_DATAACK);
+  acks = udccp_pair_count(&p, 1, UDCCP_PKT_ACK);
+  got = udccp_pair_stream(&p, 0, 1000, 0, 2 * S);
+  data = udccp_pair_count(&p, 0, UDCCP_PKT_DATA) - data;
+  dataack = udccp_pair_count(&p, 0, UDCCP_PKT_DATAACK) - dataack;
+  acks = udccp_pair_count(&p, 1, UDCCP_PKT_ACK) - acks;
+  udccp_conn_get_info(p.c[0], &ci);
+  print_message("%llu datagrams read; the sender wrote %llu Data and %llu "
+                "DataAck packets for the receiver's %llu Acks (cwnd %llu)\n",
+                (unsigned long long)got, (unsigned long long)data,
+                (unsigned long long)dataack, (unsigned long long)acks,
+                (unsigned long long)ci.cwnd);
+  assert_true(got > 1000);
+  assert_true(ci.cwnd >= 2 && acks > 0);
+  /* Not on every data packet... */
+  assert_true(data > 0);
+  /* ...but at least once per congestion window, and in fact after each
+   * batch of the receiver's acks (conn.h UDCCP_CONN_ACKACK_EVERY): the
+   * t_ackack timer alone (once per RTT) would give far fewer. */
+  assert_true(ci.srtt > 0);
+  print_message("srtt %.1f ms: once per RTT would be %llu\n",
+                (double)ci.srtt / 1e6,
+                (unsigned long long)(2 * S / ci.srtt));
+  assert_true(dataack * ci.cwnd >= data + dataack);
+  assert_true(dataack >= 4 * (2 * S / ci.srtt));
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rfc4341_6_2_acks_of_acks_per_window_not_per_packet),
       cmocka_unit_test(test_rfc4340_11_4_long_vector_ack_still_goes_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,6 +142,30 @@ static void test_rfc9897_3_2_5_reorder_wraps(void **state) {
   udccp_mp_reorder_free(&r);
 }
 
+/* The same across the wrap with a window that does not divide 2^48 (7:
+ * 2^48 - 1 and 0 are both 0 mod 7).  The buffer used to slot datagrams by
+ * their number mod the window, so 0 found 2^48 - 1's slot taken and was
+ * dropped as a duplicate (found by fuzz_mp with a window of 39). */
+static void test_rfc9897_3_2_5_reorder_wraps_any_window(void **state) {
+  udccp_mp_reorder r;
+  const uint64_t first = (1ULL << 48) - 4;
+  uint64_t k;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 7, 16, 10 * MS), 0);
+  push_u32(&r, first, 0, 0); /* opens the window at 2^48 - 4 */
+  for (k = 6; k >= 1; k--) { /* 2, 1, 0, 2^48 - 1, ... in reverse */
+    push_u32(&r, (first + k) & ((1ULL << 48) - 1), 0, 0);
+  }
+  assert_int_equal(r.n, 7);
+  for (k = 0; k < 7; k++) {
+    pop_expect(&r, 0, (first + k) & ((1ULL << 48) - 1));
+  }
+  assert_int_equal(r.skipped, 0);
+  assert_int_equal(r.dropped_dup, 0);
+  udccp_mp_reorder_free(&r);
+}
+
 /* MP_SEQ is the peer's to choose (§3.2.5): a datagram numbered 2^46 past
  * the window of an empty buffer gives the numbers below up at once (the
  * buffer used to step through them one by one: 2^46 steps, a hang found
@@ -233,6 +257,7 @@ int main(void) {
       cmocka_unit_test(test_reorder_duplicate_and_sizes),
       cmocka_unit_test(test_reorder_full_window),
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_wraps),
+      cmocka_unit_test(test_rfc9897_3_2_5_reorder_wraps_any_window),
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_far_jump_is_one_step),
       cmocka_unit_test(test_reorder_two_paths),
   };

@@ -94,6 +94,60 @@ static void test_register_refuses_out_of_range_and_taken(void **state) {
   assert_int_equal(udccp_ccid_parse("x"), UDCCP_ERR_INVALID_ARGUMENT);
 }
 
+typedef struct extra_list {
+  uint8_t id[256];
+  unsigned n;
+} extra_list;
+
+static void extra_collect(uint8_t id, void *user) {
+  extra_list *l = user;
+  l->id[l->n++] = id;
+}
+
+/* The server's list of run-time CCIDs (lib/feat.c ccid_prefs) is exactly
+ * the numbers 5..255 whose slot is filled, in increasing order, as
+ * registrations come and go (lib/ccid.c keeps them in a bitmap: issue 13). */
+static void assert_extras_match_slots(void) {
+  extra_list got, want;
+  unsigned id, i;
+  got.n = 0;
+  want.n = 0;
+  udccp_ccid_each_extra(extra_collect, &got);
+  for (id = 5; id < 256; id++) {
+    if (udccp_ccid_find((uint8_t)id) != NULL) {
+      want.id[want.n++] = (uint8_t)id;
+    }
+  }
+  assert_int_equal(got.n, want.n);
+  for (i = 0; i < got.n; i++) {
+    assert_int_equal(got.id[i], want.id[i]);
+  }
+}
+
+static void test_rfc4340_10_server_lists_every_registered_ccid(void **state) {
+  static const uint8_t ids[] = {5, 63, 64, 100, 191, 192, 200, 255};
+  unsigned i;
+  (void)state;
+  assert_extras_match_slots(); /* CUBIC and BBR, registered by default */
+  for (i = 0; i < sizeof(ids); i++) {
+    if (udccp_ccid_find(ids[i]) != NULL) {
+      continue; /* a default (255 is free unless BBR or CUBIC moved) */
+    }
+    assert_int_equal(udccp_ccid_register_as(&ccid_rate_ops, ids[i],
+                                            UDCCP_CCID_REG_RESERVED),
+                     0);
+    assert_extras_match_slots();
+  }
+  for (i = 0; i < sizeof(ids); i += 2) {
+    assert_int_equal(udccp_ccid_unregister(ids[i]), 0);
+    assert_extras_match_slots();
+  }
+  for (i = 0; i < sizeof(ids); i++) {
+    (void)udccp_ccid_unregister(ids[i]);
+  }
+  assert_extras_match_slots();
+}
+
 /* A connection asking for an unregistered number is refused at creation,
  * as for any CCID the library lacks. */
 static void test_unregistered_ccid_is_refused(void **state) {
@@ -163,6 +217,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_register_refuses_out_of_range_and_taken,
                                 teardown),
       cmocka_unit_test_teardown(test_unregistered_ccid_is_refused, teardown),
+      cmocka_unit_test_teardown(
+          test_rfc4340_10_server_lists_every_registered_ccid, teardown),
       cmocka_unit_test_teardown(test_info_reports_queueing_delay, teardown),
       cmocka_unit_test_teardown(test_registered_ccid_carries_data_in_sim,
                                 teardown),

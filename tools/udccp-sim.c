@@ -28,7 +28,7 @@ enum {
   OPT_REORDER, OPT_REORDER_DELAY, OPT_DUP, OPT_DURATION, OPT_SEED, OPT_JSON,
   OPT_CSV, OPT_PCAP, OPT_PLOT, OPT_PROGRESS, OPT_VERSION, OPT_SEQWIN,
   OPT_ECN, OPT_ACK_VECTORS, OPT_CORRUPT, OPT_BLACKOUT, OPT_RATE_CHANGE, OPT_CHAOS,
-  OPT_VERBOSE
+  OPT_VERBOSE, OPT_PATHS, OPT_MP_SCHED, OPT_MP_NO_REORDER
 };
 
 static void usage(FILE *out) {
@@ -59,6 +59,21 @@ static void usage(FILE *out) {
 "  --delay TIME        one-way propagation delay: ns|us|ms|s (e.g. 20ms);\n"
 "                      RTT = 2 x delay + queueing\n"
 "options:\n"
+"  --paths LIST        several paths between the two hosts instead of one\n"
+"                      bottleneck (then --rate and --delay are not needed):\n"
+"                      comma list of RATE/DELAY, each optionally followed by\n"
+"                      :queue=PKTS, :loss=P and :blackout=AT+LEN (repeat it),\n"
+"                      e.g. 50mbit/10ms,20mbit/40ms:blackout=5s+30s (at most\n"
+"                      8).  Multipath flows (mp-ccid2, mp-ccid3) run a subflow\n"
+"                      on every path, the others use the first; --burst-loss,\n"
+"                      --reorder, --dup, --corrupt and --ecn apply to every\n"
+"                      path, --rate-change to the first.  Per-path figures\n"
+"                      follow the table (\"paths\" in --json)\n"
+"  --mp-sched NAME     scheduler of multipath flows (RFC 9897 section 3.11):\n"
+"                      minrtt (default), rr (round-robin), backup\n"
+"                      (active-backup: the first path while it answers)\n"
+"  --mp-no-reorder     multipath receivers deliver datagrams as they come,\n"
+"                      not in MP_SEQ order (default: reordered)\n"
 "  --queue PKTS        drop-tail queue limit in packets (default: one\n"
 "                      bandwidth-delay product of 1500-byte packets)\n"
 "  --loss P            random loss before the queue, both directions, as a\n"
@@ -208,6 +223,9 @@ static int run_chaos(uint64_t first, uint64_t n, int verbose) {
 int main(int argc, char **argv) {
   static const struct option opts[] = {
       {"flows", required_argument, NULL, OPT_FLOWS},
+      {"paths", required_argument, NULL, OPT_PATHS},
+      {"mp-sched", required_argument, NULL, OPT_MP_SCHED},
+      {"mp-no-reorder", no_argument, NULL, OPT_MP_NO_REORDER},
       {"rate", required_argument, NULL, OPT_RATE},
       {"delay", required_argument, NULL, OPT_DELAY},
       {"queue", required_argument, NULL, OPT_QUEUE},
@@ -251,6 +269,26 @@ int main(int argc, char **argv) {
     case OPT_FLOWS:
       bad = sim_parse_flows(optarg, &cfg, err, sizeof(err));
       have_flows = 1;
+      break;
+    case OPT_PATHS:
+      bad = sim_parse_paths(optarg, &cfg, err, sizeof(err));
+      have_rate = have_delay = 1;
+      break;
+    case OPT_MP_SCHED:
+      if (strcmp(optarg, "minrtt") == 0) {
+        cfg.mp_sched = UDCCP_MP_SCHED_MINRTT;
+      } else if (strcmp(optarg, "rr") == 0) {
+        cfg.mp_sched = UDCCP_MP_SCHED_RR;
+      } else if (strcmp(optarg, "backup") == 0) {
+        cfg.mp_sched = UDCCP_MP_SCHED_BACKUP;
+      } else {
+        snprintf(err, sizeof(err), "unknown --mp-sched '%s': use minrtt, rr "
+                 "or backup", optarg);
+        bad = 1;
+      }
+      break;
+    case OPT_MP_NO_REORDER:
+      cfg.mp_reorder_off = 1;
       break;
     case OPT_RATE:
       bad = sim_parse_rate(optarg, &cfg.rate_bps, err, sizeof(err));
