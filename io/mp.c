@@ -639,7 +639,7 @@ udccp_ssize udccp_mpsock_recv(udccp_mpsock *mp, void *buf, size_t cap,
 
 int udccp_mpsock_set_sched(udccp_mpsock *mp, int sched) {
   if (mp == NULL || sched < UDCCP_MP_SCHED_MINRTT ||
-      sched > UDCCP_MP_SCHED_RR) {
+      sched > UDCCP_MP_SCHED_REDUNDANT) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   mp->mc.sched = (uint8_t)sched;
@@ -797,4 +797,29 @@ int udccp_mpsock_close(udccp_mpsock *mp, int timeout_ms) {
   udccp_mp_conn_free(&mp->mc);
   free(mp);
   return rv;
+}
+
+void udccp_mpsock_abort(udccp_mpsock *mp) {
+  if (mp == NULL) {
+    return;
+  }
+  mp->shut = 1;
+  if (!mp->fallback) {
+    /* RFC 9897 §3.2.3: Reset code 13 + MP_FAST_CLOSE on every subflow,
+     * all torn down at once */
+    (void)udccp_mp_conn_fast_close(&mp->mc, udccp_io_now());
+  }
+  mp_unregister(mp);
+  for (size_t i = 0; i < mp->n; i++) {
+    udccp_sock *s = mp->sub[i];
+    s->mp = NULL;
+    if (mp->fallback) {
+      udccp_abort(s); /* plain DCCP: Reset "Aborted" */
+      continue;
+    }
+    udccp_io_sock_flush(s); /* the Reset of fast_close */
+    udccp_abort_code(s, UDCCP_RESET_MP_ABRUPT);
+  }
+  udccp_mp_conn_free(&mp->mc);
+  free(mp);
 }

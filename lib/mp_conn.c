@@ -91,8 +91,8 @@ int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len) {
   return udccp_sendq_push(&mc->q, data, len, 0);
 }
 
-static int pick(udccp_mp_conn *mc) {
-  udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
+/* What the schedulers see of each subflow (lib/mp_sched.c). */
+static void path_views(udccp_mp_conn *mc, udccp_mp_path_view *v) {
   size_t i;
   for (i = 0; i < mc->n_sub; i++) {
     udccp_conn *c = mc->sub[i];
@@ -102,6 +102,11 @@ static int pick(udccp_mp_conn *mc) {
     v[i].can_send = udccp_sendq_len(&c->sendq) == 0;
     v[i].prio = udccp_mp_conn_prio(mc, i);
   }
+}
+
+static int pick(udccp_mp_conn *mc) {
+  udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
+  path_views(mc, v);
   switch (mc->sched) {
   case UDCCP_MP_SCHED_BACKUP:
     return udccp_mp_sched_backup(v, mc->n_sub);
@@ -110,6 +115,13 @@ static int pick(udccp_mp_conn *mc) {
   default:
     return udccp_mp_sched_minrtt(v, mc->n_sub);
   }
+}
+
+/* The redundant scheduler's paths for the next datagram (lib/mp_sched.c). */
+static size_t redundant_set(udccp_mp_conn *mc, size_t *out) {
+  udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
+  path_views(mc, v);
+  return udccp_mp_sched_redundant(v, mc->n_sub, out);
 }
 
 /* How long subflow c may send without hearing back before it is dead. */
@@ -420,27 +432,93 @@ size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts) {
   }
   while (udccp_sendq_len(&mc->q) > 0) {
     const uint8_t *data;
-    size_t len;
+    size_t len, k, n, on = 0, to[UDCCP_MP_MAX_SUBFLOWS];
     uint32_t prio;
-    int i = pick(mc);
-    if (i < 0) {
+    if (mc->sched == UDCCP_MP_SCHED_REDUNDANT) {
+      n = redundant_set(mc, to);
+    } else {
+      int i = pick(mc);
+      n = i >= 0;
+      to[0] = (size_t)(i >= 0 ? i : 0);
+    }
+    if (n == 0) {
       break;
     }
     (void)udccp_sendq_peek(&mc->q, &data, &len, &prio);
-    if (udccp_conn_queue_datagram(mc->sub[i], data, len, 0, ts) != 0) {
-      break; /* the subflow refuses (MPS, state): try again later */
+    for (k = 0; k < n; k++) {
+      size_t i = to[k];
+      if (udccp_conn_queue_datagram(mc->sub[i], data, len, 0, ts) != 0) {
+        continue; /* the subflow refuses (MPS, state) */
+      }
+      /* §3.2.5: the datagram's MP_SEQ rides on its Data/DataAck (the
+       * same number on every copy of a redundant one). */
+      udccp_mp_set_tx_seq(mc->sub[i]->mp, mc->tx_seq);
+      mc->st[i].tx_dgrams++;
+      mc->st[i].tx_bytes += len;
+      on++;
     }
-    /* §3.2.5: the datagram's MP_SEQ rides on its Data/DataAck. */
-    udccp_mp_set_tx_seq(mc->sub[i]->mp, mc->tx_seq);
+    if (on == 0) {
+      break; /* try again later */
+    }
     mc->sig.seq_now = mc->tx_seq; /* signals date from the last datagram */
     mc->tx_seq = udccp_seq_add(mc->tx_seq, 1);
-    mc->st[i].tx_dgrams++;
-    mc->st[i].tx_bytes += len;
     (void)udccp_sendq_pop(&mc->q);
     placed++;
   }
   close_subs(mc, ts);
   return placed;
+}
+
+/* Without reordering, the MP_SEQ numbers of the last UDCCP_MP_SEEN_BITS
+ * datagrams delivered: a copy of one of them (the redundant scheduler
+ * sends each datagram on several paths) is dropped.  Returns 1 if seq was
+ * seen, else records it and returns 0; a number older than the window
+ * cannot be told from a late original and is delivered. */
+static int seen(udccp_mp_conn *mc, uint64_t seq) {
+  int64_t d;
+  uint64_t off;
+  if (!mc->seen_valid) {
+    mc->seen_valid = 1;
+    mc->seen_top = seq;
+    memset(mc->seen, 0, sizeof(mc->seen));
+    mc->seen[0] |= 1;
+    return 0;
+  }
+  d = udccp_seq_sub(seq, mc->seen_top);
+  if (d > 0) {
+    /* slide the window: bit k is the number seen_top - k, so every bit
+     * moves up by d */
+    const size_t nw = UDCCP_MP_SEEN_BITS / 64;
+    size_t w;
+    if ((uint64_t)d >= UDCCP_MP_SEEN_BITS) {
+      memset(mc->seen, 0, sizeof(mc->seen));
+    } else {
+      size_t ws = (size_t)d / 64;
+      unsigned bs = (unsigned)((uint64_t)d % 64);
+      for (w = nw; w-- > 0;) {
+        uint64_t v = 0;
+        if (w >= ws) {
+          v = mc->seen[w - ws] << bs;
+          if (bs != 0 && w - ws >= 1) {
+            v |= mc->seen[w - ws - 1] >> (64 - bs);
+          }
+        }
+        mc->seen[w] = v;
+      }
+    }
+    mc->seen_top = seq;
+    mc->seen[0] |= 1;
+    return 0;
+  }
+  off = (uint64_t)(-d);
+  if (off >= UDCCP_MP_SEEN_BITS) {
+    return 0;
+  }
+  if ((mc->seen[off / 64] >> (off % 64)) & 1) {
+    return 1;
+  }
+  mc->seen[off / 64] |= (uint64_t)1 << (off % 64);
+  return 0;
 }
 
 void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
@@ -462,6 +540,11 @@ void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
     }
     mc->st[i].rx_dgrams++;
     mc->st[i].rx_bytes += (uint64_t)n;
+    if (!mc->reorder && udccp_mp_rx_seq(c->mp, ri.seq, &mseq) &&
+        seen(mc, mseq)) {
+      mc->rx_dup++; /* a copy (redundant scheduler): dropped by MP_SEQ */
+      continue;
+    }
     if (mc->reorder && udccp_mp_rx_seq(c->mp, ri.seq, &mseq)) {
       int rv = udccp_mp_reorder_push(&mc->ro, mseq, mc->tmp, (size_t)n, ts);
       if (rv == UDCCP_ERR_AGAIN) {

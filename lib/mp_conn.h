@@ -67,6 +67,9 @@
 /* MP_RTT (§3.2.7): each path's smoothed RTT, reported once a second on an
  * Ack (data packets have no room left for it next to MP_SEQ). */
 #define UDCCP_MP_RTT_INTERVAL UDCCP_NS_PER_S
+/* Without reordering, duplicates are recognised among this many of the
+ * latest MP_SEQ numbers (a multiple of 64). */
+#define UDCCP_MP_SEEN_BITS 1024
 
 typedef struct udccp_mp_sub_stats {
   uint64_t tx_dgrams, tx_bytes; /* datagrams the scheduler gave it */
@@ -111,6 +114,12 @@ typedef struct udccp_mp_conn {
   udccp_mp_sig sig;       /* signalling shared by the subflows */
   uint8_t close_state;    /* enum udccp_mp_close_state */
   uint8_t subs_closed;    /* closing: the subflows were told */
+  /* Without reordering: MP_SEQ numbers delivered lately (bit k: seen_top
+   * - k), so that copies from the redundant scheduler are dropped. */
+  uint64_t seen[UDCCP_MP_SEEN_BITS / 64];
+  uint64_t seen_top;
+  int seen_valid;
+  uint64_t rx_dup;        /* copies dropped that way */
 } udccp_mp_conn;
 
 enum udccp_mp_close_state {

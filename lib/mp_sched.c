@@ -94,3 +94,18 @@ int udccp_mp_sched_rr(const udccp_mp_path_view *p, size_t n, size_t *last) {
   }
   return -1;
 }
+
+size_t udccp_mp_sched_redundant(const udccp_mp_path_view *p, size_t n,
+                                size_t *out) {
+  size_t i, k = 0;
+  int lo = class_up(p, n, 3) || class_up(p, n, 2) ? 2 : 1;
+  for (i = 0; i < n; i++) {
+    if (p[i].up && cls(p[i].prio) >= lo) {
+      if (!p[i].can_send) {
+        return 0; /* every copy goes at once: wait for the slowest */
+      }
+      out[k++] = i;
+    }
+  }
+  return k;
+}

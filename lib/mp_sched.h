@@ -44,4 +44,13 @@ int udccp_mp_sched_backup(const udccp_mp_path_view *p, size_t n);
  * starting after *last (updated).  Returns the index or -1. */
 int udccp_mp_sched_rr(const udccp_mp_path_view *p, size_t n, size_t *last);
 
+/* Redundant: every usable path of priority >= 2, or the standby (1)
+ * paths when no primary or secondary path is up (the classes of §3.2.10
+ * as min-RTT uses them), once all of them can send: writes their indices
+ * to out[] and returns how many; 0: wait (one of them has no room).  The
+ * slowest usable path sets the pace: a path found dead is no longer
+ * usable, so it does not hold the others. */
+size_t udccp_mp_sched_redundant(const udccp_mp_path_view *p, size_t n,
+                                size_t *out);
+
 #endif /* UDCCP_MP_SCHED_H */

@@ -68,7 +68,7 @@ typedef struct mflow {
   int started, closing, established, broken;
   udccp_tstamp established_at;
   uint32_t dgram;
-  uint64_t last_seq, disorder, stuck;
+  uint64_t last_seq, disorder, stuck, placed;
   int have_last;
   uint8_t buf[MFLOW_DGRAM_MAX];
 } mflow;
@@ -236,6 +236,7 @@ static void pump(sim_flow *f, mflow *m, udccp_tstamp now) {
   app_send(f, m);
   for (int round = 0; round < 64 && !m->broken; round++) {
     size_t placed = udccp_mp_conn_schedule(&m->tx, now);
+    m->placed += placed;
     for (uint32_t k = 0; k < m->n && !m->broken; k++) {
       if (m->p[k].c != NULL) {
         write_all(f, m, m->p[k].c, k, 0, now);
@@ -529,6 +530,9 @@ static void mflow_finish(sim_flow *f, sim_flow_result *r) {
   r->mp_over_bound = m->rx.ro.over_bound;
   r->mp_released_late = m->rx.ro.released_late;
   r->mp_late_dropped = m->rx.ro.dropped_old;
+  r->mp_placed = m->placed;
+  r->mp_delivered = f->delivered_pkts;
+  r->mp_dup_dropped = m->rx.rx_dup + m->rx.ro.dropped_dup;
   r->mp_bound_ms = (double)m->rx.ro.bound / 1e6;
   snprintf(r->close_desc, sizeof(r->close_desc),
            "multipath %s, %u paths; client: %s; server: %s",
@@ -539,15 +543,6 @@ static void mflow_finish(sim_flow *f, sim_flow_result *r) {
   if (f->packet_size == 0) {
     f->packet_size = m->dgram;
   }
-}
-
-static const uint8_t *mflow_pcap_l4(const sim_flow *f, const sim_pkt *p,
-                                    uint8_t *scratch, size_t cap, size_t *len,
-                                    uint8_t *proto) {
-  (void)f, (void)scratch, (void)cap;
-  *len = p->len;
-  *proto = 33; /* DCCP, RFC 4340 §19.1 */
-  return p->data;
 }
 
 static void mflow_destroy(sim_flow *f) {
@@ -571,7 +566,7 @@ static void mflow_destroy(sim_flow *f) {
 #define SIM_MP_KIND(name_, ccid_, help_)                                      \
   {name_,       ccid_,       0,            help_,        mflow_init,          \
    mflow_recv,  mflow_timer, mflow_stop,   mflow_done,   mflow_sample,        \
-   mflow_finish, mflow_pcap_l4, mflow_destroy}
+   mflow_finish, sim_flow_pcap_dccp, mflow_destroy}
 
 const sim_flow_kind sim_kind_mp_ccid2 =
     SIM_MP_KIND("mp-ccid2", 2, "Multipath DCCP (RFC 9897), a CCID 2 subflow "

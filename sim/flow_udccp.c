@@ -597,15 +597,6 @@ static void uflow_finish(sim_flow *f, sim_flow_result *r) {
   }
 }
 
-static const uint8_t *uflow_pcap_l4(const sim_flow *f, const sim_pkt *p,
-                                    uint8_t *scratch, size_t cap, size_t *len,
-                                    uint8_t *proto) {
-  (void)f, (void)scratch, (void)cap;
-  *len = p->len;
-  *proto = 33; /* DCCP, RFC 4340 §19.1 */
-  return p->data;
-}
-
 static void uflow_destroy(sim_flow *f) {
   uflow *u = f->priv;
   if (u != NULL) {
@@ -620,7 +611,7 @@ static void uflow_destroy(sim_flow *f) {
 #define SIM_UDCCP_KIND(name_, ccid_, tfrc_, help_)                           \
   {name_,       ccid_,       tfrc_,        help_,        uflow_init,          \
    uflow_recv,  uflow_timer, uflow_stop,   uflow_done,   uflow_sample,        \
-   uflow_finish, uflow_pcap_l4, uflow_destroy}
+   uflow_finish, sim_flow_pcap_dccp, uflow_destroy}
 
 const sim_flow_kind sim_kind_ccid2 =
     SIM_UDCCP_KIND("ccid2", 2, 0, "udccp connection, CCID 2 (TCP-like, RFC 4341)");

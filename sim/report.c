@@ -78,13 +78,14 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
     if (r->n_paths > 0) {
       fprintf(out, ",\n     \"multipath\": {\"active\": %s, \"disorder\": %llu"
               ", \"over_bound\": %llu, \"released_late\": %llu"
-              ", \"late_dropped\": %llu"
+              ", \"late_dropped\": %llu, \"dup_dropped\": %llu"
               ", \"reorder_bound_ms\": %.3f, \"paths\": [",
               r->mp_active ? "true" : "false",
               (unsigned long long)r->mp_disorder,
               (unsigned long long)r->mp_over_bound,
               (unsigned long long)r->mp_released_late,
-              (unsigned long long)r->mp_late_dropped, fin(r->mp_bound_ms));
+              (unsigned long long)r->mp_late_dropped,
+              (unsigned long long)r->mp_dup_dropped, fin(r->mp_bound_ms));
       for (uint32_t k = 0; k < r->n_paths; k++) {
         const sim_path_result *p = &r->paths[k];
         fprintf(out, "%s\n       {\"path\": %u, \"goodput_bps\": %.0f"

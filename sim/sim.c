@@ -101,6 +101,15 @@ sim_pkt *sim_flow_pkt_new(sim_flow *f) {
 
 void sim_flow_pkt_free(sim_flow *f, sim_pkt *p) { sim_pool_put(&f->sim->pool, p); }
 
+const uint8_t *sim_flow_pcap_dccp(const sim_flow *f, const sim_pkt *p,
+                                  uint8_t *scratch, size_t cap, size_t *len,
+                                  uint8_t *proto) {
+  (void)f, (void)scratch, (void)cap;
+  *len = p->len;
+  *proto = 33; /* DCCP, RFC 4340 §19.1 */
+  return p->data;
+}
+
 uint32_t sim_flow_n_paths(const sim_flow *f) { return f->sim->n_paths; }
 
 void sim_flow_path_addr(const sim_flow *f, uint32_t path, uint8_t cli[4],

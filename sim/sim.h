@@ -217,6 +217,11 @@ typedef struct sim_flow_result {
   int mp_active;
   uint64_t mp_disorder, mp_over_bound, mp_released_late;
   uint64_t mp_late_dropped;  /* came after their number was given up */
+  uint64_t mp_placed;        /* whole run: datagrams (MP_SEQ numbers) the
+                                sender placed on subflows, each once
+                                however many copies went */
+  uint64_t mp_delivered;     /* whole run: datagrams the application read */
+  uint64_t mp_dup_dropped;   /* copies the receiver dropped by MP_SEQ */
   double mp_bound_ms;
   char err[256];             /* non-empty: the flow failed (setup, -l...) */
 } sim_flow_result;

@@ -125,6 +125,11 @@ uint64_t sim_flow_seed(const sim_flow *f);
  * ends with an error; just stop sending). */
 sim_pkt *sim_flow_pkt_new(sim_flow *f);
 void sim_flow_pkt_free(sim_flow *f, sim_pkt *p);
+/* pcap_l4 for the kinds whose packets are DCCP as sent: p->data, IP
+ * protocol 33 (RFC 4340 §19.1). */
+const uint8_t *sim_flow_pcap_dccp(const sim_flow *f, const sim_pkt *p,
+                                  uint8_t *scratch, size_t cap, size_t *len,
+                                  uint8_t *proto);
 /* Paths between the hosts (1 without --paths), and the addresses of the
  * client and server ends on path k (path 0: f->cli_addr, f->srv_addr). */
 uint32_t sim_flow_n_paths(const sim_flow *f);

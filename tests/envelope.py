@@ -38,6 +38,12 @@ QUEUES_BDP = [0.25, 1, 2]
 LOSSES = [0.0, 0.01]
 CCIDS = [2, 3]
 SEED = 1
+# The stationary Gilbert-Elliott scenario is judged over this many seeds
+# (SEED, SEED + 1, ...): its bursts are a random process, and one 15-s
+# sample of it holds about a dozen, so a single seed is a draw, not the
+# scenario (doc/perf.md: over 12 seeds, CCID 2 and TCP alike swing 2-4x).
+# The rule compares the sums over the same seeds, i.e. one longer run.
+GE_SEEDS = 4
 
 # The make-check subset: cells that passed on main when it was chosen (see
 # doc/envelope.md); small rates so that the set runs in < 3 min under ASan.
@@ -75,14 +81,14 @@ def duration_s(rate):
 
 
 def run_sim(sim, flows, rate, delay_ms, queue, loss, dur, extra=(),
-            timeout=3600):
+            timeout=3600, seed=SEED):
     """One udccp-sim run: returns dict(json=..., series=[bps per s],
     cwnd=[...], err=str)."""
     with tempfile.TemporaryDirectory() as tmp:
         csvp = os.path.join(tmp, "s.csv")
         cmd = [sim, "--flows", flows, "--rate", rate_arg(rate), "--delay",
                "%gms" % delay_ms, "--queue", str(queue), "--loss", repr(loss),
-               "--duration", "%ds" % dur, "--seed", str(SEED), "--json",
+               "--duration", "%ds" % dur, "--seed", str(seed), "--json",
                "--csv", csvp] + list(extra)
         t0 = time.time()
         try:
@@ -223,28 +229,41 @@ def recovery_deadline(sc, rtt):
     return end + min(blen, 64.0) + (math.log2(bdp) + 5) * rtt + 1.0
 
 
-def judge_recovery(sc, u, t):
+def from5(series):
+    return sum(series[5:]) / max(1, len(series) - 5)
+
+
+def judge_recovery(sc, us, ts):
+    """us: the udccp runs (one, or GE_SEEDS for the stationary bursts);
+    ts: TCP's runs on the same seeds, or None."""
     name, ccid, rate, d, q, extra, end, blen, dur = sc
-    if u.get("err"):
-        return "FAIL", u["err"], None
-    if t is not None and t.get("err"):
-        return "FAIL", "tcp run: " + t["err"], None
-    uf = u["json"]["flows"][0]
+    for u in us:
+        if u.get("err"):
+            return "FAIL", u["err"], None
+    for t in ts or []:
+        if t.get("err"):
+            return "FAIL", "tcp run: " + t["err"], None
     rtt = 2 * d / 1e3
-    series = u["series"]
     reasons = []
     if end is None:
         # Stationary bursts (both directions, state per packet) keep even
         # TCP well below the link, so 50 % of the link cannot be the rule
-        # here: from 5 s on, goodput >= 0.5 x TCP's in the same scenario.
-        mine = sum(series[5:]) / max(1, len(series) - 5)
-        tcps = t["series"]
-        ref = sum(tcps[5:]) / max(1, len(tcps) - 5)
-        if mine < 0.5 * ref:
-            reasons.append("goodput from 5 s %.2f Mbit/s < 0.5 x TCP's "
-                           "%.2f Mbit/s" % (mine / 1e6, ref / 1e6))
+        # here: from 5 s on, goodput >= 0.5 x TCP's in the same scenario,
+        # summed over the GE_SEEDS seeds.
+        mine = [from5(u["series"]) for u in us]
+        ref = [from5(t["series"]) for t in ts]
+        info = ("goodput from 5 s, mean of seeds %d..%d, %.2f Mbit/s "
+                "(%s) %s 0.5 x TCP's %.2f Mbit/s (%s)" % (
+                    SEED, SEED + len(us) - 1, sum(mine) / len(mine) / 1e6,
+                    " ".join("%.2f" % (m / 1e6) for m in mine),
+                    "<" if sum(mine) < 0.5 * sum(ref) else ">=",
+                    sum(ref) / len(ref) / 1e6,
+                    " ".join("%.2f" % (r / 1e6) for r in ref)))
+        if sum(mine) < 0.5 * sum(ref):
+            reasons.append(info)
         deadline = 5
     else:
+        series = us[0]["series"]
         deadline = recovery_deadline(sc, rtt)
         k = math.ceil(deadline)
         if k >= len(series):
@@ -257,7 +276,20 @@ def judge_recovery(sc, u, t):
                            (k, series[k] / 1e6, deadline,
                             "%d s" % first if first is not None else "never"))
         deadline = k
-    s = stall_at(series, after=int(deadline))
+    for i, u in enumerate(us):
+        tag = " (seed %d)" % (SEED + i) if len(us) > 1 else ""
+        reasons += [r + tag for r in run_reasons(u, ccid, deadline)]
+    if not reasons and end is None:
+        return "PASS", info, deadline  # the figures compared
+    return ("FAIL" if reasons else "PASS"), "; ".join(reasons), deadline
+
+
+def run_reasons(u, ccid, deadline):
+    """The rules every run of a recovery scenario keeps after its
+    deadline: no stall, (CCID 2) no cwnd stuck at 1, a clean close."""
+    reasons = []
+    uf = u["json"]["flows"][0]
+    s = stall_at(u["series"], after=int(deadline))
     if s is not None:
         reasons.append("zero goodput for 5 s from %d s" % s)
     if ccid == 2:
@@ -266,7 +298,7 @@ def judge_recovery(sc, u, t):
             reasons.append("cwnd 1 for 5 s from %d s" % c1)
     if not uf.get("closed_cleanly"):
         reasons.append("not closed cleanly (%s)" % uf.get("close", "?"))
-    return ("FAIL" if reasons else "PASS"), "; ".join(reasons), deadline
+    return reasons
 
 
 # ------------------------------------------------------------------ output
@@ -393,12 +425,17 @@ def main():
         if a.recovery:
             for sc in recovery_set(a.set):
                 name, ccid, rate, d, q, extra, end, blen, dur = sc
-                rec.append((sc, ex.submit(
+                # Stationary bursts: GE_SEEDS seeds each, udccp and TCP.
+                seeds = [SEED + i for i in
+                         range(GE_SEEDS if end is None else 1)]
+                rec.append((sc, [ex.submit(
                     run_sim, a.sim, "ccid%d" % ccid, rate, d,
-                    queue_pkts(rate, d, q), 0.0, dur, extra, a.timeout),
-                    ex.submit(run_sim, a.sim, "tcp", rate, d,
-                              queue_pkts(rate, d, q), 0.0, dur, extra,
-                              a.timeout) if end is None else None))
+                    queue_pkts(rate, d, q), 0.0, dur, extra, a.timeout,
+                    sd) for sd in seeds],
+                    [ex.submit(run_sim, a.sim, "tcp", rate, d,
+                               queue_pkts(rate, d, q), 0.0, dur, extra,
+                               a.timeout, sd) for sd in seeds]
+                    if end is None else None))
     results = {}
     hdr = "%-5s %-11s %6s %6s %6s %5s %14s %14s %6s %s" % (
         "ccid", "rate", "delay", "queue", "pkts", "loss", "goodput",
@@ -425,10 +462,10 @@ def main():
             ": " + why if why else ""))
     rlines = []
     rpass = 0
-    for sc, fut, tfut in rec:
-        u = fut.result()
+    for sc, futs, tfuts in rec:
         verdict, why, dl = judge_recovery(
-            sc, u, tfut.result() if tfut is not None else None)
+            sc, [f.result() for f in futs],
+            [f.result() for f in tfuts] if tfuts is not None else None)
         rpass += verdict == "PASS"
         rlines.append("CCID %d, %s (%s, %g ms): %s%s" % (
             sc[1], sc[0], fmt_rate(sc[2]), sc[3], verdict,
@@ -501,7 +538,9 @@ def write_md(a, results, lines, rlines, npass, ntot, rpass, nrec, wall):
                     "RTO); CCID 3: end + min(B, 64 s) + (log2 BDP + 5) RTT "
                     "+ 1 s (TFRC no-feedback halving, then slow start); "
                     "Gilbert-Elliott bursts: goodput from 5 s >= 0.5 x TCP's "
-                    "in the same scenario; no 5 s of zero goodput and (CCID 2) no 5 s at cwnd 1 "
+                    "in the same scenario, summed over seeds " +
+                    "%d..%d" % (SEED, SEED + GE_SEEDS - 1) +
+                    "; no 5 s of zero goodput and (CCID 2) no 5 s at cwnd 1 "
                     "after it; clean close.\n\n```\n" + "\n".join(rlines) +
                     "\n```\n")
 

@@ -174,6 +174,45 @@ static void test_io_mp_two_subflows_3_3(void **state) {
   close_pair(&r);
 }
 
+/* RFC 9897 §3.2.3: udccp_mpsock_abort sends Reset code 13 with
+ * MP_FAST_CLOSE on every subflow; the server's subflows all end with
+ * Reset 13 and its connection reports the end. */
+static void test_io_mp_abort_fast_close_3_2_3(void **state) {
+  run r;
+  udccp_mp_info si;
+  uint64_t end;
+  int done = 0;
+  (void)state;
+  open_pair(&r, 1, 2);
+  end = ms_now() + 5000;
+  do {
+    drive_once(r.cep, r.sep);
+    assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
+  } while (si.n_subflows < 2 && ms_now() < end);
+  assert_int_equal(si.n_subflows, 2);
+  udccp_mpsock_abort(r.c);
+  r.c = NULL;
+  end = ms_now() + 5000;
+  while (!done && ms_now() < end) {
+    uint8_t in[2000];
+    drive_once(r.cep, r.sep);
+    udccp_ssize n = udccp_mpsock_recv(r.s, in, sizeof(in), 0);
+    done = n < 0 && n != UDCCP_ERR_AGAIN;
+  }
+  assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
+  print_message("server after the client's abort: subflow states %d, %d; "
+                "reset codes %d, %d\n", si.sub[0].state, si.sub[1].state,
+                udccp_sock_reset_code(udccp_mpsock_subflow(r.s, 0)),
+                udccp_sock_reset_code(udccp_mpsock_subflow(r.s, 1)));
+  assert_true(done);
+  for (size_t i = 0; i < 2; i++) {
+    assert_int_equal(udccp_sock_reset_code(udccp_mpsock_subflow(r.s, i)),
+                     UDCCP_RESET_MP_ABRUPT);
+    assert_int_not_equal(si.sub[i].state, UDCCP_STATE_OPEN);
+  }
+  close_pair(&r);
+}
+
 /* RFC 9897 §3.6: a server without multipath: plain DCCP, data flows. */
 static void test_io_mp_fallback_server_plain_3_6(void **state) {
   run r;
@@ -236,6 +275,7 @@ static void test_io_mp_fallback_client_plain_3_6(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_io_mp_two_subflows_3_3),
+      cmocka_unit_test(test_io_mp_abort_fast_close_3_2_3),
       cmocka_unit_test(test_io_mp_fallback_server_plain_3_6),
       cmocka_unit_test(test_io_mp_fallback_client_plain_3_6),
   };

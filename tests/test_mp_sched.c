@@ -96,12 +96,41 @@ static void test_rr(void **state) {
   assert_int_equal(udccp_mp_sched_rr(p, 3, &last), -1);
 }
 
+/* Redundant: every usable path of the classes in use, once all of them
+ * have room; a path down or of priority 0 is left out; standby paths only
+ * when no primary or secondary path is up (§3.2.10). */
+static void test_redundant_every_path_at_once(void **state) {
+  udccp_mp_path_view p[4];
+  size_t out[4];
+  (void)state;
+  p[0] = pv(40 * MS, 1, 3);
+  p[1] = pv(10 * MS, 1, 3);
+  p[2] = pv(0, 1, 2);
+  p[3] = pv(5 * MS, 1, 0); /* never */
+  assert_int_equal(udccp_mp_sched_redundant(p, 4, out), 3);
+  assert_int_equal(out[0], 0);
+  assert_int_equal(out[1], 1);
+  assert_int_equal(out[2], 2);
+  p[1].can_send = 0; /* one without room: all wait */
+  assert_int_equal(udccp_mp_sched_redundant(p, 4, out), 0);
+  p[1].up = 0; /* down (or dead): no longer waited for */
+  p[2].up = 0;
+  assert_int_equal(udccp_mp_sched_redundant(p, 4, out), 1);
+  assert_int_equal(out[0], 0);
+  p[3].prio = 1; /* standby: not while a primary is up */
+  assert_int_equal(udccp_mp_sched_redundant(p, 4, out), 1);
+  p[0].up = 0;
+  assert_int_equal(udccp_mp_sched_redundant(p, 4, out), 1);
+  assert_int_equal(out[0], 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_minrtt_fastest_with_room),
       cmocka_unit_test(test_rfc9897_3_2_10_minrtt_prio_classes),
       cmocka_unit_test(test_rfc9897_3_11_1_backup),
       cmocka_unit_test(test_rr),
+      cmocka_unit_test(test_redundant_every_path_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ static void usage(FILE *f) {
 "               [-A CPU] [--bind-dev DEV]\n"
 "       server: [-D] [--idle-timeout SECS] [--server-bitrate-limit RATE]\n"
 "       multipath (RFC 9897): -s --multipath | -c HOST --multipath ADDR,ADDR...\n"
-"               [--mp-sched minrtt|backup|rr]\n"
+"               [--mp-sched minrtt|backup|rr|redundant]\n"
 "\n"
 "Measures DCCP throughput between a server and a client, like iperf3.\n"
 "\n"
@@ -85,7 +85,8 @@ static void usage(FILE *f) {
 "                        reports every path (doc/udccp-perf.md)\n"
 "      --mp-sched S      client, multipath: scheduler minrtt (default),\n"
 "                        backup (active-backup: the first ADDR, the others\n"
-"                        standby) or rr (round-robin)\n"
+"                        standby), rr (round-robin) or redundant (every\n"
+"                        datagram on every path with room)\n"
 "  -A, --affinity N      run on CPU N (the server's worker threads too)\n"
 "  -4, --version4        IPv4 only\n"
 "  -6, --version6        IPv6 only\n"
@@ -509,8 +510,11 @@ int main(int argc, char **argv) {
         o.mp_sched = UDCCP_MP_SCHED_BACKUP;
       } else if (strcmp(optarg, "rr") == 0) {
         o.mp_sched = UDCCP_MP_SCHED_RR;
+      } else if (strcmp(optarg, "redundant") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_REDUNDANT;
       } else {
-        return usage_error("invalid scheduler '%s' (minrtt, backup or rr)",
+        return usage_error("invalid scheduler '%s' (minrtt, backup, rr or "
+                           "redundant)",
                            optarg);
       }
       break;

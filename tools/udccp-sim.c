@@ -71,7 +71,8 @@ static void usage(FILE *out) {
 "                      follow the table (\"paths\" in --json)\n"
 "  --mp-sched NAME     scheduler of multipath flows (RFC 9897 section 3.11):\n"
 "                      minrtt (default), rr (round-robin), backup\n"
-"                      (active-backup: the first path while it answers)\n"
+"                      (active-backup: the first path while it answers),\n"
+"                      redundant (every datagram on every path with room)\n"
 "  --mp-no-reorder     multipath receivers deliver datagrams as they come,\n"
 "                      not in MP_SEQ order (default: reordered)\n"
 "  --queue PKTS        drop-tail queue limit in packets (default: one\n"
@@ -281,9 +282,11 @@ int main(int argc, char **argv) {
         cfg.mp_sched = UDCCP_MP_SCHED_RR;
       } else if (strcmp(optarg, "backup") == 0) {
         cfg.mp_sched = UDCCP_MP_SCHED_BACKUP;
+      } else if (strcmp(optarg, "redundant") == 0) {
+        cfg.mp_sched = UDCCP_MP_SCHED_REDUNDANT;
       } else {
-        snprintf(err, sizeof(err), "unknown --mp-sched '%s': use minrtt, rr "
-                 "or backup", optarg);
+        snprintf(err, sizeof(err), "unknown --mp-sched '%s': use minrtt, rr, "
+                 "backup or redundant", optarg);
         bad = 1;
       }
       break;

@@ -1254,9 +1254,11 @@ int udccp_endpoint_bind_device(udccp_endpoint *ep, const char *ifname);
  * on a host whose routes do not depend on the source address, add policy
  * routes ("ip rule add from ADDR table N") so that each address takes its
  * own link.  A server accepts multipath connections on an endpoint whose
- * settings have multipath = 1, with udccp_mpsock_accept().  Not yet:
- * native DCCP (raw) subflows, address advertisement (MP_ADDADDR), MP_PRIO
- * and MP_CLOSE signalling, coupled congestion control (doc/multipath.md). */
+ * settings have multipath = 1, with udccp_mpsock_accept().  Closing:
+ * udccp_mpsock_close() (MP_CLOSE) or udccp_mpsock_abort() (MP_FAST_CLOSE).
+ * Not yet: native DCCP (raw) subflows, address advertisement from the
+ * runtime (MP_ADDADDR) and a path manager acting on the peer's, coupled
+ * congestion control (doc/multipath.md). */
 
 typedef struct udccp_mpsock udccp_mpsock;
 
@@ -1267,7 +1269,12 @@ enum udccp_mp_sched {
   UDCCP_MP_SCHED_BACKUP = 1, /* active-backup: only the path of highest
                                 priority that is alive (path mobility,
                                 §3.11.1); the others wait as backups */
-  UDCCP_MP_SCHED_RR = 2      /* round-robin over the paths with room */
+  UDCCP_MP_SCHED_RR = 2,     /* round-robin over the paths with room */
+  UDCCP_MP_SCHED_REDUNDANT = 3 /* every datagram on every usable path,
+                                once all have room (the slowest live path
+                                sets the pace); the receiver drops the
+                                copies by MP_SEQ.  For latency and loss,
+                                not throughput */
 };
 
 /* The most subflows of one multipath connection (RFC 9897 §3.10). */
@@ -1390,6 +1397,14 @@ udccp_sock *udccp_mpsock_subflow(udccp_mpsock *mp, size_t i);
  * connections still open when their endpoint is deleted are freed with
  * it. */
 int udccp_mpsock_close(udccp_mpsock *mp, int timeout_ms);
+
+/* Aborts the multipath connection (RFC 9897 §3.2.3): every subflow sends
+ * a Reset with code 13 (UDCCP_RESET_MP_ABRUPT, "abrupt MP termination")
+ * carrying MP_FAST_CLOSE with the peer's key, and is torn down at once;
+ * the peer answers with Reset 13 on the subflows still open and ends the
+ * connection.  Queued data is dropped.  A connection that fell back to
+ * plain DCCP (§3.6) sends Reset "Aborted".  Frees mp; NULL is ignored. */
+void udccp_mpsock_abort(udccp_mpsock *mp);
 
 /* ===================================================== end of io/ section */
 

@@ -34,6 +34,7 @@
 static const char *sched_name(int s) {
   return s == UDCCP_MP_SCHED_BACKUP ? "backup"
          : s == UDCCP_MP_SCHED_RR   ? "rr"
+         : s == UDCCP_MP_SCHED_REDUNDANT ? "redundant"
                                     : "minrtt";
 }
 
