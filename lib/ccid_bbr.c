@@ -119,7 +119,10 @@ typedef struct bbr_st {
   uint64_t app_limited; /* C.app_limited: delivered mark, 0 = not */
   double cwnd, pacing_rate; /* packets; packets/s */
   uint32_t init_cwnd;
-  int cwnd_limited;
+  /* C.is_cwnd_limited: the window held a packet back in this round
+   * (cwnd_limited) or the last one (cwnd_limited_prev); see
+   * is_cwnd_limited() */
+  int cwnd_limited, cwnd_limited_prev;
 
   /* rate sample (RS) of the ack being processed */
   int rs_has;
@@ -234,6 +237,16 @@ static int is_probing_bw(const bbr_st *b) {
 }
 
 static void start_round(bbr_st *b) { b->next_round_delivered = b->delivered; }
+
+/* C.is_cwnd_limited: whether the data now in flight was held back by cwnd
+ * when it was sent, i.e. in this round or the one before (as a TCP sender
+ * keeps it per window of data).  A flag cleared at each round start would
+ * read "not limited" on the round-start ack itself, before anything was
+ * sent, and ProbeBW_UP would take that ack for the end of its
+ * inflight_longterm-bound probing. */
+static int is_cwnd_limited(const bbr_st *b) {
+  return b->cwnd_limited || b->cwnd_limited_prev;
+}
 
 /* BDPMultiple, QuantizationBudget, Inflight (Computing BBR.max_inflight) */
 static double bdp_multiple(bbr_st *b, double bw, double gain) {
@@ -566,6 +579,7 @@ static void update_round(bbr_st *b) {
     b->round_count++;
     b->rounds_since_probe_up++;
     b->round_start = 1;
+    b->cwnd_limited_prev = b->cwnd_limited;
     b->cwnd_limited = 0;
   } else {
     b->round_start = 0;
@@ -693,7 +707,7 @@ static int time_to_probe_bw(bbr_st *b, udccp_tstamp now) {
 }
 
 static void probe_inflight_longterm_upward(bbr_st *b) {
-  if (!b->cwnd_limited || b->cwnd < b->inflight_longterm) {
+  if (!is_cwnd_limited(b) || b->cwnd < b->inflight_longterm) {
     return;
   }
   b->bw_probe_up_acked += b->rs_newly_acked;
@@ -776,11 +790,18 @@ static void update_probe_bw_cycle(bbr_st *b, uint32_t inflight,
       b->prev_probe_precautionary = 1;
       b->prev_probe_too_high = 0;
       start_probe_down(b, now);
-    } else if (b->cwnd_limited && b->cwnd >= b->inflight_longterm) {
+    } else if (is_cwnd_limited(b) && b->cwnd >= b->inflight_longterm) {
       reset_full_bw(b);
       b->full_bw = b->rs_delivery_rate;
     } else if (b->full_bw_now ||
-               (b->min_rtt != UDCCP_TSTAMP_NEVER &&
+               /* not while inflight_longterm, below what the model would
+                * allow, holds the flight: a flow capped below its share,
+                * in a queue other flows keep, has 1.25 of its BDP in
+                * flight at once, and ending UP there would keep the cap
+                * where Startup's losses put it */
+               (!(is_cwnd_limited(b) &&
+                  b->inflight_longterm < b->max_inflight) &&
+                b->min_rtt != UDCCP_TSTAMP_NEVER &&
                 now > b->up_stamp + b->min_rtt &&
                 (double)inflight >=
                     inflight_at(b, b->max_bw, BBR_PROBE_UP_PACING_GAIN))) {

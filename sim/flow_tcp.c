@@ -19,8 +19,16 @@
  *     is 200 ms as in Linux, not RFC 6298's 1 s (§2.4 "SHOULD"), so that
  *     the yardstick behaves like the TCP people deploy;
  *   - no delayed ACK (kind "tcp"; "tcp-delack" acks every second segment
- *     with a 40 ms timer, RFC 5681 §4.2), no handshake (the flow starts
- *     established), no receive-window limit.  Each ack carries one SACK block: the run of
+ *     with a 40 ms timer, RFC 5681 §4.2), a three-way handshake: the
+ *     client's SYN and the server's SYN-ACK (60 bytes each, as with the
+ *     MSS, SACK-permitted, timestamp and window-scale options) cross the
+ *     link, data starts when the SYN-ACK arrives (its ACK rides on the
+ *     first segment), whose RTT is the first sample; a SYN unanswered
+ *     after the RTO (1 s, RFC 6298 §2.1) is sent again with back-off,
+ *     and then the RTO is 3 s when data starts (§5.7).  DCCP's handshake
+ *     takes the same round trip before data (RFC 4340 §8.1), so neither
+ *     side of a fairness run starts a round trip ahead.  No
+ *     receive-window limit.  Each ack carries one SACK block: the run of
  *     out-of-order segments around the one that triggered it.
  * Kind "tcp-cubic" is the same TCP with CUBIC's window (RFC 9438): after
  * a loss ssthresh = cwnd x 0.7 (§4.6) with fast convergence (§4.7),
@@ -54,6 +62,11 @@
 #define TCP_RTO_MAX (60 * UDCCP_NS_PER_S)
 
 #define TCP_DELACK (40 * UDCCP_NS_PER_MS) /* Linux's minimum ATO */
+#define TCP_SYN_LEN 60u /* IPv4 + TCP + 20 bytes of SYN options */
+#define TCP_RTO_SYN_DATA (3 * UDCCP_NS_PER_S) /* RFC 6298 §5.7 */
+/* meta[0] of a SYN (forward) or SYN-ACK (reverse): no segment number or
+ * SACK block is all ones */
+#define TCP_META_SYN UINT64_MAX
 
 enum {
   TCP_T_START = 0,
@@ -64,7 +77,10 @@ enum {
 };
 
 typedef struct tcp_flow {
-  int started;
+  int started;     /* the SYN-ACK arrived: data may flow */
+  int syn_sent;    /* handshake in progress */
+  int syn_resent;  /* a SYN went twice: no RTT sample, §5.7 */
+  udccp_tstamp syn_at, established_at;
   udccp_tstamp app_base; /* application-limited: it writes from here */
   /* sender: sequence numbers count segments */
   uint64_t snd_una, snd_nxt, snd_max, recover;
@@ -569,6 +585,42 @@ static void tcp_on_data(sim_flow *f, tcp_flow *t, uint64_t s, udccp_tstamp now) 
   tcp_send_ack(f, t, sack, now);
 }
 
+/* ------------------------------------------------------ handshake */
+
+/* A SYN (forward) or SYN-ACK (reverse). */
+static void tcp_send_ctl(sim_flow *f, int dir, udccp_tstamp now) {
+  sim_pkt *p = sim_flow_pkt_new(f);
+  if (p == NULL) {
+    return;
+  }
+  p->dir = (uint8_t)dir;
+  p->wire_len = TCP_SYN_LEN;
+  p->meta[0] = TCP_META_SYN;
+  p->meta[1] = 0;
+  sim_flow_xmit(f, p, now);
+}
+
+static void tcp_send_syn(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
+  t->syn_at = now;
+  tcp_send_ctl(f, SIM_DIR_FWD, now);
+  t->rto_at = now + t->rto;
+  sim_flow_arm(f, TCP_T_RTO, t->rto_at);
+}
+
+/* The SYN-ACK arrived: the RTT of the SYN is the first sample (Karn: not
+ * if it was resent, and then RFC 6298 §5.7's 3 s), data may go. */
+static void tcp_established(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
+  t->started = 1;
+  t->established_at = now;
+  t->rto_at = UDCCP_TSTAMP_NEVER;
+  if (t->syn_resent) {
+    t->rto = TCP_RTO_SYN_DATA;
+  } else {
+    tcp_rtt_sample(t, now - t->syn_at);
+  }
+  tcp_try_send(f, t, now);
+}
+
 /* ------------------------------------------------------ kind methods */
 
 static int tcp_init(sim_flow *f) {
@@ -610,9 +662,17 @@ static void tcp_recv(sim_flow *f, sim_pkt *p, udccp_tstamp now) {
   if (f->stopped) {
     return;
   }
+  if (m0 == TCP_META_SYN) {
+    if (dir == SIM_DIR_FWD) {
+      tcp_send_ctl(f, SIM_DIR_REV, now); /* SYN-ACK, again for a resent SYN */
+    } else if (!t->started) {
+      tcp_established(f, t, now);
+    }
+    return;
+  }
   if (dir == SIM_DIR_FWD) {
     tcp_on_data(f, t, m0, now);
-  } else {
+  } else if (t->started) {
     tcp_on_ack(f, t, m1, m0, now);
   }
 }
@@ -639,14 +699,25 @@ static void tcp_timer(sim_flow *f, unsigned which, udccp_tstamp now) {
     return;
   }
   if (which == TCP_T_START) {
-    if (!t->started) {
-      t->started = 1;
-      t->app_base = now;
-      tcp_try_send(f, t, now);
+    if (!t->syn_sent) {
+      t->syn_sent = 1;
+      t->app_base = now; /* the application writes from connect() on */
+      tcp_send_syn(f, t, now);
     }
     return;
   }
   if (t->rto_at == UDCCP_TSTAMP_NEVER) {
+    return;
+  }
+  if (!t->started) { /* the SYN went unanswered: again, backed off */
+    if (now >= t->rto_at) {
+      t->syn_resent = 1;
+      t->timeouts++;
+      t->rto = t->rto * 2 > TCP_RTO_MAX ? TCP_RTO_MAX : t->rto * 2;
+      tcp_send_syn(f, t, now);
+    } else {
+      sim_flow_arm(f, TCP_T_RTO, t->rto_at);
+    }
     return;
   }
   if (now >= t->rto_at) {
@@ -669,12 +740,12 @@ static void tcp_sample(const sim_flow *f, sim_flow_sample *s) {
 
 static void tcp_finish(sim_flow *f, sim_flow_result *r) {
   const tcp_flow *t = f->priv;
-  r->established = 1;
-  r->established_s = (double)f->start_at / 1e9;
+  r->established = t->started;
+  r->established_s = (double)t->established_at / 1e9;
   r->closed_ok = 1;
   r->declared_lost = t->retransmits;
   snprintf(r->close_desc, sizeof(r->close_desc),
-           "n/a (model has no handshake); %llu retransmits, %llu "
+           "n/a (the model does not close); %llu retransmits, %llu "
            "recoveries, %llu timeouts",
            (unsigned long long)t->retransmits,
            (unsigned long long)t->recoveries, (unsigned long long)t->timeouts);
@@ -694,20 +765,32 @@ static const uint8_t *tcp_pcap_l4(const sim_flow *f, const sim_pkt *p,
                                   uint8_t *proto) {
   const tcp_flow *t = f->priv;
   int fwd = p->dir == SIM_DIR_FWD;
-  size_t n = 20 + (fwd ? TCP_MSS : 0);
+  int syn = p->meta[0] == TCP_META_SYN;
+  size_t n = syn ? TCP_SYN_LEN - 20 : 20 + (fwd ? TCP_MSS : 0);
   if (cap < n) {
     return NULL;
   }
   memset(buf, 0, n);
   put16(buf, fwd ? f->cli_port : f->srv_port);
   put16(buf + 2, fwd ? f->srv_port : f->cli_port);
-  /* +1: the SYN the model does not simulate took one sequence number */
-  put32(buf + 4, fwd ? t->isn_c + 1 + (uint32_t)(p->meta[0] * TCP_MSS)
-                     : t->isn_s + 1);
-  put32(buf + 8, fwd ? t->isn_s + 1
-                     : t->isn_c + 1 + (uint32_t)(p->meta[1] * TCP_MSS));
-  buf[12] = 5 << 4;
-  buf[13] = fwd ? 0x18 : 0x10; /* PSH|ACK, ACK */
+  if (syn) {
+    /* MSS 1460, SACK permitted, timestamps (zero), NOP, window scale 7 */
+    static const uint8_t synopt[20] = {2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0,
+                                       0, 0, 0, 0, 0, 0, 1, 3, 3, 7};
+    put32(buf + 4, fwd ? t->isn_c : t->isn_s);
+    put32(buf + 8, fwd ? 0 : t->isn_c + 1);
+    buf[12] = (uint8_t)((n / 4) << 4);
+    buf[13] = fwd ? 0x02 : 0x12; /* SYN, SYN|ACK */
+    memcpy(buf + 20, synopt, sizeof(synopt));
+  } else {
+    /* +1: the SYN took one sequence number */
+    put32(buf + 4, fwd ? t->isn_c + 1 + (uint32_t)(p->meta[0] * TCP_MSS)
+                       : t->isn_s + 1);
+    put32(buf + 8, fwd ? t->isn_s + 1
+                       : t->isn_c + 1 + (uint32_t)(p->meta[1] * TCP_MSS));
+    buf[12] = 5 << 4;
+    buf[13] = fwd ? 0x18 : 0x10; /* PSH|ACK, ACK */
+  }
   put16(buf + 14, 65535);
   uint8_t ph[12];
   memcpy(ph, fwd ? f->cli_addr : f->srv_addr, 4);

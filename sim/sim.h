@@ -195,7 +195,8 @@ typedef struct sim_flow_result {
    * end refused (checksum, or a header too broken to check) and the ones
    * it accepted as valid (a checksum failure: must stay 0). */
   uint64_t corrupted, corrupt_caught, corrupt_accepted;
-  /* Connection life (udccp flows; the TCP model has no handshake). */
+  /* Connection life (udccp flows; the TCP model: established when its
+   * SYN-ACK arrived, and it does not close). */
   int established;           /* reached OPEN */
   double established_s;      /* when, virtual seconds */
   int closed_ok;             /* both ends closed without timeout or abort */

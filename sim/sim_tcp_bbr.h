@@ -57,6 +57,7 @@ typedef struct tcp_bbr {
   unsigned full_cnt;
   int full_now, filled;
   int probe_sample, up_cnt;
+  int cwnd_limited, cwnd_limited_prev; /* this round, the last one */
   udccp_tstamp cycle_at, wait, up_at;
   uint64_t drain_round;
   int in_rto;

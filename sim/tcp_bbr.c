@@ -73,6 +73,9 @@ int tcp_bbr_sent(tcp_bbr *b, uint64_t seq, uint64_t una, uint64_t inflight,
     s->seq1 = seq + 1;
     s->done = 0;
   }
+  if ((double)inflight >= b->cwnd) {
+    b->cwnd_limited = 1;
+  }
   s->delivered = b->delivered;
   s->lost = b->lost;
   s->inflight = inflight;
@@ -193,6 +196,8 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     start_round(b);
     b->rounds++;
     b->up_cnt++;
+    b->cwnd_limited_prev = b->cwnd_limited;
+    b->cwnd_limited = 0;
   }
   if (b->rs_rate > b->bw_slot[0]) {
     b->bw_slot[0] = b->rs_rate;
@@ -287,18 +292,28 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
       start_round(b);
     }
     break;
-  case ST_UP:
-    if (b->inflight_hi < INF && b->cwnd >= b->inflight_hi &&
-        b->round_start) {
-      b->inflight_hi += mx(1, b->inflight_hi / 8); /* raise the ceiling */
-    }
-    if (b->full_now || (b->min_rtt != UDCCP_TSTAMP_NEVER &&
-                        now > b->up_at + b->min_rtt &&
-                        (double)inflight >= bdp_times(b, 1.25))) {
+  case ST_UP: {
+    /* inflight_hi, not the BDP model, holds the window (the sender used
+     * it this round or the last): the probe goes on and raises it, and
+     * neither the plateau nor 1.25 BDP in flight ends it (the draft's
+     * ResetFullBW in IsTimeToGoDown) */
+    int hi_bound = b->inflight_hi < INF &&
+                   (b->cwnd_limited || b->cwnd_limited_prev) &&
+                   b->inflight_hi < bdp_times(b, b->cwnd_gain) + 2;
+    if (hi_bound) {
+      if (b->round_start) {
+        b->inflight_hi += mx(1, b->inflight_hi / 8); /* raise the ceiling */
+      }
+      b->full_bw = b->rs_rate;
+      b->full_cnt = 0;
+    } else if (b->full_now || (b->min_rtt != UDCCP_TSTAMP_NEVER &&
+                               now > b->up_at + b->min_rtt &&
+                               (double)inflight >= bdp_times(b, 1.25))) {
       start_down(b, now);
       b->probe_sample = 0;
     }
     break;
+  }
   default:
     break;
   }

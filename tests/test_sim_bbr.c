@@ -103,14 +103,19 @@ static void test_bbr_utilization_and_p95_queueing(void **state) {
   assert_true(cubic_q95 > 2 * q95);
 }
 
-/* Acceptance 2, short: the BBR CCID against the simulator's BBR-like TCP
- * (sim/tcp_bbr.c), 20 Mbit/s x 40 ms, 15 s, seeds 1-4: the mean goodput
- * ratio in [0.7, 1.4] (single seeds swing more: doc/bbr.md). */
+/* Acceptance 2: the BBR CCID against the simulator's BBR-like TCP
+ * (sim/tcp_bbr.c), 20 Mbit/s x 40 ms, 60 s, seeds 1-4: every seed's
+ * goodput ratio in [0.7, 1.4].  Startup ends on loss here, which sets
+ * inflight_longterm early, and it caps ProbeBW; a flow whose cap is
+ * below its share must raise it in ProbeBW_UP (the draft's
+ * ProbeInflightLongtermUpward while cwnd-limited at the cap).  Before
+ * the fix the round-start ack read "not cwnd-limited" and UP ended there
+ * (60 s: 0.93, 1.44, 1.11, 0.55). */
 static void test_bbr_vs_tcp_bbr_4_seeds(void **state) {
   sim_config cfg;
   char err[256];
-  double sum = 0;
   uint64_t seed;
+  int in_range = 0;
   (void)state;
   for (seed = 1; seed <= 4; seed++) {
     double ratio;
@@ -119,7 +124,7 @@ static void test_bbr_vs_tcp_bbr_4_seeds(void **state) {
                      0);
     cfg.rate_bps = 20000000;
     cfg.delay = 20 * MS;
-    cfg.duration = 15 * S;
+    cfg.duration = 60 * S;
     cfg.seed = seed;
     assert_int_equal(sim_run(&cfg, &g_res), 0);
     assert_true(g_res.flows[1].goodput_bps > 0);
@@ -130,11 +135,11 @@ static void test_bbr_vs_tcp_bbr_4_seeds(void **state) {
            ratio, g_res.utilization);
     assert_true(g_res.flows[0].closed_ok);
     assert_true(g_res.utilization >= 0.85);
-    sum += ratio;
+    in_range += ratio >= 0.7 && ratio <= 1.4;
     sim_result_free(&g_res);
   }
-  printf("mean ratio %.3f (need [0.7, 1.4])\n", sum / 4);
-  assert_true(sum / 4 >= 0.7 && sum / 4 <= 1.4);
+  printf("%d of 4 seeds in [0.7, 1.4] (need 4)\n", in_range);
+  assert_int_equal(in_range, 4);
 }
 
 /* Acceptance 3, as measured: a 2 Mbit/s application-limited flow on a
