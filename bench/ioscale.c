@@ -231,8 +231,20 @@ static int hs_main(double secs, long conc) {
   double dt = now_s() - t0;
   h.stop = 1;
   pthread_join(th, NULL);
-  printf("hs_per_s=%.0f opened=%ld accepted=%ld started=%ld secs=%.2f\n",
-         (double)h.accepted / dt, opened, h.accepted, started, dt);
+  /* System calls per handshake that moved packets (issue 13): sendmmsg
+   * and recvmmsg calls of each side per accepted connection. */
+  udccp_endpoint_stats cst, sst;
+  udccp_endpoint_get_stats(cep, &cst);
+  udccp_endpoint_get_stats(h.sep, &sst);
+  double acc = h.accepted > 0 ? (double)h.accepted : 1.0;
+  printf("hs_per_s=%.0f opened=%ld accepted=%ld started=%ld secs=%.2f "
+         "srv_tx_batches_per_hs=%.2f srv_rx_batches_per_hs=%.2f "
+         "cli_tx_batches_per_hs=%.2f cli_rx_batches_per_hs=%.2f "
+         "pkts_per_hs=%.2f\n",
+         (double)h.accepted / dt, opened, h.accepted, started, dt,
+         (double)sst.tx_batches / acc, (double)sst.rx_batches / acc,
+         (double)cst.tx_batches / acc, (double)cst.rx_batches / acc,
+         (double)(sst.tx_pkts + cst.tx_pkts) / acc);
   for (long i = 0; i < conc; i++) {
     if (cs[i] != NULL) {
       udccp_abort(cs[i]);

@@ -130,11 +130,17 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
     return UDCCP_ERR_NOMEM;
   }
   s->app_owned = 1;
-  udccp_io_sock_flush(s); /* the Request goes out now */
   if (timeout_ms == 0) {
+    /* Issue 13: a non-blocking connect queues its Request in the
+     * endpoint's transmit batch (the socket is dirty, so
+     * udccp_endpoint_timeout_ms() says 0 and the next loop turn sends it,
+     * before it would wait): an application opening many connections
+     * hands the kernel one sendmmsg for them all, not one each. */
+    udccp_io_sock_gen(s);
     *psock = s;
     return 0;
   }
+  udccp_io_sock_flush(s); /* the Request goes out now */
   rv = udccp_io_wait(ep, udccp_io_deadline(timeout_ms), connect_ready, s);
   if (rv == 0 && !udccp_io_sock_dead(s)) {
     *psock = s;
@@ -241,7 +247,14 @@ int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms) {
   if (ep->nlis == 0) {
     return UDCCP_ERR_INVALID_STATE;
   }
-  int rv = udccp_io_wait(ep, udccp_io_deadline(timeout_ms), accept_ready, ep);
+  /* Issue 13: a connection already waiting is handed out without a turn
+   * of the loop (an epoll_wait, and a sendmmsg for what the previous
+   * udccp_close() queued): a server draining its accept queue makes one
+   * turn, one batch, per queue-full, not per connection.  The queue is
+   * bounded by the backlog, so the loop runs again soon. */
+  int rv = accept_ready(ep) ? 0
+                            : udccp_io_wait(ep, udccp_io_deadline(timeout_ms),
+                                            accept_ready, ep);
   if (rv != 0) {
     return rv;
   }
@@ -466,9 +479,19 @@ int udccp_close(udccp_sock *s, int timeout_ms) {
   if (!s->shut) {
     (void)udccp_conn_close(s->conn, udccp_io_now());
     s->shut = 1;
-    udccp_io_sock_flush(s);
+    if (timeout_ms == 0) {
+      udccp_io_sock_gen(s); /* into the batch, as udccp_connect() */
+    } else {
+      udccp_io_sock_flush(s);
+    }
   }
-  int rv = udccp_io_wait(ep, udccp_io_deadline(timeout_ms), close_done, s);
+  /* Without time to wait, a turn of the loop cannot see the peer answer a
+   * Close not yet sent: the state as it stands decides (issue 13: a
+   * server closing each connection it accepts no longer pays a loop turn,
+   * an epoll_wait and a sendmmsg, per connection). */
+  int rv = timeout_ms == 0 ? (close_done(s) ? 0 : UDCCP_ERR_AGAIN)
+                           : udccp_io_wait(ep, udccp_io_deadline(timeout_ms),
+                                           close_done, s);
   int result;
   if (rv == UDCCP_ERR_AGAIN) {
     result = UDCCP_ERR_TIMEOUT;

@@ -203,6 +203,10 @@ static void test_rfc4340_8_1_5_send_in_partopen_without_waiting(void **st) {
   p.cep = client_ep(port, NULL);
   assert_int_equal(udccp_connect(p.cep, &p.c, "127.0.0.1", DPORT, SVC, 0, 0),
                    0);
+  /* A non-blocking connect queues its Request in the batch: one turn of
+   * the client's loop sends it (issue 13); from then on only the server
+   * runs until the client must see the Response. */
+  assert_int_equal(udccp_endpoint_process(p.cep), 0);
   (void)drive(&p, 0, 1, NULL, 50); /* Request in, Response out */
   assert_true(drive(&p, 1, 0, client_partopen, 2000));
   uint64_t t0 = ms_now();
@@ -222,6 +226,78 @@ static void test_rfc4340_8_1_5_send_in_partopen_without_waiting(void **st) {
   udccp_abort(p.s);
   udccp_endpoint_del(p.cep);
   udccp_endpoint_del(p.sep);
+}
+
+/* ------------------------------------------------ handshakes in batches */
+
+#define NBATCH 8
+
+typedef struct many {
+  pair p;
+  udccp_sock *c[NBATCH];
+} many;
+
+static int all_open(pair *p) {
+  many *m = (many *)(void *)p;
+  for (int i = 0; i < NBATCH; i++) {
+    if (udccp_sock_state(m->c[i]) != UDCCP_STATE_OPEN) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Issue 13: non-blocking udccp_connect() and udccp_close() queue their
+ * packet in the endpoint's transmit batch, and udccp_accept() hands out a
+ * waiting connection without a turn of the loop; the next turn (which
+ * udccp_endpoint_timeout_ms() asks for at once) sends them all in one
+ * sendmmsg.  Fails when any of the three sends, or runs the loop, per
+ * connection. */
+static void test_io_connect_accept_close_share_one_batch(void **st) {
+  (void)st;
+  many m;
+  uint16_t port;
+  udccp_endpoint_stats a, b;
+  memset(&m, 0, sizeof(m));
+  m.p.sep = server_ep(&port, 0, NULL);
+  m.p.cep = client_ep(port, NULL);
+  for (int i = 0; i < NBATCH; i++) {
+    assert_int_equal(
+        udccp_connect(m.p.cep, &m.c[i], "127.0.0.1", DPORT, SVC, 0, 0), 0);
+  }
+  udccp_endpoint_get_stats(m.p.cep, &a);
+  assert_int_equal(a.tx_pkts, 0);
+  assert_int_equal(udccp_endpoint_timeout_ms(m.p.cep), 0);
+  assert_int_equal(udccp_endpoint_process(m.p.cep), 0);
+  udccp_endpoint_get_stats(m.p.cep, &b);
+  printf("%d connects: %llu packets in %llu sendmmsg\n", NBATCH,
+         (unsigned long long)b.tx_pkts, (unsigned long long)b.tx_batches);
+  assert_int_equal(b.tx_pkts, NBATCH);
+  assert_int_equal(b.tx_batches, 1);
+  /* All OPEN: every connection waits in the server's accept queue. */
+  assert_true(drive(&m.p, 1, 1, all_open, 5000));
+  udccp_endpoint_get_stats(m.p.sep, &a);
+  for (int i = 0; i < NBATCH; i++) {
+    udccp_sock *s = NULL;
+    assert_int_equal(udccp_accept(m.p.sep, &s, 0), 0);
+    assert_int_equal(udccp_close(s, 0), UDCCP_ERR_TIMEOUT); /* not done */
+    udccp_endpoint_get_stats(m.p.sep, &b);
+    assert_int_equal(b.tx_pkts, a.tx_pkts);
+    assert_int_equal(b.rx_batches, a.rx_batches);
+  }
+  assert_int_equal(udccp_endpoint_timeout_ms(m.p.sep), 0);
+  assert_int_equal(udccp_endpoint_process(m.p.sep), 0);
+  udccp_endpoint_get_stats(m.p.sep, &b);
+  printf("%d closes: %llu packets in %llu sendmmsg\n", NBATCH,
+         (unsigned long long)(b.tx_pkts - a.tx_pkts),
+         (unsigned long long)(b.tx_batches - a.tx_batches));
+  assert_true(b.tx_pkts - a.tx_pkts >= NBATCH);
+  assert_int_equal(b.tx_batches - a.tx_batches, 1);
+  for (int i = 0; i < NBATCH; i++) {
+    udccp_abort(m.c[i]);
+  }
+  udccp_endpoint_del(m.p.cep);
+  udccp_endpoint_del(m.p.sep);
 }
 
 /* Sends (non-blocking) as much as the client's queue takes. */
@@ -352,6 +428,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_5_6_reset_wakes_blocked_recv),
       cmocka_unit_test(test_io_idle_timeout_silent_peer_recv),
       cmocka_unit_test(test_io_idle_timeout_silent_peer_send),
+      cmocka_unit_test(test_io_connect_accept_close_share_one_batch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

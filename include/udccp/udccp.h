@@ -923,7 +923,11 @@ int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms);
  * once the connection is OPEN or PARTOPEN (data may be sent).  timeout_ms
  * 0 returns 0 and sets *psock at once: the handshake runs in the
  * background (udccp_sock_state(); udccp_send() returns UDCCP_ERR_AGAIN
- * until it is done).
+ * until it is done).  Its Request then waits in the endpoint's transmit
+ * batch, as with udccp_send_more(): the next turn of the loop (any call
+ * that waits, udccp_endpoint_process(); meanwhile
+ * udccp_endpoint_timeout_ms() returns 0) sends it with the others, in one
+ * sendmmsg for many connections.
  * Errors (*psock untouched): UDCCP_ERR_RESOLVE (unknown host),
  * UDCCP_ERR_AFNOSUPPORT (no socket of its family), UDCCP_ERR_REFUSED (the
  * peer answered with a Reset: Bad Service Code, Connection Refused, No
@@ -963,7 +967,9 @@ int udccp_listen_set_backlog(udccp_endpoint *ep, uint16_t port,
 
 /* Returns, in *psock, the oldest connection that completed its handshake
  * on any of the endpoint's listening ports.  Returns 0, UDCCP_ERR_AGAIN
- * (none within timeout_ms), UDCCP_ERR_INVALID_STATE (not listening). */
+ * (none within timeout_ms), UDCCP_ERR_INVALID_STATE (not listening).
+ * A connection already waiting is returned without running the loop; the
+ * loop runs (and sends what waits in the batch) when none waits. */
 int udccp_accept(udccp_endpoint *ep, udccp_sock **psock, int timeout_ms);
 
 /* The runtime's clock: CLOCK_MONOTONIC in nanoseconds, the clock of
@@ -1062,7 +1068,10 @@ int udccp_shutdown(udccp_sock *sock);
  * udccp_endpoint_process() calls (and dropped by udccp_endpoint_del()).
  * Returns 0 (closed cleanly, or the peer had closed already),
  * UDCCP_ERR_TIMEOUT (not done within timeout_ms), or the fatal code the
- * connection died with (UDCCP_ERR_RESET, ...).  NULL is ignored (0). */
+ * connection died with (UDCCP_ERR_RESET, ...).  NULL is ignored (0).
+ * With timeout_ms 0 it does not run the loop: the Close (or CloseReq)
+ * waits in the endpoint's transmit batch for the next turn, as a
+ * non-blocking udccp_connect()'s Request does. */
 int udccp_close(udccp_sock *sock, int timeout_ms);
 
 /* Aborts: sends Reset "Aborted" (RFC 4340 §5.6) and frees the handle. */
