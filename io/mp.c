@@ -61,6 +61,8 @@ struct udccp_mpsock {
   /* client: the joins still to open, from local[1..] */
   uint8_t join_addr[UDCCP_MP_MAX_SUBFLOWS][16];
   size_t n_join, joins_done;
+  size_t pm_joins;        /* joins opened to addresses the peer announced */
+  uint8_t pm_closed[UDCCP_MP_MAX_SUBFLOWS]; /* closed on MP_REMOVEADDR */
   uint16_t udp_port;
   uint8_t ccid;
   size_t idx;             /* in ep->mps */
@@ -205,47 +207,115 @@ void udccp_io_mp_on_read(udccp_sock *s, udccp_tstamp now) {
   }
 }
 
+/* Lifetime cap on joins to announced addresses: a peer that announces and
+ * withdraws addresses in a loop gets no endless stream of handshakes
+ * (RFC 9897 §3.10 limits; §4: subflows cost state). */
+#define MP_PM_JOINS_MAX (2 * UDCCP_MP_MAX_SUBFLOWS)
+
+/* Opens one MP_JOIN subflow from local to remote (DCCP port dport) on the
+ * server's UDP port; returns 0 or -1. */
+static int mp_open_join(udccp_mpsock *m, const uint8_t local[16],
+                        const uint8_t remote[16], uint16_t dport,
+                        udccp_tstamp now) {
+  udccp_sock *s0 = m->sub[0];
+  udccp_endpoint *ep = m->ep;
+  udccp_path path = s0->path;
+  udccp_settings st;
+  udccp_conn *conn = NULL;
+  memcpy(path.local_addr, local, 16);
+  memcpy(path.remote_addr, remote, 16);
+  path.remote_port = dport;
+  path.local_port = udccp_io_pick_port_for(ep, &path, m->udp_port);
+  if (path.local_port == 0) {
+    return -1;
+  }
+  udccp_io_conn_settings(ep, s0->fidx, m->ccid, &st);
+  st.multipath = 1;
+  if (udccp_conn_client_new(&conn, &st, &path, s0->conn->service_code,
+                            now) != 0) {
+    return -1;
+  }
+  /* §3.3: MP_JOIN names the server's CI (Address ID: its index). */
+  if (udccp_mp_join_client(conn->mp, &s0->conn->mp->keys,
+                           (uint8_t)m->n) != 0) {
+    udccp_conn_del(conn);
+    return -1;
+  }
+  udccp_sock *s = udccp_io_sock_add(ep, conn, &path, m->udp_port, NULL);
+  if (s == NULL) {
+    udccp_conn_del(conn);
+    return -1;
+  }
+  if (mp_attach(m, s) != 0) {
+    udccp_io_sock_free(s);
+    return -1;
+  }
+  udccp_io_sched_touch(s);
+  return 0;
+}
+
+/* The path manager (client), on what the peer announced (§3.2.8
+ * MP_ADDADDR, §3.2.9 MP_REMOVEADDR; lib/mp_sig.c checked their MP_HMAC):
+ * a join from our first address to each announced address of the
+ * family no subflow reaches yet, within the subflow limit and
+ * MP_PM_JOINS_MAX; a subflow to an address the peer removed is closed. */
+static void mp_paths(udccp_mpsock *m, udccp_tstamp now) {
+  udccp_sock *s0 = m->sub[0];
+  const udccp_mp_sig *sig = &m->mc.sig;
+  if (!m->is_client || s0->conn == NULL ||
+      udccp_conn_get_state(s0->conn) != UDCCP_STATE_OPEN ||
+      !udccp_mp_active(s0->conn->mp, &s0->conn->feat)) {
+    return;
+  }
+  for (size_t k = 0; k < UDCCP_MP_SIG_ADDRS; k++) {
+    const udccp_mp_addr *a = &sig->remote[k];
+    int have = 0;
+    if (a->state != 1 || a->family != s0->path.family) {
+      continue;
+    }
+    for (size_t i = 0; i < m->n && !have; i++) {
+      have = !m->pm_closed[i] && !udccp_io_sock_dead(m->sub[i]) &&
+             memcmp(m->sub[i]->path.remote_addr, a->addr, 16) == 0;
+    }
+    if (!have && m->n < UDCCP_MP_MAX_SUBFLOWS &&
+        m->pm_joins < MP_PM_JOINS_MAX) {
+      m->pm_joins++;
+      (void)mp_open_join(m, s0->path.local_addr, a->addr,
+                         a->has_port ? a->port : s0->path.remote_port, now);
+    }
+  }
+  for (size_t i = 1; i < m->n; i++) {
+    int removed = 0, present = 0;
+    if (m->pm_closed[i] || udccp_io_sock_dead(m->sub[i])) {
+      continue;
+    }
+    for (size_t k = 0; k < UDCCP_MP_SIG_ADDRS; k++) {
+      const udccp_mp_addr *a = &sig->remote[k];
+      if (a->state != 0 &&
+          memcmp(m->sub[i]->path.remote_addr, a->addr, 16) == 0) {
+        removed |= a->state == 2;
+        present |= a->state == 1;
+      }
+    }
+    if (removed && !present) {
+      m->pm_closed[i] = 1;
+      (void)udccp_shutdown(m->sub[i]); /* §3.2.9: the path is gone */
+    }
+  }
+}
+
 /* Client: the joining subflows, once the first is OPEN and keyed. */
 static void mp_joins(udccp_mpsock *m, udccp_tstamp now) {
   udccp_sock *s0 = m->sub[0];
-  udccp_endpoint *ep = m->ep;
   if (!m->is_client || m->joins_done == m->n_join || s0->conn == NULL ||
       udccp_conn_get_state(s0->conn) != UDCCP_STATE_OPEN ||
       !udccp_mp_active(s0->conn->mp, &s0->conn->feat)) {
     return;
   }
   while (m->joins_done < m->n_join && m->n < UDCCP_MP_MAX_SUBFLOWS) {
-    udccp_path path = s0->path;
-    udccp_settings st;
-    udccp_conn *conn = NULL;
     size_t k = m->joins_done++;
-    memcpy(path.local_addr, m->join_addr[k], 16);
-    path.local_port = udccp_io_pick_port_for(ep, &path, m->udp_port);
-    if (path.local_port == 0) {
-      continue;
-    }
-    udccp_io_conn_settings(ep, s0->fidx, m->ccid, &st);
-    st.multipath = 1;
-    if (udccp_conn_client_new(&conn, &st, &path, s0->conn->service_code,
-                              now) != 0) {
-      continue;
-    }
-    /* §3.3: MP_JOIN names the server's CI (Address ID: its index). */
-    if (udccp_mp_join_client(conn->mp, &s0->conn->mp->keys,
-                             (uint8_t)m->n) != 0) {
-      udccp_conn_del(conn);
-      continue;
-    }
-    udccp_sock *s = udccp_io_sock_add(ep, conn, &path, m->udp_port, NULL);
-    if (s == NULL) {
-      udccp_conn_del(conn);
-      continue;
-    }
-    if (mp_attach(m, s) != 0) {
-      udccp_io_sock_free(s);
-      continue;
-    }
-    udccp_io_sched_touch(s);
+    (void)mp_open_join(m, m->join_addr[k], s0->path.remote_addr,
+                       s0->path.remote_port, now);
   }
 }
 
@@ -316,6 +386,7 @@ size_t udccp_io_mp_turn(udccp_mpsock *m, udccp_tstamp now) {
   }
   if (!m->fallback) {
     mp_joins(m, now);
+    mp_paths(m, now);
     mp_bound(m);
     mp_release(m, now);
     placed = udccp_mp_conn_schedule(&m->mc, now);
@@ -677,6 +748,41 @@ int udccp_mpsock_set_prio(udccp_mpsock *mp, size_t i, uint8_t prio) {
     }
   }
   return 0;
+}
+
+int udccp_mpsock_announce(udccp_mpsock *mp, const char *addr,
+                          uint16_t port) {
+  uint8_t a[16], fam = 0;
+  if (mp == NULL || addr == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (mp->fallback) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  memset(a, 0, sizeof(a));
+  int rv = udccp_io_resolve(addr, 1, 1, &fam, a);
+  if (rv != 0) {
+    return rv;
+  }
+  rv = udccp_mp_conn_announce(&mp->mc, fam, a, port);
+  if (rv >= 0) {
+    mp_kick(mp);
+  }
+  return rv;
+}
+
+int udccp_mpsock_unannounce(udccp_mpsock *mp, int id) {
+  if (mp == NULL || id < 0 || id > 255) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (mp->fallback) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  int rv = udccp_mp_conn_unannounce(&mp->mc, (uint8_t)id);
+  if (rv == 0) {
+    mp_kick(mp);
+  }
+  return rv;
 }
 
 udccp_sock *udccp_mpsock_subflow(udccp_mpsock *mp, size_t i) {

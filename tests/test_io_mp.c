@@ -272,12 +272,63 @@ static void test_io_mp_fallback_client_plain_3_6(void **state) {
   udccp_endpoint_del(sep);
 }
 
+/* RFC 9897 §3.2.8 / §3.2.9: the server announces 127.0.0.2; the client
+ * (one local address) opens a join to it, and the server attaches it;
+ * once the server withdraws it, the client closes that subflow. */
+static void test_io_mp_addaddr_join_removeaddr_3_2_8(void **state) {
+  run r;
+  udccp_mp_info ci, si;
+  uint64_t end;
+  int id;
+  (void)state;
+  open_pair(&r, 1, 1);
+  end = ms_now() + 5000;
+  do {
+    drive_once(r.cep, r.sep);
+    id = udccp_mpsock_announce(r.s, "127.0.0.2", 0);
+  } while (id == UDCCP_ERR_INVALID_STATE && ms_now() < end);
+  assert_true(id >= 0);
+  end = ms_now() + 5000;
+  do {
+    drive_once(r.cep, r.sep);
+    assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
+  } while (si.n_subflows < 2 && ms_now() < end);
+  assert_int_equal(udccp_mpsock_get_info(r.c, &ci), 0);
+  print_message("after MP_ADDADDR 127.0.0.2 (id %d): client %u subflows, "
+                "server %u\n", id, ci.n_subflows, si.n_subflows);
+  assert_int_equal(ci.n_subflows, 2);
+  assert_int_equal(si.n_subflows, 2);
+  assert_int_equal(ci.sub[1].path.remote_addr[3], 2); /* to 127.0.0.2 */
+  assert_int_equal(ci.sub[1].path.local_addr[3], 1);  /* from ours */
+  end = ms_now() + 5000;
+  do {
+    drive_once(r.cep, r.sep);
+    assert_int_equal(udccp_mpsock_get_info(r.c, &ci), 0);
+  } while (ci.sub[1].state != UDCCP_STATE_OPEN && ms_now() < end);
+  assert_int_equal(ci.sub[1].state, UDCCP_STATE_OPEN);
+  assert_int_equal(udccp_mpsock_unannounce(r.s, id), 0);
+  end = ms_now() + 5000;
+  do {
+    drive_once(r.cep, r.sep);
+    assert_int_equal(udccp_mpsock_get_info(r.c, &ci), 0);
+  } while (ci.sub[1].state == UDCCP_STATE_OPEN && ms_now() < end);
+  print_message("after MP_REMOVEADDR: the client's subflow to 127.0.0.2 "
+                "is %s\n", udccp_state_str(ci.sub[1].state));
+  assert_int_not_equal(ci.sub[1].state, UDCCP_STATE_OPEN);
+  assert_int_equal(ci.sub[0].state, UDCCP_STATE_OPEN);
+  /* data still flows on the first path */
+  transfer(&r);
+  assert_true(r.got >= NDG * 9 / 10);
+  close_pair(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_io_mp_two_subflows_3_3),
       cmocka_unit_test(test_io_mp_abort_fast_close_3_2_3),
       cmocka_unit_test(test_io_mp_fallback_server_plain_3_6),
       cmocka_unit_test(test_io_mp_fallback_client_plain_3_6),
+      cmocka_unit_test(test_io_mp_addaddr_join_removeaddr_3_2_8),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1406,6 +1406,22 @@ int udccp_mpsock_set_prio(udccp_mpsock *mp, size_t i, uint8_t prio);
 /* Fills *info (zeroed first).  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_mpsock_get_info(const udccp_mpsock *mp, udccp_mp_info *info);
 
+/* Announces a local address to the peer (RFC 9897 §3.2.8: MP_ADDADDR with
+ * MP_HMAC, repeated until confirmed): addr numeric, port the DCCP port
+ * joins should go to (0: this connection's).  A udccp client's path
+ * manager opens a subflow from its first address to each address
+ * announced (at most UDCCP_MP_SUBFLOWS_MAX subflows, and 2 x that many
+ * such joins over the connection's life).  Returns the Address ID
+ * (0..255), UDCCP_ERR_INVALID_STATE (not multipath, or not keyed yet),
+ * UDCCP_ERR_RESOLVE, UDCCP_ERR_INVALID_ARGUMENT or UDCCP_ERR_NOBUF (the
+ * signal or address table is full). */
+int udccp_mpsock_announce(udccp_mpsock *mp, const char *addr, uint16_t port);
+
+/* Withdraws address id (§3.2.9: MP_REMOVEADDR with MP_HMAC); the peer's
+ * path manager closes its subflows to that address.  Returns 0, or as
+ * udccp_mpsock_announce(). */
+int udccp_mpsock_unannounce(udccp_mpsock *mp, int id);
+
 /* Returns subflow i's socket (for udccp_sock_get_info()), or NULL; the
  * multipath connection owns it: never close it yourself. */
 udccp_sock *udccp_mpsock_subflow(udccp_mpsock *mp, size_t i);
