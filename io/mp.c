@@ -37,6 +37,13 @@ _Static_assert(UDCCP_MP_MAX_SUBFLOWS == UDCCP_MP_SUBFLOWS_MAX,
 #define MP_DGRAM_MAX 1500
 /* Datagrams the connection-level send queue holds. */
 #define MP_QLEN 128
+/* The receiver's reordering window in datagrams: what the fast paths
+ * deliver while the slowest one's datagram is on its way (64 Mbit/s of
+ * 1200-byte datagrams over paths 60 ms apart is ~400; 4096 covers
+ * 1 Gbit/s paths 40 ms apart).  Memory follows what is held: nothing while
+ * idle, grown by doubling, given back after a second oversized
+ * (lib/mp_reorder.h), so the window is no cost to an idle connection. */
+#define MP_REORDER_WINDOW 4096
 /* Reordering bound before the subflows' RTTs are known, and its floor. */
 #define MP_BOUND_DEFAULT (200 * UDCCP_NS_PER_MS)
 #define MP_BOUND_MIN (20 * UDCCP_NS_PER_MS)
@@ -103,7 +110,9 @@ static udccp_mpsock *mp_new(udccp_endpoint *ep, udccp_sock *first,
     idsn = idsn << 8 | b[i];
   }
   if (udccp_mp_conn_init(&m->mc, udccp_mem_default(), MP_QLEN, MP_DGRAM_MAX,
-                         idsn, 1, MP_BOUND_DEFAULT) != 0) {
+                         idsn, 1, MP_BOUND_DEFAULT) != 0 ||
+      udccp_mp_conn_set_reorder_window(&m->mc, MP_REORDER_WINDOW) != 0) {
+    udccp_mp_conn_free(&m->mc);
     free(m);
     return NULL;
   }
@@ -265,6 +274,7 @@ static void mp_bound(udccp_mpsock *m) {
  * spin the endpoint's loop). */
 static void mp_release(udccp_mpsock *m, udccp_tstamp now) {
   udccp_mp_conn *mc = &m->mc;
+  (void)udccp_mp_reorder_trim(&mc->ro, now); /* its timer, when drained */
   for (int k = 0; k < MP_QLEN; k++) {
     uint64_t seq;
     if (udccp_mp_reorder_expiry(&mc->ro) > now ||
@@ -678,6 +688,9 @@ int udccp_mpsock_get_info(const udccp_mpsock *mp, udccp_mp_info *info) {
   info->reorder_bound = mp->mc.ro.bound;
   info->rx_released_late = mp->mc.ro.released_late;
   info->rx_late_dropped = mp->mc.ro.dropped_old;
+  info->rx_reorder_bytes = udccp_mp_reorder_mem(&mp->mc.ro);
+  info->rx_reorder_max_held = mp->mc.ro.max_n;
+  info->rx_reorder_window_full = mp->mc.ro.window_full;
   for (i = 0; i < mp->n; i++) {
     total += mp->fallback ? 0 : mp->mc.st[i].tx_bytes;
   }

@@ -1116,10 +1116,37 @@ static void cwnd_limit(ccid2_tx *tx) {
   ack_ratio_clamp(tx);
 }
 
+/* This ack's RTT in *r: now less the send time of the packet it
+ * acknowledges, less the Elapsed Time the receiver reports (RFC 4340
+ * §13.2, the receiver held the ack this long); 0, or -1 if that packet is
+ * not ours or not known (nothing sent yet: no history allocated). */
+static int ack_rtt(ccid2_tx *tx, const udccp_ccid_pkt *pkt, udccp_tstamp ts,
+                   udccp_tstamp *r) {
+  uint64_t ackno = pkt->ack & UDCCP_SEQ_MASK;
+  ccid2_ent *e;
+  if (tx->cap == 0 || !tx->started) {
+    return -1;
+  }
+  e = ent_at(tx, ackno);
+  if (e->seq != ackno || !(e->flags & ENT_SENT) ||
+      udccp_seq_gt(ackno, tx->gss) || ts < e->sent) {
+    return -1;
+  }
+  *r = ts - e->sent;
+  if (pkt->opts && (pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED)) {
+    udccp_tstamp el = (udccp_tstamp)pkt->opts->elapsed_time * 10000u;
+    if (el < *r) {
+      *r -= el;
+    }
+  }
+  return 0;
+}
+
 /* RFC 4341 §5 increase rules; RFC 2861: no growth unless the window was
  * used in this or the previous RTT; RFC 4340 §11.6: none for an RTT after
  * Slow Receiver. */
-static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
+static void grow(ccid2_tx *tx, uint32_t acked, const udccp_ccid_pkt *pkt,
+                 udccp_tstamp ts) {
   if (acked == 0 || ts < tx->slow_rcv_until || cc_owns_cwnd(tx)) {
     return;
   }
@@ -1139,6 +1166,17 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
       maxinc = 1;
     }
     inc = acked < maxinc ? acked : maxinc;
+    if (tx->cc != NULL && tx->cc->on_ss_ack != NULL) {
+      udccp_ccid2_win w;
+      udccp_tstamp r = 0;
+      if (ack_rtt(tx, pkt, ts, &r) != 0) {
+        r = 0;
+      }
+      cc_win(tx, &w);
+      inc = tx->cc->on_ss_ack(tx->ccp, &w, inc, r, pkt->ack & UDCCP_SEQ_MASK,
+                              tx->gss, ts);
+      cc_unwin(tx, &w);
+    }
     tx->cwnd += inc;
     if (tx->cwnd > tx->ssthresh) {
       tx->cwnd = tx->ssthresh;
@@ -1161,25 +1199,12 @@ static void grow(ccid2_tx *tx, uint32_t acked, udccp_tstamp ts) {
 static void take_rtt_sample(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
                             udccp_tstamp ts) {
   uint64_t ackno = pkt->ack & UDCCP_SEQ_MASK;
-  ccid2_ent *e;
   udccp_tstamp r;
-  if (tx->cap == 0) {
-    return; /* nothing sent yet: no history allocated */
-  }
-  e = ent_at(tx, ackno);
-  if (!tx->started || e->seq != ackno || !(e->flags & ENT_SENT) ||
-      udccp_seq_gt(ackno, tx->gss) ||
-      (tx->have_rtt_next && udccp_seq_lt(ackno, tx->rtt_next)) ||
-      ts < e->sent) {
+  if (tx->have_rtt_next && udccp_seq_lt(ackno, tx->rtt_next)) {
     return;
   }
-  r = ts - e->sent;
-  /* RFC 4340 §13.2: the receiver held the ack this long. */
-  if (pkt->opts && (pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED)) {
-    udccp_tstamp el = (udccp_tstamp)pkt->opts->elapsed_time * 10000u;
-    if (el < r) {
-      r -= el;
-    }
+  if (ack_rtt(tx, pkt, ts, &r) != 0) {
+    return;
   }
   rtt_sample(tx, r);
   /* RFC 4341 §5 (3): at most one sample per window of data. */
@@ -1240,7 +1265,7 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     /* An ack reporting congestion (loss, mark, receiver drop) does not
      * also open the window. */
     if (tx->events == ev0 && !dropped) {
-      grow(tx, c.grow, ts);
+      grow(tx, c.grow, pkt, ts);
     }
     take_rtt_sample(tx, pkt, ts);
     if (cc_owns_cwnd(tx)) {

@@ -132,6 +132,17 @@ typedef struct udccp_ccid2_cc {
   /* Time between data packets (pacing); NULL: CCID 2's gain x
    * cwnd/srtt.  0 sends without pacing. */
   udccp_tstamp (*pace_interval)(const void *cs, const udccp_ccid2_win *w);
+
+  /* Slow start (cwnd < ssthresh), an ack that grows the window (CUBIC:
+   * HyStart++, RFC 9406).  inc is what RFC 4341 §5 (ABC, RFC 3465) would
+   * add; the policy returns what to add instead and may end slow start
+   * (w->ssthresh = w->cwnd).  rtt: this ack's RTT sample (its
+   * Acknowledgement Number's send time to now, less the Elapsed Time
+   * option; 0: none); ackno: the Acknowledgement Number; gss: the newest
+   * sequence number sent.  NULL: RFC 4341 §5 alone. */
+  uint32_t (*on_ss_ack)(void *cs, udccp_ccid2_win *w, uint32_t inc,
+                        udccp_tstamp rtt, uint64_t ackno, uint64_t gss,
+                        udccp_tstamp ts);
 } udccp_ccid2_cc;
 
 /* Bytes of udccp_ccid_state CCID 2's sender half uses. */

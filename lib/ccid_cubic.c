@@ -27,7 +27,22 @@
  *                  sets W_max = cwnd (1 + beta) / 2.
  * §4.8             Timeout: ssthresh as §4.6 (once per back-off, as CCID 2),
  *                  cwnd = 1 (CCID 2), the epoch restarts.
- * §4.10            Slow start is CCID 2's (RFC 5681 with ABC).
+ * §4.10            Slow start is CCID 2's (RFC 5681 with ABC), with
+ *                  HyStart++ (RFC 9406, which §4.10 recommends) in the
+ *                  initial one (ssthresh still "arbitrarily high", RFC 9406
+ *                  §4.3 SHOULD): per round (an ack of the newest packet
+ *                  sent when the round began, §4.2's windowEnd) the
+ *                  minimum of its RTT samples (one per ack; at least
+ *                  N_RTT_SAMPLE = 8 before a decision); a round whose
+ *                  minimum is RttThresh = clamp(last / 8, 4 ms, 16 ms)
+ *                  above the last round's starts Conservative Slow Start:
+ *                  growth / CSS_GROWTH_DIVISOR (4) for CSS_ROUNDS (5)
+ *                  rounds, then ssthresh = cwnd; a round whose minimum
+ *                  falls below the baseline CSS began with goes back to
+ *                  slow start.  L (the per-ack growth limit) is CCID 2's
+ *                  ABC limit: CCID 2 paces (§4.2: L = infinity if paced).
+ *                  A loss or mark in CSS ends it (CCID 2's congestion
+ *                  event, §4.6 below).
  * §5.8             Idle and application-limited periods: CCID 2's RFC 2861
  *                  validation shrinks cwnd and grows nothing; here the
  *                  epoch restarts so that t does not count the idle time.
@@ -37,6 +52,15 @@
 
 #include "ccid2.h"
 #include "ccid_cubic.h"
+#include "seq.h"
+
+/* RFC 9406 §4.3 constants */
+#define HS_MIN_RTT_THRESH (4 * UDCCP_NS_PER_MS)
+#define HS_MAX_RTT_THRESH (16 * UDCCP_NS_PER_MS)
+#define HS_MIN_RTT_DIVISOR 8u
+#define HS_N_RTT_SAMPLE 8u
+#define HS_CSS_GROWTH_DIVISOR 4u
+#define HS_CSS_ROUNDS 5u
 
 typedef struct cubic_st {
   double cwnd;       /* cwnd with its fraction (w->cwnd is its floor) */
@@ -48,9 +72,16 @@ typedef struct cubic_st {
   int in_epoch;
   uint32_t last_cwnd; /* w->cwnd as we left it: a change by CCID 2
                          (slow start, RFC 2861) resynchronizes cwnd */
+  /* HyStart++ (RFC 9406 §4.2); UDCCP_TSTAMP_NEVER is its "infinity" */
+  udccp_tstamp hs_last_min, hs_cur_min, hs_css_baseline;
+  uint64_t hs_window_end; /* the round ends when this is acknowledged */
+  uint32_t hs_samples;    /* rttSampleCount */
+  uint32_t hs_css_rounds; /* rounds completed in CSS */
+  uint32_t hs_css_acc;    /* CSS growth not yet a whole packet (x 4) */
+  uint8_t hs_have_window, hs_in_css;
 } cubic_st;
 
-_Static_assert(sizeof(cubic_st) <= UDCCP_CCID2_CC_STATE_SIZE, "cubic state");
+_Static_assert(sizeof(cubic_st) <= UDCCP_CUBIC_CC_STATE_SIZE, "cubic state");
 
 static cubic_st *cs_of(void *p) { return (cubic_st *)p; }
 
@@ -77,6 +108,68 @@ static void cubic_init(void *p, udccp_ccid2_win *w, udccp_tstamp ts) {
   memset(c, 0, sizeof(*c));
   c->cwnd = (double)w->cwnd;
   c->last_cwnd = w->cwnd;
+  c->hs_last_min = c->hs_cur_min = c->hs_css_baseline = UDCCP_TSTAMP_NEVER;
+}
+
+/* RFC 9406 §4.2, once per ack that grows the window in slow start: the
+ * round's RTT samples, the delay-increase test, CSS.  Returns what cwnd
+ * grows by. */
+static uint32_t cubic_on_ss_ack(void *p, udccp_ccid2_win *w, uint32_t inc,
+                                udccp_tstamp rtt, uint64_t ackno,
+                                uint64_t gss, udccp_tstamp ts) {
+  cubic_st *c = cs_of(p);
+  (void)ts;
+  if (w->ssthresh != UINT32_MAX) {
+    return inc; /* §4.3: HyStart++ in the initial slow start only */
+  }
+  if (!c->hs_have_window) {
+    c->hs_have_window = 1;
+    c->hs_window_end = gss;
+  } else if (!udccp_seq_lt(ackno, c->hs_window_end)) {
+    /* a round ended (windowEnd acknowledged): a new one starts */
+    c->hs_window_end = gss;
+    c->hs_last_min = c->hs_cur_min;
+    c->hs_cur_min = UDCCP_TSTAMP_NEVER;
+    c->hs_samples = 0;
+    if (c->hs_in_css && ++c->hs_css_rounds >= HS_CSS_ROUNDS) {
+      /* CSS_ROUNDS rounds without a lower RTT: congestion avoidance */
+      c->hs_in_css = 0;
+      w->ssthresh = w->cwnd;
+      return 0;
+    }
+  }
+  if (rtt > 0) {
+    if (rtt < c->hs_cur_min) {
+      c->hs_cur_min = rtt;
+    }
+    c->hs_samples++;
+  }
+  if (c->hs_samples >= HS_N_RTT_SAMPLE && c->hs_cur_min != UDCCP_TSTAMP_NEVER) {
+    if (!c->hs_in_css && c->hs_last_min != UDCCP_TSTAMP_NEVER) {
+      udccp_tstamp thresh = c->hs_last_min / HS_MIN_RTT_DIVISOR;
+      if (thresh > HS_MAX_RTT_THRESH) {
+        thresh = HS_MAX_RTT_THRESH;
+      }
+      if (thresh < HS_MIN_RTT_THRESH) {
+        thresh = HS_MIN_RTT_THRESH;
+      }
+      if (c->hs_cur_min >= c->hs_last_min + thresh) {
+        c->hs_in_css = 1; /* the delay rose: Conservative Slow Start */
+        c->hs_css_baseline = c->hs_cur_min;
+        c->hs_css_rounds = 0;
+        c->hs_css_acc = 0;
+      }
+    } else if (c->hs_in_css && c->hs_cur_min < c->hs_css_baseline) {
+      c->hs_in_css = 0; /* a spurious exit: back to slow start */
+      c->hs_css_baseline = UDCCP_TSTAMP_NEVER;
+    }
+  }
+  if (c->hs_in_css) {
+    c->hs_css_acc += inc;
+    inc = c->hs_css_acc / HS_CSS_GROWTH_DIVISOR;
+    c->hs_css_acc -= inc * HS_CSS_GROWTH_DIVISOR;
+  }
+  return inc;
 }
 
 /* §4.6, §4.7: W_max, then the multiplicative decrease. */
@@ -184,6 +277,8 @@ const udccp_ccid2_cc udccp_cubic_cc = {
     .on_ca_ack = cubic_on_ca_ack,
     .on_timeout = cubic_on_timeout,
     .on_restart = cubic_on_restart,
+    .state_size = sizeof(cubic_st),
+    .on_ss_ack = cubic_on_ss_ack,
 };
 
 static int cubic_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
@@ -196,7 +291,7 @@ const udccp_ccid_ops udccp_ccid_cubic_ops = {
     .name = "CUBIC (RFC 9438) on CCID 2 feedback",
     .deps = udccp_ccid2_deps, /* RFC 4341 §4: as CCID 2 */
     .n_deps = UDCCP_CCID2_N_DEPS,
-    .tx_size = UDCCP_CCID2_TX_STATE_SIZE,
+    .tx_size = UDCCP_CCID2_TX_STATE_SIZE + UDCCP_CUBIC_CC_STATE_SIZE,
     .rx_size = UDCCP_CCID2_RX_STATE_SIZE,
     .tx_init = cubic_tx_init,
     .tx_exit = udccp_ccid2_tx_exit,

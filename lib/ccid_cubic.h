@@ -10,6 +10,14 @@
 #include "ccid.h"
 #include "ccid2.h"
 
+/* Bytes of policy state after CCID 2's sender state (HyStart++ made it
+ * outgrow UDCCP_CCID2_CC_STATE_SIZE). */
+#define UDCCP_CUBIC_CC_STATE_SIZE 128u
+
+_Static_assert(UDCCP_CCID2_TX_STATE_SIZE + UDCCP_CUBIC_CC_STATE_SIZE <=
+                   UDCCP_CCID_STATE_SIZE,
+               "cubic state size");
+
 /* RFC 9438 §5.1 (constants): C in packets/s^3, beta_cubic. */
 #define UDCCP_CUBIC_C 0.4
 #define UDCCP_CUBIC_BETA 0.7

@@ -73,6 +73,21 @@ void udccp_mp_conn_free(udccp_mp_conn *mc) {
   mc->tmp = NULL;
 }
 
+int udccp_mp_conn_set_reorder_window(udccp_mp_conn *mc, size_t window) {
+  if (!mc->reorder || window == 0 || window > 65536) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (mc->ro.n > 0) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  /* empty: the slot table is laid out again by the next push */
+  udccp_mp_reorder_free(&mc->ro);
+  mc->ro.peak_off = mc->ro.peak_n = 0;
+  mc->ro.trim_at = UDCCP_TSTAMP_NEVER;
+  mc->ro.cap_max = window;
+  return 0;
+}
+
 int udccp_mp_conn_add(udccp_mp_conn *mc, udccp_conn *sub, uint8_t prio) {
   if (mc->n_sub == UDCCP_MP_MAX_SUBFLOWS || sub == NULL || sub->mp == NULL ||
       prio > 15) {
@@ -573,7 +588,7 @@ udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
     return udccp_rxq_pop(&mc->rxq, buf, cap);
   }
   if (mc->reorder) {
-    return udccp_mp_reorder_pop(&mc->ro, buf, cap, seq, ts);
+    return udccp_mp_reorder_pop(&mc->ro, buf, cap, seq, ts); /* trims */
   }
   return UDCCP_ERR_AGAIN;
 }
@@ -614,8 +629,11 @@ udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
   udccp_tstamp t =
       mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
   udccp_tstamp sig = sig_expiry(mc);
+  udccp_tstamp trim =
+      mc->reorder ? udccp_mp_reorder_trim_at(&mc->ro) : UDCCP_TSTAMP_NEVER;
   size_t i;
   t = sig < t ? sig : t;
+  t = trim < t ? trim : t;
   for (i = 0; i < mc->n_sub; i++) {
     const udccp_mp_sub_live *l = &mc->live[i];
     udccp_tstamp e = UDCCP_TSTAMP_NEVER;

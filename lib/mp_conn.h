@@ -138,6 +138,13 @@ int udccp_mp_conn_init(udccp_mp_conn *mc, const udccp_mem *mem,
                        int reorder, udccp_tstamp bound);
 void udccp_mp_conn_free(udccp_mp_conn *mc);
 
+/* The reordering window: how far past the next MP_SEQ to release datagrams
+ * are held (default 4 x qlen; 1..65536).  Memory follows what is held,
+ * not the window (lib/mp_reorder.h).  Returns 0, or
+ * UDCCP_ERR_INVALID_ARGUMENT (reordering off, out of range) or
+ * UDCCP_ERR_INVALID_STATE (datagrams held). */
+int udccp_mp_conn_set_reorder_window(udccp_mp_conn *mc, size_t window);
+
 /* Adds a subflow (an MP-DCCP connection, udccp_mp_active once open) with
  * MP_PRIO prio.  Returns its index, or UDCCP_ERR_INVALID_ARGUMENT (full,
  * or without multipath state). */

@@ -38,8 +38,9 @@
  * (lib/mp_conn.c).  It must hold what the fast paths deliver while the
  * slowest one's datagram is on its way: 70 Mbit/s of 1200-byte datagrams
  * with 100 ms between the paths' delays is ~730; 4096 keeps 1 Gbit/s
- * paths 50 ms apart.  A datagram pushed out of a full window is given up
- * (counted in mp_late_dropped when it comes). */
+ * paths 50 ms apart (io/mp.c has the same window).  Its memory follows
+ * what is held (lib/mp_reorder.h).  A datagram pushed out of a full window
+ * is given up (counted in mp_late_dropped when it comes). */
 #define MFLOW_RX_QLEN 1024
 #define MFLOW_DGRAM_MAX 1500
 /* Reordering bound before the paths' RTTs are known, and its floor (as

@@ -34,7 +34,18 @@
  * a loss ssthresh = cwnd x 0.7 (§4.6) with fast convergence (§4.7),
  * in congestion avoidance cwnd follows W_cubic(t + RTT) = C (t + RTT -
  * K)^3 + W_max, C = 0.4, at most x1.5 per RTT, with the Reno-friendly
- * estimate W_est as a floor (§4.3); slow start and recovery as above.
+ * estimate W_est as a floor (§4.3); slow start and recovery as above,
+ * with Linux's HyStart (tcp_cubic.c, on by default: hystart_detect =
+ * ACK train | delay; not RFC 9406's HyStart++, which Linux does not have):
+ * in slow start with cwnd >= 16 segments, per round (until the segment
+ * that was snd_nxt when it began is acked) slow start ends (ssthresh =
+ * cwnd) when acks arriving within 2 ms of each other reach past
+ * (delay_min + ack_delay) / 2 from the round's start (ack_delay = min(1
+ * ms, 4 x 64 KiB at the pacing rate Linux computes, 2 cwnd / srtt; the
+ * halving because it does not pace), or when the minimum of the round's
+ * RTT samples, after 8, exceeds delay_min + clamp(delay_min / 8, 4 ms,
+ * 16 ms); delay_min is the lowest sample since the last timeout, when
+ * HyStart is also re-armed (bictcp_reset).
  * Written apart from lib/ccid_cubic.c on purpose: the yardstick does not
  * share the code it measures.
  * Kind "tcp-bbr" is the same TCP with a BBR-like window and pacing
@@ -111,6 +122,11 @@ typedef struct tcp_flow {
   int cu_epoch;            /* a congestion-avoidance epoch is running */
   udccp_tstamp cu_start;
   double cu_wmax, cu_k, cu_west, cu_prior, cu_cwnd;
+  /* Linux's HyStart (tcp-cubic): times in ns */
+  int hs_found;
+  uint64_t hs_end_seq;
+  udccp_tstamp hs_round_start, hs_last_ack, hs_curr_rtt, hs_delay_min;
+  uint32_t hs_sample_cnt;
   /* BBR-like (kind tcp-bbr) */
   int bbr;
   tcp_bbr bb;
@@ -180,6 +196,79 @@ static void cubic_ca(tcp_flow *t, uint64_t acked, udccp_tstamp now) {
     t->cu_cwnd += (double)acked * (target - t->cu_cwnd) / t->cu_cwnd;
   }
   t->cwnd = (uint64_t)(t->cu_cwnd * TCP_MSS);
+}
+
+/* Linux's HyStart (tcp_cubic.c: bictcp_hystart_reset, hystart_update,
+ * with its defaults hystart_low_window 16, hystart_ack_delta_us 2000,
+ * HYSTART_MIN_SAMPLES 8, HYSTART_DELAY_MIN/MAX 4/16 ms). */
+#define HS_LOW_WINDOW 16u
+#define HS_ACK_DELTA (2 * UDCCP_NS_PER_MS)
+#define HS_MIN_SAMPLES 8u
+#define HS_DELAY_MIN (4 * UDCCP_NS_PER_MS)
+#define HS_DELAY_MAX (16 * UDCCP_NS_PER_MS)
+
+static void hystart_reset(tcp_flow *t, udccp_tstamp now) {
+  t->hs_round_start = t->hs_last_ack = now;
+  t->hs_end_seq = t->snd_max;
+  t->hs_curr_rtt = UDCCP_TSTAMP_NEVER;
+  t->hs_sample_cnt = 0;
+}
+
+/* hystart_ack_delay: min(1 ms, GSO_MAX_SIZE x 4 / sk_pacing_rate), the
+ * rate as tcp_update_pacing_rate sets it in slow start (200 % of cwnd /
+ * srtt). */
+static udccp_tstamp hystart_ack_delay(const tcp_flow *t) {
+  double rate, d;
+  if (!t->have_rtt || t->srtt == 0) {
+    return 0;
+  }
+  rate = 2.0 * (double)t->cwnd / ((double)t->srtt / 1e9); /* bytes/s */
+  d = 65536.0 * 4 / rate * 1e9;
+  return d < (double)UDCCP_NS_PER_MS ? (udccp_tstamp)d : UDCCP_NS_PER_MS;
+}
+
+/* bictcp_acked's HyStart part, for an ack in slow start with RTT sample
+ * rtt (segment a - 1 newly acked, not retransmitted) */
+static void hystart_update(tcp_flow *t, uint64_t a, udccp_tstamp rtt,
+                           udccp_tstamp now) {
+  udccp_tstamp thresh;
+  if (t->hs_delay_min == 0 || rtt < t->hs_delay_min) {
+    t->hs_delay_min = rtt;
+  }
+  if (t->hs_found) {
+    return;
+  }
+  if (a > t->hs_end_seq) { /* after(snd_una, end_seq) */
+    hystart_reset(t, now);
+  }
+  if (t->cwnd < HS_LOW_WINDOW * TCP_MSS) {
+    return;
+  }
+  /* ACK train: the round's acks came back to back for half a delay_min */
+  if (now - t->hs_last_ack <= HS_ACK_DELTA) {
+    t->hs_last_ack = now;
+    thresh = (t->hs_delay_min + hystart_ack_delay(t)) / 2; /* not paced */
+    if (now - t->hs_round_start > thresh) {
+      t->hs_found = 1;
+      t->ssthresh = t->cwnd;
+      return;
+    }
+  }
+  /* delay increase */
+  if (rtt < t->hs_curr_rtt) {
+    t->hs_curr_rtt = rtt;
+  }
+  if (t->hs_sample_cnt < HS_MIN_SAMPLES) {
+    t->hs_sample_cnt++;
+  } else {
+    thresh = t->hs_delay_min / 8;
+    thresh = thresh < HS_DELAY_MIN ? HS_DELAY_MIN
+             : thresh > HS_DELAY_MAX ? HS_DELAY_MAX : thresh;
+    if (t->hs_curr_rtt > t->hs_delay_min + thresh) {
+      t->hs_found = 1;
+      t->ssthresh = t->cwnd;
+    }
+  }
 }
 
 /* An ack's SACK block in pkt->meta[0]: start | length << 56, 0 = none. */
@@ -429,6 +518,9 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
     }
     if (clean) {
       tcp_rtt_sample(t, now - t->sent_at[(a - 1) & t->smask]);
+      if (t->cubic && !t->in_recovery && t->cwnd < t->ssthresh) {
+        hystart_update(t, a, now - t->sent_at[(a - 1) & t->smask], now);
+      }
     }
     for (uint64_t s = t->snd_una; s < a; s++) {
       if (t->sacked[s & t->smask]) {
@@ -505,6 +597,11 @@ static void tcp_on_timeout(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
     t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
   } else if (t->cwnd > TCP_MSS) {
     cubic_loss(t); /* RFC 9438 §4.8; a repeated timeout keeps ssthresh */
+  }
+  if (t->cubic) { /* Linux: bictcp_state(TCP_CA_Loss) re-arms HyStart */
+    t->hs_found = 0;
+    t->hs_delay_min = 0;
+    hystart_reset(t, now);
   }
   t->cwnd = TCP_MSS;
   if (t->bbr) {
@@ -612,6 +709,7 @@ static void tcp_send_syn(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
 static void tcp_established(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   t->started = 1;
   t->established_at = now;
+  hystart_reset(t, now); /* bictcp_init */
   t->rto_at = UDCCP_TSTAMP_NEVER;
   if (t->syn_resent) {
     t->rto = TCP_RTO_SYN_DATA;
@@ -858,7 +956,7 @@ const sim_flow_kind sim_kind_tcp_bbr = {
 
 const sim_flow_kind sim_kind_tcp_cubic = {
     "tcp-cubic", 0, 0,
-    "the reference TCP with CUBIC's window (RFC 9438), SACK recovery",
+    "the reference TCP with CUBIC's window (RFC 9438), Linux's HyStart, SACK recovery",
     tcp_init_cubic, tcp_recv, tcp_timer, tcp_stop, tcp_done, tcp_sample,
     tcp_finish, tcp_pcap_l4, tcp_destroy};
 

@@ -250,6 +250,78 @@ static void test_reorder_two_paths(void **state) {
   udccp_mp_reorder_free(&r);
 }
 
+/* Memory follows what is held (issue 13): nothing before the first
+ * datagram; 3,000 datagrams held behind one gap grow the slot table and
+ * the buffers by doubling (a dozen allocations, not one per datagram) to
+ * hold them all, none given up; once drained and idle, two trim periods
+ * give everything back, and the trim timer stops. */
+static void test_reorder_memory_follows_what_is_held(void **state) {
+  udccp_mp_reorder r;
+  uint64_t k;
+  size_t big;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 4096, 1500, 100 * MS),
+      0);
+  assert_int_equal(udccp_mp_reorder_mem(&r), 0);
+  assert_true(udccp_mp_reorder_trim_at(&r) == UDCCP_TSTAMP_NEVER);
+  push_u32(&r, 1000, 0, 0);
+  pop_expect(&r, 0, 1000);
+  assert_true(udccp_mp_reorder_mem(&r) <=
+              UDCCP_MP_REORDER_CAP_MIN * (1500 + 4 + 24));
+  for (k = 2; k <= 3000; k++) { /* 1001 is late, on the slow path */
+    push_u32(&r, 1000 + k, MS, 0);
+  }
+  big = udccp_mp_reorder_mem(&r);
+  print_message("3000 held: %zu bytes, %llu allocations, slot table %zu\n",
+                big, (unsigned long long)r.grows, r.cap);
+  assert_true(r.n == 2999 && r.skipped == 0);
+  assert_true(r.grows <= 2 * 10);
+  assert_true(big >= 2999 * 1500);
+  push_u32(&r, 1001, 2 * MS, 0);
+  for (k = 1; k <= 3000; k++) {
+    pop_expect(&r, 2 * MS, 1000 + k);
+  }
+  assert_int_equal(r.released_late, 0);
+  assert_int_equal(r.max_n, 3000);
+  /* drained: kept for a burst that comes within the trim period ... */
+  assert_int_equal(udccp_mp_reorder_trim(&r, 3 * MS), big);
+  assert_true(udccp_mp_reorder_trim_at(&r) != UDCCP_TSTAMP_NEVER);
+  /* ... given back after two idle periods, the first of which saw it busy */
+  udccp_tstamp t = udccp_mp_reorder_trim_at(&r);
+  (void)udccp_mp_reorder_trim(&r, t);
+  t = udccp_mp_reorder_trim_at(&r);
+  assert_true(t != UDCCP_TSTAMP_NEVER);
+  assert_int_equal(udccp_mp_reorder_trim(&r, t), 0);
+  assert_true(udccp_mp_reorder_trim_at(&r) == UDCCP_TSTAMP_NEVER);
+  /* and it works from nothing again */
+  push_u32(&r, 4002, t, 0);
+  push_u32(&r, 4001, t, 0);
+  pop_expect(&r, t, 4001);
+  pop_expect(&r, t, 4002);
+  udccp_mp_reorder_free(&r);
+}
+
+/* MP_SEQ is the peer's (§3.2.5): a lone datagram at the far end of the
+ * window costs the slot table, not a window of payload buffers. */
+static void test_rfc9897_3_2_5_reorder_jump_costs_no_buffers(void **state) {
+  udccp_mp_reorder r;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 4096, 1500, 10 * MS),
+      0);
+  push_u32(&r, 5, 0, 0);
+  pop_expect(&r, 0, 5);
+  push_u32(&r, 5 + 4095, 0, 0);
+  print_message("one datagram 4095 ahead: %zu bytes\n",
+                udccp_mp_reorder_mem(&r));
+  assert_true(udccp_mp_reorder_mem(&r) <=
+              4096 * sizeof(udccp_mp_reorder_slot) +
+                  UDCCP_MP_REORDER_CAP_MIN * (1500 + 4));
+  pop_expect(&r, 10 * MS, 5 + 4095);
+  udccp_mp_reorder_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reorder_in_order_and_gap_filled),
@@ -260,6 +332,8 @@ int main(void) {
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_wraps_any_window),
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_far_jump_is_one_step),
       cmocka_unit_test(test_reorder_two_paths),
+      cmocka_unit_test(test_reorder_memory_follows_what_is_held),
+      cmocka_unit_test(test_rfc9897_3_2_5_reorder_jump_costs_no_buffers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

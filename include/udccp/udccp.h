@@ -1325,7 +1325,16 @@ typedef struct udccp_mp_info {
   uint64_t rx_late_dropped;   /* datagrams that came after their number
                                  was given up, dropped */
   udccp_mp_subflow_info sub[UDCCP_MP_SUBFLOWS_MAX];
-  uint64_t reserved[8];     /* 0 */
+  uint64_t rx_reorder_bytes;  /* memory the reordering buffer holds now:
+                                 it grows with what is held (up to 4096
+                                 datagrams waiting for a gap) and is given
+                                 back once idle -- 0 on an idle connection */
+  uint64_t rx_reorder_max_held; /* most datagrams it held at once */
+  uint64_t rx_reorder_window_full; /* MP_SEQ numbers given up because a
+                                 datagram came beyond the window (4096
+                                 numbers past the next to release) rather
+                                 than for the time bound */
+  uint64_t reserved[5];     /* 0 */
 } udccp_mp_info;
 
 /* Opens a multipath connection to host (as udccp_connect(): a name or
