@@ -615,7 +615,15 @@ static int recv_ready(void *arg) {
   udccp_ssize n = udccp_mp_conn_read(&a->m->mc, a->buf, a->len, &seq,
                                      udccp_io_now());
   if (n == UDCCP_ERR_AGAIN && mp_all_dead(a->m)) {
-    n = mp_dead_error(a->m);
+    if (a->m->mc.reorder && a->m->mc.ro.n > 0) {
+      /* no path will fill the gaps any more: what is held goes to the
+       * application now, not after the bound (nor never) */
+      a->m->mc.ro.pressure = 1;
+      n = udccp_mp_conn_read(&a->m->mc, a->buf, a->len, &seq,
+                             udccp_io_now());
+    } else {
+      n = mp_dead_error(a->m);
+    }
   }
   a->rv = n;
   return n != UDCCP_ERR_AGAIN;
@@ -691,6 +699,7 @@ int udccp_mpsock_get_info(const udccp_mpsock *mp, udccp_mp_info *info) {
   info->rx_reorder_bytes = udccp_mp_reorder_mem(&mp->mc.ro);
   info->rx_reorder_max_held = mp->mc.ro.max_n;
   info->rx_reorder_window_full = mp->mc.ro.window_full;
+  info->rx_mp_seq_skipped = mp->mc.ro.skipped;
   for (i = 0; i < mp->n; i++) {
     total += mp->fallback ? 0 : mp->mc.st[i].tx_bytes;
   }

@@ -47,6 +47,7 @@
  * application embeds udccp in an event loop.
  */
 #define _GNU_SOURCE /* getopt_long, poll */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -72,6 +73,9 @@
 
 typedef struct cat_opts {
   int listen, keep, raw, no_stdin, verbose;
+  int multipath;      /* --multipath: RFC 9897, DCCP-UDP */
+  const char *mp_local; /* --multipath ADDR,ADDR: the client's addresses */
+  int mp_sched;       /* --mp-sched */
   int family; /* 0, 4 or 6 */
   uint16_t port, udp_port;
   uint8_t ccid;
@@ -154,6 +158,16 @@ static void usage(FILE *f) {
 "      --pcap FILE       write every packet sent and received to FILE\n"
 "                        (pcap; DCCP-UDP as UDP/IP: open it in Wireshark\n"
 "                        with tools/wireshark/dccp-udp.lua)\n"
+"      --multipath [ADDR,ADDR...]  Multipath DCCP (RFC 9897), DCCP-UDP: a\n"
+"                        listener accepts multipath connections; a client\n"
+"                        opens one subflow from each local ADDR (numeric;\n"
+"                        default: the route's source only; write\n"
+"                        --multipath=ADDR,ADDR or put the list before HOST\n"
+"                        PORT).  A peer without it: plain DCCP.  -v reports\n"
+"                        every path (doc/multipath.md)\n"
+"      --mp-sched S      client, multipath: scheduler minrtt (default),\n"
+"                        backup (the first ADDR, the others standby), rr\n"
+"                        or redundant\n"
 "  -v, --verbose         report the connection and its counters on stderr\n"
 "  -h, --help            this help\n"
 "      --version         print the version\n"
@@ -533,6 +547,236 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s,
   return status;
 }
 
+/* ------------------------------------------------------- multipath */
+
+/* RFC 9897 through udccp_mpsock: the same loop as run(), the same promise
+ * (nothing lost silently): input the connection did not take, datagrams
+ * its paths' CCIDs declared lost, and MP_SEQ numbers the receiver never
+ * got are reported and make the exit status 1. */
+
+static const char *sched_name(int s) {
+  switch (s) {
+  case UDCCP_MP_SCHED_BACKUP: return "backup";
+  case UDCCP_MP_SCHED_RR: return "rr";
+  case UDCCP_MP_SCHED_REDUNDANT: return "redundant";
+  default: return "minrtt";
+  }
+}
+
+static void mp_addr(char *b, size_t cap, uint8_t family, const uint8_t *a) {
+  if (inet_ntop(family == UDCCP_AF_INET ? AF_INET : AF_INET6, a, b,
+                (socklen_t)cap) == NULL) {
+    snprintf(b, cap, "?");
+  }
+}
+
+/* Per path, on stderr (-v): addresses, state, what it carried, its RTT
+ * and losses, its share of the datagrams sent. */
+static void mp_print_paths(const udccp_mp_info *mi) {
+  fprintf(stderr, "udccp-cat: multipath %s, %u path%s, scheduler %s; "
+                  "receiver: %llu datagrams released after a gap, %llu "
+                  "came too late, %llu MP_SEQ numbers never came\n",
+          mi->active ? "active" : "off (plain DCCP: the peer did not agree)",
+          (unsigned)mi->n_subflows, mi->n_subflows == 1 ? "" : "s",
+          sched_name(mi->sched), (unsigned long long)mi->rx_released_late,
+          (unsigned long long)mi->rx_late_dropped,
+          (unsigned long long)mi->rx_mp_seq_skipped);
+  for (size_t i = 0; i < mi->n_subflows; i++) {
+    const udccp_mp_subflow_info *p = &mi->sub[i];
+    char la[64], ra[64];
+    mp_addr(la, sizeof(la), p->path.family, p->path.local_addr);
+    mp_addr(ra, sizeof(ra), p->path.family, p->path.remote_addr);
+    fprintf(stderr, "udccp-cat: path %zu %s -> %s: %s%s, sent %llu "
+                    "datagrams (%llu bytes, %u.%u %%), received %llu (%llu "
+                    "bytes), rtt %.1f ms, %llu lost\n",
+            i, la, ra, udccp_state_str(p->state), p->dead ? " (dead)" : "",
+            (unsigned long long)p->tx_dgrams,
+            (unsigned long long)p->tx_bytes, p->share_permille / 10,
+            p->share_permille % 10, (unsigned long long)p->rx_dgrams,
+            (unsigned long long)p->rx_bytes, (double)p->srtt / 1e6,
+            (unsigned long long)p->pkts_lost);
+  }
+}
+
+/* The largest datagram every path takes. */
+static size_t mp_mps(udccp_mpsock *m) {
+  size_t mps = 0;
+  udccp_sock *s;
+  for (size_t i = 0; (s = udccp_mpsock_subflow(m, i)) != NULL; i++) {
+    size_t x = udccp_sock_get_mps(s);
+    mps = x > 0 && (mps == 0 || x < mps) ? x : mps;
+  }
+  return mps > 0 ? mps : 536;
+}
+
+/* Losses and unsent input; returns 1 if any. */
+static int mp_report(const udccp_mp_info *mi, uint64_t sent_dgrams,
+                     const cat_input *in) {
+  uint64_t tx = 0, lost = 0;
+  int bad = 0;
+  for (size_t i = 0; i < mi->n_subflows; i++) {
+    tx += mi->sub[i].tx_dgrams;
+    lost += mi->sub[i].pkts_lost;
+  }
+  uint64_t queued = sent_dgrams > tx ? sent_dgrams - tx : 0;
+  uint64_t held = in->len - in->off, unread = stdin_unread(in);
+  if (queued + held + unread > 0) {
+    fprintf(stderr, "udccp-cat: input not sent: %llu datagrams queued, "
+                    "%llu bytes read from stdin, %llu bytes of the file not "
+                    "read (%llu datagrams were sent)\n",
+            (unsigned long long)queued, (unsigned long long)held,
+            (unsigned long long)unread, (unsigned long long)tx);
+    bad = 1;
+  }
+  if (lost > 0) {
+    fprintf(stderr, "udccp-cat: %llu datagrams sent were lost in the network "
+                    "(declared lost by the paths' CCIDs)\n",
+            (unsigned long long)lost);
+    bad = 1;
+  }
+  if (mi->rx_mp_seq_skipped + mi->rx_late_dropped > 0) {
+    fprintf(stderr, "udccp-cat: %llu datagrams from the peer never arrived "
+                    "(gaps in MP_SEQ), %llu came after their gap was given "
+                    "up and were dropped\n",
+            (unsigned long long)mi->rx_mp_seq_skipped,
+            (unsigned long long)mi->rx_late_dropped);
+    bad = 1;
+  }
+  return bad;
+}
+
+/* Runs one multipath connection to its end; returns the exit status. */
+static int run_mp(const cat_opts *o, udccp_endpoint *ep, udccp_mpsock *m,
+                  cat_input *in) {
+  static uint8_t rbuf[65536];
+  uint64_t sent = 0;
+  udccp_mp_info mi;
+  int status = 0, closed = 0;
+  for (;;) {
+    udccp_ssize n;
+    int end = 0;
+    while ((n = udccp_mpsock_recv(m, rbuf, sizeof(rbuf), 0)) >= 0) {
+      if (n > 0 && fwrite(rbuf, 1, (size_t)n, stdout) != (size_t)n) {
+        n = UDCCP_ERR_SOCKET;
+        break;
+      }
+    }
+    fflush(stdout);
+    if (n != UDCCP_ERR_AGAIN) {
+      /* the peer closed (or reset): fine unless input was left */
+      if (n != UDCCP_ERR_CLOSED) {
+        fprintf(stderr, "udccp-cat: connection: %s\n",
+                udccp_io_strerror((int)n));
+        status = 1;
+      } else if (in->len > in->off || stdin_unread(in) > 0) {
+        fprintf(stderr, "udccp-cat: the peer closed the connection\n");
+      }
+      end = 1;
+    }
+    if (!end && g_sig != 0) {
+      fprintf(stderr, "udccp-cat: %s: connection aborted (Reset sent to the "
+                      "peer)\n",
+              g_sig == SIGINT ? "interrupted" : "terminated");
+      udccp_mpsock_get_info(m, &mi);
+      (void)mp_report(&mi, sent, in);
+      udccp_mpsock_abort(m);
+      return 128 + g_sig;
+    }
+    int blocked = 0;
+    while (!end && !o->no_stdin && in->off < in->len) {
+      size_t mps = mp_mps(m);
+      char *start = in->buf + in->off;
+      size_t avail = in->len - in->off;
+      char *nl = memchr(start, '\n', avail);
+      size_t len = nl ? (size_t)(nl - start) + 1 : avail;
+      if (nl == NULL && !in->eof && avail < mps) {
+        break; /* wait for the rest of the line */
+      }
+      len = len > mps ? mps : len;
+      udccp_ssize r = udccp_mpsock_send(m, start, len, 0);
+      if (r == UDCCP_ERR_AGAIN) {
+        blocked = 1;
+        break;
+      }
+      if (r < 0) {
+        fprintf(stderr, "udccp-cat: connection: %s\n",
+                udccp_io_strerror((int)r));
+        status = 1;
+        end = 1;
+        break;
+      }
+      sent++;
+      in->off += len;
+    }
+    if (in->off == in->len) {
+      in->off = in->len = 0;
+    } else if (in->off > CAT_INBUF / 2) {
+      memmove(in->buf, in->buf + in->off, in->len - in->off);
+      in->len -= in->off;
+      in->off = 0;
+    }
+    /* EOF after sending: close once drained (as run()) */
+    if (!end && !o->no_stdin && in->eof && in->len == 0 && sent > 0) {
+      udccp_mpsock_get_info(m, &mi);
+      int crv = udccp_mpsock_close(m, 30000);
+      closed = 1;
+      if (o->verbose) {
+        mp_print_paths(&mi);
+      }
+      if (crv != 0) {
+        fprintf(stderr, "udccp-cat: close: %s (%llu datagrams had been "
+                        "handed to the connection)\n",
+                udccp_io_strerror(crv), (unsigned long long)sent);
+        status = 1;
+      }
+      /* what the paths declared lost up to the close; a clean close
+       * sent what was queued then */
+      status |= mp_report(&mi, crv == 0 ? 0 : sent, in);
+      break;
+    }
+    if (end) {
+      break;
+    }
+    struct pollfd pfd[2];
+    pfd[0].fd = udccp_endpoint_fd(ep);
+    pfd[0].events = POLLIN;
+    nfds_t nfds = 1;
+    if (!o->no_stdin && !in->eof && !blocked && in->len < CAT_INBUF) {
+      pfd[1].fd = STDIN_FILENO;
+      pfd[1].events = POLLIN;
+      nfds = 2;
+    }
+    int t = udccp_endpoint_timeout_ms(ep);
+    if (blocked && (t < 0 || t > 10)) {
+      t = 10;
+    }
+    if (poll(pfd, nfds, t) < 0 && errno != EINTR) {
+      status = 1;
+      break;
+    }
+    (void)udccp_endpoint_process(ep);
+    if (nfds == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t r = read(STDIN_FILENO, in->buf + in->len, CAT_INBUF - in->len);
+      if (r > 0) {
+        in->len += (size_t)r;
+      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        in->eof = 1;
+      }
+    }
+  }
+  if (!closed) {
+    udccp_mpsock_get_info(m, &mi);
+    if (o->verbose) {
+      mp_print_paths(&mi);
+    }
+    status |= mp_report(&mi, sent, in);
+    (void)udccp_mpsock_close(m, 2000);
+  }
+  fflush(stdout);
+  in->len = in->off = 0;
+  return status;
+}
+
 /* ------------------------------------------------------- command line */
 
 static int parse_port(const char *arg, uint16_t *port) {
@@ -643,6 +887,102 @@ static int accept_next(const cat_opts *o, udccp_endpoint *ep, udccp_sock **s,
   }
 }
 
+/* --multipath: connect (a subflow from each local address) or listen,
+ * then run_mp; returns the exit status. */
+static int main_mp(const cat_opts *o, udccp_endpoint *ep) {
+  const char *local[UDCCP_MP_SUBFLOWS_MAX];
+  char list[512];
+  size_t n = 0;
+  udccp_mpsock *m = NULL;
+  int rv;
+  if (o->mp_local != NULL) {
+    snprintf(list, sizeof(list), "%s", o->mp_local);
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t != NULL;
+         t = strtok_r(NULL, ",", &save)) {
+      if (n == UDCCP_MP_SUBFLOWS_MAX) {
+        fprintf(stderr, "udccp-cat: --multipath: at most %d addresses\n",
+                UDCCP_MP_SUBFLOWS_MAX);
+        return 2;
+      }
+      local[n++] = t;
+    }
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, NULL);
+  (void)sigaction(SIGTERM, &sa, NULL);
+  if (o->listen) {
+    rv = udccp_listen(ep, o->port, &o->service, 1);
+    if (rv != 0) {
+      return report("listen", rv);
+    }
+  }
+  cat_input in;
+  memset(&in, 0, sizeof(in));
+  in.buf = malloc(CAT_INBUF);
+  in.eof = o->no_stdin;
+  int status = in.buf == NULL ? 1 : 0;
+  for (int first = 1; status == 0 || (o->keep && g_sig == 0); first = 0) {
+    if (o->listen) {
+      int wait = first && o->wait_ms != -2 ? o->wait_ms : -1;
+      for (;;) {
+        int step = wait < 0 || wait > 200 ? 200 : wait;
+        rv = udccp_mpsock_accept(ep, &m, step);
+        if (rv == 0 || g_sig != 0 || rv != UDCCP_ERR_AGAIN) {
+          break;
+        }
+        if (wait >= 0 && (wait -= step) <= 0) {
+          break;
+        }
+      }
+      if (rv != 0) {
+        status = status != 0 ? status
+                 : g_sig != 0 ? 128 + g_sig
+                              : report("no connection came", rv);
+        break;
+      }
+    } else {
+      rv = udccp_mpsock_connect(ep, &m, o->host, o->port, o->service,
+                                o->ccid, local, n,
+                                o->wait_ms == -2 ? 10000 : o->wait_ms);
+      if (rv != 0) {
+        fprintf(stderr, "udccp-cat: cannot open a multipath connection to "
+                        "%s port %u%s: %s\n",
+                o->host, (unsigned)o->port,
+                n ? " from the addresses given" : "",
+                udccp_io_strerror(rv));
+        status = 1;
+        break;
+      }
+      (void)udccp_mpsock_set_sched(m, o->mp_sched);
+      if (o->mp_sched == UDCCP_MP_SCHED_BACKUP) {
+        for (size_t i = 1; i < n; i++) {
+          (void)udccp_mpsock_set_prio(m, i, 1); /* standby (§3.2.10) */
+        }
+      }
+    }
+    if (o->verbose) {
+      udccp_mp_info mi;
+      udccp_mpsock_get_info(m, &mi);
+      fprintf(stderr, "udccp-cat: multipath connection, DCCP ports %u -> %u,"
+                      " %s\n",
+              (unsigned)mi.sub[0].path.local_port,
+              (unsigned)mi.sub[0].path.remote_port,
+              o->listen ? "accepted" : "connected");
+    }
+    int r = run_mp(o, ep, m, &in);
+    m = NULL;
+    status = status != 0 ? status : r;
+    if (!o->keep || g_sig != 0) {
+      break;
+    }
+  }
+  free(in.buf);
+  return status;
+}
+
 int main(int argc, char **argv) {
   cat_opts o;
   memset(&o, 0, sizeof(o));
@@ -653,7 +993,8 @@ int main(int argc, char **argv) {
   udccp_settings_default(&o.ka);
   int port_set = 0, udp_port_set = 0;
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_SERVICE, OPT_VERSION,
-         OPT_KEEPALIVE, OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_PCAP };
+         OPT_KEEPALIVE, OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_PCAP,
+         OPT_MULTIPATH, OPT_MP_SCHED };
   static const struct option lopts[] = {
       {"listen", no_argument, NULL, 'l'},
       {"keep-open", no_argument, NULL, 'k'},
@@ -672,6 +1013,8 @@ int main(int argc, char **argv) {
       {"half-open", required_argument, NULL, OPT_HALF_OPEN},
       {"backlog", required_argument, NULL, OPT_BACKLOG},
       {"pcap", required_argument, NULL, OPT_PCAP},
+      {"multipath", optional_argument, NULL, OPT_MULTIPATH},
+      {"mp-sched", required_argument, NULL, OPT_MP_SCHED},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
@@ -742,6 +1085,34 @@ int main(int argc, char **argv) {
       break;
     case 'v': o.verbose = 1; break;
     case OPT_PCAP: o.pcap = optarg; break;
+    case OPT_MULTIPATH:
+      o.multipath = 1;
+      /* "--multipath ADDR,ADDR HOST PORT" as udccp-perf: the next word is
+       * the list when it is made of address characters and HOST PORT
+       * still follow it */
+      if (optarg == NULL && optind + 2 < argc &&
+          strspn(argv[optind], "0123456789abcdefABCDEF.:,") ==
+              strlen(argv[optind]) &&
+          (strchr(argv[optind], '.') || strchr(argv[optind], ':'))) {
+        optarg = argv[optind++];
+      }
+      o.mp_local = optarg;
+      break;
+    case OPT_MP_SCHED:
+      if (strcmp(optarg, "minrtt") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_MINRTT;
+      } else if (strcmp(optarg, "backup") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_BACKUP;
+      } else if (strcmp(optarg, "rr") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_RR;
+      } else if (strcmp(optarg, "redundant") == 0) {
+        o.mp_sched = UDCCP_MP_SCHED_REDUNDANT;
+      } else {
+        fprintf(stderr, "udccp-cat: invalid scheduler '%s' (minrtt, backup, "
+                        "rr or redundant)\n", optarg);
+        return 2;
+      }
+      break;
     case OPT_COOKIES:
     case OPT_HALF_OPEN:
     case OPT_BACKLOG: {
@@ -766,6 +1137,20 @@ int main(int argc, char **argv) {
   }
   if (o.keep && !o.listen) {
     fprintf(stderr, "udccp-cat: -k needs -l\n");
+    return 2;
+  }
+  if (o.multipath && o.raw) {
+    fprintf(stderr, "udccp-cat: --multipath runs over DCCP-UDP; drop --raw\n");
+    return 2;
+  }
+  if (o.multipath && o.listen && o.mp_local != NULL) {
+    fprintf(stderr, "udccp-cat: --multipath ADDR,...: the local addresses "
+                    "are the client's; a listener takes --multipath alone\n");
+    return 2;
+  }
+  if (o.multipath && !o.listen && o.source != NULL) {
+    fprintf(stderr, "udccp-cat: with --multipath give the local addresses "
+                    "as --multipath ADDR,ADDR, not -s\n");
     return 2;
   }
   const char *lhost = NULL;
@@ -793,6 +1178,12 @@ int main(int argc, char **argv) {
   st.keepalive_idle = o.ka.keepalive_idle;
   st.keepalive_interval = o.ka.keepalive_interval;
   st.keepalive_probes = o.ka.keepalive_probes;
+  if (o.multipath) {
+    st.multipath = 1; /* RFC 9897 §3.1: Multipath Capable on the Request */
+    if (!o.listen) {
+      cfg.local_host = NULL; /* a subflow from every address given */
+    }
+  }
   cfg.settings = &st;
   if (o.listen) {
     cfg.local_port = o.udp_port;
@@ -834,6 +1225,16 @@ int main(int argc, char **argv) {
     udccp_endpoint_set_pcap(ep, cap);
   }
   udccp_sock *s = NULL;
+  if (o.multipath) {
+    int mrv = main_mp(&o, ep);
+    udccp_endpoint_del(ep);
+    if (cap != NULL && udccp_pcap_close(cap) != 0 && mrv == 0) {
+      fprintf(stderr, "udccp-cat: writing %s failed: it is incomplete\n",
+              o.pcap);
+      mrv = 1;
+    }
+    return mrv;
+  }
   if (o.listen) {
     rv = udccp_listen(ep, o.port, &o.service, 1);
     if (rv != 0) {

@@ -1334,7 +1334,9 @@ typedef struct udccp_mp_info {
                                  datagram came beyond the window (4096
                                  numbers past the next to release) rather
                                  than for the time bound */
-  uint64_t reserved[5];     /* 0 */
+  uint64_t rx_mp_seq_skipped; /* MP_SEQ numbers given up (never came in
+                                 time: lost, or on a path that died) */
+  uint64_t reserved[4];     /* 0 */
 } udccp_mp_info;
 
 /* Opens a multipath connection to host (as udccp_connect(): a name or
