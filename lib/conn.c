@@ -187,6 +187,7 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->t_last_tx = ts;
   conn->win_mark_ts = UDCCP_TSTAMP_NEVER;
   conn->t_ackack = UDCCP_TSTAMP_NEVER;
+  conn->t_trim = UDCCP_TSTAMP_NEVER;
   conn->now = ts;
   conn->t_last_rx = ts;
   conn->t_last_ack_tx = ts;
@@ -219,6 +220,10 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
                         (size_t)settings->rx_qlen *
                             (settings->pmtu - settings->hdr_overhead));
   }
+  /* Drained queues keep their blocks while the connection is busy
+   * (UDCCP_CONN_TRIM_AFTER). */
+  conn->sendq.keep = 1;
+  conn->rxq.keep = 1;
   if (rv == 0) {
     /* Small at first: the Ack Vector grows with the packets it must
      * report. */
@@ -329,7 +334,11 @@ void udccp_conn_release_buffers(udccp_conn *conn) {
   udccp_conn_drops_release(conn);
   /* Data that arrived before the close stays readable (§8.3: the
    * application reads it after the peer closed); the queue frees itself
-   * once drained. */
+   * once drained (no timer trims a dead connection's queue). */
+  conn->sendq.keep = 0;
+  conn->rxq.keep = 0;
+  (void)udccp_rxq_trim(&conn->rxq);
+  conn->t_trim = UDCCP_TSTAMP_NEVER;
 }
 
 void udccp_conn_drops_release(udccp_conn *conn) {
@@ -635,6 +644,9 @@ int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
   /* Expired datagrams give their room back before the push is judged. */
   (void)udccp_sendq_expire(&conn->sendq, ts);
   rv = udccp_sendq_push_until(&conn->sendq, data, len, prio, expires);
+  if (rv == 0) {
+    udccp_conn_trim_arm(conn, ts);
+  }
   return rv;
 }
 

@@ -74,6 +74,14 @@
  * between two write_pkt calls must not merge into one. */
 #define UDCCP_CONN_ACKQ 8
 
+/* Issue 13: a busy connection keeps the blocks of its drained send queue,
+ * receive queue and ack queue for the next packet (an allocation and a
+ * free per packet otherwise); they go back this long after the first of
+ * them was taken, if drained by then, else the check repeats: an idle
+ * connection holds no buffers after at most twice this, and one timer
+ * event per period is the whole cost while busy. */
+#define UDCCP_CONN_TRIM_AFTER (100 * UDCCP_NS_PER_MS)
+
 /* A received packet whose data did not reach the application (§11.7). */
 #define UDCCP_CONN_MAX_DROPS 16
 typedef struct udccp_conn_drop {
@@ -232,6 +240,8 @@ struct udccp_conn {
   uint64_t feat_tx_seq;       /* ... and its Sequence Number */
   udccp_tstamp t_ackack;      /* ack the peer's acks by then (RFC 4341) */
   udccp_tstamp now;           /* latest ts the caller gave us */
+  udccp_tstamp t_trim;        /* give drained buffers back then (NEVER:
+                                 none held; UDCCP_CONN_TRIM_AFTER) */
 
   uint8_t *ackq;              /* UDCCP_CONN_ACKQ slots of ackq_slot bytes,
                                  allocated while acks wait (conn_out.c) */
@@ -296,6 +306,17 @@ void udccp_conn_kill(udccp_conn *conn, int err, int reset_code);
 void udccp_conn_release_buffers(udccp_conn *conn);
 /* The ack queue's memory, allocated on first use: 0 or UDCCP_ERR_NOMEM. */
 int udccp_conn_ackq_alloc(udccp_conn *conn);
+
+/* A queue or the ack queue took a block: make sure the trim timer runs
+ * (UDCCP_CONN_TRIM_AFTER). */
+static inline void udccp_conn_trim_arm(udccp_conn *conn, udccp_tstamp ts) {
+  if (conn->t_trim == UDCCP_TSTAMP_NEVER) {
+    conn->t_trim = ts + UDCCP_CONN_TRIM_AFTER;
+  }
+}
+
+/* Gives back the drained buffers kept for reuse (conn_timer.c). */
+void udccp_conn_trim(udccp_conn *conn, udccp_tstamp ts);
 /* Gives the ack queue's memory back once it is empty. */
 void udccp_conn_ackq_release(udccp_conn *conn);
 /* Frees the Data Dropped records (all of them reported or given up). */

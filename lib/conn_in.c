@@ -292,6 +292,7 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
   if (udccp_rxq_push_meta(&conn->rxq, data, len, p->seq,
                           conn->rx_lost_pending) == 0) {
     conn->rx_lost_pending = 0;
+    udccp_conn_trim_arm(conn, conn->now);
     /* RFC 9897 §3.2.5: the MP connection orders by MP_SEQ. */
     if (conn->mp != NULL) {
       udccp_mp_note_rx(conn->mp, &conn->feat, &p->opts, p->seq);

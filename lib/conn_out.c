@@ -390,6 +390,7 @@ void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts) {
     conn->pending |= UDCCP_PEND_ACK;
     return;
   }
+  udccp_conn_trim_arm(conn, ts);
   k = (size_t)(conn->ackq_head + conn->ackq_n) % UDCCP_CONN_ACKQ;
   n = udccp_conn_build(conn, conn->ackq + k * conn->ackq_slot,
                        conn->ackq_slot, UDCCP_PKT_ACK, NULL, 0, ts);
@@ -557,7 +558,8 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
     conn->ackq_head = (uint8_t)((k + 1) % UDCCP_CONN_ACKQ);
     conn->ackq_n--;
     memcpy(dst, conn->ackq + k * conn->ackq_slot, len);
-    udccp_conn_ackq_release(conn); /* once empty: idle costs nothing */
+    /* Kept for the next ack while busy; udccp_conn_trim() frees it once
+     * idle (issue 13). */
     return (udccp_ssize)len;
   }
   /* Control packets other than acks: none pending on almost every call

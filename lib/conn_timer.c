@@ -65,6 +65,16 @@ static udccp_tstamp feat_retx_time(const udccp_conn *conn) {
   return conn->t_feat_tx + (rto << conn->feat_backoff);
 }
 
+void udccp_conn_trim(udccp_conn *conn, udccp_tstamp ts) {
+  int held = udccp_sendq_trim(&conn->sendq);
+  held |= udccp_rxq_trim(&conn->rxq);
+  if (conn->ackq_n == 0) {
+    udccp_conn_ackq_release(conn);
+  }
+  held |= conn->ackq != NULL;
+  conn->t_trim = held ? ts + UDCCP_CONN_TRIM_AFTER : UDCCP_TSTAMP_NEVER;
+}
+
 udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   udccp_tstamp t = UDCCP_TSTAMP_NEVER;
   if (conn->state == UDCCP_STATE_CLOSED) {
@@ -79,6 +89,7 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   t = tmin(t, conn->t_listen);
   /* A queued datagram's expiry: it is dropped then, not sent late. */
   t = tmin(t, udccp_sendq_next_expiry(&conn->sendq));
+  t = tmin(t, conn->t_trim);
   if (conn->state == UDCCP_STATE_TIMEWAIT) {
     return t;
   }
@@ -128,6 +139,9 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
     return conn->error;
   }
   (void)udccp_sendq_expire(&conn->sendq, ts);
+  if (conn->t_trim <= ts) {
+    udccp_conn_trim(conn, ts);
+  }
   if (conn->t_timewait <= ts) {
     /* RFC 4340 §8.3: TIMEWAIT over; the connection is gone. */
     conn->t_timewait = UDCCP_TSTAMP_NEVER;

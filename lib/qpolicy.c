@@ -62,6 +62,19 @@ static void release(udccp_sendq *q) {
   q->next_exp = UDCCP_TSTAMP_NEVER;
 }
 
+/* The queue just emptied: an idle connection holds no send buffer, but a
+ * busy one (keep) reuses its block for the next datagram instead of an
+ * allocation and a free per packet (issue 13); its owner trims it once
+ * idle.  Every slot is free again, so the ring may restart at 0. */
+static void drained(udccp_sendq *q) {
+  if (!q->keep) {
+    release(q);
+    return;
+  }
+  q->head = 0;
+  q->next_exp = UDCCP_TSTAMP_NEVER;
+}
+
 void udccp_sendq_clear(udccp_sendq *q) {
   release(q);
   q->count = 0;
@@ -302,9 +315,16 @@ int udccp_sendq_pop(udccp_sendq *q) {
   q->head = (q->head + 1) % q->cap;
   q->count--;
   if (q->count == 0) {
-    release(q); /* drained: an idle connection holds no send buffer */
+    drained(q);
   }
   return 0;
+}
+
+int udccp_sendq_trim(udccp_sendq *q) {
+  if (q->count == 0 && q->cap > 0) {
+    release(q);
+  }
+  return q->cap > 0;
 }
 
 uint32_t udccp_sendq_expire_run(udccp_sendq *q, udccp_tstamp now) {
@@ -332,7 +352,7 @@ uint32_t udccp_sendq_expire_run(udccp_sendq *q, udccp_tstamp now) {
   q->expired += dropped;
   q->next_exp = next;
   if (q->count == 0) {
-    release(q);
+    drained(q);
   }
   return dropped;
 }

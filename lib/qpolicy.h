@@ -63,6 +63,9 @@ typedef struct udccp_sendq {
   uint32_t count;          /* datagrams queued */
   uint32_t n_free;         /* entries on free_slots */
   uint8_t policy;          /* enum udccp_qpolicy */
+  uint8_t keep;            /* 1: a drained queue keeps its block for the
+                              next push until udccp_sendq_trim() (a busy
+                              connection, issue 13); 0: freed at once */
   uint64_t evicted;        /* PRIO: queued datagrams dropped for a better one */
   uint64_t refused;        /* pushes refused because the queue was full */
   uint64_t expired;        /* datagrams dropped unsent at their expiry */
@@ -136,8 +139,13 @@ static inline uint32_t udccp_sendq_expire(udccp_sendq *q, udccp_tstamp now) {
 int udccp_sendq_peek(const udccp_sendq *q, const uint8_t **pdata,
                      size_t *plen, uint32_t *pprio);
 
-/* Removes the head datagram.  Returns 0 or UDCCP_ERR_AGAIN if empty. */
+/* Removes the head datagram.  Returns 0 or UDCCP_ERR_AGAIN if empty.
+ * The queue's last datagram gives its block back unless q->keep. */
 int udccp_sendq_pop(udccp_sendq *q);
+
+/* Gives the block of a drained queue back (kept under q->keep); nothing
+ * if datagrams are queued.  Returns 1 if q still holds a block after. */
+int udccp_sendq_trim(udccp_sendq *q);
 
 /* Bytes of heap the queue holds now. */
 static inline size_t udccp_sendq_mem(const udccp_sendq *q) {

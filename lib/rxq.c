@@ -192,14 +192,28 @@ int udccp_rxq_discard(udccp_rxq *q) {
   q->bytes -= e->len;
   q->count--;
   if (q->count == 0) {
-    /* Drained: an idle connection holds no receive buffer. */
-    release(q);
+    /* Drained: an idle connection holds no receive buffer; a busy one
+     * (keep) reuses the block for the next datagram, its owner trims it
+     * once idle (issue 13: an allocation and a free per packet). */
+    if (!q->keep) {
+      release(q);
+    } else {
+      q->head = 0;
+      q->byte_head = 0;
+    }
     return 0;
   }
   /* Datagrams are packed, so the next one starts right after this one. */
   q->byte_head = (e->off + e->len) % q->arena_cap;
   q->head = (q->head + 1) % q->ents_cap;
   return 0;
+}
+
+int udccp_rxq_trim(udccp_rxq *q) {
+  if (q->count == 0 && q->ents != NULL) {
+    release(q);
+  }
+  return q->ents != NULL;
 }
 
 udccp_ssize udccp_rxq_pop(udccp_rxq *q, void *buf, size_t cap) {

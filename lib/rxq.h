@@ -47,6 +47,8 @@ typedef struct udccp_rxq {
   uint32_t qlen;
   uint32_t head;        /* index in ents of the oldest datagram */
   uint32_t count;       /* datagrams queued */
+  uint8_t keep;         /* 1: drained, the block stays for the next push
+                           until udccp_rxq_trim() (issue 13); 0: freed */
   uint64_t drops;       /* pushes that failed (AGAIN or MSGSIZE) */
 } udccp_rxq;
 
@@ -91,6 +93,10 @@ udccp_ssize udccp_rxq_pop(udccp_rxq *q, void *buf, size_t cap);
 /* Removes the oldest datagram without copying it.  Returns 0 or
  * UDCCP_ERR_AGAIN if empty. */
 int udccp_rxq_discard(udccp_rxq *q);
+
+/* Gives the block of a drained queue back (kept under q->keep); nothing
+ * if datagrams are queued.  Returns 1 if q still holds a block after. */
+int udccp_rxq_trim(udccp_rxq *q);
 
 static inline size_t udccp_rxq_len(const udccp_rxq *q) { return q->count; }
 

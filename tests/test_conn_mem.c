@@ -24,9 +24,9 @@
 /* Issue 13: heap per idle OPEN connection, per end.  The acceptance is
  * 4 KiB for the whole stack (io/ adds its socket, hash and timer entries
  * and the allocator's headers: tests/test_io_scale.c); the core measures
- * 2,856 B on x86-64 (object 2,224 B), so this bound catches any growth of
- * a few hundred bytes. */
-#define IDLE_BUDGET 3072
+ * 3,088 B on x86-64 (16 B of it the trim timer and flags of the kept
+ * queue blocks), so this bound catches any growth of a few dozen bytes. */
+#define IDLE_BUDGET 3104
 
 typedef struct ends {
   count_mem cm[2];           /* client end, server end */
@@ -102,6 +102,28 @@ static void open_one(ends *e, udccp_conn *c[2], uint32_t i) {
   }
 }
 
+/* Issue 13: a busy connection keeps its drained queue blocks for reuse
+ * and gives them back UDCCP_CONN_TRIM_AFTER (100 ms) after taking them,
+ * if drained by then: "idle" is after that quiet time.  Lets 2 x 250 ms
+ * of virtual time pass for connections first..first+n-1 (c[0..n)), running the timers due
+ * and moving what they send. */
+static void go_idle(ends *e, udccp_conn *(*c)[2], uint32_t n,
+                    uint32_t first) {
+  uint32_t i;
+  int pass, side;
+  for (pass = 0; pass < 2; ++pass) {
+    e->now += 250 * UDCCP_NS_PER_MS;
+    for (i = 0; i < n; ++i) {
+      for (side = 0; side < 2; ++side) {
+        if (udccp_conn_get_expiry(c[i][side]) <= e->now) {
+          (void)udccp_conn_handle_expiry(c[i][side], e->now);
+        }
+      }
+      pump(e, c[i], first + i);
+    }
+  }
+}
+
 /* Closes connection i (the client closes; it holds TIMEWAIT), runs the
  * timers out and frees both ends. */
 static void close_one(ends *e, udccp_conn *c[2], uint32_t i) {
@@ -148,6 +170,7 @@ static void test_conn_mem_1000_idle_connections_under_3k_per_end(void **state) {
   for (i = 0; i < N_CONNS; ++i) {
     open_one(e, c[i], i);
   }
+  go_idle(e, c, N_CONNS, 0);
   for (side = 0; side < 2; ++side) {
     held[side] = e->cm[side].bytes - base[side];
     for (i = 0; i < N_CONNS; ++i) {
@@ -246,6 +269,7 @@ static void test_conn_mem_pure_receiver_holds_no_sender_state(void **state) {
     }
     e->now += 10 * UDCCP_NS_PER_MS;
   }
+  go_idle(e, &c, 1, 7);
   udccp_conn_get_info(c[1], &info);
   print_message("receiver after %llu datagrams: %llu B\n",
                 (unsigned long long)info.data_pkts_recv,
