@@ -453,6 +453,41 @@ static int close_conn(const cat_opts *o, udccp_endpoint *ep, cat_conn *c,
   return status;
 }
 
+/* One turn of a connection's loop: wait for the endpoint's socket, its
+ * next timer or (while there is room and the connection takes input)
+ * standard input; run the endpoint; read what stdin has.  While the
+ * connection refuses input (blocked), wake within 10 ms to offer the
+ * queued lines again.  Returns 0, or -1 when poll() fails. */
+static int wait_and_read(const cat_opts *o, udccp_endpoint *ep,
+                         cat_input *in, int blocked) {
+  struct pollfd pfd[2];
+  pfd[0].fd = udccp_endpoint_fd(ep);
+  pfd[0].events = POLLIN;
+  nfds_t nfds = 1;
+  if (!o->no_stdin && !in->eof && !blocked && in->len < CAT_INBUF) {
+    pfd[1].fd = STDIN_FILENO;
+    pfd[1].events = POLLIN;
+    nfds = 2;
+  }
+  int t = udccp_endpoint_timeout_ms(ep);
+  if (blocked && (t < 0 || t > 10)) {
+    t = 10;
+  }
+  if (poll(pfd, nfds, t) < 0 && errno != EINTR) {
+    return -1;
+  }
+  (void)udccp_endpoint_process(ep);
+  if (nfds == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+    ssize_t r = read(STDIN_FILENO, in->buf + in->len, CAT_INBUF - in->len);
+    if (r > 0) {
+      in->len += (size_t)r;
+    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+      in->eof = 1;
+    }
+  }
+  return 0;
+}
+
 /* Runs one connection to its end; returns the exit status. */
 static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s,
                cat_input *in) {
@@ -507,31 +542,9 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s,
       s = NULL;
       break;
     }
-    struct pollfd pfd[2];
-    pfd[0].fd = udccp_endpoint_fd(ep);
-    pfd[0].events = POLLIN;
-    nfds_t nfds = 1;
-    if (!o->no_stdin && !in->eof && !blocked && in->len < CAT_INBUF) {
-      pfd[1].fd = STDIN_FILENO;
-      pfd[1].events = POLLIN;
-      nfds = 2;
-    }
-    int t = udccp_endpoint_timeout_ms(ep);
-    if (blocked && (t < 0 || t > 10)) {
-      t = 10; /* re-offer queued lines soon */
-    }
-    if (poll(pfd, nfds, t) < 0 && errno != EINTR) {
+    if (wait_and_read(o, ep, in, blocked) != 0) {
       status = 1;
       break;
-    }
-    (void)udccp_endpoint_process(ep);
-    if (nfds == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      ssize_t r = read(STDIN_FILENO, in->buf + in->len, CAT_INBUF - in->len);
-      if (r > 0) {
-        in->len += (size_t)r;
-      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-        in->eof = 1;
-      }
     }
   }
   if (o->verbose && s != NULL) {
@@ -737,31 +750,9 @@ static int run_mp(const cat_opts *o, udccp_endpoint *ep, udccp_mpsock *m,
     if (end) {
       break;
     }
-    struct pollfd pfd[2];
-    pfd[0].fd = udccp_endpoint_fd(ep);
-    pfd[0].events = POLLIN;
-    nfds_t nfds = 1;
-    if (!o->no_stdin && !in->eof && !blocked && in->len < CAT_INBUF) {
-      pfd[1].fd = STDIN_FILENO;
-      pfd[1].events = POLLIN;
-      nfds = 2;
-    }
-    int t = udccp_endpoint_timeout_ms(ep);
-    if (blocked && (t < 0 || t > 10)) {
-      t = 10;
-    }
-    if (poll(pfd, nfds, t) < 0 && errno != EINTR) {
+    if (wait_and_read(o, ep, in, blocked) != 0) {
       status = 1;
       break;
-    }
-    (void)udccp_endpoint_process(ep);
-    if (nfds == 2 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      ssize_t r = read(STDIN_FILENO, in->buf + in->len, CAT_INBUF - in->len);
-      if (r > 0) {
-        in->len += (size_t)r;
-      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-        in->eof = 1;
-      }
     }
   }
   if (!closed) {
