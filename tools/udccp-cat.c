@@ -106,6 +106,18 @@ typedef struct cat_conn {
   int closing;
 } cat_conn;
 
+/* Drops what was sent from the input buffer: empties it when all went,
+ * moves the rest to the front once more than half of it is spent. */
+static void input_compact(cat_input *in) {
+  if (in->off == in->len) {
+    in->off = in->len = 0;
+  } else if (in->off > CAT_INBUF / 2) {
+    memmove(in->buf, in->buf + in->off, in->len - in->off);
+    in->len -= in->off;
+    in->off = 0;
+  }
+}
+
 static void usage(FILE *f) {
   fprintf(f,
 "usage: udccp-cat [options] HOST PORT\n"
@@ -395,13 +407,7 @@ static int send_input(cat_conn *c, cat_input *in) {
     c->sent_bytes += n;
     in->off += n;
   }
-  if (in->off == in->len) {
-    in->off = in->len = 0;
-  } else if (in->off > CAT_INBUF / 2) {
-    memmove(in->buf, in->buf + in->off, in->len - in->off);
-    in->len -= in->off;
-    in->off = 0;
-  }
+  input_compact(in);
   return blocked;
 }
 
@@ -721,13 +727,7 @@ static int run_mp(const cat_opts *o, udccp_endpoint *ep, udccp_mpsock *m,
       sent++;
       in->off += len;
     }
-    if (in->off == in->len) {
-      in->off = in->len = 0;
-    } else if (in->off > CAT_INBUF / 2) {
-      memmove(in->buf, in->buf + in->off, in->len - in->off);
-      in->len -= in->off;
-      in->off = 0;
-    }
+    input_compact(in);
     /* EOF after sending: close once drained (as run()) */
     if (!end && !o->no_stdin && in->eof && in->len == 0 && sent > 0) {
       udccp_mpsock_get_info(m, &mi);
