@@ -10,11 +10,14 @@
  *       DCCP-UDP: one server thread accepts and closes, one client thread
  *       keeps CONCURRENCY (256) connections opening at once and closes
  *       each as it opens.  Prints "hs_per_s=<completed cycles per second>".
- *   udccp-ioscale mt FLOWS WORKERS SECONDS   bulk flows (1200-byte
- *       datagrams, CCID 2), one client thread and endpoint each, into a
- *       server of WORKERS threads on one UDP port
+ *   udccp-ioscale mt FLOWS WORKERS SECONDS [pin]   bulk flows
+ *       (1200-byte datagrams, CCID 2), one client thread and endpoint
+ *       each, into a server of WORKERS threads on one UDP port
  *       (udccp_endpoint_new_workers); flow i is steered to worker
- *       i mod WORKERS.  Prints "goodput_mbps=<aggregate>".
+ *       i mod WORKERS.  With "pin", worker k and the flows steered to it
+ *       run on CPU k mod (CPUs), so that a worker and its clients share
+ *       one core and WORKERS cores are used.  Prints
+ *       "goodput_mbps=<aggregate>".
  *
  * Timing figures: compare lines of one run, not runs.
  */
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <udccp/udccp.h>
 
@@ -262,13 +266,26 @@ static int hs_main(double secs, long conc) {
 
 typedef struct mt_worker {
   udccp_endpoint *ep;
+  int cpu; /* -1: not pinned */
   volatile int stop;
   volatile uint64_t bytes; /* received while counting */
   volatile int counting;
 } mt_worker;
 
+/* Run the calling thread on CPU cpu only (cpu < 0: anywhere). */
+static void pin_to(int cpu) {
+  if (cpu < 0) {
+    return;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
 static void *mt_server(void *arg) {
   mt_worker *w = arg;
+  pin_to(w->cpu);
   udccp_sock *socks[MT_MAX];
   int n = 0;
   static _Thread_local uint8_t buf[65536];
@@ -299,6 +316,7 @@ static void *mt_server(void *arg) {
 
 typedef struct mt_flow {
   uint16_t udp_port;
+  int cpu;
   uint32_t worker, nworkers;
   volatile int stop;
   int rv;
@@ -306,6 +324,7 @@ typedef struct mt_flow {
 
 static void *mt_client(void *arg) {
   mt_flow *f = arg;
+  pin_to(f->cpu);
   udccp_endpoint *ep = client(f->udp_port);
   udccp_sock *s = NULL;
   /* A connection the steering rule gives to our worker: (client DCCP
@@ -343,9 +362,13 @@ static void *mt_client(void *arg) {
   return NULL;
 }
 
-static int mt_main(int flows, int workers, double secs) {
+static int mt_main(int flows, int workers, double secs, int pin) {
   if (flows < 1 || flows > MT_MAX || workers < 1 || workers > MT_MAX) {
     return 2;
+  }
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (ncpu < 1) {
+    ncpu = 1;
   }
   udccp_endpoint_config cfg;
   udccp_endpoint_config_default(&cfg);
@@ -362,6 +385,7 @@ static int mt_main(int flows, int workers, double secs) {
   for (int k = 0; k < workers; k++) {
     memset(&w[k], 0, sizeof(w[k]));
     w[k].ep = eps[k];
+    w[k].cpu = pin ? (int)(k % ncpu) : -1;
     if ((rv = udccp_listen(eps[k], PORT0, &code, 1)) != 0) {
       die("listen", rv);
     }
@@ -372,6 +396,7 @@ static int mt_main(int flows, int workers, double secs) {
     fl[i].udp_port = udccp_endpoint_local_port(eps[0]);
     fl[i].worker = (uint32_t)(i % workers);
     fl[i].nworkers = (uint32_t)workers;
+    fl[i].cpu = w[i % workers].cpu;
     pthread_create(&ct[i], NULL, mt_client, &fl[i]);
   }
   /* One second to connect and ramp up, then count. */
@@ -405,15 +430,16 @@ static int mt_main(int flows, int workers, double secs) {
   for (int i = 0; i < flows; i++) {
     bad |= fl[i].rv != 0;
   }
-  printf("goodput_mbps=%.1f flows=%d workers=%d%s\n",
-         (double)total * 8 / dt / 1e6, flows, workers,
+  printf("goodput_mbps=%.1f flows=%d workers=%d%s%s\n",
+         (double)total * 8 / dt / 1e6, flows, workers, pin ? " pinned" : "",
          bad ? " (a flow failed)" : "");
   return bad;
 }
 
 int main(int argc, char **argv) {
   if (argc >= 5 && strcmp(argv[1], "mt") == 0) {
-    return mt_main(atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
+    return mt_main(atoi(argv[2]), atoi(argv[3]), atof(argv[4]),
+                   argc > 5 && strcmp(argv[5], "pin") == 0);
   }
   if (argc >= 3 && strcmp(argv[1], "rtt") == 0) {
     return rtt_main(atol(argv[2]), argc > 3 ? atol(argv[3]) : 2000);
@@ -422,6 +448,6 @@ int main(int argc, char **argv) {
     return hs_main(atof(argv[2]), argc > 3 ? atol(argv[3]) : 256);
   }
   fprintf(stderr, "usage: udccp-ioscale rtt N [ROUNDS] | hs SECONDS "
-                  "[CONCURRENCY] | mt FLOWS WORKERS SECONDS\n");
+                  "[CONCURRENCY] | mt FLOWS WORKERS SECONDS [pin]\n");
   return 2;
 }
