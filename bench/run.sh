@@ -190,15 +190,22 @@ if [ -x "$SCALE" ]; then
   done
   hs=$(timeout 120 "$SCALE" hs "$SECS" 2>/dev/null | sed -n 's/^hs_per_s=\([0-9]*\).*/\1/p')
   printf '%-34s %14s\n' "handshakes/s, loopback (1 thread)" "${hs:-error}"
-  # Cores: two flows into two worker threads on one UDP port, against one
-  # flow into one worker, measured in this run (clients are threads of the
-  # same machine: with 2 CPUs they compete with the workers).
-  one=$(timeout 60 "$SCALE" mt 1 1 "$SECS" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p')
-  two=$(timeout 60 "$SCALE" mt 2 2 "$SECS" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p')
-  if [ -n "$one" ] && [ -n "$two" ]; then
-    awk -v a="$one" -v b="$two" 'BEGIN {
-      printf "%-34s %9.1f Mbit/s\n", "1 flow, 1 worker (baseline)", a
-      printf "%-34s %9.1f Mbit/s %8.2fx\n", "2 flows, 2 workers, one port", b, b / a }'
+  # Cores (issue 13): worker threads on one UDP port.  The clients are
+  # threads of this machine too, so two views, each against its own
+  # baseline of this run:
+  #  - per core: one worker and its flow on one CPU, then two workers
+  #    with a flow each, each pair on its own CPU (taskset-like pinning);
+  #  - per worker: the same two flows into one worker, then two workers
+  #    (unpinned: the scheduler places the four threads).
+  mt() { timeout 60 "$SCALE" mt "$@" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p'; }
+  one=$(mt 1 1 "$SECS" pin); two=$(mt 2 2 "$SECS" pin)
+  w1=$(mt 2 1 "$SECS"); w2=$(mt 2 2 "$SECS")
+  if [ -n "$one" ] && [ -n "$two" ] && [ -n "$w1" ] && [ -n "$w2" ]; then
+    awk -v a="$one" -v b="$two" -v c="$w1" -v d="$w2" 'BEGIN {
+      printf "%-34s %9.1f Mbit/s\n", "1 worker + 1 flow on 1 CPU (base)", a
+      printf "%-34s %9.1f Mbit/s %8.2fx\n", "2 workers + 2 flows on 2 CPUs", b, b / a
+      printf "%-34s %9.1f Mbit/s\n", "2 flows into 1 worker (base)", c
+      printf "%-34s %9.1f Mbit/s %8.2fx\n", "2 flows into 2 workers, one port", d, d / c }'
   else
     printf '%-34s %14s\n' "worker scaling" "error"
   fi
