@@ -210,11 +210,11 @@ fi
 # The socket runtime at scale (issue 13): RTT of one active connection
 # with N idle ones on the same endpoints, as a ratio to N = 1 measured in
 # this run; handshakes per second over loopback (one server thread).
-# BENCH_IDLE_MAX (default 10000) bounds N: per-connection memory decides
-# whether 100000 fits this machine.
+# BENCH_IDLE_MAX (default 100000) bounds N: 100,000 idle connections take
+# ~10 s to open and ~0.7 GB (both ends, one process).
 SCALE=$BUILD/bench/udccp-ioscale
 if [ -x "$SCALE" ]; then
-  IDLE_MAX=${BENCH_IDLE_MAX:-10000}
+  IDLE_MAX=${BENCH_IDLE_MAX:-100000}
   echo
   printf '%-34s %14s %9s\n' "idle connections" "RTT (median)" "vs 1 idle"
   base=""
