@@ -53,12 +53,12 @@ static void test_bbr_utilization_and_p95_queueing(void **state) {
   assert_true(cubic_q95 > 2 * q95);
 }
 
-/* UpdateMinRTT: a sample within one packet time of the minimum (here
- * 60 us at 200 Mbit/s) refreshes it.  The samples of a flow with an
+/* UpdateMinRTT: a sample within a quarter packet time of the minimum
+ * (here 15 us at 200 Mbit/s) refreshes it.  The samples of a flow with an
  * empty queue sit 1-5 us above the minimum (the acks' Ack Vectors vary in
  * length), so with the draft's strict < (or <=) none refreshed it and a
  * ProbeRTT came every 5.4 s, the queue empty: 200 Mbit/s x 100 ms, 20 s,
- * utilization 0.889 with <=, 0.911 with the one-packet tolerance. */
+ * utilization 0.889 with <=, 0.911 with the tolerance. */
 static void test_bbr_min_rtt_refreshed_without_probe_rtt(void **state) {
   const sim_flow_result *r;
   (void)state;
