@@ -81,7 +81,7 @@ BENCH_SECONDS ?= 3
 .PHONY: bench
 bench: deps
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DUDCCP_TESTS=OFF >/dev/null
-	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast udccp-hsbench udccp-ippbench
+	cmake --build build-bench -j $(JOBS) --target udccp-perf udccp-udpblast udccp-hsbench udccp-ippbench udccp-ioscale udccp-hostile-bench
 	@sh bench/run.sh build-bench $(BENCH_SECONDS)
 
 # Debian packages of a Release build installed to /usr (cmake/package.cmake):

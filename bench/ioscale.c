@@ -9,7 +9,9 @@
  *   udccp-ioscale hs SECONDS [CONCURRENCY]   handshakes over loopback
  *       DCCP-UDP: one server thread accepts and closes, one client thread
  *       keeps CONCURRENCY (256) connections opening at once and closes
- *       each as it opens.  Prints "hs_per_s=<completed cycles per second>".
+ *       each as it opens.  Prints "hs_per_s=<accepted per second>" and
+ *       connect_failed (connects refused, e.g. out of local ports: then
+ *       the figure is not a handshake rate).
  *   udccp-ioscale mt FLOWS WORKERS SECONDS [pin]   bulk flows
  *       (1200-byte datagrams, CCID 2), one client thread and endpoint
  *       each, into a server of WORKERS threads on one UDP port
@@ -34,6 +36,11 @@
 
 #define SVC 77
 #define NPORTS 8
+/* The handshake test's client closes first, so its side of every cycle
+ * sits in TIMEWAIT (RFC 4340 §8.3): one client address has 16,384
+ * ephemeral ports per server port, so the server listens on this many
+ * ports for the client never to run out within a run (2 M cycles). */
+#define HS_NPORTS 128
 #define PORT0 7000
 
 static double now_s(void) {
@@ -47,7 +54,7 @@ static void die(const char *what, int rv) {
   exit(1);
 }
 
-static udccp_endpoint *server(void) {
+static udccp_endpoint *server(int nports) {
   udccp_endpoint_config cfg;
   udccp_endpoint_config_default(&cfg);
   cfg.local_host = "127.0.0.1";
@@ -58,7 +65,7 @@ static udccp_endpoint *server(void) {
     die("server endpoint", rv);
   }
   uint32_t code = SVC;
-  for (int p = 0; p < NPORTS; p++) {
+  for (int p = 0; p < nports; p++) {
     rv = udccp_listen(ep, (uint16_t)(PORT0 + p), &code, 1);
     if (rv != 0) {
       die("listen", rv);
@@ -89,7 +96,7 @@ static int cmp_double(const void *a, const void *b) {
 /* ------------------------------------------------------------------ rtt */
 
 static int rtt_main(long n, long rounds) {
-  udccp_endpoint *sep = server();
+  udccp_endpoint *sep = server(NPORTS);
   udccp_endpoint *cep = client(udccp_endpoint_local_port(sep));
   long total = n + 1, nc = 0, na = 0;
   udccp_sock **cs = calloc((size_t)total, sizeof(*cs));
@@ -192,24 +199,25 @@ static void *hs_server(void *arg) {
 static int hs_main(double secs, long conc) {
   hs_state h;
   memset(&h, 0, sizeof(h));
-  h.sep = server();
+  h.sep = server(HS_NPORTS);
   udccp_endpoint *cep = client(udccp_endpoint_local_port(h.sep));
   pthread_t th;
   if (pthread_create(&th, NULL, hs_server, &h) != 0) {
     return 1;
   }
   udccp_sock **cs = calloc((size_t)conc, sizeof(*cs));
-  long opened = 0, started = 0;
+  long opened = 0, started = 0, refused = 0;
   double t0 = now_s(), tend = t0 + secs;
   uint32_t next = 0;
   while (now_s() < tend) {
     for (long i = 0; i < conc; i++) {
       if (cs[i] == NULL) {
         int rv = udccp_connect(cep, &cs[i], "127.0.0.1",
-                               (uint16_t)(PORT0 + next++ % NPORTS), SVC, 0,
+                               (uint16_t)(PORT0 + next++ % HS_NPORTS), SVC, 0,
                                0);
         if (rv != 0) {
           cs[i] = NULL;
+          refused++; /* e.g. no free local port: the run is port-bound */
           continue;
         }
         started++;
@@ -244,11 +252,11 @@ static int hs_main(double secs, long conc) {
   printf("hs_per_s=%.0f opened=%ld accepted=%ld started=%ld secs=%.2f "
          "srv_tx_batches_per_hs=%.2f srv_rx_batches_per_hs=%.2f "
          "cli_tx_batches_per_hs=%.2f cli_rx_batches_per_hs=%.2f "
-         "pkts_per_hs=%.2f\n",
+         "pkts_per_hs=%.2f connect_failed=%ld\n",
          (double)h.accepted / dt, opened, h.accepted, started, dt,
          (double)sst.tx_batches / acc, (double)sst.rx_batches / acc,
          (double)cst.tx_batches / acc, (double)cst.rx_batches / acc,
-         (double)(sst.tx_pkts + cst.tx_pkts) / acc);
+         (double)(sst.tx_pkts + cst.tx_pkts) / acc, refused);
   for (long i = 0; i < conc; i++) {
     if (cs[i] != NULL) {
       udccp_abort(cs[i]);

@@ -18,6 +18,7 @@ LEN=${BENCH_LEN:-1200}
 BLAST=$BUILD/bench/udccp-udpblast
 HSBENCH=$BUILD/bench/udccp-hsbench
 PERF=$BUILD/udccp-perf
+CPURUN="python3 $(dirname "$0")/cpurun.py"
 for p in "$BLAST" "$PERF" "$HSBENCH"; do
   if [ ! -x "$p" ]; then
     echo "bench: $p not built (cmake --build $BUILD)" >&2
@@ -76,7 +77,7 @@ blast() {
 # perf NAME PORT CCID [OPTIONS]   (OPTIONS for both ends: --raw, --no-gso)
 perf() {
   srv=$TMP/$1.srv
-  "$PERF" -s -1 -p "$2" $4 >"$srv" 2>&1 &
+  $CPURUN "$TMP/$1.cpu_s" "$PERF" -s -1 -p "$2" $4 >"$srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
   if ! wait_for "udccp-perf server" "$srv"; then
@@ -88,8 +89,8 @@ perf() {
     fi
     return
   fi
-  "$PERF" -c 127.0.0.1 -p "$2" -t "$SECS" -l "$LEN" --ccid "$3" $4 -J \
-    >"$TMP/$1.json" 2>"$TMP/$1.err"
+  $CPURUN "$TMP/$1.cpu_c" "$PERF" -c 127.0.0.1 -p "$2" -t "$SECS" -l "$LEN" \
+    --ccid "$3" $4 -J >"$TMP/$1.json" 2>"$TMP/$1.err"
   wait $spid
   bps=$(field goodput_bps "$TMP/$1.json")
   if [ -z "$bps" ]; then
@@ -97,8 +98,40 @@ perf() {
     return
   fi
   echo "$bps" >"$TMP/$1.bps"
-  echo "loss $(field loss_rate "$TMP/$1.json"), rtt $(field rtt_ms "$TMP/$1.json") ms, $(field tx_pkts_per_batch "$TMP/$1.json") pkts/sendmmsg" \
+  echo "loss $(field loss_rate "$TMP/$1.json"), rtt $(field rtt_ms "$TMP/$1.json") ms, $(field tx_pkts_per_batch "$TMP/$1.json") pkts/sendmmsg, $(cpu_per_gb "$1") CPU s/GB" \
     >"$TMP/$1.note"
+}
+
+# cpu_per_gb NAME: CPU seconds of both ends ($TMP/NAME.cpu_s, .cpu_c) per
+# gigabyte of goodput ($TMP/NAME.bps over SECS); also kept in NAME.spgb
+cpu_per_gb() {
+  cat "$TMP/$1.cpu_s" "$TMP/$1.cpu_c" "$TMP/$1.bps" 2>/dev/null |
+    awk -v t="$SECS" -v out="$TMP/$1.spgb" 'NR <= 2 { c += $1 } NR == 3 { b = $1 }
+      END { if (b > 0) { v = c / (b * t / 8 / 1e9); printf "%.2f", v;
+                         printf "%.4f\n", v > out } else printf "-" }'
+}
+
+# tcp NAME PORT: iperf3 over loopback TCP (congestion control cubic, named
+# because this machine's default is bbr), goodput and CPU per GB
+tcp() {
+  if ! command -v iperf3 >/dev/null 2>&1; then
+    echo "n/a (no iperf3)" >"$TMP/$1.note"
+    return
+  fi
+  $CPURUN "$TMP/$1.cpu_s" iperf3 -s -1 -p "$2" >"$TMP/$1.srv" 2>&1 &
+  spid=$!
+  PIDS="$PIDS $spid"
+  sleep 0.5
+  $CPURUN "$TMP/$1.cpu_c" iperf3 -c 127.0.0.1 -p "$2" -t "$SECS" -C cubic -J \
+    >"$TMP/$1.json" 2>"$TMP/$1.err"
+  wait $spid
+  bps=$(python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' "$TMP/$1.json" 2>/dev/null)
+  if [ -z "$bps" ]; then
+    echo "error: iperf3 $(head -c 200 "$TMP/$1.json" | tr '\n' ' ')" >"$TMP/$1.note"
+    return
+  fi
+  echo "$bps" >"$TMP/$1.bps"
+  echo "cubic, $(cpu_per_gb "$1") CPU s/GB" >"$TMP/$1.note"
 }
 
 echo "udccp bench: loopback, $LEN-byte payloads, $SECS s per row ($(uname -r), $(nproc) CPUs)"
@@ -117,6 +150,7 @@ else
   echo "n/a (needs root)" >"$TMP/ccid2_raw.note"
   echo "n/a (needs root)" >"$TMP/ccid3_raw.note"
 fi
+tcp tcp_iperf3 $((BASE + 9))
 blast udp_mmsg2 $((BASE + 8)) "" ""
 
 LIMIT=$(cat "$TMP/udp_mmsg.bps" "$TMP/udp_mmsg2.bps" 2>/dev/null |
@@ -146,7 +180,17 @@ row ccid2_udp_nogso "  CCID 2, DCCP-UDP, --no-gso"
 row ccid3_udp_nogso "  CCID 3, DCCP-UDP, --no-gso"
 row ccid2_raw "udccp-perf CCID 2, raw IP"
 row ccid3_raw "udccp-perf CCID 3, raw IP"
+row tcp_iperf3 "iperf3 TCP (for CPU per GB)"
 echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the receiver"
+# Issue 13 acceptance 5, side by side in this run: CCID 2 over DCCP-UDP
+# against the UDP GSO/GRO blaster, and its CPU per GB against TCP's.
+cat "$TMP/ccid2_udp.bps" "$TMP/udp_gso.bps" "$TMP/ccid2_udp.spgb" \
+  "$TMP/tcp_iperf3.spgb" 2>/dev/null | awk '{ v[NR] = $1 } END {
+    if (v[1] > 0 && v[2] > 0)
+      printf "CCID 2 DCCP-UDP / UDP GSO/GRO: %.2fx", v[1] / v[2];
+    if (v[3] > 0 && v[4] > 0)
+      printf "; CPU per GB, CCID 2 / iperf3 TCP: %.2fx", v[3] / v[4];
+    if (NR > 0) printf "\n" }'
 
 # The sans-I/O core per connection (issue 13): handshakes per CPU-second
 # (C heap and endpoint pool) next to a malloc+memset floor, heap per idle
@@ -166,11 +210,11 @@ fi
 # The socket runtime at scale (issue 13): RTT of one active connection
 # with N idle ones on the same endpoints, as a ratio to N = 1 measured in
 # this run; handshakes per second over loopback (one server thread).
-# BENCH_IDLE_MAX (default 10000) bounds N: per-connection memory decides
-# whether 100000 fits this machine.
+# BENCH_IDLE_MAX (default 100000) bounds N: 100,000 idle connections take
+# ~10 s to open and ~0.7 GB (both ends, one process).
 SCALE=$BUILD/bench/udccp-ioscale
 if [ -x "$SCALE" ]; then
-  IDLE_MAX=${BENCH_IDLE_MAX:-10000}
+  IDLE_MAX=${BENCH_IDLE_MAX:-100000}
   echo
   printf '%-34s %14s %9s\n' "idle connections" "RTT (median)" "vs 1 idle"
   base=""
@@ -190,15 +234,22 @@ if [ -x "$SCALE" ]; then
   done
   hs=$(timeout 120 "$SCALE" hs "$SECS" 2>/dev/null | sed -n 's/^hs_per_s=\([0-9]*\).*/\1/p')
   printf '%-34s %14s\n' "handshakes/s, loopback (1 thread)" "${hs:-error}"
-  # Cores: two flows into two worker threads on one UDP port, against one
-  # flow into one worker, measured in this run (clients are threads of the
-  # same machine: with 2 CPUs they compete with the workers).
-  one=$(timeout 60 "$SCALE" mt 1 1 "$SECS" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p')
-  two=$(timeout 60 "$SCALE" mt 2 2 "$SECS" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p')
-  if [ -n "$one" ] && [ -n "$two" ]; then
-    awk -v a="$one" -v b="$two" 'BEGIN {
-      printf "%-34s %9.1f Mbit/s\n", "1 flow, 1 worker (baseline)", a
-      printf "%-34s %9.1f Mbit/s %8.2fx\n", "2 flows, 2 workers, one port", b, b / a }'
+  # Cores (issue 13): worker threads on one UDP port.  The clients are
+  # threads of this machine too, so two views, each against its own
+  # baseline of this run:
+  #  - per core: one worker and its flow on one CPU, then two workers
+  #    with a flow each, each pair on its own CPU (taskset-like pinning);
+  #  - per worker: the same two flows into one worker, then two workers
+  #    (unpinned: the scheduler places the four threads).
+  mt() { timeout 60 "$SCALE" mt "$@" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p'; }
+  one=$(mt 1 1 "$SECS" pin); two=$(mt 2 2 "$SECS" pin)
+  w1=$(mt 2 1 "$SECS"); w2=$(mt 2 2 "$SECS")
+  if [ -n "$one" ] && [ -n "$two" ] && [ -n "$w1" ] && [ -n "$w2" ]; then
+    awk -v a="$one" -v b="$two" -v c="$w1" -v d="$w2" 'BEGIN {
+      printf "%-34s %9.1f Mbit/s\n", "1 worker + 1 flow on 1 CPU (base)", a
+      printf "%-34s %9.1f Mbit/s %8.2fx\n", "2 workers + 2 flows on 2 CPUs", b, b / a
+      printf "%-34s %9.1f Mbit/s\n", "2 flows into 1 worker (base)", c
+      printf "%-34s %9.1f Mbit/s %8.2fx\n", "2 flows into 2 workers, one port", d, d / c }'
   else
     printf '%-34s %14s\n' "worker scaling" "error"
   fi

@@ -783,21 +783,27 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
   }
 }
 
-void udccp_io_sock_gen(udccp_sock *s) {
+void udccp_io_sock_gen(udccp_sock *s) { udccp_io_sock_gen_at(s, udccp_io_now()); }
+
+void udccp_io_sock_gen_at(udccp_sock *s, udccp_tstamp now) {
   if (s->ep->filter_dirty) {
     filter_update(s->ep);
   }
-  sock_gen(s, udccp_io_now());
+  sock_gen(s, now);
   udccp_io_sched_update(s);
   /* dirty: udccp_endpoint_timeout_ms() says 0 until the loop sends */
   udccp_io_sched_touch(s);
 }
 
 void udccp_io_sock_flush(udccp_sock *s) {
+  udccp_io_sock_flush_at(s, udccp_io_now());
+}
+
+void udccp_io_sock_flush_at(udccp_sock *s, udccp_tstamp now) {
   if (s->ep->filter_dirty) {
     filter_update(s->ep);
   }
-  sock_gen(s, udccp_io_now());
+  sock_gen(s, now);
   tx_flush(s->ep);
   udccp_io_sched_update(s);
   /* the next loop turn reaps it if it is done */
@@ -1241,10 +1247,13 @@ static void trim_after_churn(udccp_endpoint *ep, udccp_tstamp now) {
   }
 }
 
-int udccp_endpoint_process(udccp_endpoint *ep) {
+#define IO_EVENTS_MAX 8
+
+/* One loop turn on the n events epoll gave: read, run due timers,
+ * generate and send. */
+static int process_events(udccp_endpoint *ep, const struct epoll_event *ev,
+                          int n) {
   int rv = 0;
-  struct epoll_event ev[8];
-  int n = epoll_wait(ep->epfd, ev, 8, 0);
   udccp_tstamp now = udccp_io_now();
   for (int i = 0; i < n; i++) {
     if (ev[i].data.u32 & UDCCP_IO_EV_SHARE) {
@@ -1297,23 +1306,34 @@ int udccp_endpoint_process(udccp_endpoint *ep) {
   return rv;
 }
 
+int udccp_endpoint_process(udccp_endpoint *ep) {
+  struct epoll_event ev[IO_EVENTS_MAX];
+  int n = epoll_wait(ep->epfd, ev, IO_EVENTS_MAX, 0);
+  return process_events(ep, ev, n > 0 ? n : 0);
+}
+
 int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms) {
   int t = udccp_endpoint_timeout_ms(ep);
   if (timeout_ms >= 0 && (t < 0 || timeout_ms < t)) {
     t = timeout_ms;
   }
-  struct epoll_event ev[2];
-  if (epoll_wait(ep->epfd, ev, 2, t) < 0 && errno != EINTR) {
+  /* The events of this wait are the turn's: no second epoll_wait. */
+  struct epoll_event ev[IO_EVENTS_MAX];
+  int n = epoll_wait(ep->epfd, ev, IO_EVENTS_MAX, t);
+  if (n < 0 && errno != EINTR) {
     return UDCCP_ERR_SOCKET;
   }
-  return udccp_endpoint_process(ep);
+  return process_events(ep, ev, n > 0 ? n : 0);
 }
 
 int udccp_io_wait(udccp_endpoint *ep, udccp_tstamp deadline,
                   int (*ready)(void *arg), void *arg) {
   int zero_waits = 0;
+  struct epoll_event ev[IO_EVENTS_MAX];
+  int n = epoll_wait(ep->epfd, ev, IO_EVENTS_MAX, 0);
   for (;;) {
-    int rv = udccp_endpoint_process(ep);
+    /* a turn on the events the last wait returned (no second poll) */
+    int rv = process_events(ep, ev, n > 0 ? n : 0);
     if (rv != 0) {
       return rv;
     }
@@ -1341,8 +1361,8 @@ int udccp_io_wait(udccp_endpoint *ep, udccp_tstamp deadline,
     if (zero_waits > 3) {
       t = 1;
     }
-    struct epoll_event ev[2];
-    if (epoll_wait(ep->epfd, ev, 2, t) < 0 && errno != EINTR) {
+    n = epoll_wait(ep->epfd, ev, IO_EVENTS_MAX, t);
+    if (n < 0 && errno != EINTR) {
       return UDCCP_ERR_SOCKET;
     }
   }

@@ -176,12 +176,15 @@ void udccp_io_sock_free(udccp_sock *s);
  * lets it finish (the loop frees it then). */
 void udccp_io_sock_orphaned(udccp_sock *s);
 
-/* Generates s's packets now and sends every batched packet. */
+/* Generates s's packets now and sends every batched packet.  The _at
+ * form takes a clock reading the caller already has. */
 void udccp_io_sock_flush(udccp_sock *s);
+void udccp_io_sock_flush_at(udccp_sock *s, udccp_tstamp now);
 
 /* Generates s's packets now into the transmit batch, sending only full
  * batches; the loop (or the next flush) sends the rest. */
 void udccp_io_sock_gen(udccp_sock *s);
+void udccp_io_sock_gen_at(udccp_sock *s, udccp_tstamp now);
 
 /* Sends tmsg[from..to) one packet per message (sendmmsg); returns how
  * many the kernel took.  EMSGSIZE updates the path MTU; other failures

@@ -309,10 +309,9 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
     return UDCCP_ERR_INVALID_STATE;
   }
   int more = rq->more;
-  udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
-  if (rq->expires < deadline) {
-    deadline = rq->expires; /* never wait past the datagram's deadline */
-  }
+  /* One clock reading per round (a sender queueing a batch calls this once
+   * per datagram); the deadline only when it waits. */
+  udccp_tstamp deadline = 0;
   for (int round = 0;; round++) {
     if (udccp_io_sock_dead(s)) {
       int e = udccp_io_sock_dead_error(s);
@@ -326,13 +325,14 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
       if (len > udccp_conn_get_mps(s->conn)) {
         return UDCCP_ERR_MSGSIZE;
       }
+      udccp_tstamp now = udccp_io_now();
       int r = udccp_conn_queue_datagram_until(s->conn, buf, len, rq->prio,
-                                              rq->expires, udccp_io_now());
+                                              rq->expires, now);
       if (r == 0) {
         if (more) {
-          udccp_io_sock_gen(s);
+          udccp_io_sock_gen_at(s, now);
         } else {
-          udccp_io_sock_flush(s);
+          udccp_io_sock_flush_at(s, now);
         }
         return (udccp_ssize)len;
       }
@@ -348,6 +348,12 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
     if (round > 0 && timeout_ms == 0) {
       s->want_write = 1; /* UDCCP_EV_WRITABLE once there is room */
       return UDCCP_ERR_AGAIN;
+    }
+    if (round == 0) {
+      deadline = udccp_io_deadline(timeout_ms);
+      if (rq->expires < deadline) {
+        deadline = rq->expires; /* never wait past the datagram's deadline */
+      }
     }
     int rv = udccp_io_wait(s->ep, deadline, can_send_or_dead, s);
     if (rv != 0) {
@@ -420,7 +426,9 @@ udccp_ssize udccp_recv_ex(udccp_sock *s, void *buf, size_t cap,
   if (s == NULL || (buf == NULL && cap > 0) || (ri != NULL && ri->size < 8)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
+  /* The deadline is for waiting: read the clock only then (a receiver
+   * that drains a batch calls this once per datagram). */
+  udccp_tstamp deadline = 0;
   for (int round = 0;; round++) {
     udccp_ssize r = udccp_conn_read_datagram_ex(s->conn, buf, cap, ri);
     if (r >= 0 || r == UDCCP_ERR_NOBUF) {
@@ -440,6 +448,9 @@ udccp_ssize udccp_recv_ex(udccp_sock *s, void *buf, size_t cap,
     }
     if (round > 0 && timeout_ms == 0) {
       return UDCCP_ERR_AGAIN;
+    }
+    if (round == 0) {
+      deadline = udccp_io_deadline(timeout_ms);
     }
     int rv = udccp_io_wait(s->ep, deadline, readable_or_dead, s);
     if (rv != 0) {
