@@ -87,6 +87,15 @@ struct ucompat_sock {
   uint8_t *pend;               /* datagram waiting for room towards the app */
   size_t pendlen;
   int has_pend;
+  /* UDCCP_MULTIPATH (svc.c): the connection is a udccp_mpsock and us its
+   * first subflow */
+  udccp_mpsock *mp;
+  uint8_t mp_active;           /* Multipath DCCP agreed (else fallen back) */
+  uint8_t mp_rx_end;           /* every subflow done and everything read */
+  uint64_t mp_sent;            /* datagrams handed to udccp_mpsock_send */
+  uint8_t *opend;              /* datagram waiting for room towards udccp */
+  size_t opendlen;
+  int has_opend;
   ucompat_sock *next;          /* the thread's list */
 };
 

@@ -227,6 +227,11 @@ static void stat_refresh(ucompat_sock *cs) {
   snap_begin(st);
   udccp_sock_get_info(cs->us, &st->info);
   snap_end(st);
+  if (cs->mp != NULL) {
+    udccp_mp_info mi;
+    (void)udccp_mpsock_get_info(cs->mp, &mi);
+    cs->mp_active = mi.active;
+  }
 }
 
 void ucompat_svc_refresh(ucompat_sock *cs) {
@@ -293,6 +298,9 @@ static void finish(ucompat_sock *cs) {
   free(cs->pend);
   cs->pend = NULL;
   cs->has_pend = 0;
+  free(cs->opend);
+  cs->opend = NULL;
+  cs->has_opend = 0;
   cs->thread_done = 1;
   list_remove(cs);
   pthread_cond_broadcast(&ucompat_cv);
@@ -315,6 +323,45 @@ static int transport(void) {
     }
   }
   return g_transport;
+}
+
+/* UDCCP_MULTIPATH (doc/preload.md): unset, empty or "0": plain DCCP;
+ * "1": every connection is a Multipath DCCP connection (RFC 9897,
+ * udccp_mpsock), a client's one subflow from the route's address;
+ * "ADDR,ADDR...": a client's subflows from each numeric address.  A peer
+ * without multipath gives plain DCCP (§3.6).  UDCCP_DEBUG=1 prints one
+ * line per multipath connection when it ends (stderr). */
+static int g_mp = -1, g_debug;
+static char g_mp_buf[512];
+static const char *g_mp_local[UDCCP_MP_SUBFLOWS_MAX];
+static size_t g_mp_n;
+
+static int multipath(void) {
+  if (g_mp < 0) {
+    const char *e = getenv("UDCCP_MULTIPATH");
+    const char *d = getenv("UDCCP_DEBUG");
+    g_debug = d != NULL && strcmp(d, "0") != 0 && *d != '\0';
+    g_mp = e != NULL && *e != '\0' && strcmp(e, "0") != 0;
+    if (g_mp && strcmp(e, "1") != 0) {
+      char *save = NULL;
+      snprintf(g_mp_buf, sizeof(g_mp_buf), "%s", e);
+      for (char *t = strtok_r(g_mp_buf, ",", &save);
+           t != NULL && g_mp_n < UDCCP_MP_SUBFLOWS_MAX;
+           t = strtok_r(NULL, ",", &save)) {
+        g_mp_local[g_mp_n++] = t;
+      }
+    }
+  }
+  return g_mp;
+}
+
+/* The endpoints' settings: multipath on when asked. */
+static void ep_settings(udccp_endpoint_config *cfg, udccp_settings *st) {
+  if (multipath()) {
+    udccp_settings_default(st);
+    st->multipath = 1; /* RFC 9897 §3.1: Multipath Capable */
+    cfg->settings = st;
+  }
 }
 
 /* UDCCP_KEEPALIVE="IDLE[,INTERVAL[,PROBES]]" or "off" (doc/preload.md)
@@ -363,8 +410,10 @@ static int endpoint_get(int server, udccp_endpoint **pep) {
   if (transport() == UDCCP_TRANSPORT_RAW) {
     if (g_ep_raw == NULL) {
       udccp_endpoint_config cfg;
+      udccp_settings st;
       udccp_endpoint_config_default(&cfg);
       cfg.transport = UDCCP_TRANSPORT_RAW;
+      ep_settings(&cfg, &st);
       listen_env(&cfg);
       rv = udccp_endpoint_new_config(&g_ep_raw, &cfg);
       if (rv == 0 && ep_register(g_ep_raw) != 0) {
@@ -377,8 +426,10 @@ static int endpoint_get(int server, udccp_endpoint **pep) {
   udccp_endpoint **slot = server ? &g_ep_srv : &g_ep_cli;
   if (*slot == NULL) {
     udccp_endpoint_config cfg;
+    udccp_settings st;
     udccp_endpoint_config_default(&cfg);
     cfg.transport = UDCCP_TRANSPORT_UDP;
+    ep_settings(&cfg, &st);
     cfg.local_port = server ? g_udp_port : 0;
     /* Servers share the UDP port with other processes (another preloaded
      * program, a udccp-perf server), each with its own DCCP ports (RFC
@@ -495,7 +546,17 @@ int ucompat_svc_connect(ucompat_sock *cs, const struct sockaddr *sa,
   settings_apply(ep, cs, &saved);
   udccp_sock *us = NULL;
   errno = 0;
-  rv = udccp_connect(ep, &us, host, port, cs->nsc > 0 ? cs->sc[0] : 0, 0, 0);
+  if (multipath()) {
+    udccp_mpsock *m = NULL;
+    rv = udccp_mpsock_connect(ep, &m, host, port,
+                              cs->nsc > 0 ? cs->sc[0] : 0, 0, g_mp_local,
+                              g_mp_n, 0);
+    cs->mp = m;
+    us = rv == 0 ? udccp_mpsock_subflow(m, 0) : NULL;
+  } else {
+    rv = udccp_connect(ep, &us, host, port, cs->nsc > 0 ? cs->sc[0] : 0, 0,
+                       0);
+  }
   (void)udccp_endpoint_set_settings(ep, &saved);
   if (rv != 0) {
     errno = io_errno(rv);
@@ -594,13 +655,60 @@ static ucompat_sock *find_listener(udccp_endpoint *ep, uint16_t port) {
   return NULL;
 }
 
+/* Ends a connection at once (Reset): a multipath one as a whole
+ * (MP_FAST_CLOSE, RFC 9897 §3.2.3). */
+static void conn_abort(udccp_sock *us, udccp_mpsock *m) {
+  if (m != NULL) {
+    udccp_mpsock_abort(m);
+  } else {
+    udccp_abort(us);
+  }
+}
+
+/* UDCCP_DEBUG: what a multipath connection was, as it ends. */
+static void mp_log(const ucompat_sock *cs) {
+  udccp_mp_info mi;
+  uint64_t tx = 0, rx = 0;
+  if (!g_debug || udccp_mpsock_get_info(cs->mp, &mi) != 0) {
+    return;
+  }
+  for (size_t i = 0; i < mi.n_subflows; i++) {
+    tx += mi.sub[i].tx_dgrams;
+    rx += mi.sub[i].rx_dgrams;
+  }
+  fprintf(stderr, "udccp-preload: %s connection, multipath %s, %u subflow%s, "
+                  "%llu datagrams sent, %llu received\n",
+          cs->is_server ? "accepted" : "client",
+          mi.active ? "active" : "off (plain DCCP: the peer did not agree)",
+          (unsigned)mi.n_subflows, mi.n_subflows == 1 ? "" : "s",
+          (unsigned long long)tx, (unsigned long long)rx);
+}
+
+/* Closes the connection (RFC 4340 §8.3; RFC 9897 §3.2.11 MP_CLOSE); the
+ * runtime finishes the handshakes alone. */
+static void conn_close(ucompat_sock *cs) {
+  if (cs->mp != NULL) {
+    mp_log(cs);
+    (void)udccp_mpsock_close(cs->mp, 0);
+    cs->mp = NULL;
+  } else {
+    udccp_close(cs->us, 0);
+  }
+  cs->us = NULL;
+}
+
 /* A connection completed on a listening port: give the program a
- * descriptor for it through the listener's pair. */
-static void hand_over(ucompat_sock *lis, udccp_sock *us) {
+ * descriptor for it through the listener's pair.  mp: its multipath
+ * connection (us its first subflow), or NULL. */
+static void hand_over(ucompat_sock *lis, udccp_sock *us, udccp_mpsock *mp) {
   if (atomic_load(&lis->st->pending) >= lis->backlog) {
     /* The program has not accept()ed its backlog: refuse (RFC 4340
      * §5.6, Too Busy), as Linux's DCCP drops past the backlog. */
-    udccp_abort_code(us, UDCCP_RESET_TOO_BUSY);
+    if (mp != NULL) {
+      udccp_mpsock_abort(mp);
+    } else {
+      udccp_abort_code(us, UDCCP_RESET_TOO_BUSY);
+    }
     return;
   }
   ucompat_sock *cs = calloc(1, sizeof(*cs));
@@ -609,7 +717,7 @@ static void hand_over(ucompat_sock *lis, udccp_sock *us) {
                                                          SOCK_CLOEXEC,
                                             0, sv) != 0) {
     free(cs);
-    udccp_abort(us);
+    conn_abort(us, mp);
     return;
   }
   *cs = *lis;
@@ -619,6 +727,7 @@ static void hand_over(ucompat_sock *lis, udccp_sock *us) {
   cs->in_epoll = 0;
   cs->ev = 0;
   cs->us = us;
+  cs->mp = mp;
   cs->lport = 0;
   cs->is_server = 1;
   cs->next = NULL;
@@ -626,7 +735,7 @@ static void hand_over(ucompat_sock *lis, udccp_sock *us) {
     ucompat_libc.close(sv[0]);
     ucompat_libc.close(sv[1]);
     free(cs);
-    udccp_abort(us);
+    conn_abort(us, mp);
     return;
   }
   atomic_store(&cs->st->state, UCOMPAT_OPEN);
@@ -657,8 +766,9 @@ static void hand_over(ucompat_sock *lis, udccp_sock *us) {
   ucompat_libc.close(sv[0]);
   if (r < 0) { /* the program's backlog is full */
     atomic_fetch_sub(&lis->st->pending, 1);
-    udccp_abort(us);
+    conn_abort(us, mp);
     cs->us = NULL;
+    cs->mp = NULL;
     ucompat_libc.close(sv[1]);
     ucompat_slot_free(cs);
     free(cs);
@@ -688,13 +798,36 @@ static int can_send(const udccp_sock *us) {
   return st == UDCCP_STATE_OPEN || st == UDCCP_STATE_PARTOPEN;
 }
 
+/* Multipath: the datagram pump_out read that udccp_mpsock_send had no
+ * room for goes first; returns 1 while it still waits. */
+static int mp_out_held(ucompat_sock *cs) {
+  if (cs->has_opend) {
+    udccp_ssize r = udccp_mpsock_send(cs->mp, cs->opend, cs->opendlen, 0);
+    if (r == UDCCP_ERR_AGAIN) {
+      return 1;
+    }
+    cs->has_opend = 0; /* queued, or refused (too large): as below */
+    cs->mp_sent += r >= 0;
+  }
+  return 0;
+}
+
+/* Room for one more datagram towards udccp. */
+static int out_room(ucompat_sock *cs) {
+  if (cs->mp != NULL) {
+    return !cs->has_opend;
+  }
+  return udccp_conn_get_send_space(udccp_sock_get_conn(cs->us)) > 0;
+}
+
 /* Program -> network, while the send queue has room. */
 static int pump_out(ucompat_sock *cs) {
   int queued = 0;
-  udccp_conn *conn = udccp_sock_get_conn(cs->us);
   size_t hdr = cs->qpolicy == UDCCP_QPOLICY_PRIO ? UCOMPAT_PRIO_HDR : 0;
-  while (!cs->app_eof && can_send(cs->us) &&
-         udccp_conn_get_send_space(conn) > 0) {
+  if (cs->mp != NULL && mp_out_held(cs)) {
+    return 0;
+  }
+  while (!cs->app_eof && can_send(cs->us) && out_room(cs)) {
     ssize_t n = recv(cs->svc_fd, g_buf, sizeof(g_buf), MSG_DONTWAIT);
     if (n < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -713,13 +846,57 @@ static int pump_out(ucompat_sock *cs) {
     if (hdr != 0) {
       memcpy(&prio, g_buf, sizeof(prio));
     }
+    queued = 1;
+    if (cs->mp != NULL) {
+      /* no priorities across paths: the scheduler's order */
+      udccp_ssize r = udccp_mpsock_send(cs->mp, g_buf + hdr,
+                                        (size_t)n - hdr, 0);
+      if (r == UDCCP_ERR_AGAIN) {
+        uint8_t *p = realloc(cs->opend, (size_t)n > hdr ? (size_t)n - hdr : 1);
+        if (p == NULL) {
+          break; /* lost, as a full send queue would lose it */
+        }
+        cs->opend = p;
+        memcpy(p, g_buf + hdr, (size_t)n - hdr);
+        cs->opendlen = (size_t)n - hdr;
+        cs->has_opend = 1;
+      }
+      cs->mp_sent += r >= 0;
+      continue;
+    }
     /* Over the MPS (it shrank after the program's check): dropped, as
      * a datagram the network would not carry. */
-    (void)udccp_conn_queue_datagram(conn, g_buf + hdr, (size_t)n - hdr, prio,
-                                    now_ns());
-    queued = 1;
+    (void)udccp_conn_queue_datagram(udccp_sock_get_conn(cs->us), g_buf + hdr,
+                                    (size_t)n - hdr, prio, now_ns());
   }
   return queued;
+}
+
+/* Multipath: the next datagram for the program.  Fallen back (or not
+ * known yet), only when the subflow holds one: udccp_mpsock_recv would
+ * run the endpoint's loop to wait for it. */
+static udccp_ssize mp_recv(ucompat_sock *cs) {
+  if (!cs->mp_active && udccp_sock_peek_len(cs->us) < 0) {
+    return UDCCP_ERR_AGAIN;
+  }
+  udccp_ssize n = udccp_mpsock_recv(cs->mp, g_buf, sizeof(g_buf), 0);
+  if (n < 0 && n != UDCCP_ERR_AGAIN && n != UDCCP_ERR_NOBUF) {
+    cs->mp_rx_end = 1; /* every subflow is done, all was read */
+  }
+  return n;
+}
+
+/* Multipath: every datagram the program wrote was handed to a subflow. */
+static int mp_out_done(const ucompat_sock *cs) {
+  udccp_mp_info mi;
+  uint64_t tx = 0;
+  if (cs->has_opend || udccp_mpsock_get_info(cs->mp, &mi) != 0) {
+    return 0;
+  }
+  for (size_t i = 0; i < mi.n_subflows; i++) {
+    tx += mi.sub[i].tx_dgrams;
+  }
+  return tx >= cs->mp_sent;
 }
 
 /* Network -> program, while the pair takes them. */
@@ -733,10 +910,14 @@ static void pump_in(ucompat_sock *cs) {
       }
       cs->has_pend = 0; /* sent, or the program shut reading: dropped */
     }
-    if (udccp_sock_peek_len(cs->us) < 0) {
+    udccp_ssize n;
+    if (cs->mp != NULL) {
+      n = mp_recv(cs);
+    } else if (udccp_sock_peek_len(cs->us) < 0) {
       return;
+    } else {
+      n = udccp_recv(cs->us, g_buf, sizeof(g_buf), 0);
     }
-    udccp_ssize n = udccp_recv(cs->us, g_buf, sizeof(g_buf), 0);
     if (n < 0) {
       return;
     }
@@ -776,8 +957,7 @@ static int service(ucompat_sock *cs) {
       atomic_store(&st->err, e != 0 ? e : ECONNREFUSED);
       atomic_store(&st->state, UCOMPAT_CLOSED);
       ucompat_libc.shutdown(cs->svc_fd, SHUT_RDWR);
-      udccp_close(cs->us, 0);
-      cs->us = NULL;
+      conn_close(cs);
       finish(cs);
       return 0;
     } else {
@@ -787,15 +967,27 @@ static int service(ucompat_sock *cs) {
   if (cs->abort_req) {
     /* Linux dccp_close(): unread data or a zero linger time abort the
      * connection with Reset "Aborted" (RFC 4340 §5.6, code 2). */
-    udccp_abort(cs->us);
+    conn_abort(cs->us, cs->mp);
     cs->us = NULL;
+    cs->mp = NULL;
     atomic_store(&st->state, UCOMPAT_CLOSED);
     finish(cs);
     return 1;
   }
   int queued = pump_out(cs);
   pump_in(cs);
-  if (cs->app_eof && !cs->shut_sent) {
+  if (cs->app_eof && !cs->shut_sent && cs->mp != NULL && mp_out_done(cs)) {
+    /* Multipath: the whole connection closes (MP_CLOSE on every subflow,
+     * RFC 9897 §3.2.11) once the scheduler placed what the program sent;
+     * what the peer still sends is not read (doc/preload.md). */
+    cs->shut_sent = 1;
+    atomic_store(&st->state, UCOMPAT_CLOSED);
+    ucompat_libc.shutdown(cs->svc_fd, SHUT_WR);
+    conn_close(cs);
+    finish(cs);
+    return queued;
+  }
+  if (cs->app_eof && !cs->shut_sent && cs->mp == NULL) {
     /* The program closed or shut down writing: RFC 4340 §8.3 graceful
      * close once what it sent is out. */
     cs->shut_sent = 1;
@@ -806,7 +998,11 @@ static int service(ucompat_sock *cs) {
   err = udccp_sock_error(cs->us);
   int closed = err != 0 || ust == UDCCP_STATE_TIMEWAIT ||
                ust == UDCCP_STATE_CLOSED;
-  if (closed && !cs->has_pend && udccp_sock_peek_len(cs->us) < 0) {
+  int drained = udccp_sock_peek_len(cs->us) < 0;
+  if (cs->mp != NULL && cs->mp_active) {
+    closed = drained = cs->mp_rx_end; /* every path, not the first alone */
+  }
+  if (closed && !cs->has_pend && drained) {
     int e = ucompat_errno_of(err, udccp_sock_reset_code(cs->us));
     if (e != 0) {
       atomic_store(&st->err, e);
@@ -814,14 +1010,12 @@ static int service(ucompat_sock *cs) {
     atomic_store(&st->state, UCOMPAT_CLOSED);
     /* A Reset: hang-up both ways.  A close: end of file for the reader. */
     ucompat_libc.shutdown(cs->svc_fd, e != 0 ? SHUT_RDWR : SHUT_WR);
-    udccp_close(cs->us, 0); /* the runtime finishes TIMEWAIT alone */
-    cs->us = NULL;
+    conn_close(cs); /* the runtime finishes TIMEWAIT alone */
     finish(cs);
     return queued;
   }
   uint32_t ev = 0;
-  if (!cs->app_eof && can_send(cs->us) &&
-      udccp_conn_get_send_space(udccp_sock_get_conn(cs->us)) > 0) {
+  if (!cs->app_eof && can_send(cs->us) && out_room(cs)) {
     ev |= EPOLLIN | EPOLLRDHUP;
   }
   if (cs->has_pend) {
@@ -858,12 +1052,15 @@ static void turn(void) {
     (void)udccp_endpoint_process(eps[i]);
     if (listening(eps[i])) {
       udccp_sock *us;
-      while (udccp_accept(eps[i], &us, 0) == 0) {
+      udccp_mpsock *m = NULL;
+      while (multipath() ? udccp_mpsock_accept(eps[i], &m, 0) == 0 &&
+                               (us = udccp_mpsock_subflow(m, 0)) != NULL
+                         : udccp_accept(eps[i], &us, 0) == 0) {
         ucompat_sock *lis = find_listener(eps[i], udccp_sock_get_path(us)->local_port);
         if (lis == NULL) {
-          udccp_abort(us);
+          conn_abort(us, m);
         } else {
-          hand_over(lis, us);
+          hand_over(lis, us, m);
         }
       }
     }
@@ -965,6 +1162,7 @@ void ucompat_svc_atfork_child(void) {
     cs->svc_fd = -1;
     cs->owned = 0;
     cs->us = NULL;
+    cs->mp = NULL;
   }
   g_list = NULL;
   memset(g_slot_owner, 0, sizeof(g_slot_owner));

@@ -405,7 +405,10 @@ check_capture() {
     '(icmp && icmp.type == 3) || (icmpv6 && icmpv6.type == 1)'
     'dccp && !icmp && !icmpv6 && dccp.checksum.status != 1')
   for c in "${PKT_CHECKS[@]}"; do
-    case $c in check_pkts\ *) eval "collect_pkts${c#check_pkts}" ;; esac
+    case $c in
+      check_pkts\ *) eval "collect_pkts${c#check_pkts}" ;;
+      check_no_pkts\ *) eval "collect_pkts${c#check_no_pkts}" ;;
+    esac
   done
   tcount_batch "${FILTERS[@]}"
   n=$(tcount dccp); mal=$(tcount '_ws.malformed')

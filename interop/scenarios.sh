@@ -52,6 +52,12 @@ check_pkts() {
   local n; n=$(tcount "$1")
   [ "$n" -ge "$2" ] || REASONS+=("capture: $n packet(s) '$1', expected >= $2 ($3)")
 }
+# expect_no_pkts FILTER WHAT: no packet of the capture matches
+expect_no_pkts() { PKT_CHECKS+=("$(printf 'check_no_pkts %q %q' "$1" "$2")"); }
+check_no_pkts() {
+  local n; n=$(tcount "$1")
+  [ "$n" = 0 ] || REASONS+=("capture: $n packet(s) '$1', expected none ($2)")
+}
 # Every Change option the kernel sends in the handshake must be answered
 # by a Confirm of the same feature from udccp (RFC 4340 §6.2; Linux resets
 # the connection otherwise).  featcheck.py prints the whole negotiation.
@@ -97,12 +103,14 @@ sc_k2u_basic() {  # kernel client -> udccp-cat -l: data both ways, client Close
   expect_confirms
 }
 
-sc_u2k_basic() {  # udccp-cat -> kernel server: data both ways, client Close
-  local p=5012
+# u2k_echo PORT [udccp-cat options]: udccp-cat -> kernel server, data both
+# ways (the kernel sends two and echoes one), udccp closes
+u2k_echo() {
+  local p=$1; shift
   g_run "${G}a" "dccpt server -p $p -s 42 --send 2 --echo --close wait --wait 15"
   g_wait_line "${G}a" '^LISTENING' 10
   feed_open; feed 'udccp-msg-0\n'
-  HOST_STDIN=$SD/stdin host_bg cli 25 "$CAT" --raw -p $p --service 42 "$GUEST4"
+  HOST_STDIN=$SD/stdin host_bg cli 25 "$CAT" "$@" --raw -p "$p" --service 42 "$GUEST4"
   # EOF (udccp's Close) once the kernel's echo is back
   host_wait_line cli 'udccp-msg-0' 10 || REASONS+=("no echo from the kernel within 10 s")
   feed_close
@@ -119,6 +127,7 @@ sc_u2k_basic() {  # udccp-cat -> kernel server: data both ways, client Close
   expect_quiet_after_close "$HOST4"
   expect_confirms
 }
+sc_u2k_basic() { u2k_echo 5012; }  # udccp-cat -> kernel server
 
 # ------------------------------------------------------------ 2. bulk
 # kernel client sends to udccp-perf -s (udccp-perf's own protocol, spoken
@@ -587,6 +596,61 @@ sc_guest_side_by_side() {
   NOTES+=("in-guest loopback, 1 vCPU: $(printf '%s;' "${SIDE[@]}" | tr -s ' ')")
 }
 
+# ------------------------------------- 10. Multipath DCCP: fallback (§3.6)
+# udccp with multipath on (RFC 9897) against the kernel, which knows
+# neither feature 10 (Multipath Capable) nor option 46 (Multipath): the
+# connection must fall back to plain DCCP on its one subflow and carry
+# the data of scenario 1 (issue 16, acceptance 3).  udccp-cat -v says
+# "multipath off" when the peer did not agree.  Linux answers Change
+# R(10) with an empty Confirm L(10) (RFC 4340 §6.6.7) and skips option 46
+# ("option 46 not implemented, ignoring" on its console, §5.8).  The
+# client knows from the Response, in PARTOPEN, and must act on it there:
+# the kernel server of u2k_mp_fallback sends at once (its first datagram
+# must not wait for MP_SEQ order), the one of u2k_mp_fallback_bulk sends
+# nothing until udccp's data comes (udccp must not wait for OPEN).
+sc_u2k_mp_fallback() {  # udccp-cat --multipath -> kernel server
+  u2k_echo 5101 --multipath -v
+  expect_host cli 'multipath off \(plain DCCP.*, 1 path,' "udccp-cat reports the fallback, one subflow"
+  # §3.1: the Request offers Multipath Capable and carries MP_KEY
+  expect_pkts "dccp.type == 0 && ip.src == $HOST4 && dccp.feature_number == 10" 1 "udccp's Request: Change R(Multipath Capable)"
+  expect_pkts "dccp.type == 0 && ip.src == $HOST4 && dccp.option_type == 46" 1 "udccp's Request: Multipath option (MP_KEY)"
+  # RFC 4340 §6.6.7: an unknown feature gets an empty Confirm
+  expect_pkts "dccp.type == 1 && ip.src == $GUEST4 && dccp.option_type == 33 && dccp.feature_number == 10" 1 "kernel Response: empty Confirm L(Multipath Capable)"
+  expect_no_pkts "dccp.type != 0 && dccp.option_type == 46" "after the Request, no Multipath option: plain DCCP"
+  expect_no_pkts "dccp.type == 7 && dccp.reset_code != 1" "no Reset but Closed"
+}
+sc_u2k_mp_fallback_bulk() {  # udccp-cat --multipath sends 1000 datagrams, closes
+  local p=5102 n=1000
+  g_run "${G}a" "dccpt server -p $p -s 47 --bulk-recv --rcvbuf 8388608 --wait 20"
+  g_wait_line "${G}a" '^LISTENING' 10
+  seq -f 'udccp-mp-%g' 1 $n > "$SD/stdin.txt"
+  HOST_STDIN=$SD/stdin.txt host_bg cli 40 "$CAT" --multipath --raw -v -p $p --service 47 "$GUEST4"
+  host_ok cli
+  guest_ok "${G}a" 30
+  expect_guest "${G}a" "BULK-RX pkts=$n " "the kernel received all $n datagrams"
+  expect_host cli 'multipath off \(plain DCCP.*, 1 path,' "udccp-cat reports the fallback, one subflow"
+  expect_no_pkts "dccp.type != 0 && dccp.option_type == 46" "after the Request, no Multipath option: plain DCCP"
+  expect_pkts "dccp.type == 6 && ip.src == $HOST4" 1 "udccp Close"
+}
+sc_k2u_mp_fallback() {  # kernel client -> udccp-cat -l --multipath
+  local p=5103
+  feed_open; feed 'udccp-msg-0\nudccp-msg-1\n'
+  HOST_STDIN=$SD/stdin host_bg srv 25 "$CAT" -l --multipath --raw -v -p $p --service 43 -w 20
+  host_ready
+  g_run "${G}a" "dccpt client $GUEST_HOST4 -p $p -s 43 --send 3 --expect 2 --wait 10"
+  guest_ok "${G}a" 30
+  host_ok srv
+  expect_guest "${G}a" 'CONNECTED tx_ccid=2 rx_ccid=2' "kernel default CCID 2 both ways"
+  expect_guest "${G}a" 'RECV .*udccp-msg-1' "udccp's datagrams"
+  for i in 0 1 2; do expect_host srv "kernel-msg-$i" "kernel datagram $i at udccp"; done
+  expect_host srv 'multipath off \(plain DCCP.*, 1 path,' "udccp-cat reports the fallback, one subflow"
+  # the kernel's Request does not offer it, so udccp must not either
+  expect_no_pkts "dccp.feature_number == 10" "Multipath Capable negotiated by neither side"
+  expect_no_pkts "dccp.option_type == 46" "no Multipath option: plain DCCP"
+  expect_pkts "dccp.type == 7 && dccp.reset_code == 1 && ip.src == $HOST4" 1 "udccp Reset(Closed)"
+  expect_confirms
+}
+
 run_all_scenarios() {
   GUEST_HOST4=$HOST4
   run_scenario k2u_basic        "1 kernel client -> udccp server: service code, features, data both ways, close"
@@ -625,6 +689,9 @@ run_all_scenarios() {
     say "SKIP 9 IPv6 (k2u_ipv6, u2k_ipv6): the guest kernel has no DCCP over IPv6: $(g_out boot | grep -E '^(INFO ipv6|INSMOD-FAILED)' | tr '\n' ' ')"
     SKIPPED+=("k2u_ipv6 u2k_ipv6: no dccp_ipv6 in the guest")
   fi
+  run_scenario u2k_mp_fallback  "10 udccp-cat --multipath -> kernel server: plain DCCP (RFC 9897 §3.6), data both ways"
+  run_scenario u2k_mp_fallback_bulk "10 udccp-cat --multipath -> kernel: 1000 datagrams, the kernel silent until then"
+  run_scenario k2u_mp_fallback  "10 kernel client -> udccp-cat -l --multipath: plain DCCP, data both ways"
   SIDE=()
   run_scenario guest_side_by_side "side by side in the guest: kernel DCCP vs udccp-perf on loopback"
   if [ ${#SIDE[@]} -gt 0 ]; then

@@ -200,8 +200,26 @@ int udccp_io_mp_adopt(udccp_endpoint *ep, udccp_sock *s) {
   return 0;
 }
 
+/* §3.6: the first subflow's handshake ended without Multipath DCCP: the
+ * client knows it from the Response (PARTOPEN), the server at accept.
+ * Decided before its first datagram is read, and before the client has
+ * to send one: a PARTOPEN client leaves that state on the server's next
+ * packet, and a server that waits for data (Linux's, which knows neither
+ * feature 10 nor option 46) sends none until the client's data comes. */
+static void mp_check_fallback(udccp_mpsock *m) {
+  const udccp_conn *c = m->sub[0]->conn;
+  if (!m->fallback && m->n == 1 && c != NULL &&
+      udccp_conn_get_state(c) >= UDCCP_STATE_PARTOPEN &&
+      !udccp_mp_active(c->mp, &c->feat)) {
+    m->fallback = 1;
+  }
+}
+
 void udccp_io_mp_on_read(udccp_sock *s, udccp_tstamp now) {
   udccp_mpsock *m = s->mp;
+  if (m != NULL) {
+    mp_check_fallback(m);
+  }
   if (m != NULL && !m->fallback) {
     udccp_mp_conn_on_read(&m->mc, s->mp_idx, now);
   }
@@ -366,12 +384,7 @@ size_t udccp_io_mp_turn(udccp_mpsock *m, udccp_tstamp now) {
     return 0;
   }
   m->in_turn = 1;
-  if (m->fallback == 0 && m->sub[0]->conn != NULL &&
-      udccp_conn_get_state(m->sub[0]->conn) >= UDCCP_STATE_OPEN &&
-      !udccp_mp_active(m->sub[0]->conn->mp, &m->sub[0]->conn->feat) &&
-      m->n == 1) {
-    m->fallback = 1; /* §3.6: the peer did not agree */
-  }
+  mp_check_fallback(m);
   /* Fallen back: what was queued before the handshake ended goes to the
    * one subflow, in order, as it takes it. */
   while (m->fallback && udccp_sendq_len(&m->mc.q) > 0) {
@@ -453,8 +466,7 @@ int udccp_mpsock_connect(udccp_endpoint *ep, udccp_mpsock **pmp,
   udccp_conn *conn = NULL;
   uint8_t addrs[UDCCP_MP_MAX_SUBFLOWS][16];
   if (ep == NULL || pmp == NULL || host == NULL || port == 0 ||
-      n > UDCCP_MP_MAX_SUBFLOWS || (n > 0 && local == NULL) ||
-      ep->cfg.transport != UDCCP_TRANSPORT_UDP) {
+      n > UDCCP_MP_MAX_SUBFLOWS || (n > 0 && local == NULL)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   memset(&path, 0, sizeof(path));
@@ -661,6 +673,7 @@ udccp_ssize udccp_mpsock_send(udccp_mpsock *mp, const void *buf, size_t len,
   if (mp->shut) {
     return UDCCP_ERR_INVALID_STATE;
   }
+  mp_check_fallback(mp);
   if (mp->fallback && udccp_sendq_len(&mp->mc.q) == 0) {
     return udccp_send(mp->sub[0], buf, len, timeout_ms);
   }
@@ -683,6 +696,10 @@ udccp_ssize udccp_mpsock_send(udccp_mpsock *mp, const void *buf, size_t len,
 static int recv_ready(void *arg) {
   mp_io *a = arg;
   uint64_t seq;
+  mp_check_fallback(a->m);
+  if (a->m->fallback) {
+    return 1; /* decided while waiting: the caller reads the subflow */
+  }
   udccp_ssize n = udccp_mp_conn_read(&a->m->mc, a->buf, a->len, &seq,
                                      udccp_io_now());
   if (n == UDCCP_ERR_AGAIN && mp_all_dead(a->m)) {
@@ -705,15 +722,19 @@ udccp_ssize udccp_mpsock_recv(udccp_mpsock *mp, void *buf, size_t cap,
   if (mp == NULL || (buf == NULL && cap > 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  if (mp->fallback) {
-    return udccp_recv(mp->sub[0], buf, cap, timeout_ms);
-  }
+  udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
   mp_io a = {mp, NULL, buf, cap, 0};
   if (!recv_ready(&a) && timeout_ms != 0) {
-    if (udccp_io_wait(mp->ep, udccp_io_deadline(timeout_ms), recv_ready,
-                      &a) != 0) {
+    if (udccp_io_wait(mp->ep, deadline, recv_ready, &a) != 0) {
       a.rv = UDCCP_ERR_AGAIN;
     }
+  }
+  if (mp->fallback) {
+    udccp_tstamp now = udccp_io_now();
+    int left = deadline == UDCCP_TSTAMP_NEVER ? -1
+               : deadline > now ? (int)((deadline - now + 999999) / 1000000)
+                                : 0;
+    return udccp_recv(mp->sub[0], buf, cap, timeout_ms == 0 ? 0 : left);
   }
   if (a.rv == UDCCP_ERR_NOBUF) {
     /* The reordering buffer keeps it; the call says it is dropped: take

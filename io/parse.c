@@ -164,6 +164,23 @@ int udccp_io_parse_cookie_mode(const char *s, uint8_t *mode) {
   return 0;
 }
 
+int udccp_io_parse_mp_sched(const char *s, int *sched) {
+  static const struct {
+    const char *name;
+    int sched;
+  } names[] = {{"minrtt", UDCCP_MP_SCHED_MINRTT},
+               {"backup", UDCCP_MP_SCHED_BACKUP},
+               {"rr", UDCCP_MP_SCHED_RR},
+               {"redundant", UDCCP_MP_SCHED_REDUNDANT}};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    if (strcmp(s, names[i].name) == 0) {
+      *sched = names[i].sched;
+      return 0;
+    }
+  }
+  return UDCCP_ERR_INVALID_ARGUMENT;
+}
+
 int udccp_io_parse_bound(const char *s, uint32_t *n) {
   if (strcmp(s, "unlimited") == 0) {
     *n = UINT32_MAX;

@@ -34,6 +34,10 @@ int udccp_io_parse_keepalive(const char *s, udccp_settings *st);
  * "always" or "never".  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_io_parse_cookie_mode(const char *s, uint8_t *mode);
 
+/* A multipath scheduler (enum udccp_mp_sched): "minrtt", "backup", "rr"
+ * or "redundant".  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+int udccp_io_parse_mp_sched(const char *s, int *sched);
+
 /* A bound such as a backlog: a decimal number 1 .. 2^32 - 2, or
  * "unlimited" (UINT32_MAX).  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
 int udccp_io_parse_bound(const char *s, uint32_t *n);

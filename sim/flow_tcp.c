@@ -5,19 +5,34 @@
  * yardstick for udccp's fairness.
  *   - slow start and congestion avoidance (RFC 5681 §3.1), Appropriate
  *     Byte Counting with L = 2 (RFC 3465), initial window 3 segments;
- *   - loss recovery driven by SACK (RFC 2018, RFC 6675): fast retransmit
- *     after 3 duplicate acks or once a segment 3 above a hole is SACKed
- *     (IsLost with DupThresh 3, FACK-style), ssthresh = FlightSize / 2,
- *     then the pipe algorithm with NextSeg rules 1 and 2; `recover` keeps
- *     one reduction per window (RFC 6582 §3.2).  SACK rather than plain
- *     NewReno: NewReno repairs one hole per RTT, so after a slow-start
- *     overshoot (hundreds of holes) it stalls for seconds, which real
- *     (SACK) TCP does not, and fairness figures against it would measure
- *     that artefact;
- *   - RTO per RFC 6298 with Karn's rule, exponential backoff, go-back-N and
- *     a cleared scoreboard after a timeout (RFC 2018 §8).  The minimum RTO
- *     is 200 ms as in Linux, not RFC 6298's 1 s (§2.4 "SHOULD"), so that
- *     the yardstick behaves like the TCP people deploy;
+ *   - loss detection by RACK (RFC 8985 §6, on by default in Linux): a
+ *     segment is lost once a segment sent after it is delivered (ACKed or
+ *     SACKed) and RACK.rtt + reo_wnd has passed since it was sent; reo_wnd
+ *     is min_rtt / 4 (at most srtt) until reordering is seen, 0 in
+ *     recovery or once DupThresh (3) segments are SACKed (§6.2 step 4), and
+ *     a timer fires for what is not lost yet (§6.3).  Because RACK goes by
+ *     send time, it also finds a lost retransmission, which RFC 6675's
+ *     DupThresh rule cannot (the resent segment has no SACKs "above" it
+ *     that came later): without it each lost retransmission cost an RTO.
+ *     A retransmitted segment delivered sooner than min_rtt after its
+ *     resend is ambiguous and does not move RACK (§6.2 step 2).  No
+ *     Tail Loss Probe (§7), no DSACK (the simulator does not reorder);
+ *   - SACK recovery (RFC 2018, RFC 6675) once a segment is marked lost:
+ *     ssthresh = FlightSize / 2, then the pipe algorithm (pipe = segments
+ *     sent and neither delivered nor marked lost, as Linux's
+ *     tcp_packets_in_flight) with NextSeg rules 1 (the lowest segment
+ *     marked lost, again if its resend was lost) and 2 (new data);
+ *     `recover` keeps one reduction per window (RFC 6582 §3.2).  SACK
+ *     rather than plain NewReno: NewReno repairs one hole per RTT, so
+ *     after a slow-start overshoot (hundreds of holes) it stalls for
+ *     seconds, which real (SACK) TCP does not, and fairness figures
+ *     against it would measure that artefact;
+ *   - RTO as Linux's (tcp_rtt_estimator, __tcp_set_rto): srtt + max(4
+ *     rttvar, 200 ms), not RFC 6298's max(1 s, srtt + 4 rttvar) nor
+ *     max(200 ms, srtt + 4 rttvar), which with a steady queue-full RTT
+ *     fired a few ms after srtt, before the resend of a hole had been
+ *     acknowledged; Karn's rule, exponential backoff, go-back-N and a
+ *     cleared scoreboard after a timeout (RFC 2018 §8);
  *   - no delayed ACK (kind "tcp"; "tcp-delack" acks every second segment
  *     with a 40 ms timer, RFC 5681 §4.2), a three-way handshake: the
  *     client's SYN and the server's SYN-ACK (60 bytes each, as with the
@@ -66,7 +81,7 @@
 #define TCP_MSS 1460u
 #define TCP_HDRS 40u /* IPv4 + TCP without options */
 #define TCP_IW 3u    /* RFC 5681 §3.1 for 1095 < SMSS <= 2190 */
-#define TCP_DUPTHRESH 3u
+#define TCP_DUPTHRESH 3u /* RFC 8985 §6.2 step 4: SACKed segments */
 #define TCP_SACK_SPAN 32u /* segments a SACK block reaches each side */
 #define TCP_RTO_INIT (1 * UDCCP_NS_PER_S)
 #define TCP_RTO_MIN (200 * UDCCP_NS_PER_MS)
@@ -84,8 +99,15 @@ enum {
   TCP_T_RTO = 1,
   TCP_T_DELACK = 2,
   TCP_T_APP = 3,
-  TCP_T_PACE = 4
+  TCP_T_PACE = 4,
+  TCP_T_RACK = 5
 };
+
+/* One transmission, in the order sent (RACK's time-ordered list). */
+typedef struct tcp_tx {
+  uint64_t seq;
+  udccp_tstamp at;
+} tcp_tx;
 
 typedef struct tcp_flow {
   int started;     /* the SYN-ACK arrived: data may flow */
@@ -95,19 +117,26 @@ typedef struct tcp_flow {
   udccp_tstamp app_base; /* application-limited: it writes from here */
   /* sender: sequence numbers count segments */
   uint64_t snd_una, snd_nxt, snd_max, recover;
-  uint64_t high_sack;   /* 1 + highest SACKed segment (>= snd_una) */
-  uint64_t rexmit_next; /* NextSeg rule 1 scan position */
+  uint64_t rexmit_next; /* NextSeg rule 1: no segment below is lost */
   uint64_t cwnd, ssthresh; /* bytes */
   uint64_t bytes_acked;    /* congestion avoidance byte counter */
-  uint32_t dupacks;
   int in_recovery;
   int have_rtt;
-  udccp_tstamp srtt, rttvar, rto, rto_at;
+  udccp_tstamp srtt, rttvar, rto, rto_at, min_rtt;
   /* rings over [snd_una, snd_max), indexed by seq & smask */
-  udccp_tstamp *sent_at;
-  uint8_t *retx;   /* retransmitted: no RTT sample (Karn), not resent twice */
+  udccp_tstamp *sent_at; /* the latest transmission */
+  uint8_t *retx;   /* retransmitted: no RTT sample (Karn) */
   uint8_t *sacked;
+  uint8_t *lost;   /* the latest transmission is lost: resend it */
   uint64_t smask;
+  uint64_t n_lost; /* segments marked lost, not resent since */
+  /* RACK (RFC 8985 §6.1): the most recently sent delivered segment */
+  udccp_tstamp rack_xmit, rack_rtt, rack_at;
+  uint64_t rack_seq1, rack_fack; /* its seq + 1; highest delivered + 1 */
+  int rack_reordering;
+  tcp_tx *txq; /* transmissions in send order, [txq_head, txq_tail) */
+  uint64_t txq_head, txq_tail, txq_mask;
+  uint64_t rack_lost; /* segments RACK marked lost (counter) */
   /* receiver */
   int delack;             /* 1: delayed ACKs (kind tcp-delack) */
   uint32_t unacked;       /* in-order segments not acked yet */
@@ -131,7 +160,6 @@ typedef struct tcp_flow {
   int bbr;
   tcp_bbr bb;
   uint64_t n_sacked; /* SACKed segments above snd_una */
-  uint64_t n_rxu;    /* retransmitted, not SACKed, above snd_una */
 } tcp_flow;
 
 #define CUBIC_C 0.4
@@ -276,37 +304,57 @@ static void hystart_update(tcp_flow *t, uint64_t a, udccp_tstamp rtt,
 #define SACK_LO(m) ((m) & ((1ULL << 56) - 1))
 #define SACK_LEN(m) ((m) >> 56)
 
-/* Segments in flight: sent (after a timeout: resent) and neither
- * cumulatively acked nor SACKed. */
+/* Segments in flight (RFC 6675's pipe, Linux's tcp_packets_in_flight):
+ * sent (after a timeout: resent) and neither cumulatively acked, SACKed
+ * nor marked lost since they were last sent. */
 static uint64_t tcp_inflight(const tcp_flow *t) {
   uint64_t top = t->in_recovery || t->snd_nxt > t->snd_max ? t->snd_max
                                                             : t->snd_nxt;
-  uint64_t n = top - t->snd_una;
-  return n > t->n_sacked ? n - t->n_sacked : 0;
+  uint64_t n = top - t->snd_una, gone = t->n_sacked + t->n_lost;
+  return n > gone ? n - gone : 0;
 }
 
 static int ring_grow_sender(tcp_flow *t) {
   uint64_t nsize = (t->smask + 1) * 2;
   udccp_tstamp *ns = malloc(nsize * sizeof(*ns));
-  uint8_t *nr = malloc(nsize), *nk = malloc(nsize);
-  if (ns == NULL || nr == NULL || nk == NULL) {
+  uint8_t *nr = malloc(nsize), *nk = malloc(nsize), *nl = malloc(nsize);
+  if (ns == NULL || nr == NULL || nk == NULL || nl == NULL) {
     free(ns);
     free(nr);
     free(nk);
+    free(nl);
     return -1;
   }
   for (uint64_t s = t->snd_una; s < t->snd_max; s++) {
     ns[s & (nsize - 1)] = t->sent_at[s & t->smask];
     nr[s & (nsize - 1)] = t->retx[s & t->smask];
     nk[s & (nsize - 1)] = t->sacked[s & t->smask];
+    nl[s & (nsize - 1)] = t->lost[s & t->smask];
   }
   free(t->sent_at);
   free(t->retx);
   free(t->sacked);
+  free(t->lost);
   t->sent_at = ns;
   t->retx = nr;
   t->sacked = nk;
+  t->lost = nl;
   t->smask = nsize - 1;
+  return 0;
+}
+
+static int txq_grow(tcp_flow *t) {
+  uint64_t nsize = (t->txq_mask + 1) * 2;
+  tcp_tx *n = malloc(nsize * sizeof(*n));
+  if (n == NULL) {
+    return -1;
+  }
+  for (uint64_t i = t->txq_head; i < t->txq_tail; i++) {
+    n[i & (nsize - 1)] = t->txq[i & t->txq_mask];
+  }
+  free(t->txq);
+  t->txq = n;
+  t->txq_mask = nsize - 1;
   return 0;
 }
 
@@ -331,6 +379,9 @@ static void tcp_send_seg(sim_flow *f, tcp_flow *t, uint64_t seq,
       ring_grow_sender(t) != 0) {
     return;
   }
+  if (t->txq_tail - t->txq_head > t->txq_mask && txq_grow(t) != 0) {
+    return;
+  }
   sim_pkt *p = sim_flow_pkt_new(f);
   if (p == NULL) {
     return;
@@ -339,20 +390,19 @@ static void tcp_send_seg(sim_flow *f, tcp_flow *t, uint64_t seq,
   p->wire_len = TCP_MSS + TCP_HDRS;
   p->meta[0] = seq;
   t->sent_at[seq & t->smask] = now;
+  t->txq[t->txq_tail & t->txq_mask] = (tcp_tx){seq, now};
+  t->txq_tail++;
   if (seq < t->snd_max) {
-    if (!t->retx[seq & t->smask] && !t->sacked[seq & t->smask]) {
-      t->n_rxu++;
+    if (t->lost[seq & t->smask]) {
+      t->lost[seq & t->smask] = 0;
+      t->n_lost--;
     }
     t->retx[seq & t->smask] = 1;
     t->retransmits++;
-    if (t->bbr && t->in_recovery) {
-      tcp_bbr_lost(&t->bb, seq); /* resent by SACK recovery: it was lost
-                                    (go-back-N after a timeout resends
-                                    what may have arrived) */
-    }
   } else {
     t->retx[seq & t->smask] = 0;
     t->sacked[seq & t->smask] = 0;
+    t->lost[seq & t->smask] = 0;
     t->snd_max = seq + 1;
   }
   if (t->bbr && tcp_bbr_sent(&t->bb, seq, t->snd_una,
@@ -370,11 +420,6 @@ static void tcp_arm_rto(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   }
   t->rto_at = now + t->rto;
   sim_flow_arm(f, TCP_T_RTO, t->rto_at);
-}
-
-/* RFC 6675 §4 IsLost, FACK-style: a segment DupThresh above is SACKed. */
-static int tcp_is_lost(const tcp_flow *t, uint64_t s) {
-  return !t->sacked[s & t->smask] && s + TCP_DUPTHRESH <= t->high_sack;
 }
 
 /* Has the application written segment seg yet?  A greedy one always has;
@@ -405,34 +450,19 @@ static int tcp_paced(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
 static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   int sent = 0;
   if (t->in_recovery) {
-    /* RFC 6675 §4 SetPipe, then §5 step (C): send while pipe < cwnd.
-     * SetPipe counts each segment neither SACKed nor lost once, and each
-     * retransmitted one (not SACKed) once more.  Below high_sack - 2 every
-     * segment that is not SACKed is lost (IsLost), and nothing above
-     * high_sack is SACKed, so: pipe = retransmitted-not-SACKed + the
-     * segments of [max(snd_una, high_sack - 2), snd_max) not SACKed (at
-     * most two of them are).  O(1) per ack instead of a walk of the
-     * window, which made 10 Gbit/s runs take tens of minutes. */
-    uint64_t lo = t->high_sack >= 2 ? t->high_sack - 2 : 0;
-    if (lo < t->snd_una) {
-      lo = t->snd_una;
-    }
-    uint64_t pipe = t->n_rxu + (t->snd_max - lo);
-    for (uint64_t s = lo; s < t->high_sack && s < t->snd_max; s++) {
-      pipe -= t->sacked[s & t->smask];
-    }
+    /* RFC 6675 §5 step (C): send while pipe < cwnd, pipe counted (O(1))
+     * as tcp_inflight; the segments marked lost are resent first, lowest
+     * first (NextSeg rule 1; rexmit_next moves back when RACK marks a
+     * resent segment lost again). */
+    uint64_t pipe = tcp_inflight(t);
     if (t->rexmit_next < t->snd_una) {
       t->rexmit_next = t->snd_una;
     }
     while (pipe * TCP_MSS < t->cwnd && !tcp_paced(f, t, now)) {
-      /* Below high_sack - DupThresh every segment is SACKed or lost for
-       * good, so the scan never passes one that may become lost later. */
-      while (t->rexmit_next + TCP_DUPTHRESH <= t->high_sack &&
-             (!tcp_is_lost(t, t->rexmit_next) ||
-              t->retx[t->rexmit_next & t->smask])) {
-        t->rexmit_next++;
-      }
-      if (t->rexmit_next + TCP_DUPTHRESH <= t->high_sack) { /* NextSeg (1) */
+      if (t->n_lost > 0) { /* NextSeg (1) */
+        while (!t->lost[t->rexmit_next & t->smask]) {
+          t->rexmit_next++;
+        }
         tcp_send_seg(f, t, t->rexmit_next++, now);
       } else if (!f->stopped &&
                  tcp_app_has(f, t, t->snd_max, now)) { /* rule 2: new data */
@@ -459,7 +489,12 @@ static void tcp_try_send(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
 }
 
 static void tcp_rtt_sample(tcp_flow *t, udccp_tstamp r) {
-  /* RFC 6298 §2.2, §2.3 with alpha = 1/8, beta = 1/4, K = 4 */
+  /* RFC 6298 §2.2, §2.3 with alpha = 1/8, beta = 1/4; the RTO as Linux
+   * sets it: srtt + max(4 rttvar, 200 ms) (rttvar floored at
+   * tcp_rto_min), then backed off by the timeouts */
+  if (r < t->min_rtt) {
+    t->min_rtt = r;
+  }
   if (!t->have_rtt) {
     t->srtt = r;
     t->rttvar = r / 2;
@@ -469,13 +504,104 @@ static void tcp_rtt_sample(tcp_flow *t, udccp_tstamp r) {
     t->rttvar = (3 * t->rttvar + diff) / 4;
     t->srtt = (7 * t->srtt + r) / 8;
   }
-  t->rto = t->srtt + 4 * t->rttvar;
-  if (t->rto < TCP_RTO_MIN) {
-    t->rto = TCP_RTO_MIN;
-  }
+  t->rto = t->srtt + (4 * t->rttvar > TCP_RTO_MIN ? 4 * t->rttvar
+                                                   : TCP_RTO_MIN);
   if (t->rto > TCP_RTO_MAX) {
     t->rto = TCP_RTO_MAX;
   }
+}
+
+/* RFC 8985 §6.2 steps 2 and 3: segment s newly delivered (ACKed or
+ * SACKed).  RACK follows the most recently sent delivered segment. */
+static void rack_delivered(tcp_flow *t, uint64_t s, udccp_tstamp now) {
+  uint64_t m = s & t->smask;
+  udccp_tstamp at = t->sent_at[m], rtt = now - at;
+  if (t->retx[m] && rtt < t->min_rtt) {
+    return; /* the original's delivery, or a resend's: ambiguous */
+  }
+  if (!t->retx[m] && s + 1 < t->rack_fack) {
+    t->rack_reordering = 1;
+  }
+  if (s + 1 > t->rack_fack) {
+    t->rack_fack = s + 1;
+  }
+  if (at > t->rack_xmit || (at == t->rack_xmit && s + 1 > t->rack_seq1)) {
+    t->rack_xmit = at;
+    t->rack_seq1 = s + 1;
+    t->rack_rtt = rtt;
+  }
+}
+
+/* §6.2 step 4: reo_wnd, 0 while no reordering was seen and either loss
+ * recovery runs or DupThresh segments are SACKed. */
+static udccp_tstamp rack_reo_wnd(const tcp_flow *t) {
+  udccp_tstamp w;
+  if (!t->rack_reordering &&
+      (t->in_recovery || t->n_sacked >= TCP_DUPTHRESH)) {
+    return 0;
+  }
+  w = t->min_rtt / 4;
+  return w < t->srtt ? w : t->srtt;
+}
+
+/* §6.2 step 5, §6.3: every segment sent before RACK's and RACK.rtt +
+ * reo_wnd ago is lost; the timer waits for the next one.  txq is in send
+ * order, so the walk stops at the first segment that is not lost yet;
+ * what it passes (delivered, marked lost, resent since) leaves it. */
+static void rack_detect(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
+  udccp_tstamp reo = rack_reo_wnd(t);
+  t->rack_at = UDCCP_TSTAMP_NEVER;
+  for (; t->txq_head < t->txq_tail; t->txq_head++) {
+    const tcp_tx *x = &t->txq[t->txq_head & t->txq_mask];
+    uint64_t m = x->seq & t->smask;
+    if (x->seq < t->snd_una || t->sacked[m] || t->lost[m] ||
+        t->sent_at[m] != x->at) {
+      continue;
+    }
+    if (x->at > t->rack_xmit ||
+        (x->at == t->rack_xmit && x->seq + 1 >= t->rack_seq1)) {
+      break; /* sent after RACK's segment */
+    }
+    if (x->at + t->rack_rtt + reo > now) {
+      t->rack_at = x->at + t->rack_rtt + reo;
+      sim_flow_arm(f, TCP_T_RACK, t->rack_at);
+      break;
+    }
+    t->lost[m] = 1;
+    t->n_lost++;
+    t->rack_lost++;
+    if (x->seq < t->rexmit_next) {
+      t->rexmit_next = x->seq;
+    }
+    if (t->bbr) {
+      tcp_bbr_lost(&t->bb, x->seq);
+    }
+  }
+}
+
+/* RACK marks losses outside the go-back-N after a timeout (which resends
+ * everything below `recover` anyway); a marked loss starts SACK recovery
+ * (RFC 6675 §5 step (4), once per window, RFC 6582 §3.2). */
+static void tcp_detect_loss(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
+  if (!t->in_recovery && t->snd_una < t->recover) {
+    return;
+  }
+  rack_detect(f, t, now);
+  if (t->in_recovery || t->n_lost == 0 || t->snd_una >= t->snd_max) {
+    return;
+  }
+  uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
+  t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
+  if (t->cubic) {
+    cubic_loss(t); /* RFC 9438 §4.6 */
+  }
+  if (!t->bbr) {
+    t->cwnd = t->ssthresh;
+  }
+  t->bytes_acked = 0;
+  t->recover = t->snd_max;
+  t->in_recovery = 1;
+  t->recoveries++;
 }
 
 static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
@@ -483,7 +609,6 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
   if (a > t->snd_max) {
     return;
   }
-  int new_sack = 0;
   if (SACK_LEN(sack) > 0) {
     uint64_t lo = SACK_LO(sack), hi = lo + SACK_LEN(sack);
     if (lo < a) {
@@ -495,16 +620,16 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
     for (uint64_t s = lo; s < hi; s++) {
       if (!t->sacked[s & t->smask]) {
         t->sacked[s & t->smask] = 1;
-        new_sack = 1;
         t->n_sacked++;
-        t->n_rxu -= t->retx[s & t->smask];
+        if (t->lost[s & t->smask]) { /* marked lost, came after all */
+          t->lost[s & t->smask] = 0;
+          t->n_lost--;
+        }
+        rack_delivered(t, s, now);
         if (t->bbr) {
           tcp_bbr_delivered(&t->bb, s, t->retx[s & t->smask], now);
         }
       }
-    }
-    if (hi > t->high_sack) {
-      t->high_sack = hi;
     }
   }
   if (a > t->snd_una) {
@@ -527,19 +652,19 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
         t->n_sacked--;
         continue;
       }
-      t->n_rxu -= t->retx[s & t->smask];
+      if (t->lost[s & t->smask]) {
+        t->lost[s & t->smask] = 0;
+        t->n_lost--;
+      }
+      rack_delivered(t, s, now);
       if (t->bbr) {
         tcp_bbr_delivered(&t->bb, s, t->retx[s & t->smask], now);
       }
     }
     t->snd_una = a;
-    if (t->high_sack < a) {
-      t->high_sack = a;
-    }
     if (t->snd_nxt < a) {
       t->snd_nxt = a;
     }
-    t->dupacks = 0;
     if (t->in_recovery) {
       if (a >= t->recover) { /* RFC 6675 §5 (A): recovery over */
         t->in_recovery = 0;
@@ -562,26 +687,8 @@ static void tcp_on_ack(sim_flow *f, tcp_flow *t, uint64_t a, uint64_t sack,
       }
     }
     tcp_arm_rto(f, t, now); /* RFC 6298 §5.3 */
-  } else if (a == t->snd_una && t->snd_max > t->snd_una && new_sack) {
-    t->dupacks++; /* RFC 6675 §2: a duplicate ack carries new SACK data */
   }
-  if (!t->in_recovery && t->snd_una < t->snd_max && t->snd_una >= t->recover &&
-      (t->dupacks >= TCP_DUPTHRESH || tcp_is_lost(t, t->snd_una))) {
-    /* RFC 6675 §5 step (4), RFC 5681 §3.2 (2) */
-    uint64_t flight = (t->snd_max - t->snd_una) * TCP_MSS;
-    t->ssthresh = flight / 2 > 2 * TCP_MSS ? flight / 2 : 2 * TCP_MSS;
-    if (t->cubic) {
-      cubic_loss(t); /* RFC 9438 §4.6 */
-    }
-    if (!t->bbr) {
-      t->cwnd = t->ssthresh;
-    }
-    t->bytes_acked = 0;
-    t->recover = t->snd_max;
-    t->rexmit_next = t->snd_una;
-    t->in_recovery = 1;
-    t->recoveries++;
-  }
+  tcp_detect_loss(f, t, now);
   if (t->bbr) {
     tcp_bbr_ack(&t->bb, tcp_inflight(t), now);
     t->cwnd = tcp_bbr_cwnd(&t->bb) * TCP_MSS;
@@ -609,15 +716,16 @@ static void tcp_on_timeout(sim_flow *f, tcp_flow *t, udccp_tstamp now) {
   }
   t->bytes_acked = 0;
   t->in_recovery = 0;
-  t->dupacks = 0;
   t->recover = t->snd_max;
   t->snd_nxt = t->snd_una;
-  t->high_sack = t->snd_una;
   for (uint64_t s = t->snd_una; s < t->snd_max; s++) {
-    t->n_rxu += t->sacked[s & t->smask] & t->retx[s & t->smask];
     t->sacked[s & t->smask] = 0;
+    t->lost[s & t->smask] = 0;
   }
   t->n_sacked = 0;
+  t->n_lost = 0;
+  t->txq_head = t->txq_tail; /* go-back-N resends all of it */
+  t->rack_at = UDCCP_TSTAMP_NEVER;
   t->timeouts++;
   t->rto = t->rto * 2 > TCP_RTO_MAX ? TCP_RTO_MAX : t->rto * 2;
   t->rto_at = UDCCP_TSTAMP_NEVER;
@@ -732,16 +840,20 @@ static int tcp_init(sim_flow *f) {
   t->sent_at = malloc((t->smask + 1) * sizeof(*t->sent_at));
   t->retx = calloc(t->smask + 1, 1);
   t->sacked = calloc(t->smask + 1, 1);
+  t->lost = calloc(t->smask + 1, 1);
   t->ooo = calloc(t->rmask + 1, 1);
+  t->txq_mask = 1023;
+  t->txq = malloc((t->txq_mask + 1) * sizeof(*t->txq));
   if (t->sent_at == NULL || t->retx == NULL || t->sacked == NULL ||
-      t->ooo == NULL) {
+      t->lost == NULL || t->ooo == NULL || t->txq == NULL) {
     snprintf(f->err, sizeof(f->err), "out of memory");
     return -1;
   }
   t->cwnd = TCP_IW * TCP_MSS;
   t->ssthresh = UINT64_MAX / 2;
   t->rto = TCP_RTO_INIT;
-  t->rto_at = UDCCP_TSTAMP_NEVER;
+  t->rto_at = t->rack_at = UDCCP_TSTAMP_NEVER;
+  t->min_rtt = UDCCP_TSTAMP_NEVER;
   t->delack_at = UDCCP_TSTAMP_NEVER;
   sim_rng r;
   sim_rng_seed(&r, sim_flow_seed(f), 0);
@@ -786,6 +898,17 @@ static void tcp_timer(sim_flow *f, unsigned which, udccp_tstamp now) {
         tcp_send_ack(f, t, 0, now);
       } else {
         sim_flow_arm(f, TCP_T_DELACK, t->delack_at);
+      }
+    }
+    return;
+  }
+  if (which == TCP_T_RACK) { /* RFC 8985 §6.3 */
+    if (t->rack_at != UDCCP_TSTAMP_NEVER) {
+      if (now >= t->rack_at) {
+        tcp_detect_loss(f, t, now);
+        tcp_try_send(f, t, now);
+      } else {
+        sim_flow_arm(f, TCP_T_RACK, t->rack_at);
       }
     }
     return;
@@ -844,9 +967,10 @@ static void tcp_finish(sim_flow *f, sim_flow_result *r) {
   r->declared_lost = t->retransmits;
   snprintf(r->close_desc, sizeof(r->close_desc),
            "n/a (the model does not close); %llu retransmits, %llu "
-           "recoveries, %llu timeouts",
+           "recoveries, %llu timeouts, %llu RACK losses",
            (unsigned long long)t->retransmits,
-           (unsigned long long)t->recoveries, (unsigned long long)t->timeouts);
+           (unsigned long long)t->recoveries, (unsigned long long)t->timeouts,
+           (unsigned long long)t->rack_lost);
 }
 
 static void put16(uint8_t *p, uint32_t v) {
@@ -909,6 +1033,8 @@ static void tcp_destroy(sim_flow *f) {
     free(t->sent_at);
     free(t->retx);
     free(t->sacked);
+    free(t->lost);
+    free(t->txq);
     free(t->ooo);
     if (t->bbr) {
       tcp_bbr_free(&t->bb);

@@ -15,7 +15,7 @@
 #include "sim.h"
 #include "sim_pool.h"
 
-#define SIM_FLOW_TIMERS 5
+#define SIM_FLOW_TIMERS 6
 
 typedef struct sim sim;
 typedef struct sim_flow sim_flow;

@@ -22,6 +22,8 @@
 
 #include "sim_rng.h"
 
+#define TCP_BBR_EXTRA_ROUNDS 10
+
 typedef struct tcp_bbr_seg {
   uint64_t seq1;  /* seq + 1 of the segment in this slot, 0: none */
   int done;       /* delivered (a resend after a timeout is not news) */
@@ -62,6 +64,11 @@ typedef struct tcp_bbr {
   uint64_t drain_round;
   int in_rto;
   uint64_t rto_end;
+  /* ACK aggregation: segments acked beyond bw x time since extra_start,
+   * the max per round for the last TCP_BBR_EXTRA_ROUNDS rounds */
+  double extra_delivered, extra_acked;
+  double extra_round[TCP_BBR_EXTRA_ROUNDS];
+  udccp_tstamp extra_start;
 } tcp_bbr;
 
 int tcp_bbr_init(tcp_bbr *b, uint32_t iw, uint64_t seed);

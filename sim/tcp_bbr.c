@@ -11,7 +11,14 @@
  * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round) after 5 s without an RTT
  * sample at the minimum (as lib/ccid_bbr.c, doc/bbr.md).  max_bw: the max over this and the last cycle; min_rtt:
  * 10 s window.  Delivery rate per ack from the newest segment it covers
- * (the rate-sample method of draft-ietf-ccwg-bbr).
+ * (the rate-sample method of draft-ietf-ccwg-bbr).  cwnd = cwnd_gain x
+ * BDP + extra_acked, the draft's ACK-aggregation estimate (segments acked
+ * beyond what bw explains, max over 10 rounds, 1 in Startup): even with
+ * an ack per segment it matters in Startup, where the rate samples lag
+ * the doubling flight (each sample's interval spans the previous round's
+ * spread as well as the RTT), and without it cwnd hit 2 x BDP of the
+ * last round's rate on every round: Startup grew x1.6 per round instead
+ * of x2 (1 Gbit/s x 100 ms: 1.2 s to 1,000 segments, not 8,300).
  */
 #include "sim_tcp_bbr.h"
 
@@ -174,6 +181,31 @@ static double headroom(const tcp_bbr *b) {
   return mx(b->inflight_hi - mx(1, 0.15 * b->inflight_hi), MIN_CWND);
 }
 
+/* The draft's UpdateACKAggregation, with a max filter of one slot per
+ * round. */
+static void update_extra_acked(tcp_bbr *b, udccp_tstamp now) {
+  unsigned len = b->filled ? TCP_BBR_EXTRA_ROUNDS : 1, i;
+  double expected = b->bw * (double)(now - b->extra_start) / 1e9, extra;
+  double *slot = &b->extra_round[b->rounds % TCP_BBR_EXTRA_ROUNDS];
+  if (b->extra_delivered <= expected) {
+    b->extra_delivered = 0;
+    b->extra_start = now;
+    expected = 0;
+  }
+  b->extra_delivered += (double)b->newly_acked;
+  extra = mn(b->extra_delivered - expected, b->cwnd);
+  if (b->round_start) {
+    *slot = 0;
+  }
+  *slot = mx(*slot, extra);
+  b->extra_acked = 0;
+  for (i = 0; i < len; i++) {
+    b->extra_acked = mx(b->extra_acked,
+                        b->extra_round[(b->rounds + TCP_BBR_EXTRA_ROUNDS - i) %
+                                       TCP_BBR_EXTRA_ROUNDS]);
+  }
+}
+
 void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
   double target, cap;
   int probing, expired;
@@ -248,6 +280,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     }
   }
   b->bw = mn(b->max_bw, b->bw_lo);
+  update_extra_acked(b, now);
   /* the state machine */
   if (b->state == ST_STARTUP && b->filled) {
     set_state(b, ST_DRAIN, 0.5, 2);
@@ -353,7 +386,8 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
       b->pacing_rate = r;
     }
   }
-  target = bdp_times(b, b->cwnd_gain) + (b->state == ST_UP ? 2 : 0);
+  target = bdp_times(b, b->cwnd_gain) + b->extra_acked +
+           (b->state == ST_UP ? 2 : 0);
   if (b->in_rto) {
     b->cwnd += (double)b->newly_acked;
     if (b->delivered >= b->rto_end) {

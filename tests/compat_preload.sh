@@ -8,6 +8,7 @@
 #    fork after accept, pre-forked children accepting) with CCID 2 and 3 and a service code, over DCCP-UDP
 #    (and, blocking, with the experimental CCIDs 248 BBR and 249 CUBIC)
 #    and, as root, over native DCCP (raw IP).
+#    With UDCCP_MULTIPATH: Multipath DCCP with two subflows, and fallback.
 # 2. Python's socket module: socket.socket(2, 6, 33) as client and server.
 #    2b. Two preloaded servers and a udccp-perf server on one UDP port.
 # 3. tests/compat/dccp_errno: the kernel's errno values (ECONNREFUSED,
@@ -101,6 +102,43 @@ for TR in $TRANSPORTS; do
     run_pair blocking "$ccid"
   done
 done
+
+# ---- 1c. UDCCP_MULTIPATH (issue 16): the same programs over Multipath DCCP
+#      (RFC 9897, udccp_mpsock), the client's subflows from 127.0.0.1 and
+#      127.0.0.2.  UDCCP_DEBUG=1 makes each end print what its connection
+#      was (udccp_mpsock_get_info) as it ends: both must say "multipath
+#      active, 2 subflows"; against a server without the variable the
+#      client says "multipath off" (§3.6 fallback).  DCCP-UDP.
+mp_pair() { # mode ccid server_multipath expect_client expect_server
+  mode=$1 ccid=$2
+  next_port
+  nconn=1
+  case $mode in fork | prefork) nconn=3 ;; esac
+  start_server "$T/srv.$N" env UDCCP_MULTIPATH="$3" UDCCP_DEBUG=1 \
+    "$PAIR" server "$mode" "$PORT" "$ccid" "$SC" "$nconn"
+  k=0
+  while [ $k -lt $nconn ]; do
+    k=$((k + 1))
+    env $(pre udp "$PORT") UDCCP_MULTIPATH=127.0.0.1,127.0.0.2 UDCCP_DEBUG=1 \
+      timeout 30 "$PAIR" client "$mode" 127.0.0.1 "$PORT" "$ccid" "$SC" 200 \
+      >"$T/cli.$N.$k" 2>&1 ||
+      { cat "$T/cli.$N.$k" "$T/srv.$N"; fail "multipath $mode: client $k"; }
+    grep -q "client connection, $4" "$T/cli.$N.$k" ||
+      { cat "$T/cli.$N.$k"; fail "multipath $mode: client $k did not report '$4'"; }
+  done
+  wait "$SPID" || { cat "$T/srv.$N"; fail "multipath $mode: server"; }
+  grep -q "^PASS server" "$T/srv.$N" || { cat "$T/srv.$N"; fail "multipath $mode: no PASS"; }
+  [ -z "$5" ] || [ "$(grep -c "accepted connection, $5" "$T/srv.$N")" = "$nconn" ] ||
+    { cat "$T/srv.$N"; fail "multipath $mode: the server did not report '$5' $nconn times"; }
+  echo "ok multipath $mode CCID $ccid: $(grep -h 'udccp-preload:' "$T/cli.$N.1")"
+}
+TR=udp
+for mode in blocking epoll fork; do
+  mp_pair "$mode" 2 1 "multipath active, 2 subflows, 200 datagrams sent, 200 received" \
+    "multipath active, 2 subflows, 200 datagrams sent, 200 received"
+done
+mp_pair poll 3 1 "multipath active, 2 subflows" "multipath active, 2 subflows"
+mp_pair blocking 2 0 "multipath off" ""
 
 # ---- 2. Python's socket module with the numeric constants
 PYCLIENT='

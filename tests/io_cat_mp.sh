@@ -101,8 +101,7 @@ else
 fi
 
 # 4. Usage errors.
-for args in "--multipath --raw 127.0.0.1 $BASE" \
-            "-l --multipath=127.0.0.1 $BASE" \
+for args in "-l --multipath=127.0.0.1 $BASE" \
             "--multipath --mp-sched fastest 127.0.0.1 $BASE" \
             "--multipath -s 127.0.0.1 127.0.0.1 $BASE"; do
   # shellcheck disable=SC2086

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -272,6 +273,73 @@ static void test_io_mp_fallback_client_plain_3_6(void **state) {
   udccp_endpoint_del(sep);
 }
 
+/* RFC 9897 §3.6 against a plain server that speaks first, as Linux's
+ * (which knows neither feature 10 nor option 46) does in the kernel
+ * interop: the server sends the moment it accepts, while the client is
+ * still PARTOPEN; and a server that only receives never sends a packet
+ * that would move the client out of PARTOPEN.  The client must take the
+ * fallback from the Response: its first datagrams reach the application
+ * (none kept back for MP_SEQ), and its own data leaves in PARTOPEN. */
+static void test_io_mp_fallback_partopen_3_6(void **state) {
+  static const char *const local[1] = {"127.0.0.1"};
+  static const uint32_t svc = SVC;
+  udccp_endpoint *sep = mk_ep(0, 0), *cep;
+  udccp_mpsock *c = NULL;
+  udccp_sock *s = NULL;
+  udccp_mp_info ci;
+  uint8_t buf[LEN], in[2000];
+  uint64_t end, got = 0, sgot = 0;
+  int i;
+  (void)state;
+  assert_int_equal(udccp_listen(sep, DPORT, &svc, 1), 0);
+  cep = mk_ep(1, udccp_endpoint_local_port(sep));
+  assert_int_equal(udccp_mpsock_connect(cep, &c, "127.0.0.1", DPORT, SVC, 2,
+                                        local, 1, 0),
+                   0);
+  end = ms_now() + 5000;
+  while (s == NULL && ms_now() < end) {
+    /* the server's loop alone until it accepts: the client has read the
+     * Response (PARTOPEN) and sent its Ack, nothing since */
+    assert_int_equal(udccp_endpoint_process(cep), 0);
+    assert_int_equal(udccp_endpoint_process(sep), 0);
+    if (udccp_accept(sep, &s, 0) != 0) {
+      s = NULL;
+      (void)poll(NULL, 0, 1);
+    }
+  }
+  assert_non_null(s);
+  for (i = 0; i < 3; i++) {
+    memset(buf, 'a' + i, sizeof(buf));
+    assert_int_equal(udccp_send(s, buf, sizeof(buf), 1000), LEN);
+  }
+  for (i = 0; i < 3; i++) {
+    memset(buf, 'x', sizeof(buf));
+    assert_int_equal(udccp_mpsock_send(c, buf, sizeof(buf), 0), LEN);
+  }
+  end = ms_now() + 5000;
+  while ((got < 3 || sgot < 3) && ms_now() < end) {
+    drive_once(cep, sep);
+    while (udccp_mpsock_recv(c, in, sizeof(in), 0) == LEN) {
+      assert_int_equal(in[0], 'a' + (int)got); /* in order, none missing */
+      got++;
+    }
+    while (udccp_recv(s, in, sizeof(in), 0) == LEN) {
+      sgot++;
+    }
+  }
+  printf("fallback from PARTOPEN: client got %llu of 3, server %llu of 3\n",
+         (unsigned long long)got, (unsigned long long)sgot);
+  assert_int_equal(got, 3);
+  assert_int_equal(sgot, 3);
+  assert_int_equal(udccp_mpsock_get_info(c, &ci), 0);
+  assert_int_equal(ci.active, 0);
+  assert_int_equal(ci.n_subflows, 1);
+  (void)udccp_mpsock_close(c, 0);
+  (void)udccp_close(s, 0);
+  udccp_endpoint_del(cep);
+  udccp_endpoint_del(sep);
+}
+
 /* RFC 9897 §3.2.8 / §3.2.9: the server announces 127.0.0.2; the client
  * (one local address) opens a join to it, and the server attaches it;
  * once the server withdraws it, the client closes that subflow. */
@@ -328,6 +396,7 @@ int main(void) {
       cmocka_unit_test(test_io_mp_abort_fast_close_3_2_3),
       cmocka_unit_test(test_io_mp_fallback_server_plain_3_6),
       cmocka_unit_test(test_io_mp_fallback_client_plain_3_6),
+      cmocka_unit_test(test_io_mp_fallback_partopen_3_6),
       cmocka_unit_test(test_io_mp_addaddr_join_removeaddr_3_2_8),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

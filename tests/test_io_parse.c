@@ -65,11 +65,30 @@ static void test_io_parse_size_and_time(void **state) {
   assert_int_equal(udccp_io_parse_time("1h", &v), UDCCP_ERR_INVALID_ARGUMENT);
 }
 
+static void test_io_parse_mp_sched_names(void **state) {
+  (void)state;
+  int v = -1;
+  assert_int_equal(udccp_io_parse_mp_sched("minrtt", &v), 0);
+  assert_int_equal(v, UDCCP_MP_SCHED_MINRTT);
+  assert_int_equal(udccp_io_parse_mp_sched("backup", &v), 0);
+  assert_int_equal(v, UDCCP_MP_SCHED_BACKUP);
+  assert_int_equal(udccp_io_parse_mp_sched("rr", &v), 0);
+  assert_int_equal(v, UDCCP_MP_SCHED_RR);
+  assert_int_equal(udccp_io_parse_mp_sched("redundant", &v), 0);
+  assert_int_equal(v, UDCCP_MP_SCHED_REDUNDANT);
+  v = -1;
+  assert_int_equal(udccp_io_parse_mp_sched("MinRTT", &v),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_io_parse_mp_sched("", &v), UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(v, -1); /* untouched on error */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_io_parse_rate_units),
       cmocka_unit_test(test_io_parse_rate_rejects_garbage),
       cmocka_unit_test(test_io_parse_size_and_time),
+      cmocka_unit_test(test_io_parse_mp_sched_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,7 +73,7 @@
 
 typedef struct cat_opts {
   int listen, keep, raw, no_stdin, verbose;
-  int multipath;      /* --multipath: RFC 9897, DCCP-UDP */
+  int multipath;      /* --multipath: RFC 9897 */
   const char *mp_local; /* --multipath ADDR,ADDR: the client's addresses */
   int mp_sched;       /* --mp-sched */
   int family; /* 0, 4 or 6 */
@@ -170,7 +170,7 @@ static void usage(FILE *f) {
 "      --pcap FILE       write every packet sent and received to FILE\n"
 "                        (pcap; DCCP-UDP as UDP/IP: open it in Wireshark\n"
 "                        with tools/wireshark/dccp-udp.lua)\n"
-"      --multipath [ADDR,ADDR...]  Multipath DCCP (RFC 9897), DCCP-UDP: a\n"
+"      --multipath [ADDR,ADDR...]  Multipath DCCP (RFC 9897; with --raw too): a\n"
 "                        listener accepts multipath connections; a client\n"
 "                        opens one subflow from each local ADDR (numeric;\n"
 "                        default: the route's source only; write\n"
@@ -1090,15 +1090,7 @@ int main(int argc, char **argv) {
       o.mp_local = optarg;
       break;
     case OPT_MP_SCHED:
-      if (strcmp(optarg, "minrtt") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_MINRTT;
-      } else if (strcmp(optarg, "backup") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_BACKUP;
-      } else if (strcmp(optarg, "rr") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_RR;
-      } else if (strcmp(optarg, "redundant") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_REDUNDANT;
-      } else {
+      if (udccp_io_parse_mp_sched(optarg, &o.mp_sched) != 0) {
         fprintf(stderr, "udccp-cat: invalid scheduler '%s' (minrtt, backup, "
                         "rr or redundant)\n", optarg);
         return 2;
@@ -1128,10 +1120,6 @@ int main(int argc, char **argv) {
   }
   if (o.keep && !o.listen) {
     fprintf(stderr, "udccp-cat: -k needs -l\n");
-    return 2;
-  }
-  if (o.multipath && o.raw) {
-    fprintf(stderr, "udccp-cat: --multipath runs over DCCP-UDP; drop --raw\n");
     return 2;
   }
   if (o.multipath && o.listen && o.mp_local != NULL) {

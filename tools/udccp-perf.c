@@ -504,15 +504,7 @@ int main(int argc, char **argv) {
       o.mp_local = optarg;
       break;
     case OPT_MP_SCHED:
-      if (strcmp(optarg, "minrtt") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_MINRTT;
-      } else if (strcmp(optarg, "backup") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_BACKUP;
-      } else if (strcmp(optarg, "rr") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_RR;
-      } else if (strcmp(optarg, "redundant") == 0) {
-        o.mp_sched = UDCCP_MP_SCHED_REDUNDANT;
-      } else {
+      if (udccp_io_parse_mp_sched(optarg, &o.mp_sched) != 0) {
         return usage_error("invalid scheduler '%s' (minrtt, backup, rr or "
                            "redundant)",
                            optarg);

@@ -1254,9 +1254,11 @@ int udccp_endpoint_bind_device(udccp_endpoint *ep, const char *ifname);
  * probed until it answers again (lib/mp_conn.h).
  *
  * Fallback (§3.6): a peer that does not agree to Multipath DCCP leaves a
- * plain DCCP connection on the first subflow; the calls below then work on
- * it as udccp_send()/udccp_recv() do, and udccp_mpsock_get_info() reports
- * active = 0.
+ * plain DCCP connection on the first subflow (the client knows it from the
+ * server's Response); the calls below then work on it as
+ * udccp_send()/udccp_recv() do, and udccp_mpsock_get_info() reports
+ * active = 0.  Subflows run over the endpoint's transport, DCCP-UDP or
+ * native DCCP (raw: the Linux kernel's DCCP falls back this way).
  *
  * Multipath needs an endpoint bound to every local address (local_host
  * NULL): each subflow's packets leave from its own address (IP_PKTINFO);
@@ -1265,9 +1267,7 @@ int udccp_endpoint_bind_device(udccp_endpoint *ep, const char *ifname);
  * own link.  A server accepts multipath connections on an endpoint whose
  * settings have multipath = 1, with udccp_mpsock_accept().  Closing:
  * udccp_mpsock_close() (MP_CLOSE) or udccp_mpsock_abort() (MP_FAST_CLOSE).
- * Not yet: native DCCP (raw) subflows, address advertisement from the
- * runtime (MP_ADDADDR) and a path manager acting on the peer's, coupled
- * congestion control (doc/multipath.md). */
+ * Not yet: coupled congestion control (doc/multipath.md). */
 
 typedef struct udccp_mpsock udccp_mpsock;
 
@@ -1346,8 +1346,8 @@ typedef struct udccp_mp_info {
  * up to timeout_ms (-1: no limit, 0: not at all) for the first subflow's
  * handshake; the joining subflows follow in the background once it is
  * OPEN.  Returns 0 and sets *pmp, or UDCCP_ERR_INVALID_ARGUMENT (NULL
- * arguments, n > UDCCP_MP_SUBFLOWS_MAX, raw transport, a local address of
- * another family than host's, or an endpoint bound to one address),
+ * arguments, n > UDCCP_MP_SUBFLOWS_MAX, a local address of another family
+ * than host's, or an endpoint bound to one address),
  * UDCCP_ERR_RESOLVE (host or a local address not understood), or any
  * error of udccp_connect() (UDCCP_ERR_REFUSED, UDCCP_ERR_TIMEOUT,
  * UDCCP_ERR_NOMEM, ...).  A server without multipath is no error: the

@@ -10,6 +10,14 @@
 
 #include "sim_parse.h"
 
+sim_result udccp_test_res;
+
+int udccp_test_sim_free(void **state) {
+  (void)state;
+  sim_result_free(&udccp_test_res);
+  return 0;
+}
+
 void udccp_test_sim_run(const char *flows, uint64_t rate, udccp_tstamp delay,
                         udccp_tstamp duration, double loss, sim_result *res) {
   sim_config cfg;

@@ -108,11 +108,15 @@ typedef struct perf_owd {
   uint64_t n;             /* delays seen */
   uint64_t rng;
   double base, min, max;  /* seconds */
+  uint64_t summed_n;      /* n when summary[] was made (0: never) */
+  double summary[PERF_OWD_N];
 } perf_owd;
 void perf_owd_reset(perf_owd *o);
 void perf_owd_add(perf_owd *o, double delay_s);
 /* Fills ms[] (min, p50, p95, p99, max in milliseconds) and returns 1, or
- * returns 0 when no delay was seen.  Sorts the reservoir. */
+ * returns 0 when no delay was seen.  Sorts the reservoir only when a
+ * delay came since the last call (a RESULT is sent again until the
+ * sender confirms it). */
 int perf_owd_summary(perf_owd *o, double ms[PERF_OWD_N]);
 
 /* One interval line (RFC 3550 jitter; loss from sequence gaps). */

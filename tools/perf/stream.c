@@ -823,10 +823,11 @@ void perf_stream_fail(perf_stream *st, int err, const char *text) {
 /* Reads everything waiting; returns 0 or the connection's fatal code. */
 static int drain(perf_stream *st, uint8_t *buf, size_t cap) {
   for (int k = 0; k < 512; k++) {
-    if (k % PERF_CLOCK_EVERY == 0) {
-      st->rx_now = perf_now();
-      st->rx_now_real = perf_now_real();
-    }
+    /* udccp_recv() runs the endpoint's loop, which may take new packets,
+     * only when nothing is queued: read the clocks after such a call, so
+     * that a receive time is never before the arrival (a one-way delay
+     * below zero), and every PERF_CLOCK_EVERY datagrams. */
+    int queued = udccp_sock_peek_len(st->s) >= 0;
     if (perf_sig != 0 && (k & 63) == 63) {
       return 0; /* a faster sender: answer the signal now */
     }
@@ -836,6 +837,10 @@ static int drain(perf_stream *st, uint8_t *buf, size_t cap) {
     }
     if (n < 0) {
       return (int)n;
+    }
+    if (!queued || k % PERF_CLOCK_EVERY == 0) {
+      st->rx_now = perf_now();
+      st->rx_now_real = perf_now_real();
     }
     handle(st, buf, n, st->rx_now);
     if (st->phase == P_DONE) {
