@@ -51,10 +51,20 @@ wait_for() {
   return 1
 }
 
+# cpu_per_gb NAME: CPU seconds of both ends ($TMP/NAME.cpu_s, .cpu_c) per
+# gigabyte of goodput ($TMP/NAME.bps over SECS); also kept in NAME.spgb
+cpu_per_gb() {
+  cat "$TMP/$1.cpu_s" "$TMP/$1.cpu_c" "$TMP/$1.bps" 2>/dev/null |
+    awk -v t="$SECS" -v out="$TMP/$1.spgb" 'NR <= 2 { c += $1 } NR == 3 { b = $1 }
+      END { if (b > 0) { v = c / (b * t / 8 / 1e9); printf "%.2f", v;
+                         printf "%.4f\n", v > out } else printf "-" }'
+}
+
 # blast NAME PORT SENDER_OPT RECEIVER_OPT -> goodput in $TMP/NAME.bps
 blast() {
   out=$TMP/$1.rx
-  "$BLAST" -r -a 127.0.0.1 -p "$2" -T $((SECS + 15)) $4 >"$out" 2>"$TMP/$1.rxerr" &
+  $CPURUN "$TMP/$1.cpu_s" "$BLAST" -r -a 127.0.0.1 -p "$2" -T $((SECS + 15)) $4 \
+    >"$out" 2>"$TMP/$1.rxerr" &
   rpid=$!
   PIDS="$PIDS $rpid"
   if ! wait_for ready "$out"; then
@@ -62,7 +72,8 @@ blast() {
     if [ $rc = 3 ]; then echo "n/a (no UDP_GRO)"; else echo "error"; fi >"$TMP/$1.note"
     return
   fi
-  "$BLAST" -s -a 127.0.0.1 -p "$2" -l "$LEN" -t "$SECS" $3 2>"$TMP/$1.txerr"
+  $CPURUN "$TMP/$1.cpu_c" "$BLAST" -s -a 127.0.0.1 -p "$2" -l "$LEN" -t "$SECS" $3 \
+    2>"$TMP/$1.txerr"
   src=$?
   wait $rpid
   if [ $src = 3 ]; then
@@ -70,7 +81,7 @@ blast() {
     return
   fi
   field goodput_bps "$out" >"$TMP/$1.bps"
-  echo "$(field received_pkts "$out")/$(field sent_pkts "$out") pkts received" \
+  echo "$(field received_pkts "$out")/$(field sent_pkts "$out") pkts received, $(cpu_per_gb "$1") CPU s/GB" \
     >"$TMP/$1.note"
 }
 
@@ -100,15 +111,6 @@ perf() {
   echo "$bps" >"$TMP/$1.bps"
   echo "loss $(field loss_rate "$TMP/$1.json"), rtt $(field rtt_ms "$TMP/$1.json") ms, $(field tx_pkts_per_batch "$TMP/$1.json") pkts/sendmmsg, $(cpu_per_gb "$1") CPU s/GB" \
     >"$TMP/$1.note"
-}
-
-# cpu_per_gb NAME: CPU seconds of both ends ($TMP/NAME.cpu_s, .cpu_c) per
-# gigabyte of goodput ($TMP/NAME.bps over SECS); also kept in NAME.spgb
-cpu_per_gb() {
-  cat "$TMP/$1.cpu_s" "$TMP/$1.cpu_c" "$TMP/$1.bps" 2>/dev/null |
-    awk -v t="$SECS" -v out="$TMP/$1.spgb" 'NR <= 2 { c += $1 } NR == 3 { b = $1 }
-      END { if (b > 0) { v = c / (b * t / 8 / 1e9); printf "%.2f", v;
-                         printf "%.4f\n", v > out } else printf "-" }'
 }
 
 # tcp NAME PORT: iperf3 over loopback TCP (congestion control cubic, named
@@ -184,13 +186,17 @@ row tcp_iperf3 "iperf3 TCP (for CPU per GB)"
 echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the receiver"
 # Issue 13 acceptance 5, side by side in this run: CCID 2 over DCCP-UDP
 # against the UDP GSO/GRO blaster, and its CPU per GB against TCP's.
-cat "$TMP/ccid2_udp.bps" "$TMP/udp_gso.bps" "$TMP/ccid2_udp.spgb" \
-  "$TMP/tcp_iperf3.spgb" 2>/dev/null | awk '{ v[NR] = $1 } END {
+# The blaster's own CPU per GB is the floor for 1200-byte datagrams.
+for f in ccid2_udp.bps udp_gso.bps ccid2_udp.spgb tcp_iperf3.spgb udp_gso.spgb; do
+  cat "$TMP/$f" 2>/dev/null || echo 0
+done | awk '{ v[NR] = $1 } END {
     if (v[1] > 0 && v[2] > 0)
       printf "CCID 2 DCCP-UDP / UDP GSO/GRO: %.2fx", v[1] / v[2];
     if (v[3] > 0 && v[4] > 0)
       printf "; CPU per GB, CCID 2 / iperf3 TCP: %.2fx", v[3] / v[4];
-    if (NR > 0) printf "\n" }'
+    if (v[5] > 0 && v[4] > 0)
+      printf " (UDP GSO/GRO blaster / TCP: %.2fx)", v[5] / v[4];
+    printf "\n" }'
 
 # The sans-I/O core per connection (issue 13): handshakes per CPU-second
 # (C heap and endpoint pool) next to a malloc+memset floor, heap per idle
