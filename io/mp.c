@@ -820,7 +820,7 @@ int udccp_mpsock_get_info(const udccp_mpsock *mp, udccp_mp_info *info) {
   info->active = !mp->fallback;
   info->sched = mp->mc.sched;
   info->n_subflows = (uint8_t)mp->n;
-  info->reorder_bound = mp->mc.ro.bound;
+  info->reorder_bound = udccp_mp_reorder_wait(&mp->mc.ro);
   info->rx_released_late = mp->mc.ro.released_late;
   info->rx_late_dropped = mp->mc.ro.dropped_old;
   info->rx_reorder_bytes = udccp_mp_reorder_mem(&mp->mc.ro);

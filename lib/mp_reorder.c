@@ -194,6 +194,16 @@ int udccp_mp_reorder_push(udccp_mp_reorder *r, uint64_t seq,
   }
   if (udccp_seq_lt(seq, r->next)) {
     r->dropped_old++;
+    if (r->skip_valid && udccp_seq_lt(seq, r->skip_end) &&
+        ts >= r->last_skip) {
+      /* Given up too soon: it came this long after.  Wait at least that
+       * much more from now on (doubling, as RFC 8985 §6.2 step 4). */
+      udccp_tstamp late = ts - r->last_skip + UDCCP_NS_PER_MS;
+      udccp_tstamp x = r->extra * 2 > late ? r->extra * 2 : late;
+      r->extra = x < UDCCP_MP_REORDER_EXTRA_MAX ? x
+                                                : UDCCP_MP_REORDER_EXTRA_MAX;
+      r->calm_since = ts;
+    }
     return UDCCP_ERR_DROPPED;
   }
   /* Beyond the window with nothing held: every number below the window
@@ -265,10 +275,20 @@ udccp_ssize udccp_mp_reorder_pop(udccp_mp_reorder *r, void *buf, size_t cap,
     (void)udccp_mp_reorder_trim(r, ts);
     return UDCCP_ERR_AGAIN;
   }
+  if (r->extra > 0 && ts >= r->calm_since &&
+      ts - r->calm_since >= 16 * udccp_mp_reorder_wait(r)) {
+    r->extra /= 2; /* 16 waits without a late arrival */
+    r->calm_since = ts;
+  }
   if (!holds(r, r->next)) {
     udccp_tstamp t0 = oldest_arrival(r);
-    if (!r->pressure && (ts < t0 || ts - t0 < r->bound)) {
+    if (!r->pressure && (ts < t0 || ts - t0 < udccp_mp_reorder_wait(r))) {
       return UDCCP_ERR_AGAIN; /* still worth waiting for the gap */
+    }
+    if (!r->pressure) {
+      r->last_skip = ts;
+      r->skip_end = lowest_held(r);
+      r->skip_valid = 1;
     }
     skip_to(r, lowest_held(r));
     late = 1;
@@ -285,7 +305,7 @@ udccp_ssize udccp_mp_reorder_pop(udccp_mp_reorder *r, void *buf, size_t cap,
   if (ts >= sl->arrived) {
     udccp_tstamp hold = ts - sl->arrived;
     r->max_hold = hold > r->max_hold ? hold : r->max_hold;
-    r->over_bound += hold > r->bound;
+    r->over_bound += hold > udccp_mp_reorder_wait(r);
   }
   r->pressure = 0;
   r->free_bufs[r->nfree++] = sl->buf - 1;
@@ -300,14 +320,18 @@ udccp_ssize udccp_mp_reorder_pop(udccp_mp_reorder *r, void *buf, size_t cap,
   return (udccp_ssize)len;
 }
 
+udccp_tstamp udccp_mp_reorder_wait(const udccp_mp_reorder *r) {
+  return r->bound > UDCCP_TSTAMP_NEVER - r->extra ? UDCCP_TSTAMP_NEVER
+                                                  : r->bound + r->extra;
+}
+
 udccp_tstamp udccp_mp_reorder_expiry(const udccp_mp_reorder *r) {
-  udccp_tstamp t0;
+  udccp_tstamp t0, w = udccp_mp_reorder_wait(r);
   if (r->n == 0) {
     return UDCCP_TSTAMP_NEVER;
   }
   t0 = oldest_arrival(r);
-  return t0 > UDCCP_TSTAMP_NEVER - r->bound ? UDCCP_TSTAMP_NEVER
-                                            : t0 + r->bound;
+  return t0 > UDCCP_TSTAMP_NEVER - w ? UDCCP_TSTAMP_NEVER : t0 + w;
 }
 
 size_t udccp_mp_reorder_mem(const udccp_mp_reorder *r) {

@@ -31,6 +31,10 @@
 
 #include <udccp/udccp.h>
 
+/* The most a late arrival can add to the bound: a peer's path may stall
+ * for longer, but then the application is better served by the gap. */
+#define UDCCP_MP_REORDER_EXTRA_MAX ((udccp_tstamp)1000000000)
+
 /* Slots and buffers start at this many (or cap_max if smaller). */
 #define UDCCP_MP_REORDER_CAP_MIN 16
 /* How long the buffer must have been oversized before it gives its memory
@@ -64,7 +68,17 @@ typedef struct udccp_mp_reorder {
   uint64_t next_ext;     /* next counted without the 48-bit wrap: slots are
                           * indexed by it, since 2^48 is no multiple of cap */
   int next_valid;        /* 0 until the first datagram */
-  udccp_tstamp bound;    /* longest wait for a gap */
+  udccp_tstamp bound;    /* longest wait for a gap, from the RTTs */
+  /* Learnt from datagrams that came after their gap was given up (as
+   * RACK widens its reordering window, RFC 8985 §6.2): the wait is
+   * bound + extra.  A late one raises extra to at least how late it was
+   * (doubling, at most UDCCP_MP_REORDER_EXTRA_MAX); 16 waits without one
+   * halve it. */
+  udccp_tstamp extra;
+  udccp_tstamp last_skip; /* when the last gap was given up by the bound */
+  uint64_t skip_end;     /* the numbers below it were given up then */
+  int skip_valid;        /* last_skip/skip_end are set */
+  udccp_tstamp calm_since; /* last change of extra */
   int pressure;          /* a push found the window full: release now */
   /* Counters. */
   uint64_t released;     /* datagrams handed to the application */
@@ -99,12 +113,16 @@ int udccp_mp_reorder_push(udccp_mp_reorder *r, uint64_t seq,
 
 /* The next datagram to release at ts, copied into buf (cap bytes): the
  * one numbered next if held; else, when the oldest datagram held has
- * waited the bound, the gap before the lowest one held is given up and
- * that one released.  Returns its length (and *seq), or UDCCP_ERR_AGAIN
+ * waited the wait (udccp_mp_reorder_wait), the gap before the lowest one
+ * held is given up and that one released.  Returns its length (and *seq), or UDCCP_ERR_AGAIN
  * (nothing to release now), or UDCCP_ERR_NOBUF (buf too small; the
  * datagram stays). */
 udccp_ssize udccp_mp_reorder_pop(udccp_mp_reorder *r, void *buf, size_t cap,
                                  uint64_t *seq, udccp_tstamp ts);
+
+/* How long a gap is waited for now: the bound plus what late arrivals
+ * taught (extra). */
+udccp_tstamp udccp_mp_reorder_wait(const udccp_mp_reorder *r);
 
 /* When a held datagram's bound runs out (UDCCP_TSTAMP_NEVER if none is
  * held): the time to call udccp_mp_reorder_pop again. */

@@ -79,6 +79,37 @@ static void test_reorder_time_bound(void **state) {
   udccp_mp_reorder_free(&r);
 }
 
+/* A datagram that comes after its gap was given up widens the wait (as
+ * RACK's reordering window, RFC 8985 §6.2), so the next gap of that
+ * path's lateness is waited for, not given up; calm halves it again. */
+static void test_reorder_late_arrival_widens_the_wait(void **state) {
+  udccp_mp_reorder r;
+  (void)state;
+  assert_int_equal(
+      udccp_mp_reorder_init(&r, udccp_mem_default(), 16, 64, 20 * MS), 0);
+  push_u32(&r, 1, 0, 0);
+  pop_expect(&r, 0, 1);
+  push_u32(&r, 3, 1 * MS, 0);     /* 2 is on the slow path */
+  pop_expect(&r, 21 * MS, 3);     /* given up at the bound */
+  push_u32(&r, 2, 31 * MS, UDCCP_ERR_DROPPED); /* 10 ms too late */
+  assert_true(r.extra >= 10 * MS);
+  assert_true(udccp_mp_reorder_wait(&r) >= 30 * MS);
+  /* The same lateness again: now waited for. */
+  push_u32(&r, 5, 40 * MS, 0);
+  pop_expect(&r, 61 * MS, UINT64_MAX); /* past the bound, within the wait */
+  push_u32(&r, 4, 62 * MS, 0);
+  pop_expect(&r, 62 * MS, 4);
+  pop_expect(&r, 62 * MS, 5);
+  assert_int_equal(r.skipped, 1);
+  assert_int_equal(r.dropped_old, 1);
+  /* 16 waits without a late one: the extra halves. */
+  udccp_tstamp before = r.extra;
+  push_u32(&r, 6, 2000 * MS, 0);
+  pop_expect(&r, 2000 * MS, 6);
+  assert_true(r.extra == before / 2);
+  udccp_mp_reorder_free(&r);
+}
+
 static void test_reorder_duplicate_and_sizes(void **state) {
   udccp_mp_reorder r;
   uint8_t big[65];
@@ -332,6 +363,7 @@ int main(void) {
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_wraps_any_window),
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_far_jump_is_one_step),
       cmocka_unit_test(test_reorder_two_paths),
+      cmocka_unit_test(test_reorder_late_arrival_widens_the_wait),
       cmocka_unit_test(test_reorder_memory_follows_what_is_held),
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_jump_costs_no_buffers),
   };
