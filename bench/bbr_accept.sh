@@ -6,8 +6,8 @@
 # 0.25 x base RTT wanted); BBR CCID vs the simulator's BBR-like TCP over 4
 # seeds (goodput ratio in [0.7, 1.4] wanted); a 2 Mbit/s media flow (BBR,
 # CCID 2, CCID 3) beside a bulk TCP (Reno, CUBIC, BBR-like) on 10 Mbit/s x
-# 40 ms, its one-way delay percentiles printed.  Exits 1 if an item is
-# not met.  doc/bbr.md has the last results.
+# 40 ms, its one-way and write-to-read delay percentiles printed.  Exits 1
+# if an item is not met.  doc/bbr.md has the last results.
 #
 #   sh bench/bbr_accept.sh BUILD_DIR [DURATION_FAIR]
 set -u
@@ -25,8 +25,10 @@ f = d["flows"]
 r = f[0]["goodput_bps"] / f[1]["goodput_bps"] if len(f) > 1 and f[1]["goodput_bps"] > 0 else 0
 print("%s utilization %.4f (link %.4f) ratio %.3f q95 %.1f %s wall %.0f s" % (sys.argv[1], d["utilization"], d["link_utilization"], r,
       f[0]["owd_p95_ms"] - f[0]["owd_min_ms"],
-      " ".join("%s=%.2fMbit/s,loss=%.4f,owd=%.1f/%.1f/%.1fms" % (x["kind"], x["goodput_bps"] / 1e6,
-               x["loss_rate"], x["owd_p50_ms"], x["owd_p95_ms"], x["owd_p99_ms"]) for x in f),
+      " ".join("%s=%.2fMbit/s,loss=%.4f,owd=%.1f/%.1f/%.1fms%s" % (x["kind"], x["goodput_bps"] / 1e6,
+               x["loss_rate"], x["owd_p50_ms"], x["owd_p95_ms"], x["owd_p99_ms"],
+               ",write-to-read=%.1f/%.1f/%.1fms" % (x["app_delay_p50_ms"], x["app_delay_p95_ms"],
+               x["app_delay_p99_ms"]) if "app_delay_p95_ms" in x else "") for x in f),
       d["wall_time_s"]))' "$1"
 }
 line=$("$SIM" --flows bbr --rate 1gbit --delay 50ms --duration 30s --seed 1 --json | summ "1gbit-100ms-30s bbr")

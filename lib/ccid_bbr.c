@@ -854,13 +854,23 @@ static void check_probe_rtt_done(bbr_st *b, udccp_tstamp now) {
 static void update_min_rtt(bbr_st *b, udccp_tstamp now) {
   b->probe_rtt_expired =
       now > b->probe_rtt_min_stamp + BBR_PROBE_RTT_INTERVAL;
-  /* <=, where the draft writes <: a sample equal to the minimum shows the
-   * queue empty now, which is what ProbeRTT would find out.  With < a
-   * path whose RTT never dips below its floor (a simulator's: exact)
-   * pays for a ProbeRTT every 5 s, 3 % of the link at 100 ms RTT. */
+  /* Where the draft writes rs.rtt < probe_rtt_min_delay: a sample within
+   * a quarter of a packet's transmission time at bw (0.25 / bw: 3 us at
+   * 1 Gbit/s) of the minimum shows no packet queued, which is what
+   * ProbeRTT would find out; it refreshes the stamp and keeps the lower
+   * delay.  Samples that close differ by the acknowledgement's own size
+   * (the Ack Vector's length moves it by ~1 us at 1 Gbit/s), not by a
+   * queue; with the draft's < (or <=) such a path paid for a ProbeRTT
+   * every 5.4 s (2.5 % of the link at 1 Gbit/s x 100 ms) with the queue
+   * empty.  bw is this flow's share, so with n flows the bound is n / 4
+   * packets at the bottleneck's rate. */
+  udccp_tstamp tol = b->bw > 0 ? (udccp_tstamp)(0.25e9 / b->bw) : 0;
   if (b->rs_has && b->rs_rtt > 0 &&
-      (b->rs_rtt <= b->probe_rtt_min_delay || b->probe_rtt_expired)) {
-    b->probe_rtt_min_delay = b->rs_rtt;
+      (b->rs_rtt <= b->probe_rtt_min_delay ||
+       b->rs_rtt - b->probe_rtt_min_delay <= tol || b->probe_rtt_expired)) {
+    if (b->probe_rtt_expired || b->rs_rtt < b->probe_rtt_min_delay) {
+      b->probe_rtt_min_delay = b->rs_rtt;
+    }
     b->probe_rtt_min_stamp = now;
   }
   if (b->probe_rtt_min_delay < b->min_rtt ||

@@ -14,80 +14,90 @@
 
 #define UDCCP_IPPROTO_DCCP 33 /* IANA protocol number, RFC 4340 §19.1 */
 
+/* Adds the 8 bytes at p to *acc, a 64-bit sum whose carries out are
+ * counted in *c (compilers emit add + adc $0: two instructions). */
+static inline void add8(uint64_t *acc, uint64_t *c, const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  *acc += v;
+  *c += *acc < v;
+}
+
 /* Adds the bytes p[0..n) to acc as native-order 16-bit words.  p must lie at
- * an even offset from the start of the checksummed data; an odd tail byte
- * is padded on the right with zero (§9.1).
+ * an even offset from the start of the checksummed data (any alignment in
+ * memory: words are read with memcpy); an odd tail byte is padded on the
+ * right with zero (§9.1).
  *
  * Why 64-bit words: a one's complement sum may be taken in any word size
- * whose modulus 2^k - 1 is a multiple of 2^16 - 1 (RFC 1071 §2(B)), so acc
- * is a 64-bit one's complement sum.  The carries out of the two running
- * sums are counted apart and added back once at the end: in C that is an
- * add and a compare per 8 bytes (compilers turn it into add/adc), under
- * half the instructions of splitting each word into 32-bit halves, and
- * the checksum is the largest per-packet cost after the copies (issue
- * 13). */
+ * whose modulus 2^k - 1 is a multiple of 2^16 - 1 (RFC 1071 §2(B)), so each
+ * accumulator is a 64-bit one's complement sum, and so is their sum.  The
+ * carries out of the running sums are counted apart and added back once at
+ * the end (end-around carry, RFC 1071 §2(A)).  The main loop takes 128
+ * bytes into four independent sums: two instructions per 8 bytes and
+ * little loop overhead; the checksum is the largest per-packet cost after
+ * the copies (issue 13). */
 static uint64_t sum_native(const uint8_t *p, size_t n, uint64_t acc) {
-  uint64_t v0, v1, v2, v3, a1 = 0, c = 0;
-  uint16_t w;
-  while (n >= 64) {
-    memcpy(&v0, p, 8);
-    memcpy(&v1, p + 8, 8);
-    memcpy(&v2, p + 16, 8);
-    memcpy(&v3, p + 24, 8);
-    acc += v0;
-    c += acc < v0;
-    a1 += v1;
-    c += a1 < v1;
-    acc += v2;
-    c += acc < v2;
-    a1 += v3;
-    c += a1 < v3;
-    memcpy(&v0, p + 32, 8);
-    memcpy(&v1, p + 40, 8);
-    memcpy(&v2, p + 48, 8);
-    memcpy(&v3, p + 56, 8);
-    acc += v0;
-    c += acc < v0;
-    a1 += v1;
-    c += a1 < v1;
-    acc += v2;
-    c += acc < v2;
-    a1 += v3;
-    c += a1 < v3;
-    p += 64;
-    n -= 64;
+  uint64_t a1 = 0, a2 = 0, a3 = 0, c = 0;
+  size_t k;
+  while (n >= 128) {
+    for (k = 0; k < 128; k += 32) {
+      add8(&acc, &c, p + k);
+      add8(&a1, &c, p + k + 8);
+      add8(&a2, &c, p + k + 16);
+      add8(&a3, &c, p + k + 24);
+    }
+    p += 128;
+    n -= 128;
   }
-  while (n >= 8) {
-    memcpy(&v0, p, 8);
-    acc += v0;
-    c += acc < v0;
+  while (n >= 16) {
+    add8(&acc, &c, p);
+    add8(&a1, &c, p + 8);
+    p += 16;
+    n -= 16;
+  }
+  if (n >= 8) {
+    add8(&acc, &c, p);
     p += 8;
     n -= 8;
   }
-  if (n >= 2) {
-    v0 = 0;
-    while (n >= 2) {
-      memcpy(&w, p, 2);
-      v0 += w;
+  /* 0..7 bytes left: a 4-byte and a 2-byte word (any word size folds
+   * alike), then an odd byte padded on the right with zero (§9.1), summed
+   * into t (< 2^33) and t into a2. */
+  if (n) {
+    uint64_t t = 0;
+    if (n >= 4) {
+      uint32_t v4;
+      memcpy(&v4, p, 4);
+      t = v4;
+      p += 4;
+      n -= 4;
+    }
+    if (n >= 2) {
+      uint16_t v2;
+      memcpy(&v2, p, 2);
+      t += v2;
       p += 2;
       n -= 2;
     }
-    acc += v0;
-    c += acc < v0;
+    if (n) {
+      uint8_t tail[2] = {p[0], 0};
+      uint16_t v2;
+      memcpy(&v2, tail, 2);
+      t += v2;
+    }
+    a2 += t;
+    c += a2 < t;
   }
-  if (n) {
-    uint8_t tail[2] = {p[0], 0};
-    memcpy(&w, tail, 2);
-    acc += w;
-    c += acc < w;
-  }
-  /* End-around carries: c counts at most n/8 of them, so adding it (and
-   * the one carry that may produce) is exact. */
+  a1 += a2;
+  c += a1 < a2;
+  a1 += a3;
+  c += a1 < a3;
   acc += a1;
   c += acc < a1;
+  /* c counts at most n/8 + 3 carries, far from overflowing; adding it
+   * (and the one carry that may produce) is exact. */
   acc += c;
-  acc += acc < c;
-  return acc;
+  return acc + (acc < c);
 }
 
 /* Folds a native-order sum to 16 bits and returns its value read as a
@@ -95,9 +105,11 @@ static uint64_t sum_native(const uint8_t *p, size_t n, uint64_t acc) {
 static uint16_t fold_to_host(uint64_t acc) {
   uint16_t w;
   uint8_t b[2];
-  while (acc >> 16) {
-    acc = (acc & 0xFFFFu) + (acc >> 16);
-  }
+  /* < 2^33, < 2^18, <= 0x10002, <= 0xFFFF: four folds, no loop */
+  acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
+  acc = (acc & 0xFFFFu) + (acc >> 16);
+  acc = (acc & 0xFFFFu) + (acc >> 16);
+  acc = (acc & 0xFFFFu) + (acc >> 16);
   w = (uint16_t)acc;
   memcpy(b, &w, 2);
   return (uint16_t)((b[0] << 8) | b[1]);

@@ -448,10 +448,6 @@ void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     conn->win_mark_seq = conn->gss;
     conn->win_mark_ts = ts;
   }
-  e = udccp_feat_entry_get(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, 1);
-  if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
-    return; /* one negotiation at a time */
-  }
   /* Only cwnd is read: the rest of the (large) info stays unset, as this
    * runs on every ack (issue 13); get_info only writes fields. */
   tmp.cwnd = 0;
@@ -473,6 +469,11 @@ void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     want = conn->seqwin_remote / 4;
   }
   if (want > conn->seqwin_local && want >= conn->settings.seq_window) {
+    /* Looked up only when the window would grow (not on every ack). */
+    e = udccp_feat_entry_get(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, 1);
+    if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
+      return; /* one negotiation at a time */
+    }
     /* Grow in steps of at least a half to keep negotiations rare. */
     if (want < conn->seqwin_local + conn->seqwin_local / 2) {
       want = conn->seqwin_local + conn->seqwin_local / 2;

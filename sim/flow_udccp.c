@@ -105,6 +105,12 @@ static void app_send(sim_flow *f, uflow *u, udccp_tstamp now) {
                                      u->app_queued + u->dgram));
       break;
     }
+    if (f->app_rate_bps > 0 && u->dgram >= sizeof(now)) {
+      /* for the write-to-read delay: when the application had it */
+      udccp_tstamp made = sim_flow_app_time(f, u->app_base,
+                                            u->app_queued + u->dgram);
+      memcpy(u->tx_buf, &made, sizeof(made));
+    }
     int rv = udccp_conn_queue_datagram(c, u->tx_buf, u->dgram, 0, now);
     if (rv == 0) {
       u->app_queued += u->dgram;
@@ -156,6 +162,11 @@ static void app_recv(sim_flow *f, uflow *u, udccp_tstamp now) {
     }
     u->read_bytes += (uint64_t)n;
     sim_flow_delivered(f, (size_t)n);
+    if (f->app_rate_bps > 0 && (size_t)n >= sizeof(udccp_tstamp)) {
+      udccp_tstamp written;
+      memcpy(&written, u->rx_buf, sizeof(written));
+      sim_flow_app_delay(f, written, now);
+    }
   }
 }
 

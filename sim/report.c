@@ -52,6 +52,15 @@ void sim_report_json(FILE *out, const sim_config *cfg, const sim_result *res,
             ", \"owd_p99_ms\": %.3f, \"owd_max_ms\": %.3f",
             fin(r->owd_min_ms), fin(r->owd_p50_ms), fin(r->owd_p95_ms),
             fin(r->owd_p99_ms), fin(r->owd_max_ms));
+    if (r->app_delay_samples > 0) {
+      fprintf(out,
+              ", \"app_delay_min_ms\": %.3f, \"app_delay_p50_ms\": %.3f"
+              ", \"app_delay_p95_ms\": %.3f, \"app_delay_p99_ms\": %.3f"
+              ", \"app_delay_max_ms\": %.3f",
+              fin(r->app_delay_ms[0]), fin(r->app_delay_ms[1]),
+              fin(r->app_delay_ms[2]), fin(r->app_delay_ms[3]),
+              fin(r->app_delay_ms[4]));
+    }
     if (r->ccid) {
       fprintf(out, ", \"rx_dropped_pkts\": %llu, \"rx_seq_invalid_pkts\": %llu",
               (unsigned long long)r->rx_dropped,
@@ -210,6 +219,12 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
       fprintf(out, "flow %zu one-way delay: min %.1f p50 %.1f p95 %.1f p99 "
               "%.1f max %.1f ms\n", i, r->owd_min_ms, r->owd_p50_ms,
               r->owd_p95_ms, r->owd_p99_ms, r->owd_max_ms);
+    }
+    if (r->app_delay_samples > 0) {
+      fprintf(out, "flow %zu write-to-read delay: min %.1f p50 %.1f p95 "
+              "%.1f p99 %.1f max %.1f ms\n", i, r->app_delay_ms[0],
+              r->app_delay_ms[1], r->app_delay_ms[2], r->app_delay_ms[3],
+              r->app_delay_ms[4]);
     }
   }
   for (size_t i = 0; i < res->n_flows; i++) {

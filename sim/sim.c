@@ -345,55 +345,77 @@ static void capture(sim *s, const sim_flow *f, const sim_pkt *p) {
 #define SIM_OWD_BIN (50 * 1000)
 #define SIM_OWD_BINS (1u << 16)
 
-static void owd_note(sim_flow *f, const sim_pkt *p, udccp_tstamp now) {
-  udccp_tstamp d = now - p->sent_at;
+static void delay_note(sim_delay_hist *h, udccp_tstamp d) {
   uint64_t bin = d / SIM_OWD_BIN;
+  if (h->bins == NULL) {
+    h->bins = calloc(SIM_OWD_BINS, sizeof(*h->bins));
+    if (h->bins == NULL) {
+      return;
+    }
+    h->min = d;
+  }
+  if (bin >= SIM_OWD_BINS) {
+    h->over++;
+  } else {
+    h->bins[bin]++;
+  }
+  h->n++;
+  if (d < h->min) {
+    h->min = d;
+  }
+  if (d > h->max) {
+    h->max = d;
+  }
+}
+
+static void owd_note(sim_flow *f, const sim_pkt *p, udccp_tstamp now) {
   if (p->dir != SIM_DIR_FWD || f->stopped || now < p->sent_at ||
       (f->kind->ccid != 0 && p->wire_len <= SIM_OWD_MIN_WIRE)) {
     return;
   }
-  if (f->owd_hist == NULL) {
-    f->owd_hist = calloc(SIM_OWD_BINS, sizeof(*f->owd_hist));
-    if (f->owd_hist == NULL) {
-      return;
-    }
-    f->owd_min = d;
-  }
-  if (bin >= SIM_OWD_BINS) {
-    f->owd_over++;
-  } else {
-    f->owd_hist[bin]++;
-  }
-  f->owd_n++;
-  if (d < f->owd_min) {
-    f->owd_min = d;
-  }
-  if (d > f->owd_max) {
-    f->owd_max = d;
+  delay_note(&f->owd, now - p->sent_at);
+}
+
+void sim_flow_app_delay(sim_flow *f, udccp_tstamp written, udccp_tstamp now) {
+  if (!f->stopped && now >= written) {
+    delay_note(&f->app_delay, now - written);
   }
 }
 
 /* The q-quantile of the histogram, ms (bin middles; the maximum past the
  * last bin). */
-static double owd_quantile(const sim_flow *f, double q) {
-  uint64_t want = (uint64_t)ceil(q * (double)f->owd_n), acc = 0;
+static double delay_quantile(const sim_delay_hist *h, double q) {
+  uint64_t want = (uint64_t)ceil(q * (double)h->n), acc = 0;
   if (want == 0) {
     want = 1;
   }
   for (uint32_t b = 0; b < SIM_OWD_BINS; b++) {
-    acc += f->owd_hist[b];
+    acc += h->bins[b];
     if (acc >= want) {
       double mid = ((double)b + 0.5) * SIM_OWD_BIN;
-      if (mid < (double)f->owd_min) {
-        mid = (double)f->owd_min;
+      if (mid < (double)h->min) {
+        mid = (double)h->min;
       }
-      if (mid > (double)f->owd_max) {
-        mid = (double)f->owd_max;
+      if (mid > (double)h->max) {
+        mid = (double)h->max;
       }
       return mid / 1e6;
     }
   }
-  return (double)f->owd_max / 1e6;
+  return (double)h->max / 1e6;
+}
+
+/* min, p50, p95, p99, max of h, ms; all 0 without samples */
+static void delay_summary(const sim_delay_hist *h, double out[5]) {
+  if (h->n == 0 || h->bins == NULL) {
+    memset(out, 0, 5 * sizeof(*out));
+    return;
+  }
+  out[0] = (double)h->min / 1e6;
+  out[1] = delay_quantile(h, 0.50);
+  out[2] = delay_quantile(h, 0.95);
+  out[3] = delay_quantile(h, 0.99);
+  out[4] = (double)h->max / 1e6;
 }
 
 static void dispatch(sim *s, const sim_event *ev) {
@@ -482,14 +504,18 @@ static void flow_result(const sim *s, sim_flow *f, sim_flow_result *r) {
     sum2 += d * d;
   }
   r->rate_cov = mean > 0 ? sqrt(sum2 / (double)f->n_bins) / mean : 0;
-  if (f->owd_n > 0) {
-    r->owd_samples = f->owd_n;
-    r->owd_min_ms = (double)f->owd_min / 1e6;
-    r->owd_max_ms = (double)f->owd_max / 1e6;
-    r->owd_p50_ms = owd_quantile(f, 0.50);
-    r->owd_p95_ms = owd_quantile(f, 0.95);
-    r->owd_p99_ms = owd_quantile(f, 0.99);
+  if (f->owd.n > 0) {
+    double d[5];
+    delay_summary(&f->owd, d);
+    r->owd_samples = f->owd.n;
+    r->owd_min_ms = d[0];
+    r->owd_p50_ms = d[1];
+    r->owd_p95_ms = d[2];
+    r->owd_p99_ms = d[3];
+    r->owd_max_ms = d[4];
   }
+  r->app_delay_samples = f->app_delay.n;
+  delay_summary(&f->app_delay, r->app_delay_ms);
   if (r->tfrc) {
     r->loss_event_rate = f->p_n ? f->p_sum / (double)f->p_n : 0;
     r->loss_event_rate_end = f->p_end;
@@ -742,7 +768,8 @@ static void teardown(sim *s) {
       f->kind->destroy(f);
     }
     free(f->bins);
-    free(f->owd_hist);
+    free(f->owd.bins);
+    free(f->app_delay.bins);
   }
   free(s->flows);
   s->flows = NULL;

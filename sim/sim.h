@@ -190,6 +190,14 @@ typedef struct sim_flow_result {
    * than SIM_OWD_MIN_WIRE bytes on the wire (acknowledgements are less). */
   double owd_min_ms, owd_p50_ms, owd_p95_ms, owd_p99_ms, owd_max_ms;
   uint64_t owd_samples;
+  /* Application-limited udccp flows (app=RATE): the delay of each
+   * datagram read in the measured period from its write by the sending
+   * application to its read by the receiving one (the sender's queue, its
+   * CCID's pacing and window, the network; the write time rides in the
+   * datagram's first 8 bytes): min, p50, p95, p99, max, ms; 0 samples
+   * for other flows. */
+  double app_delay_ms[5];
+  uint64_t app_delay_samples;
   /* Corruption (cfg->corrupt), both directions: packets of this flow the
    * network corrupted and that arrived; of those, the ones the receiving
    * end refused (checksum, or a header too broken to check) and the ones

@@ -58,6 +58,14 @@ struct sim_flow_kind {
   void (*destroy)(sim_flow *f);
 };
 
+/* A delay histogram (sim.c): bins of 50 us from 0 to 3.3 s, allocated
+ * with the first sample; beyond, counted and the maximum kept. */
+typedef struct sim_delay_hist {
+  uint32_t *bins;
+  uint64_t n, over;
+  udccp_tstamp min, max;
+} sim_delay_hist;
+
 struct sim_flow {
   sim *sim;
   const sim_flow_kind *kind;
@@ -93,11 +101,11 @@ struct sim_flow {
   double p_end;                    /* p of the sample at the stop */
   double xr_sum;                   /* X_recv samples in the measured period */
   uint64_t xr_n;
-  uint32_t *owd_hist;              /* one-way delay of forward data packets
-                                      in the measured period, SIM_OWD_BIN
-                                      bins (sim.c) */
-  uint64_t owd_n, owd_over;
-  udccp_tstamp owd_min, owd_max;
+  sim_delay_hist owd;              /* one-way delay of forward data packets
+                                      in the measured period */
+  sim_delay_hist app_delay;        /* application-limited udccp flows: from
+                                      the write of each datagram to its read
+                                      (sim_flow_app_delay) */
 };
 
 /* The kinds, NULL-terminated, and lookup by name (NULL if unknown). */
@@ -143,6 +151,8 @@ void sim_flow_xmit(sim_flow *f, sim_pkt *p, udccp_tstamp now);
 void sim_flow_arm(sim_flow *f, unsigned which, udccp_tstamp at);
 /* The receiving application got a datagram/segment of bytes payload. */
 void sim_flow_delivered(sim_flow *f, size_t bytes);
+/* A datagram written at `written` was read now (measured period only). */
+void sim_flow_app_delay(sim_flow *f, udccp_tstamp written, udccp_tstamp now);
 /* The kind read p (p->corrupt set by the network): accepted = 1 if its
  * receiver took it as valid.  Call before freeing p. */
 void sim_flow_corrupt_seen(sim_flow *f, const sim_pkt *p, int accepted);

@@ -163,6 +163,46 @@ static void test_rfc4340_9_1_checksum_matches_reference(void **state) {
   }
 }
 
+/* The unrolled summation reads words with memcpy: a packet at any address
+ * (offsets 0..7 from an 8-byte boundary) and of any length, hence every
+ * remainder of the 128-, 16- and 8-byte steps and every odd tail, sums to
+ * the reference, with random bytes in every position. */
+static void test_rfc4340_9_1_checksum_any_offset_and_length(void **state) {
+  static uint64_t store[1664 / 8];
+  uint8_t *base = (uint8_t *)store, pl[1500];
+  uint32_t seed = 7;
+  int iter;
+  (void)state;
+  for (iter = 0; iter < 3000; iter++) {
+    size_t off = (size_t)iter % 8, plen, i, n;
+    int v6 = (iter / 8) & 1;
+    const udccp_path *path = v6 ? &p6 : &p4;
+    uint8_t *buf = base + off;
+    /* every length below 300, then random ones up to 1500 */
+    plen = iter < 2400 ? (size_t)iter / 8 : lcg(&seed) % 1501;
+    for (i = 0; i < plen; i++) {
+      pl[i] = (uint8_t)lcg(&seed);
+    }
+    n = request_cap(buf, sizeof(store) - off, path, pl, plen, 0);
+    buf[6] = (uint8_t)lcg(&seed);
+    buf[7] = (uint8_t)lcg(&seed);
+    assert_int_equal(udccp_cksum_compute(buf, n, path->family,
+                                         path->local_addr, path->remote_addr),
+                     ref_cksum(buf, n, n, v6, path->local_addr,
+                               path->remote_addr));
+    assert_int_equal(udccp_cksum_set(buf, n, path), 0);
+    assert_int_equal(udccp_cksum_check(buf, n, v6 ? &p6r : &p4r), 0);
+    /* one flipped bit anywhere is caught (bytes 4 and 5, Data Offset and
+     * CsCov, may make the packet malformed instead: the checksum field
+     * stands in for them) */
+    i = lcg(&seed) % n;
+    i = (i == 4 || i == 5) ? 6 : i;
+    buf[i] ^= (uint8_t)(1u << (lcg(&seed) % 8));
+    assert_int_equal(udccp_cksum_check(buf, n, v6 ? &p6r : &p4r),
+                     UDCCP_ERR_CHECKSUM);
+  }
+}
+
 /* The 64-bit summation carries out of every word on payloads of all ones
  * (and near it): every length, hence every tail and loop remainder, still
  * equals the reference (RFC 1071 end-around carry). */
@@ -383,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_9_1_ipv4_checksum_by_hand),
       cmocka_unit_test(test_rfc4340_9_1_ipv6_checksum_by_hand),
       cmocka_unit_test(test_rfc4340_9_1_checksum_matches_reference),
+      cmocka_unit_test(test_rfc4340_9_1_checksum_any_offset_and_length),
       cmocka_unit_test(test_rfc4340_9_1_checksum_end_around_carries),
       cmocka_unit_test(test_rfc4340_9_1_bad_checksum_detected),
       cmocka_unit_test(test_rfc4340_9_1_both_zero_encodings_accepted),

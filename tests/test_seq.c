@@ -58,6 +58,46 @@ static void test_rfc4340_7_1_comparisons_across_wrap(void **state) {
   assert_true(udccp_seq_min(10, 20) == 10);
 }
 
+/* The comparisons (sign of the shifted difference) agree with the sign
+ * of udccp_seq_sub for distances at and around 0, +-1, +-2^47 and random
+ * ones, from bases at and around 0, 2^47 and 2^48 - 1, and ignore the
+ * top 16 bits of their arguments as udccp_seq_sub does. */
+static void test_rfc4340_7_1_comparisons_match_distance(void **state) {
+  static const uint64_t bases[] = {0, 1, UDCCP_SEQ_HALF - 1, UDCCP_SEQ_HALF,
+                                   UDCCP_SEQ_HALF + 1, TOP - 1, TOP};
+  static const int64_t ds[] = {0, 1, -1, 2, -2,
+                               (int64_t)UDCCP_SEQ_HALF - 1,
+                               (int64_t)UDCCP_SEQ_HALF,
+                               (int64_t)UDCCP_SEQ_HALF + 1,
+                               -(int64_t)UDCCP_SEQ_HALF + 1,
+                               -(int64_t)UDCCP_SEQ_HALF};
+  uint64_t x = 88172645463325252ULL;
+  size_t i, j;
+  int k;
+  (void)state;
+  for (k = 0; k < 20000; k++) {
+    uint64_t a, b;
+    int64_t d;
+    if (k < 70) {
+      i = (size_t)k % 7;
+      j = (size_t)k / 7;
+      b = bases[i];
+      a = udccp_seq_add(b, ds[j]);
+    } else {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      a = x;
+      b = (k & 1) ? a - (x >> (x & 47)) : x * 0x9E3779B97F4A7C15ULL;
+    }
+    d = udccp_seq_sub(a, b);
+    assert_int_equal(udccp_seq_lt(a, b), d < 0);
+    assert_int_equal(udccp_seq_le(a, b), d <= 0);
+    assert_int_equal(udccp_seq_gt(a, b), d > 0);
+    assert_int_equal(udccp_seq_ge(a, b), d >= 0);
+  }
+}
+
 /* The windows of §7.5.1 are circular intervals: lo <= x <= hi. */
 static void test_rfc4340_7_5_between_across_wrap(void **state) {
   (void)state;
@@ -141,6 +181,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_1_add_wraps_at_2_48),
       cmocka_unit_test(test_rfc4340_7_1_sub_is_circular_distance),
       cmocka_unit_test(test_rfc4340_7_1_comparisons_across_wrap),
+      cmocka_unit_test(test_rfc4340_7_1_comparisons_match_distance),
       cmocka_unit_test(test_rfc4340_7_5_between_across_wrap),
       cmocka_unit_test(test_rfc4340_7_6_short_seqno_extension),
       cmocka_unit_test(test_rfc4340_7_6_extension_nearest_property),

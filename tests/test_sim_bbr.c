@@ -78,9 +78,17 @@ static void test_bbr_media_flow_delay(void **state) {
                      &udccp_test_res);
   m = &udccp_test_res.flows[0];
   printf("media (bbr, 2 Mbit/s) beside tcp-bbr: one-way delay p50 %.1f p95 "
-         "%.1f p99 %.1f ms (base 20 ms)\n", m->owd_p50_ms, m->owd_p95_ms,
-         m->owd_p99_ms);
+         "%.1f p99 %.1f ms (base 20 ms); write to read p50 %.1f p95 %.1f "
+         "p99 %.1f ms, %llu datagrams\n", m->owd_p50_ms, m->owd_p95_ms,
+         m->owd_p99_ms, m->app_delay_ms[1], m->app_delay_ms[2],
+         m->app_delay_ms[3], (unsigned long long)m->app_delay_samples);
   assert_true(m->goodput_bps >= 0.95 * 2e6);
+  /* write to read: every datagram read counts, and it includes the
+   * network's one-way delay (and the sender's queue) */
+  assert_true(m->app_delay_samples > 0.95 * m->delivered_pkts);
+  assert_true(m->app_delay_ms[0] >= m->owd_min_ms - 0.1);
+  assert_true(m->app_delay_ms[2] >= m->owd_p95_ms - 0.1);
+  assert_int_equal(udccp_test_res.flows[1].app_delay_samples, 0);
   assert_true(m->owd_min_ms >= 20.0 && m->owd_min_ms < 22.0);
   assert_true(m->owd_p50_ms <= m->owd_p95_ms &&
               m->owd_p95_ms <= m->owd_p99_ms);
@@ -92,7 +100,8 @@ int main(void) {
       cmocka_unit_test(test_bbr_registered_and_movable),
       cmocka_unit_test_teardown(test_bbr_tolerates_random_loss,
                                 udccp_test_sim_free),
-      cmocka_unit_test_teardown(test_bbr_media_flow_delay, udccp_test_sim_free),
+      cmocka_unit_test_teardown(test_bbr_media_flow_delay,
+                                udccp_test_sim_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
