@@ -353,7 +353,7 @@ static void mp_bound(udccp_mpsock *m) {
   if (hi == 0) {
     return;
   }
-  b = udccp_mp_reorder_bound(lo, hi);
+  b = udccp_mp_conn_rx_bound(&m->mc, lo, hi); /* + the CCID queue's wait */
   m->mc.ro.bound = b < MP_BOUND_MIN ? MP_BOUND_MIN : b;
 }
 

@@ -536,6 +536,28 @@ static int seen(udccp_mp_conn *mc, uint64_t seq) {
   return 0;
 }
 
+/* A path's smoothed gap between datagrams (gain 1/8, as RFC 6298's
+ * SRTT).  A pause longer than MP_GAP_IDLE is the application's, not the
+ * path's: it does not count. */
+#define MP_GAP_IDLE (500 * UDCCP_NS_PER_MS)
+static void rx_gap_note(udccp_mp_sub_stats *st, udccp_tstamp ts) {
+  if (st->rx_last != 0 && ts >= st->rx_last &&
+      ts - st->rx_last <= MP_GAP_IDLE) {
+    udccp_tstamp g = ts - st->rx_last;
+    st->rx_gap = st->rx_gap == 0 ? g : (7 * st->rx_gap + g) / 8;
+  }
+  st->rx_last = ts;
+}
+
+udccp_tstamp udccp_mp_conn_rx_bound(const udccp_mp_conn *mc,
+                                    udccp_tstamp lo, udccp_tstamp hi) {
+  udccp_tstamp g = 0;
+  for (size_t i = 0; i < mc->n_sub; i++) {
+    g = mc->st[i].rx_gap > g ? mc->st[i].rx_gap : g;
+  }
+  return udccp_mp_reorder_bound(lo, hi) + (g < hi ? g : hi);
+}
+
 void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
   udccp_conn *c;
   if (i >= mc->n_sub) {
@@ -555,6 +577,7 @@ void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
     }
     mc->st[i].rx_dgrams++;
     mc->st[i].rx_bytes += (uint64_t)n;
+    rx_gap_note(&mc->st[i], ts);
     if (!mc->reorder && udccp_mp_rx_seq(c->mp, ri.seq, &mseq) &&
         seen(mc, mseq)) {
       mc->rx_dup++; /* a copy (redundant scheduler): dropped by MP_SEQ */

@@ -78,6 +78,9 @@ typedef struct udccp_mp_sub_stats {
   uint64_t revivals;            /* times it came back */
   uint64_t probes;              /* Syncs sent while dead */
   uint64_t moved;               /* datagrams taken off it when it died */
+  udccp_tstamp rx_last;         /* when its last datagram came (0: none) */
+  udccp_tstamp rx_gap;          /* smoothed time between its datagrams, ns
+                                   (0: unknown) */
 } udccp_mp_sub_stats;
 
 /* What the MP connection tracks of a subflow's liveness. */
@@ -207,6 +210,15 @@ udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
  * (the data sender measures the path, §3.2.7), else our own estimate; 0
  * if neither is known. */
 udccp_tstamp udccp_mp_conn_path_rtt(const udccp_mp_conn *mc, size_t i);
+
+/* The receiver's reordering bound for paths whose RTTs span lo..hi:
+ * udccp_mp_reorder_bound(lo, hi) plus the longest smoothed time between
+ * two datagrams of one path (at most hi).  A datagram the sender placed on
+ * a path waits in that path's CCID queue for its next send slot -- up to
+ * about that gap on a slow path -- before it travels; the RTTs do not
+ * show that wait.  Used by io/mp.c and sim/flow_mp.c. */
+udccp_tstamp udccp_mp_conn_rx_bound(const udccp_mp_conn *mc,
+                                    udccp_tstamp lo, udccp_tstamp hi);
 
 /* 1 if subflow i is taken out of scheduling as dead. */
 int udccp_mp_conn_dead(const udccp_mp_conn *mc, size_t i);

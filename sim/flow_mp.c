@@ -211,7 +211,7 @@ static void rx_bound(mflow *m) {
     hi = r > hi ? r : hi;
   }
   if (hi > 0) {
-    udccp_tstamp b = udccp_mp_reorder_bound(lo, hi);
+    udccp_tstamp b = udccp_mp_conn_rx_bound(&m->rx, lo, hi);
     m->rx.ro.bound = b < MFLOW_BOUND_MIN ? MFLOW_BOUND_MIN : b;
   }
 }
