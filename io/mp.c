@@ -722,7 +722,8 @@ udccp_ssize udccp_mpsock_recv(udccp_mpsock *mp, void *buf, size_t cap,
   if (mp == NULL || (buf == NULL && cap > 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  udccp_tstamp deadline = udccp_io_deadline(timeout_ms);
+  /* the clock only for a call that may wait (one per datagram drained) */
+  udccp_tstamp deadline = timeout_ms == 0 ? 0 : udccp_io_deadline(timeout_ms);
   mp_io a = {mp, NULL, buf, cap, 0};
   if (!recv_ready(&a) && timeout_ms != 0) {
     if (udccp_io_wait(mp->ep, deadline, recv_ready, &a) != 0) {
@@ -730,11 +731,16 @@ udccp_ssize udccp_mpsock_recv(udccp_mpsock *mp, void *buf, size_t cap,
     }
   }
   if (mp->fallback) {
-    udccp_tstamp now = udccp_io_now();
-    int left = deadline == UDCCP_TSTAMP_NEVER ? -1
-               : deadline > now ? (int)((deadline - now + 999999) / 1000000)
-                                : 0;
-    return udccp_recv(mp->sub[0], buf, cap, timeout_ms == 0 ? 0 : left);
+    int left = 0; /* what is left of the caller's timeout */
+    if (deadline == UDCCP_TSTAMP_NEVER) {
+      left = -1;
+    } else if (timeout_ms != 0) {
+      udccp_tstamp now = udccp_io_now();
+      left = deadline > now ? (int)((deadline - now + UDCCP_NS_PER_MS - 1) /
+                                    UDCCP_NS_PER_MS)
+                            : 0;
+    }
+    return udccp_recv(mp->sub[0], buf, cap, left);
   }
   if (a.rv == UDCCP_ERR_NOBUF) {
     /* The reordering buffer keeps it; the call says it is dropped: take
