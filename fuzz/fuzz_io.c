@@ -92,6 +92,26 @@ static void part_ipv6(const uint8_t *d, size_t n) {
   dccp_in(d + 32, n - 32, UDCCP_AF_INET6, src, dst);
 }
 
+/* The control length the kernel would report for the chain in b[0..cl):
+ * it ends before the first header whose cmsg_len runs past the buffer.
+ * The kernel never writes such a length, and glibc's CMSG_NXTHDR trusts
+ * that: a cmsg_len near SIZE_MAX wraps its pointer back below the end. */
+static size_t kernel_controllen(const uint8_t *b, size_t cl) {
+  size_t off = 0;
+  while (cl - off >= sizeof(struct cmsghdr)) {
+    struct cmsghdr h;
+    memcpy(&h, b + off, sizeof(h));
+    if (h.cmsg_len < sizeof(h) || h.cmsg_len > cl - off) {
+      break;
+    }
+    off += CMSG_ALIGN(h.cmsg_len);
+    if (off > cl) {
+      return cl;
+    }
+  }
+  return off;
+}
+
 static void part_gro(const uint8_t *d, size_t n) {
   /* first byte: control length; then control bytes; then the payload */
   if (n < 1) {
@@ -112,7 +132,7 @@ static void part_gro(const uint8_t *d, size_t n) {
   struct msghdr m;
   memset(&m, 0, sizeof(m));
   m.msg_control = ctl.b;
-  m.msg_controllen = cl;
+  m.msg_controllen = kernel_controllen(ctl.b, cl);
   size_t seg = udccp_io_gro_size(&m);
   const uint8_t *pay = d + cl;
   size_t len = n - cl;
@@ -168,7 +188,7 @@ static void part_errq(const uint8_t *d, size_t n) {
   struct msghdr m;
   memset(&m, 0, sizeof(m));
   m.msg_control = ctl.b;
-  m.msg_controllen = cl;
+  m.msg_controllen = kernel_controllen(ctl.b, cl);
   int acted = 0;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL;
        c = CMSG_NXTHDR(&m, c)) {
