@@ -16,7 +16,15 @@
  *     int;
  *   - a CCID name (udccp_ccid_parse, lib/ccid.c: "2", "ccid3", "cubic",
  *     "bbr") gives an error or a number 2..255, and that number written
- *     in decimal parses to itself.
+ *     in decimal parses to itself;
+ *   - the CCID registry (lib/ccid.c, include/udccp/ccid.h; RFC 4340 §10:
+ *     248..255 experimental): bytes 4 and 5 choose a number, flags, BBR's
+ *     or CUBIC's ops or a broken copy of them (a required function
+ *     missing, a state too large, a timer without its handler, NULL) and
+ *     whether the number is freed first; udccp_ccid_register_as answers as
+ *     its contract says, a registered CCID is found by lookup, parse and
+ *     the server's list of extras (once), unregistering empties the
+ *     number, and what was there before is put back.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +32,8 @@
 #include <string.h>
 
 #include <udccp/udccp.h>
+
+#include "ccid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,6 +47,96 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_name(const char *s) {
   CHECK(s != NULL);
   CHECK(strlen(s) < 200);
+}
+
+struct extra_count {
+  uint8_t id;
+  int n;
+};
+
+static void count_extra(uint8_t id, void *user) {
+  struct extra_count *c = user;
+  if (id == c->id) {
+    c->n++;
+  }
+}
+
+static int extras_listing(uint8_t id) {
+  struct extra_count c = {id, 0};
+  udccp_ccid_each_extra(count_extra, &c);
+  return c.n;
+}
+
+static void check_registry(const uint8_t *data, size_t size) {
+  uint8_t id = size > 4 ? data[4] : 0, how = size > 5 ? data[5] : 0;
+  unsigned flags = how & 3u; /* bit 1: a flag that does not exist */
+  const udccp_ccid_ops *base = (how & 4) ? udccp_ccid_cubic() : udccp_ccid_bbr();
+  const udccp_ccid_ops *ops = base, *before;
+  udccp_ccid_ops bad = *base;
+  int valid = 1, freed = 0, want, rc;
+  char nb[16];
+  switch ((how >> 3) & 7) {
+  case 1:
+    bad.tx_init = NULL;
+    break;
+  case 2:
+    bad.rx_on_pkt = NULL;
+    break;
+  case 3:
+    bad.tx_size = sizeof(udccp_ccid_state) + 1;
+    break;
+  case 4:
+    bad.tx_get_expiry = NULL; /* no timer: valid */
+    bad.tx_on_expiry = NULL;
+    break;
+  case 5:
+    bad.rx_on_expiry = NULL; /* valid only if there is no rx timer */
+    valid = bad.rx_get_expiry == NULL;
+    break;
+  case 6:
+    ops = NULL;
+    valid = 0;
+    break;
+  default:
+    break;
+  }
+  if (((how >> 3) & 7) >= 1 && ((how >> 3) & 7) <= 5) {
+    ops = &bad;
+    valid = valid && ((how >> 3) & 7) >= 4;
+  }
+  before = udccp_ccid_lookup(id);
+  if ((how & 0x40) != 0 && before != NULL && id >= 5) {
+    CHECK(udccp_ccid_unregister(id) == 0);
+    CHECK(udccp_ccid_lookup(id) == NULL && extras_listing(id) == 0);
+    freed = 1;
+  }
+  if (!valid || (flags & ~UDCCP_CCID_REG_RESERVED) != 0 || id < 5 ||
+      (id < UDCCP_CCID_EXPERIMENTAL_MIN &&
+       !(flags & UDCCP_CCID_REG_RESERVED))) {
+    want = UDCCP_ERR_INVALID_ARGUMENT;
+  } else if (udccp_ccid_lookup(id) != NULL) {
+    want = UDCCP_ERR_INVALID_STATE;
+  } else {
+    want = 0;
+  }
+  rc = udccp_ccid_register_as(ops, id, flags);
+  CHECK(rc == want);
+  if (rc == 0) {
+    CHECK(udccp_ccid_lookup(id) == ops && extras_listing(id) == 1);
+    snprintf(nb, sizeof(nb), "%u", id);
+    CHECK(udccp_ccid_parse(nb) == id);
+    CHECK(udccp_ccid_unregister(id) == 0);
+    CHECK(udccp_ccid_lookup(id) == NULL && extras_listing(id) == 0);
+    CHECK(udccp_ccid_unregister(id) == UDCCP_ERR_INVALID_ARGUMENT);
+  }
+  if (freed) {
+    CHECK(udccp_ccid_register_as(
+              before, id,
+              id < UDCCP_CCID_EXPERIMENTAL_MIN ? UDCCP_CCID_REG_RESERVED : 0) ==
+          0);
+  }
+  CHECK(udccp_ccid_lookup(id) == before);
+  CHECK(id < 5 || extras_listing(id) == (before != NULL));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -82,5 +182,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_name(udccp_reset_code_str((int)(v & 0xFF)));
   check_name(udccp_state_str((int)v));
   check_name(udccp_state_str((int)(v & 0xF)));
+  check_registry(data, size);
   return 0;
 }
