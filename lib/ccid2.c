@@ -1047,6 +1047,19 @@ static void exit_slow_start(ccid2_tx *tx) {
   }
 }
 
+/* A policy that owns cwnd (BBR) sets it from its own model after each
+ * ack, so CCID 2's per-packet cut for Drop Code 2 and the halving for
+ * codes 3..7 would not reach the window: the policy hears of such a
+ * packet as lost instead (RFC 4340 §11.7.2: Drop Code 2 is congestion
+ * inside the receiving host; 3..7 count as ECN marks, which BBR treats
+ * as losses).  Without it a receiver that cannot keep up drops most of
+ * what BBR sends while BBR sees a clean path. */
+static void cc_dropped(ccid2_tx *tx, uint64_t seq) {
+  if (cc_owns_cwnd(tx) && tx->cc->on_lost != NULL) {
+    tx->cc->on_lost(tx->ccp, seq, tx->now);
+  }
+}
+
 /* RFC 4340 §11.7 Data Dropped, with the RFC 4341 §5.2 responses.  Returns
  * 1 if the report was relevant (it signals congestion). */
 static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
@@ -1084,9 +1097,11 @@ static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
       case 2: /* Receive Buffer: RFC 4341 §5.2 */
         n2++;
         relevant = 1;
+        cc_dropped(tx, s);
         break;
       default: /* 3..7: as if ECN marked (§11.7.2) */
         relevant = 1;
+        cc_dropped(tx, s);
         congestion(tx, s);
         break;
       }

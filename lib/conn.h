@@ -82,12 +82,17 @@
  * event per period is the whole cost while busy. */
 #define UDCCP_CONN_TRIM_AFTER (100 * UDCCP_NS_PER_MS)
 
-/* A received packet whose data did not reach the application (§11.7). */
+/* Received packets whose data did not reach the application (§11.7): a
+ * run of up to UDCCP_CONN_DROP_RUN consecutive Sequence Numbers ending at
+ * seq, with one Drop Code (one Drop Block each).  A receive buffer that
+ * overflows drops hundreds of packets per ack; one record per packet let
+ * the sender hear of only the last 16. */
 #define UDCCP_CONN_MAX_DROPS 16
+#define UDCCP_CONN_DROP_RUN 16 /* a Drop Block's Run Length field: 4 bits */
 typedef struct udccp_conn_drop {
-  uint32_t seq_lo;  /* its 48-bit Sequence Number, in 8 bytes with the */
-  uint16_t seq_hi;  /* rest (issue 13: the array is in every connection) */
-  uint8_t code;     /* Drop Code, Table 7 */
+  uint32_t seq_lo;  /* the run's newest 48-bit Sequence Number, in 8 */
+  uint16_t seq_hi;  /* bytes with the rest (issue 13: small records) */
+  uint8_t code_run; /* Drop Code (Table 7) << 4 | packets in the run - 1 */
   uint8_t sent;     /* acks that carried it */
 } udccp_conn_drop;
 _Static_assert(sizeof(udccp_conn_drop) == 8, "Data Dropped record: 8 bytes");

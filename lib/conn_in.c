@@ -221,9 +221,21 @@ int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
   return 0;
 }
 
-/* Records a dropped datagram for Data Dropped (§11.7). */
+/* Records a dropped datagram for Data Dropped (§11.7): the next one of the
+ * newest run, same code, extends it. */
 static void note_drop(udccp_conn *conn, uint64_t seq, uint8_t code) {
   conn->ack_needed = 1;
+  if (conn->n_drops > 0) {
+    udccp_conn_drop *last = &conn->drops[conn->n_drops - 1];
+    unsigned run = (unsigned)(last->code_run & 0x0F) + 1;
+    if (last->code_run >> 4 == code && run < UDCCP_CONN_DROP_RUN &&
+        last->sent == 0 &&
+        seq == udccp_seq_add(udccp_conn_drop_seq(last), 1)) {
+      udccp_conn_drop_set_seq(last, seq);
+      last->code_run++;
+      return;
+    }
+  }
   if (conn->drops == NULL) {
     conn->drops = conn->mem->malloc(
         UDCCP_CONN_MAX_DROPS * sizeof(*conn->drops), conn->mem->user_data);
@@ -237,7 +249,7 @@ static void note_drop(udccp_conn *conn, uint64_t seq, uint8_t code) {
     conn->n_drops--;
   }
   udccp_conn_drop_set_seq(&conn->drops[conn->n_drops], seq);
-  conn->drops[conn->n_drops].code = code;
+  conn->drops[conn->n_drops].code_run = (uint8_t)(code << 4);
   conn->drops[conn->n_drops].sent = 0;
   conn->n_drops++;
 }

@@ -20,7 +20,8 @@ static int data_checksum_on(const udccp_conn *conn) {
 }
 
 /* Data Dropped option(s) for acks with Acknowledgement Number ackno
- * (§11.7): Normal Blocks down to each dropped packet, a Drop Block for it. */
+ * (§11.7): Normal Blocks down to each run of dropped packets, a Drop Block
+ * for it. */
 static void put_data_dropped(udccp_conn *conn, udccp_optbuf *ob,
                              uint64_t ackno) {
   uint8_t v[253];
@@ -42,9 +43,10 @@ static void put_data_dropped(udccp_conn *conn, udccp_optbuf *ob,
       gap -= run;
     }
     if (n < sizeof(v)) {
-      v[n++] = (uint8_t)(0x80 | (d->code << 4)); /* Drop Block, run 1 */
+      v[n++] = (uint8_t)(0x80 | d->code_run); /* Drop Block */
     }
-    cur = udccp_seq_add(udccp_conn_drop_seq(d), -1);
+    cur = udccp_seq_add(udccp_conn_drop_seq(d),
+                        -(int64_t)((d->code_run & 0x0F) + 1));
     conn->drops[i].sent++;
   }
   if (n > 0) {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ typedef struct seen {
   uint64_t data_cksum;
   uint64_t cscov[16];
   uint64_t pkts;
+  uint8_t drop_seen[4096]; /* Sequence Numbers (mod 4096) reported dropped */
 } seen;
 
 static int observe(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
@@ -51,11 +53,18 @@ static int observe(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
     return 0;
   }
   if (rp.opts.present & UDCCP_OPTS_HAS_DATA_DROPPED) {
+    uint64_t cur = rp.h.ack; /* §11.7: blocks go back from the ackno */
     for (i = 0; i < rp.opts.data_dropped_len; ++i) {
       uint8_t b = rp.opts.data_dropped[i];
+      unsigned run = (b & 0x80) ? (unsigned)(b & 0x0F) + 1
+                                : (unsigned)(b & 0x7F) + 1;
       if (b & 0x80) {
         s->data_dropped[(b >> 4) & 7]++;
+        for (unsigned k = 0; k < run; k++) {
+          s->drop_seen[(cur - k) % 4096] = 1;
+        }
       }
+      cur -= run;
     }
   }
   s->slow_receiver += rp.opts.slow_receiver;
@@ -229,13 +238,60 @@ static void test_rfc4340_9_3_data_checksum_sent_and_checked(void **state) {
   assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)),
                    UDCCP_ERR_AGAIN);
   assert_int_equal(p.c[1]->n_drops, 1);
-  assert_int_equal(p.c[1]->drops[0].code, 3);
+  assert_int_equal(p.c[1]->drops[0].code_run, 3 << 4); /* one packet */
   memset(&sn, 0, sizeof(sn));
   sn.dir = 1;
   p.c[1]->pending |= UDCCP_PEND_ACK;
   udccp_pair_run_for(&p, 100 * MS);
   assert_true(sn.data_dropped[3] >= 1);
   udccp_pair_free(&p);
+}
+
+/* §11.7: a receive buffer that overflows by many packets between two acks
+ * (a receiver that reads a batch of datagrams, then acks) reports every
+ * one of them in the next ack, in runs (one Drop Block per 16), not only
+ * the last 16 records. */
+static void test_rfc4340_11_7_every_receive_buffer_drop_reported(void **state) {
+  udccp_pair p;
+  udccp_settings ss;
+  udccp_conn_info si;
+  udccp_tb_pkt tp;
+  seen *sn = calloc(1, sizeof(*sn));
+  uint8_t buf[200];
+  size_t k, reported = 0;
+  int i;
+  (void)state;
+  assert_non_null(sn);
+  memset(&p, 0, sizeof(p));
+  udccp_pair_settings(&p, &ss);
+  ss.rx_qlen = 8;
+  open_pair(&p, NULL, &ss, 21);
+  memset(buf, 7, sizeof(buf));
+  /* 100 data packets in the client's name, one after the other, with no
+   * chance for the server to ack in between. */
+  for (i = 0; i < 100; i++) {
+    p.c[0]->gss = udccp_seq_add(p.c[0]->gss, 1);
+    udccp_conn_update_windows(p.c[0]);
+    udccp_conn_get_info(p.c[1], &si);
+    udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, p.c[0]->gss & UDCCP_SEQ_MASK,
+                      si.gss);
+    tp.payload = buf;
+    tp.payload_len = sizeof(buf);
+    assert_int_equal(udccp_pair_feed(&p, 1, &tp), 0);
+  }
+  udccp_conn_get_info(p.c[1], &si);
+  assert_int_equal(si.rx_qdrops, 92);
+  sn->dir = 1;
+  p.drop = observe;
+  p.drop_ud = sn;
+  p.c[1]->pending |= UDCCP_PEND_ACK;
+  udccp_pair_run_for(&p, 50 * MS);
+  for (k = 0; k < 4096; k++) {
+    reported += sn->drop_seen[k];
+  }
+  assert_int_equal(reported, 92);
+  udccp_pair_free(&p);
+  free(sn);
 }
 
 /* §11.7.2: Drop Code 3 (Corrupt) MUST make the CCID behave as if the
@@ -692,6 +748,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_11_7_2_corrupt_counts_as_marked_ccid3),
       cmocka_unit_test(test_rfc4340_11_4_ackvec_bounded_over_long_transfer),
       cmocka_unit_test(test_rfc4340_11_7_data_dropped_receive_buffer),
+      cmocka_unit_test(test_rfc4340_11_7_every_receive_buffer_drop_reported),
       cmocka_unit_test(test_rfc4340_11_6_slow_receiver_when_nearly_full),
       cmocka_unit_test(test_rfc4340_9_3_data_checksum_sent_and_checked),
       cmocka_unit_test(test_rfc4340_9_2_1_cscov_and_min_cscov),
