@@ -193,6 +193,12 @@ sum_avx2(const uint8_t *p, size_t n, uint64_t acc) {
     acc = add_lanes(acc, s, nv);
     n -= nv * 32;
   }
+  /* The upper halves of the YMM registers are clean again before any
+   * SSE code runs (sum_native or the caller's): compilers end the
+   * function with VZEROUPPER but not the path that jumps to
+   * sum_native (gcc 12), and SSE instructions after AVX ones with dirty
+   * upper halves each pay a merge (issue 13). */
+  _mm256_zeroupper();
   return n ? sum_native(p, n, acc) : acc;
 }
 
