@@ -36,6 +36,24 @@ int udccp_cksum_set(uint8_t *pkt, size_t len, const udccp_path *path);
  * complement zero). */
 int udccp_cksum_check(const uint8_t *pkt, size_t len, const udccp_path *path);
 
+/* The implementations of the Internet checksum's word sum (RFC 1071), for
+ * tests and benchmarks: BEST is the one the functions above use on this
+ * CPU (for 64 bytes and more; C below); C the portable reference; AVX2 the
+ * x86-64 vector sum. */
+enum udccp_cksum_impl {
+  UDCCP_CKSUM_IMPL_BEST,
+  UDCCP_CKSUM_IMPL_C,
+  UDCCP_CKSUM_IMPL_AVX2
+};
+
+/* The one's complement sum of p[0..n) read as 16-bit network-order words
+ * (an odd last byte padded on the right with zero), folded to 16 bits
+ * (0 only for all-zero data), computed by impl (enum udccp_cksum_impl).
+ * p may have any alignment.  Returns the sum, or
+ * UDCCP_ERR_INVALID_ARGUMENT if impl is not built in or this CPU lacks
+ * it. */
+int udccp_cksum_sum_impl(int impl, const uint8_t *p, size_t n);
+
 /* CRC-32c (Castagnoli), as used by the Data Checksum option (§9.3). */
 uint32_t udccp_crc32c(const uint8_t *data, size_t len);
 
