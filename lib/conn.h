@@ -403,6 +403,11 @@ int udccp_conn_keep_cookies(udccp_conn *conn, const udccp_conn_rxpkt *p);
 udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                              uint8_t type, const uint8_t *payload,
                              size_t payload_len, udccp_tstamp ts);
+/* udccp_conn_write_pkt past its checks (dst has room, something may be
+ * sent): the next packet, or 0.  Kept out of line so that the call that
+ * finds nothing to send pays for none of its set-up (issue 13). */
+udccp_ssize udccp_conn_write_pkt_next(udccp_conn *conn, uint8_t *dst,
+                                      size_t cap, udccp_tstamp ts);
 /* The receiver half wants an acknowledgement now: builds it at once into
  * the ack queue (or, if that is full, leaves it pending). */
 void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts);

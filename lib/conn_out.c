@@ -159,7 +159,13 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   size_t ob_res;
   uint16_t empty_owed = 0;
 
-  memset(&h, 0, sizeof(h));
+  /* The fields udccp_pkt_encode reads, no more (not a memset of the whole
+   * header on every packet, issue 13); the type-specific ones below. */
+  h.ccval = 0;
+  h.cscov = 0;
+  h.service_code = 0;
+  h.reset_code = 0;
+  memset(h.reset_data, 0, sizeof(h.reset_data));
   udccp_optbuf_init(&ob);
   /* §5.8: options end at Data Offset's limit, 1020 bytes from the start
    * of the header: a header longer than 12 bytes leaves them less than
@@ -503,19 +509,9 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   return n;
 }
 
-static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
-                             uint8_t *pecn, udccp_tstamp ts);
-
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts) {
-  udccp_ssize n = write_pkt(conn, dst, cap, pecn, ts);
-  conn->cur_pecn = NULL;
-  return n;
-}
-
-static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
-                             uint8_t *pecn, udccp_tstamp ts) {
-  udccp_ssize n = 0;
+  udccp_ssize n;
   if (pecn != NULL) {
     /* RFC 4340 §12.1: ECT(0) when the peer reads ECN (ECN Incapable/peer
      * is 0) and the application allowed it. */
@@ -524,18 +520,27 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                 ? 2
                 : 0;
   }
-  conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
   conn->now = ts;
   if (dst == NULL || cap < pkt_max(conn)) {
     return UDCCP_ERR_NOBUF;
   }
   /* Nothing pending, no ack built, no datagram queued, no close waiting:
-   * what the steps below would conclude, in one test.  The caller asks
-   * until it gets 0, so every batch ends with this call (issue 13). */
+   * what the steps of udccp_conn_write_pkt_next would conclude, in one
+   * test, before its set-up.  The caller asks until it gets 0, so every
+   * batch ends with this call (issue 13). */
   if ((conn->pending | conn->ackq_n | conn->closing_after_q) == 0 &&
       udccp_sendq_len(&conn->sendq) == 0) {
     return 0;
   }
+  conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
+  n = udccp_conn_write_pkt_next(conn, dst, cap, ts);
+  conn->cur_pecn = NULL;
+  return n;
+}
+
+udccp_ssize udccp_conn_write_pkt_next(udccp_conn *conn, uint8_t *dst,
+                                      size_t cap, udccp_tstamp ts) {
+  udccp_ssize n = 0;
   if (conn->pending & UDCCP_PEND_RESET) {
     udccp_ssize rn;
     conn->pending &= ~(uint32_t)UDCCP_PEND_RESET;

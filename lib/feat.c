@@ -845,14 +845,8 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
   return n;
 }
 
-int udccp_feat_want_packet(const udccp_feat_set *fs) {
+int udccp_feat_want_packet_scan(const udccp_feat_set *fs) {
   size_t i;
-  if (fs->n_empty > 0) {
-    return 1;
-  }
-  if (!fs->owed && !fs->pending) {
-    return 0;
-  }
   for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     const udccp_feat_entry *e = &fs->ent[i];
     if (e->confirm_owed || (e->state != UDCCP_FEAT_STABLE &&
@@ -863,14 +857,8 @@ int udccp_feat_want_packet(const udccp_feat_set *fs) {
   return 0;
 }
 
-int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
+int udccp_feat_owes_confirm_scan(const udccp_feat_set *fs) {
   size_t i;
-  if (fs->n_empty > 0) {
-    return 1;
-  }
-  if (!fs->owed) {
-    return 0;
-  }
   for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     if (fs->ent[i].confirm_owed) {
       return 1;
@@ -894,12 +882,6 @@ void udccp_feat_repeat_handshake_confirms(udccp_feat_set *fs) {
       fs->owed = 1;
     }
   }
-}
-
-/* Called on every packet: O(1).  fs->pending is set by start_change()
- * and recomputed by feat_settle() whenever an entry becomes STABLE. */
-int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
-  return !fs->pending;
 }
 
 int udccp_feat_only_nn_pending(const udccp_feat_set *fs) {

@@ -211,13 +211,33 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
 void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss);
 
 /* 1 if the next packet has negotiation options to carry: a Confirm owed,
- * a Change not sent yet, or a repetition asked for (fs->repeat). */
-int udccp_feat_want_packet(const udccp_feat_set *fs);
+ * a Change not sent yet, or a repetition asked for (fs->repeat).  The
+ * common answer (nothing owed, nothing pending) inline: asked for every
+ * packet (issue 13); the scan apart. */
+int udccp_feat_want_packet_scan(const udccp_feat_set *fs);
+static inline int udccp_feat_want_packet(const udccp_feat_set *fs) {
+  if (fs->n_empty > 0) {
+    return 1;
+  }
+  if (!fs->owed && !fs->pending) {
+    return 0;
+  }
+  return udccp_feat_want_packet_scan(fs);
+}
 
 /* 1 if a Confirm (or an empty Confirm) is owed: the peer's Change asks for
  * an answer now (§6.6.1).  Our own unanswered Changes do not: they are
  * repeated on the back-off timer (§6.6.3). */
-int udccp_feat_owes_confirm(const udccp_feat_set *fs);
+int udccp_feat_owes_confirm_scan(const udccp_feat_set *fs);
+static inline int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
+  if (fs->n_empty > 0) {
+    return 1;
+  }
+  if (!fs->owed) {
+    return 0;
+  }
+  return udccp_feat_owes_confirm_scan(fs);
+}
 
 /* Client side of the handshake.  keep: called once the Response's options
  * are processed, remembers which Confirms answer its Changes.  repeat:
@@ -231,8 +251,12 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs);
 void udccp_feat_keep_handshake_confirms(udccp_feat_set *fs);
 void udccp_feat_repeat_handshake_confirms(udccp_feat_set *fs);
 
-/* 1 if every feature is STABLE (all our Changes were Confirmed). */
-int udccp_feat_all_confirmed(const udccp_feat_set *fs);
+/* 1 if every feature is STABLE (all our Changes were Confirmed).  O(1),
+ * asked on every packet: fs->pending is set by a Change that starts and
+ * recomputed whenever an entry becomes STABLE (feat.c). */
+static inline int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
+  return !fs->pending;
+}
 /* Recomputes what udccp_feat_all_confirmed() answers in O(1): for code
  * that sets entries' states directly (a connection restored from a
  * cookie). */
