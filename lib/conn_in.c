@@ -539,7 +539,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   udccp_conn_rxpkt p;
   uint8_t type;
   uint64_t lswl, lawl;
-  int seq_ok, rv, req_checked, cov_refused, active;
+  int seq_ok, rv, req_checked, cov_refused, plain;
 
   conn->now = ts;
   if (pkt == NULL) {
@@ -580,6 +580,18 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
   conn->info.pkts_recv++;
   conn->info.bytes_recv += len;
+  /* Data, Ack or DataAck on an OPEN connection, almost every packet: none
+   * of the steps below that are about other types or states (2-5, the
+   * special cases of 6, 7, 9-15) applies to it, and it skips their tests
+   * (issue 13).  The state stays OPEN through step 8 unless a Reset is
+   * queued, which returns at once. */
+  plain = conn->state == UDCCP_STATE_OPEN &&
+          ((1u << type) & ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) |
+                           (1u << UDCCP_PKT_DATAACK))) != 0;
+  req_checked = 0;
+  if (plain) {
+    goto step6;
+  }
 
   /* RFC 5596 §2.2.2, §2.2.3: servers ignore Listen; a client in REQUEST
    * may retransmit its Request once, at once; everyone else discards it. */
@@ -632,15 +644,15 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     }
   }
 
-  /* §7.5.3: an active connection (a valid packet within the last three
-   * RTTs) checks Sync and SyncAck seqnos against SWH too: leniency is for
-   * crashes and long loss, not for ongoing communication. */
-  active = conn->state == UDCCP_STATE_OPEN && conn->env.srtt > 0 &&
-           conn->t_last_rx != UDCCP_TSTAMP_NEVER && ts >= conn->t_last_rx &&
-           ts - conn->t_last_rx <= 3 * conn->env.srtt;
-
   /* Step 5: Sync and SyncAck move GSR when their ackno is valid. */
   if (type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK) {
+    /* §7.5.3: an active connection (a valid packet within the last three
+     * RTTs) checks Sync and SyncAck seqnos against SWH too: leniency is
+     * for crashes and long loss, not for ongoing communication. */
+    int active = conn->state == UDCCP_STATE_OPEN && conn->env.srtt > 0 &&
+                 conn->t_last_rx != UDCCP_TSTAMP_NEVER &&
+                 ts >= conn->t_last_rx &&
+                 ts - conn->t_last_rx <= 3 * conn->env.srtt;
     if (udccp_seq_between(p.ack, conn->awl, conn->awh) &&
         udccp_seq_ge(p.seq, conn->swl) &&
         (!active || udccp_seq_le(p.seq, conn->swh))) {
@@ -651,6 +663,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
 
   /* Step 6: sequence validity, the table of §7.5.3. */
+step6:
   if (p.h.x == 0) {
     if (!conn->short_seqnos_ok) {
       return drop_seq(conn, UDCCP_ERR_DROPPED);
@@ -663,12 +676,14 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
   lswl = conn->swl;
   lawl = conn->awl;
-  if (type == UDCCP_PKT_CLOSEREQ || type == UDCCP_PKT_CLOSE ||
-      type == UDCCP_PKT_RESET) {
+  if (!plain && (type == UDCCP_PKT_CLOSEREQ || type == UDCCP_PKT_CLOSE ||
+                 type == UDCCP_PKT_RESET)) {
     lswl = udccp_seq_add(conn->gsr, 1);
     lawl = conn->gar;
   }
-  if (req_checked) {
+  if (plain) {
+    seq_ok = udccp_seq_between(p.seq, lswl, conn->swh);
+  } else if (req_checked) {
     /* Step 4 checked the ackno and set GSR := seqno, which a Reset's
      * "GSR < seqno" test would otherwise refuse. */
     seq_ok = 1;
@@ -708,14 +723,15 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   conn->t_last_rx = ts;
 
   /* Step 7: unexpected packet types. */
-  if ((conn->is_server && type == UDCCP_PKT_CLOSEREQ) ||
+  if (!plain &&
+      ((conn->is_server && type == UDCCP_PKT_CLOSEREQ) ||
       (conn->is_server && type == UDCCP_PKT_RESPONSE) ||
       (!conn->is_server && type == UDCCP_PKT_REQUEST) ||
       (!state_before(conn->state, UDCCP_STATE_OPEN) &&
        type == UDCCP_PKT_REQUEST && udccp_seq_ge(p.seq, conn->osr)) ||
       (!state_before(conn->state, UDCCP_STATE_OPEN) &&
        type == UDCCP_PKT_RESPONSE && udccp_seq_ge(p.seq, conn->osr)) ||
-      (conn->state == UDCCP_STATE_RESPOND && type == UDCCP_PKT_DATA)) {
+      (conn->state == UDCCP_STATE_RESPOND && type == UDCCP_PKT_DATA))) {
     conn->t_last_sync = UDCCP_TSTAMP_NEVER; /* not an attack response */
     send_sync(conn, p.seq, ts);
     return drop(conn, UDCCP_ERR_DROPPED);
@@ -725,6 +741,9 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   rv = process_options(conn, &p, ts);
   if (rv != 0) {
     return rv;
+  }
+  if (plain) {
+    goto step_partopen;
   }
 
   /* Step 9: Reset. */
@@ -806,12 +825,17 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   /* §8.1.5: the client leaves PARTOPEN only when a packet other than the
    * Response reaches it.  Until its acks show one did, the server answers
    * each of its Acks, so that an idle server does not leave it there. */
+step_partopen:
   if (conn->peer_partopen) {
     if (p.h.has_ack && udccp_seq_ge(p.ack, conn->open_seq)) {
       conn->peer_partopen = 0;
     } else if (type == UDCCP_PKT_ACK || type == UDCCP_PKT_DATAACK) {
       conn->pending |= UDCCP_PEND_ACK;
     }
+  }
+
+  if (plain) {
+    goto step16;
   }
 
   /* Step 12: PARTOPEN. */
@@ -870,6 +894,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     conn->pending |= UDCCP_PEND_SYNCACK;
   }
 
+step16:
   note_gap(conn, &p);
 
   /* Step 16: data.  Request and Response payloads are not delivered.
