@@ -885,7 +885,12 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
     }
     pace_on_sent(tx, ts);
   }
-  tx_env_update(tx);
+  /* tx_env_update's part a sent packet may move: a packet given up by
+   * hist_push (pkts_lost), Ack Ratio clamped to a cwnd the RFC 2861 rules
+   * changed.  The RTT and RTO move only with acks and timeouts (every
+   * packet, issue 13). */
+  tx->env->pkts_lost = tx->pkts_lost;
+  tx->env->want_ack_ratio = tx->ar != tx->env->ack_ratio ? tx->ar : 0;
 }
 
 /* Per-ack scratch for the Ack Vector walk. */

@@ -156,6 +156,11 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                 (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK);
   int acking;
   int own_seq;
+  /* Data, Ack or DataAck on an OPEN connection, almost every packet: the
+   * tests for other types and states below are skipped (issue 13). */
+  int plain = conn->state == UDCCP_STATE_OPEN &&
+              ((1u << type) & ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) |
+                               (1u << UDCCP_PKT_DATAACK))) != 0;
   size_t ob_res;
   uint16_t empty_owed = 0;
 
@@ -181,7 +186,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   h.has_ack = (uint8_t)udccp_pkt_type_has_ack(type);
   own_seq = type != UDCCP_PKT_LISTEN &&
                 !(type == UDCCP_PKT_RESET && conn->reset_use_seq);
-  if (type == UDCCP_PKT_LISTEN) {
+  if (plain) {
+    seq = udccp_seq_add(conn->gss, 1);
+  } else if (type == UDCCP_PKT_LISTEN) {
     seq = 0; /* RFC 5596 §2.2.1 */
   } else if (!own_seq) {
     seq = conn->reset_seq;
@@ -190,7 +197,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   }
   h.seq = seq;
   h.ack = conn->gsr;
-  if (type == UDCCP_PKT_SYNC) {
+  if (plain) {
+    /* none of the other types' fields */
+  } else if (type == UDCCP_PKT_SYNC) {
     h.ack = conn->sync_ackno;
   } else if (type == UDCCP_PKT_SYNCACK) {
     h.ack = conn->syncack_ackno;
@@ -199,8 +208,8 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     h.reset_code = conn->pend_reset_code;
     memcpy(h.reset_data, conn->pend_reset_data, 3);
   }
-  if (type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE ||
-      type == UDCCP_PKT_LISTEN) {
+  if (!plain && (type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE ||
+                 type == UDCCP_PKT_LISTEN)) {
     h.service_code = conn->service_code;
   }
   if (type != UDCCP_PKT_LISTEN) {
@@ -217,24 +226,26 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
      * its own retransmission timer) and, once OPEN, when the §6.6.3
      * back-off timer says so (conn_timer.c): repeating them on every
      * packet would draw a Confirm, hence an Ack, for each (§6.6.1). */
-    if (conn->state != UDCCP_STATE_OPEN) {
-      conn->feat.repeat = 1;
-    }
-    /* §8.1.4, §8.1.5: every packet the client sends in PARTOPEN (Ack,
-     * DataAck, Sync, SyncAck, Close) echoes all the Response's Init
-     * Cookies, in order.  First, so that they always fit: they came in
-     * one options area. */
-    if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
-        conn->echo_cookies_len > 0 && type != UDCCP_PKT_DATA) {
-      memcpy(ob.buf + ob.len, conn->echo_cookies, conn->echo_cookies_len);
-      ob.len += conn->echo_cookies_len;
-    }
-    if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
-        type != UDCCP_PKT_DATA) {
-      /* Every PARTOPEN packet repeats the handshake's Confirms: Linux's
-       * server refuses the connection if the one that reaches it first
-       * lacks any (feat.h). */
-      udccp_feat_repeat_handshake_confirms(&conn->feat);
+    if (!plain) {
+      if (conn->state != UDCCP_STATE_OPEN) {
+        conn->feat.repeat = 1;
+      }
+      /* §8.1.4, §8.1.5: every packet the client sends in PARTOPEN (Ack,
+       * DataAck, Sync, SyncAck, Close) echoes all the Response's Init
+       * Cookies, in order.  First, so that they always fit: they came in
+       * one options area. */
+      if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+          conn->echo_cookies_len > 0 && type != UDCCP_PKT_DATA) {
+        memcpy(ob.buf + ob.len, conn->echo_cookies, conn->echo_cookies_len);
+        ob.len += conn->echo_cookies_len;
+      }
+      if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+          type != UDCCP_PKT_DATA) {
+        /* Every PARTOPEN packet repeats the handshake's Confirms: Linux's
+         * server refuses the connection if the one that reaches it first
+         * lacks any (feat.h). */
+        udccp_feat_repeat_handshake_confirms(&conn->feat);
+      }
     }
     empty_owed = conn->feat.n_empty;
     if (udccp_feat_write(&conn->feat, &ob, type, seq) > 0) {
@@ -247,7 +258,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       udccp_mp_write(conn->mp, &conn->feat, &ob, type, is_data, ts);
     }
     /* §8.1.4: the listener's cookie on our Response. */
-    if (conn->init_cookie_len > 0 && conn->is_server &&
+    if (!plain && conn->init_cookie_len > 0 && conn->is_server &&
         type == UDCCP_PKT_RESPONSE) {
       (void)udccp_optbuf_put(&ob, UDCCP_OPT_INIT_COOKIE, 0, conn->init_cookie,
                              conn->init_cookie_len);
@@ -261,14 +272,16 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       }
       (void)udccp_optbuf_put_be(&ob, UDCCP_OPT_NDP_COUNT, c, len);
     }
-    if (acking || type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK ||
-        type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE) {
+    if (acking || (!plain && (type == UDCCP_PKT_SYNC ||
+                              type == UDCCP_PKT_SYNCACK ||
+                              type == UDCCP_PKT_REQUEST ||
+                              type == UDCCP_PKT_RESPONSE))) {
       /* §13.1, §13.3: a Timestamp, and an echo of the peer's with the
        * time it waited here, for RTT measurement. */
       (void)udccp_optbuf_put_be(&ob, UDCCP_OPT_TIMESTAMP,
                                 ts_value(conn, ts), 4);
     }
-    if (type != UDCCP_PKT_REQUEST) {
+    if (plain || type != UDCCP_PKT_REQUEST) {
       put_ts_echo(conn, &ob, ts);
     }
     if (acking) {
@@ -296,7 +309,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       put_ackvec(conn, &ob, payload_len, cap, seq);
     }
   }
-  if (type == UDCCP_PKT_RESET) {
+  if (!plain && type == UDCCP_PKT_RESET) {
     put_ts_echo(conn, &ob, ts); /* §13.3: any packet */
     if (conn->mp != NULL) {
       udccp_mp_write_reset(conn->mp, &conn->feat, &ob); /* RFC 9897 §3.2.3 */
