@@ -382,6 +382,15 @@ static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
   if (!av->head_valid) {
     return av_restart(av, seq, state);
   }
+  if (seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
+      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
+    /* The next packet in order, with room in the ring: what the branch
+     * below does for a gap of 0 (almost every packet, issue 13). */
+    *slot(av, seq) = state;
+    av->head = seq;
+    av->empty = 0;
+    return enc_push(av, (uint8_t)(state & 3u), (state & NONCE_BIT) ? 1u : 0u);
+  }
   if (udccp_seq_gt(seq, av->head)) {
     uint64_t gap = (uint64_t)udccp_seq_sub(seq, av->head) - 1;
     uint64_t span, q;
