@@ -679,24 +679,16 @@ static int read_one(udccp_feat_set *fs, const udccp_opt *o,
   return on_confirm(fs, e, o, reset_code, reset_data);
 }
 
-int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
-                    const udccp_feat_pkt *pkt, uint8_t *reset_code,
-                    uint8_t reset_data[3]) {
+/* udccp_feat_read past its inline part (feat.h: FGSR set up, Data and
+ * packets without Change/Confirm options answered): a non-Data packet
+ * with feature options. */
+int udccp_feat_read_opts(udccp_feat_set *fs, const udccp_opts *opts,
+                         const udccp_feat_pkt *pkt, uint8_t *reset_code,
+                         uint8_t reset_data[3]) {
   uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
   size_t i;
   int old_pkt, rv;
 
-  if (!fs->fgsr_valid) {
-    fs->fgsr = udccp_seq_add(seq, -1); /* §6.6.4: ISR - 1 */
-    fs->fgsr_valid = 1;
-  }
-  if (udccp_seq_gt(fs->fgsr, pkt->gsr & UDCCP_SEQ_MASK)) {
-    fs->fgsr = udccp_seq_add(pkt->gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-  /* §6: feature options on DCCP-Data are ignored. */
-  if (pkt->type == UDCCP_PKT_DATA || opts->n_feat == 0) {
-    return 0;
-  }
   /* §6.6.4 rule 1 and 2, with the FGSR of before this packet. */
   old_pkt = udccp_seq_le(seq, fs->fgsr);
 
@@ -761,26 +753,12 @@ static int put_confirm(udccp_optbuf *ob, const udccp_feat_entry *e) {
                           0, buf, n);
 }
 
-int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
-                     uint64_t seq) {
+/* udccp_feat_write past its inline checks (feat.h): something may be
+ * owed on this non-Data packet. */
+int udccp_feat_write_opts(udccp_feat_set *fs, udccp_optbuf *ob,
+                          uint8_t pkt_type, uint64_t seq) {
   size_t i;
   int with_ack, n = 0, unsent = 0;
-  seq &= UDCCP_SEQ_MASK;
-  if (udccp_seq_gt(fs->fgss, seq)) {
-    fs->fgss = udccp_seq_add(seq, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-  /* §6: none on Data; Reset and Listen carry no negotiation. */
-  if (pkt_type == UDCCP_PKT_DATA || pkt_type == UDCCP_PKT_RESET ||
-      pkt_type == UDCCP_PKT_LISTEN) {
-    return 0;
-  }
-  /* Nothing to negotiate (every entry STABLE, no Confirm owed): the
-   * common case once OPEN, checked without scanning the table (issue 13:
-   * feature work only while something is pending). */
-  if (!fs->pending && !fs->owed && fs->n_empty == 0) {
-    fs->repeat = 0;
-    return 0;
-  }
   /* §6.6.1: any packet with a Confirm must carry an Acknowledgement
    * Number. */
   with_ack = udccp_pkt_type_has_ack(pkt_type);
