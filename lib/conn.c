@@ -413,17 +413,6 @@ int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts) {
   return 0;
 }
 
-void udccp_conn_sync_env(udccp_conn *conn) {
-  conn->env_rx.mps = conn->env.mps;
-  conn->env_rx.seq_window_out = conn->env.seq_window_out;
-  conn->env_rx.seq_window_in = conn->env.seq_window_in;
-  conn->env_rx.ecn = conn->env.ecn;
-  conn->env_rx.srtt = conn->env.srtt;
-  conn->env_rx.rttvar = conn->env.rttvar;
-  conn->env_rx.rto = conn->env.rto;
-  conn->env_rx.min_rtt = conn->env.min_rtt;
-}
-
 void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
   udccp_conn_info tmp;
   udccp_feat_entry *e;
@@ -536,24 +525,6 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
   conn->reset_ackno = conn->gsr;
   udccp_conn_kill(conn, fatal_err, code);
   conn->pending |= UDCCP_PEND_RESET;
-}
-
-void udccp_conn_update_windows(udccp_conn *conn) {
-  uint64_t w = conn->seqwin_remote;
-  /* RFC 4340 §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the
-   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours
-   * (udccp_conn_update_aw). */
-  if (conn->have_isr) {
-    conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));
-    conn->swh = udccp_seq_add(conn->gsr, (int64_t)((3 * w + 3) / 4));
-    /* The start-of-connection adjustment applies while GSR is within the
-     * first window; after wrapping it must not (§7.5.1). */
-    if (udccp_seq_sub(conn->gsr, conn->isr) < (int64_t)w &&
-        udccp_seq_lt(conn->swl, conn->isr)) {
-      conn->swl = conn->isr;
-    }
-  }
-  udccp_conn_update_aw(conn);
 }
 
 size_t udccp_conn_opts_reserve(const udccp_conn *conn) {

@@ -141,6 +141,8 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
       (uint8_t)udccp_feat_get_remote(fs, UDCCP_FEAT_MIN_CSCOV);
   conn->send_data_cksum =
       (uint8_t)(udccp_feat_get_remote(fs, UDCCP_FEAT_CHECK_DATA_CKSUM) != 0);
+  conn->check_data_cksum =
+      (uint8_t)(udccp_feat_get_local(fs, UDCCP_FEAT_CHECK_DATA_CKSUM) == 1);
   conn->env.ecn = (uint8_t)(conn->settings.ecn_capable &&
                             udccp_feat_get_remote(
                                 fs, UDCCP_FEAT_ECN_INCAPABLE) == 0);
@@ -282,8 +284,7 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
       note_drop(conn, p->seq, 3);
       return 1;
     }
-  } else if (udccp_feat_get_local(&conn->feat,
-                                  UDCCP_FEAT_CHECK_DATA_CKSUM) == 1) {
+  } else if (conn->check_data_cksum) {
     /* §9.3: without the option the data cannot be checked: Drop Code 0. */
     conn->rx_lost_pending++;
     note_drop(conn, p->seq, 0);
