@@ -1243,7 +1243,9 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     tx->slow_rcv_until = add_ts(ts, rtt_or_default(tx));
   }
   if (!pkt->has_ack) { /* §11.4: Ack Vectors only with an Ack Number */
-    tx_env_update(tx);
+    /* Only Ack Ratio may have moved (ack_congestion): no RTT sample,
+     * no loss without an ack (every Data packet, issue 13). */
+    tx->env->want_ack_ratio = tx->ar != tx->env->ack_ratio ? tx->ar : 0;
     return 0;
   }
   cwv_tick(tx, ts);

@@ -549,11 +549,17 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   if (conn->state == UDCCP_STATE_CLOSED) {
     return drop(conn, UDCCP_ERR_DROPPED);
   }
-  /* Step 1: header basics.  Malformed packets get no Reset. */
-  if (udccp_conn_decode(&p, pkt, len) != 0) {
+  /* Step 1: header basics.  Malformed packets get no Reset.  What
+   * udccp_conn_decode does, but the options stay unset until a step reads
+   * them: step 8 parses them (resetting them first), and a plain packet
+   * (below) reads them in no earlier step (issue 13: not reset twice). */
+  p.recorded = 0;
+  if (udccp_hdr_decode(&p.h, pkt, len) != 0) {
     conn->info.pkts_malformed++;
     return drop(conn, UDCCP_ERR_PROTO);
   }
+  p.seq = p.h.seq;
+  p.ack = p.h.ack;
   p.ecn = (uint8_t)(ecn & 3);
   type = p.h.type;
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
@@ -593,6 +599,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   if (plain) {
     goto step6;
   }
+  udccp_opts_reset(&p.opts); /* as udccp_conn_decode leaves them */
 
   /* RFC 5596 §2.2.2, §2.2.3: servers ignore Listen; a client in REQUEST
    * may retransmit its Request once, at once; everyone else discards it. */
