@@ -363,7 +363,8 @@ int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
   return av_put(av, seq, state, nonce);
 }
 
-int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq) {
+/* udccp_ackvec_skip_to (ackvec.h) when seq is newer than the head. */
+int udccp_ackvec_skip_to_head(udccp_ackvec *av, uint64_t seq) {
   seq &= UDCCP_SEQ_MASK;
   /* §11.4: a packet that moved GSR but was not processed (§8.5 step 7)
    * heads the vector as Not Received; an older one is a hole already. */

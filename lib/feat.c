@@ -612,16 +612,6 @@ static int on_confirm(udccp_feat_set *fs, udccp_feat_entry *e,
   return 0;
 }
 
-void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss) {
-  /* Erratum 974: If FGSR > GSR, FGSR := GSR - Wmax (same for FGSS). */
-  if (fs->fgsr_valid && udccp_seq_gt(fs->fgsr, gsr)) {
-    fs->fgsr = udccp_seq_add(gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-  if (udccp_seq_gt(fs->fgss, gss)) {
-    fs->fgss = udccp_seq_add(gss, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-}
-
 /* One Change or Confirm of a received packet (§6.6.2). */
 static int read_one(udccp_feat_set *fs, const udccp_opt *o,
                     const udccp_feat_pkt *pkt, int old_pkt,

@@ -246,7 +246,16 @@ static inline int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob,
 /* Erratum 974: keeps FGSR <= GSR and FGSS <= GSS when they wrap.  Call
  * after each packet sent (udccp_feat_write and udccp_feat_read do it for
  * the packets they see). */
-void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss);
+static inline void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr,
+                                         uint64_t gss) {
+  /* Erratum 974: If FGSR > GSR, FGSR := GSR - Wmax (same for FGSS). */
+  if (fs->fgsr_valid && udccp_seq_gt(fs->fgsr, gsr)) {
+    fs->fgsr = udccp_seq_add(gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+  if (udccp_seq_gt(fs->fgss, gss)) {
+    fs->fgss = udccp_seq_add(gss, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+}
 
 /* 1 if the next packet has negotiation options to carry: a Confirm owed,
  * a Change not sent yet, or a repetition asked for (fs->repeat).  The
