@@ -637,7 +637,11 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
   if (ri != NULL && ri->size < 8) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  udccp_ssize n = udccp_rxq_pop(&conn->rxq, buf, cap);
+  /* An empty queue answered here: the application reads until it is
+   * (issue 13: every batch ends with this call). */
+  udccp_ssize n = udccp_rxq_len(&conn->rxq) == 0
+                      ? UDCCP_ERR_AGAIN
+                      : udccp_rxq_pop(&conn->rxq, buf, cap);
   if (n >= 0 && ri != NULL) {
     /* only the members the caller's struct has (size) */
     if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {
