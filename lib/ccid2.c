@@ -95,6 +95,8 @@ typedef struct ccid2_tx {
   /* RFC 6298 estimator, ns */
   int have_rtt;
   udccp_tstamp srtt, rttvar, rto, min_rtt;
+  udccp_tstamp rtt_use;  /* srtt, or UDCCP_CCID2_DEFAULT_RTT before a
+                            sample: rtt_or_default, kept by rtt_sample */
   unsigned backoff;
   int have_rtt_next;
   uint64_t rtt_next; /* next sample only from an ack at or after this */
@@ -394,7 +396,7 @@ static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
 /* ------------------------------------------------------------ RTT, RTO */
 
 static udccp_tstamp rtt_or_default(const ccid2_tx *tx) {
-  return tx->have_rtt && tx->srtt > 0 ? tx->srtt : UDCCP_CCID2_DEFAULT_RTT;
+  return tx->rtt_use; /* several times per packet (issue 13) */
 }
 
 static void rto_compute(ccid2_tx *tx) {
@@ -425,6 +427,7 @@ static void rtt_sample(ccid2_tx *tx, udccp_tstamp r) {
       tx->min_rtt = r;
     }
   }
+  tx->rtt_use = tx->srtt > 0 ? tx->srtt : UDCCP_CCID2_DEFAULT_RTT;
   /* RFC 6298 §5.7: a new sample ends the back-off. */
   tx->backoff = 0;
   rto_compute(tx);
@@ -731,6 +734,7 @@ int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
   tx->cwnd = tx->iw;
   tx->ssthresh = UINT32_MAX; /* §5: "arbitrarily high" */
   tx->rto = UDCCP_CCID2_RTO_INIT;
+  tx->rtt_use = UDCCP_CCID2_DEFAULT_RTT;
   tx->rto_deadline = UDCCP_TSTAMP_NEVER;
   tx->cwv_start = ts;
   tx->ar_clean_start = ts;
