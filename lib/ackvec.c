@@ -351,8 +351,28 @@ static int av_restart(udccp_ackvec *av, uint64_t seq, uint8_t state) {
   return enc_push(av, (uint8_t)(state & 3u), (state & NONCE_BIT) ? 1u : 0u);
 }
 
-static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
-                  uint8_t nonce);
+static int av_put_any(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                      uint8_t nonce);
+
+/* av_put_any, with its usual case first: the next packet in order,
+ * received without a nonce, extending the newest byte's run (A.1.1) --
+ * almost every packet (issue 13), answered without a call. */
+static inline int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                         uint8_t nonce) {
+  if (av->head_valid && !nonce && av->en > 0 &&
+      seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
+      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
+    uint8_t b = av->enc[av->eh];
+    if ((b >> 6) == (state & 3u) && (b & 0x3F) < MAX_RUN - 1) {
+      *slot(av, seq) = state;
+      av->head = seq;
+      av->empty = 0;
+      av->enc[av->eh] = (uint8_t)(b + 1);
+      return 0;
+    }
+  }
+  return av_put_any(av, seq, state, nonce);
+}
 
 int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
                               uint8_t nonce) {
@@ -374,8 +394,8 @@ int udccp_ackvec_skip_to_head(udccp_ackvec *av, uint64_t seq) {
   return av_put(av, seq, UDCCP_AV_NOT_RECEIVED, 0);
 }
 
-static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
-                  uint8_t nonce) {
+static int av_put_any(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                      uint8_t nonce) {
   if (state == UDCCP_AV_RECEIVED && nonce) {
     state |= NONCE_BIT;
     av->any_nonce = 1;
