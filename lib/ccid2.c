@@ -1129,8 +1129,8 @@ static void cwnd_limit(ccid2_tx *tx) {
  * acknowledges, less the Elapsed Time the receiver reports (RFC 4340
  * §13.2, the receiver held the ack this long); 0, or -1 if that packet is
  * not ours or not known (nothing sent yet: no history allocated). */
-static int ack_rtt(ccid2_tx *tx, const udccp_ccid_pkt *pkt, udccp_tstamp ts,
-                   udccp_tstamp *r) {
+static inline int ack_rtt(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
+                          udccp_tstamp ts, udccp_tstamp *r) {
   uint64_t ackno = pkt->ack & UDCCP_SEQ_MASK;
   ccid2_ent *e;
   if (tx->cap == 0 || !tx->started) {

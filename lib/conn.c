@@ -413,67 +413,6 @@ int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts) {
   return 0;
 }
 
-void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
-  udccp_conn_info tmp;
-  udccp_feat_entry *e;
-  uint64_t want, per_rtt;
-  udccp_tstamp rtt = conn->env.srtt ? conn->env.srtt : 100 * UDCCP_NS_PER_MS;
-  if (conn->state != UDCCP_STATE_OPEN) {
-    return;
-  }
-  /* Packets of any kind sent per RTT: an endpoint that mostly acks also
-   * needs a window wide enough for its acks (the peer checks their
-   * numbers against it, §7.5.3). */
-  if (conn->win_mark_ts == UDCCP_TSTAMP_NEVER || ts < conn->win_mark_ts) {
-    conn->win_mark_seq = conn->gss; /* first sample starts now */
-    conn->win_mark_ts = ts;
-  } else if (ts - conn->win_mark_ts >= rtt) {
-    /* Scaled to one RTT: a sample may span many RTTs when the packets
-     * that trigger it come rarely. */
-    uint64_t sent = (uint64_t)udccp_seq_sub(conn->gss, conn->win_mark_seq);
-    uint64_t span = (uint64_t)(ts - conn->win_mark_ts);
-    conn->sent_per_rtt =
-        (uint64_t)((double)sent * (double)rtt / (double)span) + 1;
-    conn->win_mark_seq = conn->gss;
-    conn->win_mark_ts = ts;
-  }
-  /* Only cwnd is read: the rest of the (large) info stays unset, as this
-   * runs on every ack (issue 13); get_info only writes fields. */
-  tmp.cwnd = 0;
-  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
-    conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
-  }
-  per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
-  want = 5 * per_rtt;
-  /* A peer that stalls (a busy sender that does not read for a while)
-   * acknowledges numbers far behind GSS: keep W' at four times the worst
-   * lag seen, so its packets stay inside [AWL, AWH] (§7.5.1) instead of
-   * being refused and answered with Syncs (§7.5.4).  And since our acks
-   * answer the peer's packets, a peer sending a wide window makes us send
-   * many acks: stay within a quarter of its Sequence Window. */
-  if (want < 4 * conn->max_ack_lag) {
-    want = 4 * conn->max_ack_lag;
-  }
-  if (want < conn->seqwin_remote / 4) {
-    want = conn->seqwin_remote / 4;
-  }
-  if (want > conn->seqwin_local && want >= conn->settings.seq_window) {
-    /* Looked up only when the window would grow (not on every ack). */
-    e = udccp_feat_entry_get(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, 1);
-    if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
-      return; /* one negotiation at a time */
-    }
-    /* Grow in steps of at least a half to keep negotiations rare. */
-    if (want < conn->seqwin_local + conn->seqwin_local / 2) {
-      want = conn->seqwin_local + conn->seqwin_local / 2;
-    }
-    if (want > 70368744177663ULL) {
-      want = 70368744177663ULL;
-    }
-    (void)udccp_feat_change_nn(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, want);
-  }
-}
-
 void udccp_conn_set_state(udccp_conn *conn, uint8_t state, udccp_tstamp ts) {
   (void)ts;
   conn->state = state;

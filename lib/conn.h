@@ -364,7 +364,7 @@ static inline void udccp_conn_update_windows(udccp_conn *conn) {
  * data packet the peer has not acknowledged (data_mark > GAR) risks both:
  * if the peer lost that run, it refuses what follows, and its acks and
  * Syncs for it fall below AWL.  Data then waits for an ack (the window
- * grows meanwhile, udccp_conn_tune_seqwin).  Only data counts: our own
+ * grows meanwhile, conn_in.c tune_seqwin).  Only data counts: our own
  * Acks for a peer that sends plain Data draw no acks, so GAR rightly
  * stays behind them (§7.5.2: W' reflects the packets we expect in
  * flight).  1 if stalled. */
@@ -397,11 +397,6 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
  * listener and by a LISTEN-state conn. */
 int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
                               udccp_tstamp ts);
-/* Grows our Sequence Window with the CCID's window (§7.5.2: about five
- * times the packets in flight per RTT), so that we never persistently
- * send more than Sequence Window/A packets per RTT.  Short excursions
- * beyond the peer's window are repaired by Sync/SyncAck (§7.5.4). */
-void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts);
 /* Copies the sender half's RTT estimate to the receiver half's env
  * (after every packet the sender half reads: inline, issue 13). */
 static inline void udccp_conn_sync_env(udccp_conn *conn) {

@@ -122,7 +122,8 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
  * here, goes on the next packet of any type ("permitted in any DCCP
  * packet ... as soon as is convenient"): a Data packet or a Close gets
  * it as well as an Ack. */
-static void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob, udccp_tstamp ts) {
+static inline void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob,
+                               udccp_tstamp ts) {
   uint64_t el, v = conn->peer_ts;
   size_t vlen = 4;
   if (!conn->peer_ts_valid) {
