@@ -233,7 +233,7 @@ static void st_of(const udccp_ackvec *av, uint64_t seq, uint8_t *st,
  * bytes go, the one newtail falls in is shortened.  Amortized O(1) per
  * byte dropped; a shortened byte's nonce parity is counted again (at most
  * 63 packets). */
-static void av_trim(udccp_ackvec *av, uint64_t newtail) {
+static inline void av_trim(udccp_ackvec *av, uint64_t newtail) {
   while (av->en > 0) {
     size_t oi = e_at(av, av->en - 1);
     uint64_t run = (uint64_t)(av->enc[oi] & 0x3F) + 1;
@@ -351,8 +351,28 @@ static int av_restart(udccp_ackvec *av, uint64_t seq, uint8_t state) {
   return enc_push(av, (uint8_t)(state & 3u), (state & NONCE_BIT) ? 1u : 0u);
 }
 
-static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
-                  uint8_t nonce);
+static int av_put_any(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                      uint8_t nonce);
+
+/* av_put_any, with its usual case first: the next packet in order,
+ * received without a nonce, extending the newest byte's run (A.1.1) --
+ * almost every packet (issue 13), answered without a call. */
+static inline int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                         uint8_t nonce) {
+  if (av->head_valid && !nonce && av->en > 0 &&
+      seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
+      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
+    uint8_t b = av->enc[av->eh];
+    if ((b >> 6) == (state & 3u) && (b & 0x3F) < MAX_RUN - 1) {
+      *slot(av, seq) = state;
+      av->head = seq;
+      av->empty = 0;
+      av->enc[av->eh] = (uint8_t)(b + 1);
+      return 0;
+    }
+  }
+  return av_put_any(av, seq, state, nonce);
+}
 
 int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
                               uint8_t nonce) {
@@ -363,7 +383,8 @@ int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
   return av_put(av, seq, state, nonce);
 }
 
-int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq) {
+/* udccp_ackvec_skip_to (ackvec.h) when seq is newer than the head. */
+int udccp_ackvec_skip_to_head(udccp_ackvec *av, uint64_t seq) {
   seq &= UDCCP_SEQ_MASK;
   /* §11.4: a packet that moved GSR but was not processed (§8.5 step 7)
    * heads the vector as Not Received; an older one is a hole already. */
@@ -373,14 +394,23 @@ int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq) {
   return av_put(av, seq, UDCCP_AV_NOT_RECEIVED, 0);
 }
 
-static int av_put(udccp_ackvec *av, uint64_t seq, uint8_t state,
-                  uint8_t nonce) {
+static int av_put_any(udccp_ackvec *av, uint64_t seq, uint8_t state,
+                      uint8_t nonce) {
   if (state == UDCCP_AV_RECEIVED && nonce) {
     state |= NONCE_BIT;
     av->any_nonce = 1;
   }
   if (!av->head_valid) {
     return av_restart(av, seq, state);
+  }
+  if (seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
+      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
+    /* The next packet in order, with room in the ring: what the branch
+     * below does for a gap of 0 (almost every packet, issue 13). */
+    *slot(av, seq) = state;
+    av->head = seq;
+    av->empty = 0;
+    return enc_push(av, (uint8_t)(state & 3u), (state & NONCE_BIT) ? 1u : 0u);
   }
   if (udccp_seq_gt(seq, av->head)) {
     uint64_t gap = (uint64_t)udccp_seq_sub(seq, av->head) - 1;
@@ -525,14 +555,14 @@ int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
 }
 
 /* Record j, counted from the oldest. */
-static udccp_ackvec_rec *rec_old(const udccp_ackvec *av, size_t j) {
+static inline udccp_ackvec_rec *rec_old(const udccp_ackvec *av, size_t j) {
   /* rec_cap is a power of two (REC_CAP, doubled by av_recs_grow) */
   return &av->recs[(av->rec_head + av->rec_cap - av->rec_n + j) &
                    (av->rec_cap - 1)];
 }
 
 /* Clears state with record j, counted from the oldest (Appendix A.3). */
-static void av_clear_old(udccp_ackvec *av, size_t j) {
+static inline void av_clear_old(udccp_ackvec *av, size_t j) {
   const udccp_ackvec_rec *r = rec_old(av, j);
   uint64_t newtail = udccp_seq_add(r->ackno, 1);
   if (r->clears && av->head_valid && udccp_seq_gt(newtail, av->tail) &&
@@ -556,8 +586,10 @@ static void av_clear_old(udccp_ackvec *av, size_t j) {
 /* The newest record whose packet is at or below ackno, counted from the
  * oldest, or rec_n if none: records are in sending order, so a binary
  * search. */
-static size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
-  size_t lo = 0, hi = av->rec_n;
+static size_t rec_search(const udccp_ackvec *av, uint64_t ackno);
+
+static inline size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
+  size_t hi = av->rec_n;
   int64_t d;
   if (hi == 0) {
     return 0; /* rec_n: none */
@@ -566,7 +598,7 @@ static size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
    * write_data_once: acks, and data packets as acks of acks), so records
    * are often one per sequence number and the peer's ackno names one of
    * them: a guess from the distance to the newest record finds it in O(1)
-   * then (issue 13); the search is for the rest. */
+   * then, inline (issue 13); the search is for the rest. */
   d = udccp_seq_sub(rec_old(av, hi - 1)->seq, ackno);
   if (d <= 0) {
     return hi - 1;
@@ -574,9 +606,14 @@ static size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
   if ((uint64_t)d < hi && rec_old(av, hi - 1 - (size_t)d)->seq == ackno) {
     return hi - 1 - (size_t)d;
   }
-  /* Otherwise the answer is mostly among the oldest records (each ack of
-   * ack clears those before it): gallop from the old end, then search
-   * between the last two probes. */
+  return rec_search(av, ackno);
+}
+
+/* rec_find_le when the guess missed.  The answer is mostly among the
+ * oldest records (each ack of ack clears those before it): gallop from
+ * the old end, then search between the last two probes. */
+static size_t rec_search(const udccp_ackvec *av, uint64_t ackno) {
+  size_t lo = 0, hi = av->rec_n;
   if (udccp_seq_gt(rec_old(av, 0)->seq, ackno)) {
     return av->rec_n;
   }

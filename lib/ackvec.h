@@ -17,6 +17,7 @@
 #include <udccp/udccp.h>
 
 #include "opt.h"
+#include "seq.h"
 
 /* Ack Vector states, §11.4. */
 enum udccp_ackvec_state {
@@ -85,7 +86,15 @@ int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state);
  * Acknowledgement Number, where §11.4 starts the vector) but was never
  * processed (dropped at §8.5 step 7).  Nothing happens before the first
  * record.  Returns 0 or UDCCP_ERR_NOMEM. */
-int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq);
+int udccp_ackvec_skip_to_head(udccp_ackvec *av, uint64_t seq);
+static inline int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq) {
+  /* Asked before every ack (issue 13): seq is the head already, almost
+   * always, and that is answered here. */
+  if (!av->head_valid || !udccp_seq_gt(seq & UDCCP_SEQ_MASK, av->head)) {
+    return 0;
+  }
+  return udccp_ackvec_skip_to_head(av, seq);
+}
 
 /* As udccp_ackvec_record(), with the packet's ECN nonce (§12.2): the
  * nonce counts in the Nonce Echo of the vectors that report the packet in

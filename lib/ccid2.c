@@ -95,6 +95,8 @@ typedef struct ccid2_tx {
   /* RFC 6298 estimator, ns */
   int have_rtt;
   udccp_tstamp srtt, rttvar, rto, min_rtt;
+  udccp_tstamp rtt_use;  /* srtt, or UDCCP_CCID2_DEFAULT_RTT before a
+                            sample: rtt_or_default, kept by rtt_sample */
   unsigned backoff;
   int have_rtt_next;
   uint64_t rtt_next; /* next sample only from an ack at or after this */
@@ -394,7 +396,7 @@ static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
 /* ------------------------------------------------------------ RTT, RTO */
 
 static udccp_tstamp rtt_or_default(const ccid2_tx *tx) {
-  return tx->have_rtt && tx->srtt > 0 ? tx->srtt : UDCCP_CCID2_DEFAULT_RTT;
+  return tx->rtt_use; /* several times per packet (issue 13) */
 }
 
 static void rto_compute(ccid2_tx *tx) {
@@ -425,6 +427,7 @@ static void rtt_sample(ccid2_tx *tx, udccp_tstamp r) {
       tx->min_rtt = r;
     }
   }
+  tx->rtt_use = tx->srtt > 0 ? tx->srtt : UDCCP_CCID2_DEFAULT_RTT;
   /* RFC 6298 §5.7: a new sample ends the back-off. */
   tx->backoff = 0;
   rto_compute(tx);
@@ -731,6 +734,7 @@ int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
   tx->cwnd = tx->iw;
   tx->ssthresh = UINT32_MAX; /* §5: "arbitrarily high" */
   tx->rto = UDCCP_CCID2_RTO_INIT;
+  tx->rtt_use = UDCCP_CCID2_DEFAULT_RTT;
   tx->rto_deadline = UDCCP_TSTAMP_NEVER;
   tx->cwv_start = ts;
   tx->ar_clean_start = ts;
@@ -885,7 +889,12 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
     }
     pace_on_sent(tx, ts);
   }
-  tx_env_update(tx);
+  /* tx_env_update's part a sent packet may move: a packet given up by
+   * hist_push (pkts_lost), Ack Ratio clamped to a cwnd the RFC 2861 rules
+   * changed.  The RTT and RTO move only with acks and timeouts (every
+   * packet, issue 13). */
+  tx->env->pkts_lost = tx->pkts_lost;
+  tx->env->want_ack_ratio = tx->ar != tx->env->ack_ratio ? tx->ar : 0;
 }
 
 /* Per-ack scratch for the Ack Vector walk. */
@@ -1135,8 +1144,8 @@ static void cwnd_limit(ccid2_tx *tx) {
  * acknowledges, less the Elapsed Time the receiver reports (RFC 4340
  * §13.2, the receiver held the ack this long); 0, or -1 if that packet is
  * not ours or not known (nothing sent yet: no history allocated). */
-static int ack_rtt(ccid2_tx *tx, const udccp_ccid_pkt *pkt, udccp_tstamp ts,
-                   udccp_tstamp *r) {
+static inline int ack_rtt(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
+                          udccp_tstamp ts, udccp_tstamp *r) {
   uint64_t ackno = pkt->ack & UDCCP_SEQ_MASK;
   ccid2_ent *e;
   if (tx->cap == 0 || !tx->started) {
@@ -1253,7 +1262,9 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     tx->slow_rcv_until = add_ts(ts, rtt_or_default(tx));
   }
   if (!pkt->has_ack) { /* §11.4: Ack Vectors only with an Ack Number */
-    tx_env_update(tx);
+    /* Only Ack Ratio may have moved (ack_congestion): no RTT sample,
+     * no loss without an ack (every Data packet, issue 13). */
+    tx->env->want_ack_ratio = tx->ar != tx->env->ack_ratio ? tx->ar : 0;
     return 0;
   }
   cwv_tick(tx, ts);

@@ -21,7 +21,9 @@ typedef struct ccid2_rx {
   int data_seen;
   uint64_t high;           /* newest sequence number received */
   uint32_t data_since_ack; /* data packets not yet acknowledged */
-  udccp_tstamp first_unacked;
+  udccp_tstamp ack_due;    /* the delayed-ack deadline: the first data
+                              packet not yet acknowledged + ACK_DELAY
+                              (saturated); NEVER when none waits */
   int ce_acked;
   udccp_tstamp last_ce_ack;
 } ccid2_rx;
@@ -49,7 +51,7 @@ int udccp_ccid2_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
   (void)ts;
   memset(rx, 0, sizeof(*rx));
   rx->env = env;
-  rx->first_unacked = UDCCP_TSTAMP_NEVER;
+  rx->ack_due = UDCCP_TSTAMP_NEVER;
   return 0;
 }
 
@@ -57,7 +59,7 @@ void udccp_ccid2_rx_exit(udccp_ccid_state *st) { (void)st; }
 
 static void rx_acked(ccid2_rx *rx) {
   rx->data_since_ack = 0;
-  rx->first_unacked = UDCCP_TSTAMP_NEVER;
+  rx->ack_due = UDCCP_TSTAMP_NEVER;
 }
 
 /* RFC 4341 §6, RFC 4340 §11.3. */
@@ -90,7 +92,8 @@ int udccp_ccid2_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     udccp_tstamp rtt = rx->env->srtt ? rx->env->srtt : UDCCP_CCID2_DEFAULT_RTT;
     rx->data_seen = 1;
     if (rx->data_since_ack == 0) {
-      rx->first_unacked = ts;
+      /* the deadline computed once, not at every expiry query */
+      rx->ack_due = add_ts(ts, UDCCP_CCID2_ACK_DELAY);
     }
     rx->data_since_ack++;
     /* §11.3: CE marks at once, but no more than once per RTT. */
@@ -124,16 +127,12 @@ int udccp_ccid2_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
 
 udccp_tstamp udccp_ccid2_rx_get_expiry(const udccp_ccid_state *st) {
   const ccid2_rx *rx = crx_of(st);
-  if (rx->first_unacked == UDCCP_TSTAMP_NEVER) {
-    return UDCCP_TSTAMP_NEVER;
-  }
-  return add_ts(rx->first_unacked, UDCCP_CCID2_ACK_DELAY);
+  return rx->ack_due;
 }
 
 int udccp_ccid2_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   ccid2_rx *rx = rx_of(st);
-  if (rx->first_unacked == UDCCP_TSTAMP_NEVER ||
-      ts < add_ts(rx->first_unacked, UDCCP_CCID2_ACK_DELAY)) {
+  if (rx->ack_due == UDCCP_TSTAMP_NEVER || ts < rx->ack_due) {
     return 0;
   }
   rx_acked(rx);

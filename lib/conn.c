@@ -413,78 +413,6 @@ int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts) {
   return 0;
 }
 
-void udccp_conn_sync_env(udccp_conn *conn) {
-  conn->env_rx.mps = conn->env.mps;
-  conn->env_rx.seq_window_out = conn->env.seq_window_out;
-  conn->env_rx.seq_window_in = conn->env.seq_window_in;
-  conn->env_rx.ecn = conn->env.ecn;
-  conn->env_rx.srtt = conn->env.srtt;
-  conn->env_rx.rttvar = conn->env.rttvar;
-  conn->env_rx.rto = conn->env.rto;
-  conn->env_rx.min_rtt = conn->env.min_rtt;
-}
-
-void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
-  udccp_conn_info tmp;
-  udccp_feat_entry *e;
-  uint64_t want, per_rtt;
-  udccp_tstamp rtt = conn->env.srtt ? conn->env.srtt : 100 * UDCCP_NS_PER_MS;
-  if (conn->state != UDCCP_STATE_OPEN) {
-    return;
-  }
-  /* Packets of any kind sent per RTT: an endpoint that mostly acks also
-   * needs a window wide enough for its acks (the peer checks their
-   * numbers against it, §7.5.3). */
-  if (conn->win_mark_ts == UDCCP_TSTAMP_NEVER || ts < conn->win_mark_ts) {
-    conn->win_mark_seq = conn->gss; /* first sample starts now */
-    conn->win_mark_ts = ts;
-  } else if (ts - conn->win_mark_ts >= rtt) {
-    /* Scaled to one RTT: a sample may span many RTTs when the packets
-     * that trigger it come rarely. */
-    uint64_t sent = (uint64_t)udccp_seq_sub(conn->gss, conn->win_mark_seq);
-    uint64_t span = (uint64_t)(ts - conn->win_mark_ts);
-    conn->sent_per_rtt =
-        (uint64_t)((double)sent * (double)rtt / (double)span) + 1;
-    conn->win_mark_seq = conn->gss;
-    conn->win_mark_ts = ts;
-  }
-  /* Only cwnd is read: the rest of the (large) info stays unset, as this
-   * runs on every ack (issue 13); get_info only writes fields. */
-  tmp.cwnd = 0;
-  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
-    conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
-  }
-  per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
-  want = 5 * per_rtt;
-  /* A peer that stalls (a busy sender that does not read for a while)
-   * acknowledges numbers far behind GSS: keep W' at four times the worst
-   * lag seen, so its packets stay inside [AWL, AWH] (§7.5.1) instead of
-   * being refused and answered with Syncs (§7.5.4).  And since our acks
-   * answer the peer's packets, a peer sending a wide window makes us send
-   * many acks: stay within a quarter of its Sequence Window. */
-  if (want < 4 * conn->max_ack_lag) {
-    want = 4 * conn->max_ack_lag;
-  }
-  if (want < conn->seqwin_remote / 4) {
-    want = conn->seqwin_remote / 4;
-  }
-  if (want > conn->seqwin_local && want >= conn->settings.seq_window) {
-    /* Looked up only when the window would grow (not on every ack). */
-    e = udccp_feat_entry_get(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, 1);
-    if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
-      return; /* one negotiation at a time */
-    }
-    /* Grow in steps of at least a half to keep negotiations rare. */
-    if (want < conn->seqwin_local + conn->seqwin_local / 2) {
-      want = conn->seqwin_local + conn->seqwin_local / 2;
-    }
-    if (want > 70368744177663ULL) {
-      want = 70368744177663ULL;
-    }
-    (void)udccp_feat_change_nn(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, want);
-  }
-}
-
 void udccp_conn_set_state(udccp_conn *conn, uint8_t state, udccp_tstamp ts) {
   (void)ts;
   conn->state = state;
@@ -536,24 +464,6 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
   conn->reset_ackno = conn->gsr;
   udccp_conn_kill(conn, fatal_err, code);
   conn->pending |= UDCCP_PEND_RESET;
-}
-
-void udccp_conn_update_windows(udccp_conn *conn) {
-  uint64_t w = conn->seqwin_remote;
-  /* RFC 4340 §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the
-   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours
-   * (udccp_conn_update_aw). */
-  if (conn->have_isr) {
-    conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));
-    conn->swh = udccp_seq_add(conn->gsr, (int64_t)((3 * w + 3) / 4));
-    /* The start-of-connection adjustment applies while GSR is within the
-     * first window; after wrapping it must not (§7.5.1). */
-    if (udccp_seq_sub(conn->gsr, conn->isr) < (int64_t)w &&
-        udccp_seq_lt(conn->swl, conn->isr)) {
-      conn->swl = conn->isr;
-    }
-  }
-  udccp_conn_update_aw(conn);
 }
 
 size_t udccp_conn_opts_reserve(const udccp_conn *conn) {
@@ -666,7 +576,11 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
   if (ri != NULL && ri->size < 8) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  udccp_ssize n = udccp_rxq_pop(&conn->rxq, buf, cap);
+  /* An empty queue answered here: the application reads until it is
+   * (issue 13: every batch ends with this call). */
+  udccp_ssize n = udccp_rxq_len(&conn->rxq) == 0
+                      ? UDCCP_ERR_AGAIN
+                      : udccp_rxq_pop(&conn->rxq, buf, cap);
   if (n >= 0 && ri != NULL) {
     /* only the members the caller's struct has (size) */
     if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {

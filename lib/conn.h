@@ -273,6 +273,7 @@ struct udccp_conn {
   uint8_t send_ndp;        /* we send NDP Count */
   uint8_t peer_min_cscov;  /* peer requires CsCov >= this on our packets */
   uint8_t send_data_cksum; /* peer asked for Data Checksum */
+  uint8_t check_data_cksum; /* we asked for it (Check Data Checksum/us) */
   uint8_t tx_ccid_up, rx_ccid_up;
   uint8_t av_up;
   uint8_t pend_reset_code;
@@ -328,9 +329,6 @@ void udccp_conn_ackq_release(udccp_conn *conn);
 void udccp_conn_drops_release(udccp_conn *conn);
 /* Enter TIMEWAIT (§8.3). */
 void udccp_conn_enter_timewait(udccp_conn *conn, udccp_tstamp ts);
-/* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */
-void udccp_conn_update_windows(udccp_conn *conn);
-
 /* The AWL/AWH half of udccp_conn_update_windows, for when only GSS moved
  * (every packet sent, issue 13): RFC 4340 §7.5.1, [GSS + 1 - W', GSS]
  * with W' ours, not below ISS within the first window. */
@@ -344,6 +342,26 @@ static inline void udccp_conn_update_aw(udccp_conn *conn) {
   }
 }
 
+/* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1).
+ * Inline: every packet received moves GSR (issue 13). */
+static inline void udccp_conn_update_windows(udccp_conn *conn) {
+  uint64_t w = conn->seqwin_remote;
+  /* RFC 4340 §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the
+   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours
+   * (udccp_conn_update_aw). */
+  if (conn->have_isr) {
+    conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));
+    conn->swh = udccp_seq_add(conn->gsr, (int64_t)((3 * w + 3) / 4));
+    /* The start-of-connection adjustment applies while GSR is within the
+     * first window; after wrapping it must not (§7.5.1). */
+    if (udccp_seq_sub(conn->gsr, conn->isr) < (int64_t)w &&
+        udccp_seq_lt(conn->swl, conn->isr)) {
+      conn->swl = conn->isr;
+    }
+  }
+  udccp_conn_update_aw(conn);
+}
+
 /* RFC 4340 §7.5.1: the peer's acknowledgement numbers are valid only
  * within our last W' sequence numbers ([AWL, AWH]), and the peer takes
  * our packets only up to 3W'/4 beyond its GSR ([SWL, SWH], the peer uses
@@ -351,7 +369,7 @@ static inline void udccp_conn_update_aw(udccp_conn *conn) {
  * data packet the peer has not acknowledged (data_mark > GAR) risks both:
  * if the peer lost that run, it refuses what follows, and its acks and
  * Syncs for it fall below AWL.  Data then waits for an ack (the window
- * grows meanwhile, udccp_conn_tune_seqwin).  Only data counts: our own
+ * grows meanwhile, conn_in.c tune_seqwin).  Only data counts: our own
  * Acks for a peer that sends plain Data draw no acks, so GAR rightly
  * stays behind them (§7.5.2: W' reflects the packets we expect in
  * flight).  1 if stalled. */
@@ -384,13 +402,18 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
  * listener and by a LISTEN-state conn. */
 int udccp_conn_accept_request(udccp_conn *conn, const udccp_conn_rxpkt *p,
                               udccp_tstamp ts);
-/* Grows our Sequence Window with the CCID's window (§7.5.2: about five
- * times the packets in flight per RTT), so that we never persistently
- * send more than Sequence Window/A packets per RTT.  Short excursions
- * beyond the peer's window are repaired by Sync/SyncAck (§7.5.4). */
-void udccp_conn_tune_seqwin(udccp_conn *conn, udccp_tstamp ts);
-/* Copies the sender half's RTT estimate to the receiver half's env. */
-void udccp_conn_sync_env(udccp_conn *conn);
+/* Copies the sender half's RTT estimate to the receiver half's env
+ * (after every packet the sender half reads: inline, issue 13). */
+static inline void udccp_conn_sync_env(udccp_conn *conn) {
+  conn->env_rx.mps = conn->env.mps;
+  conn->env_rx.seq_window_out = conn->env.seq_window_out;
+  conn->env_rx.seq_window_in = conn->env.seq_window_in;
+  conn->env_rx.ecn = conn->env.ecn;
+  conn->env_rx.srtt = conn->env.srtt;
+  conn->env_rx.rttvar = conn->env.rttvar;
+  conn->env_rx.rto = conn->env.rto;
+  conn->env_rx.min_rtt = conn->env.min_rtt;
+}
 /* Starts both CCID halves (once the CCIDs are known). */
 int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts);
 
@@ -408,6 +431,11 @@ int udccp_conn_keep_cookies(udccp_conn *conn, const udccp_conn_rxpkt *p);
 udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                              uint8_t type, const uint8_t *payload,
                              size_t payload_len, udccp_tstamp ts);
+/* udccp_conn_write_pkt past its checks (dst has room, something may be
+ * sent): the next packet, or 0.  Kept out of line so that the call that
+ * finds nothing to send pays for none of its set-up (issue 13). */
+udccp_ssize udccp_conn_write_pkt_next(udccp_conn *conn, uint8_t *dst,
+                                      size_t cap, udccp_tstamp ts);
 /* The receiver half wants an acknowledgement now: builds it at once into
  * the ack queue (or, if that is full, leaves it pending). */
 void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts);

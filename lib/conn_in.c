@@ -141,6 +141,8 @@ int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
       (uint8_t)udccp_feat_get_remote(fs, UDCCP_FEAT_MIN_CSCOV);
   conn->send_data_cksum =
       (uint8_t)(udccp_feat_get_remote(fs, UDCCP_FEAT_CHECK_DATA_CKSUM) != 0);
+  conn->check_data_cksum =
+      (uint8_t)(udccp_feat_get_local(fs, UDCCP_FEAT_CHECK_DATA_CKSUM) == 1);
   conn->env.ecn = (uint8_t)(conn->settings.ecn_capable &&
                             udccp_feat_get_remote(
                                 fs, UDCCP_FEAT_ECN_INCAPABLE) == 0);
@@ -294,8 +296,7 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
       note_drop(conn, p->seq, 3);
       return 1;
     }
-  } else if (udccp_feat_get_local(&conn->feat,
-                                  UDCCP_FEAT_CHECK_DATA_CKSUM) == 1) {
+  } else if (conn->check_data_cksum) {
     /* §9.3: without the option the data cannot be checked: Drop Code 0. */
     conn->rx_lost_pending++;
     note_drop(conn, p->seq, 0);
@@ -470,6 +471,72 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
   return 0;
 }
 
+/* Grows our Sequence Window with the CCID's window (§7.5.2: about five
+ * times the packets in flight per RTT), so that we never persistently
+ * send more than Sequence Window/A packets per RTT.  Short excursions
+ * beyond the peer's window are repaired by Sync/SyncAck (§7.5.4).  Here,
+ * beside its one caller, after every acknowledgement (issue 13). */
+static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
+  udccp_conn_info tmp;
+  udccp_feat_entry *e;
+  uint64_t want, per_rtt;
+  udccp_tstamp rtt = conn->env.srtt ? conn->env.srtt : 100 * UDCCP_NS_PER_MS;
+  if (conn->state != UDCCP_STATE_OPEN) {
+    return;
+  }
+  /* Packets of any kind sent per RTT: an endpoint that mostly acks also
+   * needs a window wide enough for its acks (the peer checks their
+   * numbers against it, §7.5.3). */
+  if (conn->win_mark_ts == UDCCP_TSTAMP_NEVER || ts < conn->win_mark_ts) {
+    conn->win_mark_seq = conn->gss; /* first sample starts now */
+    conn->win_mark_ts = ts;
+  } else if (ts - conn->win_mark_ts >= rtt) {
+    /* Scaled to one RTT: a sample may span many RTTs when the packets
+     * that trigger it come rarely. */
+    uint64_t sent = (uint64_t)udccp_seq_sub(conn->gss, conn->win_mark_seq);
+    uint64_t span = (uint64_t)(ts - conn->win_mark_ts);
+    conn->sent_per_rtt =
+        (uint64_t)((double)sent * (double)rtt / (double)span) + 1;
+    conn->win_mark_seq = conn->gss;
+    conn->win_mark_ts = ts;
+  }
+  /* Only cwnd is read: the rest of the (large) info stays unset, as this
+   * runs on every ack (issue 13); get_info only writes fields. */
+  tmp.cwnd = 0;
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
+    conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
+  }
+  per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
+  want = 5 * per_rtt;
+  /* A peer that stalls (a busy sender that does not read for a while)
+   * acknowledges numbers far behind GSS: keep W' at four times the worst
+   * lag seen, so its packets stay inside [AWL, AWH] (§7.5.1) instead of
+   * being refused and answered with Syncs (§7.5.4).  And since our acks
+   * answer the peer's packets, a peer sending a wide window makes us send
+   * many acks: stay within a quarter of its Sequence Window. */
+  if (want < 4 * conn->max_ack_lag) {
+    want = 4 * conn->max_ack_lag;
+  }
+  if (want < conn->seqwin_remote / 4) {
+    want = conn->seqwin_remote / 4;
+  }
+  if (want > conn->seqwin_local && want >= conn->settings.seq_window) {
+    /* Looked up only when the window would grow (not on every ack). */
+    e = udccp_feat_entry_get(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, 1);
+    if (e == NULL || e->state != UDCCP_FEAT_STABLE) {
+      return; /* one negotiation at a time */
+    }
+    /* Grow in steps of at least a half to keep negotiations rare. */
+    if (want < conn->seqwin_local + conn->seqwin_local / 2) {
+      want = conn->seqwin_local + conn->seqwin_local / 2;
+    }
+    if (want > 70368744177663ULL) {
+      want = 70368744177663ULL;
+    }
+    (void)udccp_feat_change_nn(&conn->feat, UDCCP_FEAT_SEQ_WINDOW, want);
+  }
+}
+
 static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
                        udccp_tstamp ts) {
   udccp_ccid_pkt cp;
@@ -500,7 +567,7 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
     check_ack_ratio(conn);
     udccp_conn_sync_env(conn);
     if (p->h.has_ack) {
-      udccp_conn_tune_seqwin(conn, ts);
+      tune_seqwin(conn, ts);
     }
   }
   if (conn->rx_ccid_up) {
@@ -551,7 +618,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   udccp_conn_rxpkt p;
   uint8_t type;
   uint64_t lswl, lawl;
-  int seq_ok, rv, req_checked, cov_refused, active;
+  int seq_ok, rv, req_checked, cov_refused, plain;
 
   conn->now = ts;
   if (pkt == NULL) {
@@ -560,11 +627,17 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   if (conn->state == UDCCP_STATE_CLOSED) {
     return drop(conn, UDCCP_ERR_DROPPED);
   }
-  /* Step 1: header basics.  Malformed packets get no Reset. */
-  if (udccp_conn_decode(&p, pkt, len) != 0) {
+  /* Step 1: header basics.  Malformed packets get no Reset.  What
+   * udccp_conn_decode does, but the options stay unset until a step reads
+   * them: step 8 parses them (resetting them first), and a plain packet
+   * (below) reads them in no earlier step (issue 13: not reset twice). */
+  p.recorded = 0;
+  if (udccp_hdr_decode(&p.h, pkt, len) != 0) {
     conn->info.pkts_malformed++;
     return drop(conn, UDCCP_ERR_PROTO);
   }
+  p.seq = p.h.seq;
+  p.ack = p.h.ack;
   p.ecn = (uint8_t)(ecn & 3);
   type = p.h.type;
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
@@ -592,6 +665,19 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
   conn->info.pkts_recv++;
   conn->info.bytes_recv += len;
+  /* Data, Ack or DataAck on an OPEN connection, almost every packet: none
+   * of the steps below that are about other types or states (2-5, the
+   * special cases of 6, 7, 9-15) applies to it, and it skips their tests
+   * (issue 13).  The state stays OPEN through step 8 unless a Reset is
+   * queued, which returns at once. */
+  plain = conn->state == UDCCP_STATE_OPEN &&
+          ((1u << type) & ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) |
+                           (1u << UDCCP_PKT_DATAACK))) != 0;
+  req_checked = 0;
+  if (plain) {
+    goto step6;
+  }
+  udccp_opts_reset(&p.opts); /* as udccp_conn_decode leaves them */
 
   /* RFC 5596 §2.2.2, §2.2.3: servers ignore Listen; a client in REQUEST
    * may retransmit its Request once, at once; everyone else discards it. */
@@ -644,15 +730,15 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     }
   }
 
-  /* §7.5.3: an active connection (a valid packet within the last three
-   * RTTs) checks Sync and SyncAck seqnos against SWH too: leniency is for
-   * crashes and long loss, not for ongoing communication. */
-  active = conn->state == UDCCP_STATE_OPEN && conn->env.srtt > 0 &&
-           conn->t_last_rx != UDCCP_TSTAMP_NEVER && ts >= conn->t_last_rx &&
-           ts - conn->t_last_rx <= 3 * conn->env.srtt;
-
   /* Step 5: Sync and SyncAck move GSR when their ackno is valid. */
   if (type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK) {
+    /* §7.5.3: an active connection (a valid packet within the last three
+     * RTTs) checks Sync and SyncAck seqnos against SWH too: leniency is
+     * for crashes and long loss, not for ongoing communication. */
+    int active = conn->state == UDCCP_STATE_OPEN && conn->env.srtt > 0 &&
+                 conn->t_last_rx != UDCCP_TSTAMP_NEVER &&
+                 ts >= conn->t_last_rx &&
+                 ts - conn->t_last_rx <= 3 * conn->env.srtt;
     if (udccp_seq_between(p.ack, conn->awl, conn->awh) &&
         udccp_seq_ge(p.seq, conn->swl) &&
         (!active || udccp_seq_le(p.seq, conn->swh))) {
@@ -663,6 +749,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
 
   /* Step 6: sequence validity, the table of §7.5.3. */
+step6:
   if (p.h.x == 0) {
     if (!conn->short_seqnos_ok) {
       return drop_seq(conn, UDCCP_ERR_DROPPED);
@@ -675,12 +762,14 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
   lswl = conn->swl;
   lawl = conn->awl;
-  if (type == UDCCP_PKT_CLOSEREQ || type == UDCCP_PKT_CLOSE ||
-      type == UDCCP_PKT_RESET) {
+  if (!plain && (type == UDCCP_PKT_CLOSEREQ || type == UDCCP_PKT_CLOSE ||
+                 type == UDCCP_PKT_RESET)) {
     lswl = udccp_seq_add(conn->gsr, 1);
     lawl = conn->gar;
   }
-  if (req_checked) {
+  if (plain) {
+    seq_ok = udccp_seq_between(p.seq, lswl, conn->swh);
+  } else if (req_checked) {
     /* Step 4 checked the ackno and set GSR := seqno, which a Reset's
      * "GSR < seqno" test would otherwise refuse. */
     seq_ok = 1;
@@ -720,14 +809,15 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   conn->t_last_rx = ts;
 
   /* Step 7: unexpected packet types. */
-  if ((conn->is_server && type == UDCCP_PKT_CLOSEREQ) ||
+  if (!plain &&
+      ((conn->is_server && type == UDCCP_PKT_CLOSEREQ) ||
       (conn->is_server && type == UDCCP_PKT_RESPONSE) ||
       (!conn->is_server && type == UDCCP_PKT_REQUEST) ||
       (!state_before(conn->state, UDCCP_STATE_OPEN) &&
        type == UDCCP_PKT_REQUEST && udccp_seq_ge(p.seq, conn->osr)) ||
       (!state_before(conn->state, UDCCP_STATE_OPEN) &&
        type == UDCCP_PKT_RESPONSE && udccp_seq_ge(p.seq, conn->osr)) ||
-      (conn->state == UDCCP_STATE_RESPOND && type == UDCCP_PKT_DATA)) {
+      (conn->state == UDCCP_STATE_RESPOND && type == UDCCP_PKT_DATA))) {
     conn->t_last_sync = UDCCP_TSTAMP_NEVER; /* not an attack response */
     send_sync(conn, p.seq, ts);
     return drop(conn, UDCCP_ERR_DROPPED);
@@ -737,6 +827,9 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   rv = process_options(conn, &p, ts);
   if (rv != 0) {
     return rv;
+  }
+  if (plain) {
+    goto step_partopen;
   }
 
   /* Step 9: Reset. */
@@ -818,12 +911,17 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   /* §8.1.5: the client leaves PARTOPEN only when a packet other than the
    * Response reaches it.  Until its acks show one did, the server answers
    * each of its Acks, so that an idle server does not leave it there. */
+step_partopen:
   if (conn->peer_partopen) {
     if (p.h.has_ack && udccp_seq_ge(p.ack, conn->open_seq)) {
       conn->peer_partopen = 0;
     } else if (type == UDCCP_PKT_ACK || type == UDCCP_PKT_DATAACK) {
       conn->pending |= UDCCP_PEND_ACK;
     }
+  }
+
+  if (plain) {
+    goto step16;
   }
 
   /* Step 12: PARTOPEN. */
@@ -882,6 +980,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
     conn->pending |= UDCCP_PEND_SYNCACK;
   }
 
+step16:
   note_gap(conn, &p);
 
   /* Step 16: data.  Request and Response payloads are not delivered.

@@ -124,7 +124,8 @@ static void put_ackvec(udccp_conn *conn, udccp_optbuf *ob, size_t payload_len,
  * here, goes on the next packet of any type ("permitted in any DCCP
  * packet ... as soon as is convenient"): a Data packet or a Close gets
  * it as well as an Ack. */
-static void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob, udccp_tstamp ts) {
+static inline void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob,
+                               udccp_tstamp ts) {
   uint64_t el, v = conn->peer_ts;
   size_t vlen = 4;
   if (!conn->peer_ts_valid) {
@@ -158,10 +159,21 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                 (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK);
   int acking;
   int own_seq;
+  /* Data, Ack or DataAck on an OPEN connection, almost every packet: the
+   * tests for other types and states below are skipped (issue 13). */
+  int plain = conn->state == UDCCP_STATE_OPEN &&
+              ((1u << type) & ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) |
+                               (1u << UDCCP_PKT_DATAACK))) != 0;
   size_t ob_res;
   uint16_t empty_owed = 0;
 
-  memset(&h, 0, sizeof(h));
+  /* The fields udccp_pkt_encode reads, no more (not a memset of the whole
+   * header on every packet, issue 13); the type-specific ones below. */
+  h.ccval = 0;
+  h.cscov = 0;
+  h.service_code = 0;
+  h.reset_code = 0;
+  memset(h.reset_data, 0, sizeof(h.reset_data));
   udccp_optbuf_init(&ob);
   /* §5.8: options end at Data Offset's limit, 1020 bytes from the start
    * of the header: a header longer than 12 bytes leaves them less than
@@ -177,7 +189,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   h.has_ack = (uint8_t)udccp_pkt_type_has_ack(type);
   own_seq = type != UDCCP_PKT_LISTEN &&
                 !(type == UDCCP_PKT_RESET && conn->reset_use_seq);
-  if (type == UDCCP_PKT_LISTEN) {
+  if (plain) {
+    seq = udccp_seq_add(conn->gss, 1);
+  } else if (type == UDCCP_PKT_LISTEN) {
     seq = 0; /* RFC 5596 §2.2.1 */
   } else if (!own_seq) {
     seq = conn->reset_seq;
@@ -186,7 +200,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   }
   h.seq = seq;
   h.ack = conn->gsr;
-  if (type == UDCCP_PKT_SYNC) {
+  if (plain) {
+    /* none of the other types' fields */
+  } else if (type == UDCCP_PKT_SYNC) {
     h.ack = conn->sync_ackno;
   } else if (type == UDCCP_PKT_SYNCACK) {
     h.ack = conn->syncack_ackno;
@@ -195,8 +211,8 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     h.reset_code = conn->pend_reset_code;
     memcpy(h.reset_data, conn->pend_reset_data, 3);
   }
-  if (type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE ||
-      type == UDCCP_PKT_LISTEN) {
+  if (!plain && (type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE ||
+                 type == UDCCP_PKT_LISTEN)) {
     h.service_code = conn->service_code;
   }
   if (type != UDCCP_PKT_LISTEN) {
@@ -213,24 +229,26 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
      * its own retransmission timer) and, once OPEN, when the §6.6.3
      * back-off timer says so (conn_timer.c): repeating them on every
      * packet would draw a Confirm, hence an Ack, for each (§6.6.1). */
-    if (conn->state != UDCCP_STATE_OPEN) {
-      conn->feat.repeat = 1;
-    }
-    /* §8.1.4, §8.1.5: every packet the client sends in PARTOPEN (Ack,
-     * DataAck, Sync, SyncAck, Close) echoes all the Response's Init
-     * Cookies, in order.  First, so that they always fit: they came in
-     * one options area. */
-    if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
-        conn->echo_cookies_len > 0 && type != UDCCP_PKT_DATA) {
-      memcpy(ob.buf + ob.len, conn->echo_cookies, conn->echo_cookies_len);
-      ob.len += conn->echo_cookies_len;
-    }
-    if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
-        type != UDCCP_PKT_DATA) {
-      /* Every PARTOPEN packet repeats the handshake's Confirms: Linux's
-       * server refuses the connection if the one that reaches it first
-       * lacks any (feat.h). */
-      udccp_feat_repeat_handshake_confirms(&conn->feat);
+    if (!plain) {
+      if (conn->state != UDCCP_STATE_OPEN) {
+        conn->feat.repeat = 1;
+      }
+      /* §8.1.4, §8.1.5: every packet the client sends in PARTOPEN (Ack,
+       * DataAck, Sync, SyncAck, Close) echoes all the Response's Init
+       * Cookies, in order.  First, so that they always fit: they came in
+       * one options area. */
+      if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+          conn->echo_cookies_len > 0 && type != UDCCP_PKT_DATA) {
+        memcpy(ob.buf + ob.len, conn->echo_cookies, conn->echo_cookies_len);
+        ob.len += conn->echo_cookies_len;
+      }
+      if (!conn->is_server && conn->state == UDCCP_STATE_PARTOPEN &&
+          type != UDCCP_PKT_DATA) {
+        /* Every PARTOPEN packet repeats the handshake's Confirms: Linux's
+         * server refuses the connection if the one that reaches it first
+         * lacks any (feat.h). */
+        udccp_feat_repeat_handshake_confirms(&conn->feat);
+      }
     }
     empty_owed = conn->feat.n_empty;
     if (udccp_feat_write(&conn->feat, &ob, type, seq) > 0) {
@@ -243,7 +261,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       udccp_mp_write(conn->mp, &conn->feat, &ob, type, is_data, ts);
     }
     /* §8.1.4: the listener's cookie on our Response. */
-    if (conn->init_cookie_len > 0 && conn->is_server &&
+    if (!plain && conn->init_cookie_len > 0 && conn->is_server &&
         type == UDCCP_PKT_RESPONSE) {
       (void)udccp_optbuf_put(&ob, UDCCP_OPT_INIT_COOKIE, 0, conn->init_cookie,
                              conn->init_cookie_len);
@@ -257,14 +275,16 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       }
       (void)udccp_optbuf_put_be(&ob, UDCCP_OPT_NDP_COUNT, c, len);
     }
-    if (acking || type == UDCCP_PKT_SYNC || type == UDCCP_PKT_SYNCACK ||
-        type == UDCCP_PKT_REQUEST || type == UDCCP_PKT_RESPONSE) {
+    if (acking || (!plain && (type == UDCCP_PKT_SYNC ||
+                              type == UDCCP_PKT_SYNCACK ||
+                              type == UDCCP_PKT_REQUEST ||
+                              type == UDCCP_PKT_RESPONSE))) {
       /* §13.1, §13.3: a Timestamp, and an echo of the peer's with the
        * time it waited here, for RTT measurement. */
       (void)udccp_optbuf_put_be(&ob, UDCCP_OPT_TIMESTAMP,
                                 ts_value(conn, ts), 4);
     }
-    if (type != UDCCP_PKT_REQUEST) {
+    if (plain || type != UDCCP_PKT_REQUEST) {
       put_ts_echo(conn, &ob, ts);
     }
     if (acking) {
@@ -292,7 +312,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       put_ackvec(conn, &ob, payload_len, cap, seq);
     }
   }
-  if (type == UDCCP_PKT_RESET) {
+  if (!plain && type == UDCCP_PKT_RESET) {
     put_ts_echo(conn, &ob, ts); /* §13.3: any packet */
     if (conn->mp != NULL) {
       udccp_mp_write_reset(conn->mp, &conn->feat, &ob); /* RFC 9897 §3.2.3 */
@@ -505,19 +525,9 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   return n;
 }
 
-static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
-                             uint8_t *pecn, udccp_tstamp ts);
-
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts) {
-  udccp_ssize n = write_pkt(conn, dst, cap, pecn, ts);
-  conn->cur_pecn = NULL;
-  return n;
-}
-
-static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
-                             uint8_t *pecn, udccp_tstamp ts) {
-  udccp_ssize n = 0;
+  udccp_ssize n;
   if (pecn != NULL) {
     /* RFC 4340 §12.1: ECT(0) when the peer reads ECN (ECN Incapable/peer
      * is 0) and the application allowed it. */
@@ -526,18 +536,27 @@ static udccp_ssize write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                 ? 2
                 : 0;
   }
-  conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
   conn->now = ts;
   if (dst == NULL || cap < pkt_max(conn)) {
     return UDCCP_ERR_NOBUF;
   }
   /* Nothing pending, no ack built, no datagram queued, no close waiting:
-   * what the steps below would conclude, in one test.  The caller asks
-   * until it gets 0, so every batch ends with this call (issue 13). */
+   * what the steps of udccp_conn_write_pkt_next would conclude, in one
+   * test, before its set-up.  The caller asks until it gets 0, so every
+   * batch ends with this call (issue 13). */
   if ((conn->pending | conn->ackq_n | conn->closing_after_q) == 0 &&
       udccp_sendq_len(&conn->sendq) == 0) {
     return 0;
   }
+  conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
+  n = udccp_conn_write_pkt_next(conn, dst, cap, ts);
+  conn->cur_pecn = NULL;
+  return n;
+}
+
+udccp_ssize udccp_conn_write_pkt_next(udccp_conn *conn, uint8_t *dst,
+                                      size_t cap, udccp_tstamp ts) {
+  udccp_ssize n = 0;
   if (conn->pending & UDCCP_PEND_RESET) {
     udccp_ssize rn;
     conn->pending &= ~(uint32_t)UDCCP_PEND_RESET;

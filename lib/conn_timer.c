@@ -57,11 +57,12 @@ static int data_state(const udccp_conn *conn) {
  * MUST use an exponential back-off: the interval doubles with each one, up
  * to 64 RTOs.  The next packet carries it, or an Ack made for it. */
 static udccp_tstamp feat_retx_time(const udccp_conn *conn) {
-  udccp_tstamp rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
-  if (conn->state != UDCCP_STATE_OPEN ||
-      udccp_feat_all_confirmed(&conn->feat)) {
-    return UDCCP_TSTAMP_NEVER;
+  udccp_tstamp rto;
+  if (udccp_feat_all_confirmed(&conn->feat) ||
+      conn->state != UDCCP_STATE_OPEN) {
+    return UDCCP_TSTAMP_NEVER; /* the usual answer, tested first */
   }
+  rto = conn->env.rto ? conn->env.rto : UDCCP_NS_PER_S;
   return conn->t_feat_tx + (rto << conn->feat_backoff);
 }
 

@@ -612,16 +612,6 @@ static int on_confirm(udccp_feat_set *fs, udccp_feat_entry *e,
   return 0;
 }
 
-void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss) {
-  /* Erratum 974: If FGSR > GSR, FGSR := GSR - Wmax (same for FGSS). */
-  if (fs->fgsr_valid && udccp_seq_gt(fs->fgsr, gsr)) {
-    fs->fgsr = udccp_seq_add(gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-  if (udccp_seq_gt(fs->fgss, gss)) {
-    fs->fgss = udccp_seq_add(gss, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-}
-
 /* One Change or Confirm of a received packet (§6.6.2). */
 static int read_one(udccp_feat_set *fs, const udccp_opt *o,
                     const udccp_feat_pkt *pkt, int old_pkt,
@@ -679,24 +669,16 @@ static int read_one(udccp_feat_set *fs, const udccp_opt *o,
   return on_confirm(fs, e, o, reset_code, reset_data);
 }
 
-int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
-                    const udccp_feat_pkt *pkt, uint8_t *reset_code,
-                    uint8_t reset_data[3]) {
+/* udccp_feat_read past its inline part (feat.h: FGSR set up, Data and
+ * packets without Change/Confirm options answered): a non-Data packet
+ * with feature options. */
+int udccp_feat_read_opts(udccp_feat_set *fs, const udccp_opts *opts,
+                         const udccp_feat_pkt *pkt, uint8_t *reset_code,
+                         uint8_t reset_data[3]) {
   uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
   size_t i;
   int old_pkt, rv;
 
-  if (!fs->fgsr_valid) {
-    fs->fgsr = udccp_seq_add(seq, -1); /* §6.6.4: ISR - 1 */
-    fs->fgsr_valid = 1;
-  }
-  if (udccp_seq_gt(fs->fgsr, pkt->gsr & UDCCP_SEQ_MASK)) {
-    fs->fgsr = udccp_seq_add(pkt->gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-  /* §6: feature options on DCCP-Data are ignored. */
-  if (pkt->type == UDCCP_PKT_DATA || opts->n_feat == 0) {
-    return 0;
-  }
   /* §6.6.4 rule 1 and 2, with the FGSR of before this packet. */
   old_pkt = udccp_seq_le(seq, fs->fgsr);
 
@@ -761,26 +743,12 @@ static int put_confirm(udccp_optbuf *ob, const udccp_feat_entry *e) {
                           0, buf, n);
 }
 
-int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
-                     uint64_t seq) {
+/* udccp_feat_write past its inline checks (feat.h): something may be
+ * owed on this non-Data packet. */
+int udccp_feat_write_opts(udccp_feat_set *fs, udccp_optbuf *ob,
+                          uint8_t pkt_type, uint64_t seq) {
   size_t i;
   int with_ack, n = 0, unsent = 0;
-  seq &= UDCCP_SEQ_MASK;
-  if (udccp_seq_gt(fs->fgss, seq)) {
-    fs->fgss = udccp_seq_add(seq, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
-  }
-  /* §6: none on Data; Reset and Listen carry no negotiation. */
-  if (pkt_type == UDCCP_PKT_DATA || pkt_type == UDCCP_PKT_RESET ||
-      pkt_type == UDCCP_PKT_LISTEN) {
-    return 0;
-  }
-  /* Nothing to negotiate (every entry STABLE, no Confirm owed): the
-   * common case once OPEN, checked without scanning the table (issue 13:
-   * feature work only while something is pending). */
-  if (!fs->pending && !fs->owed && fs->n_empty == 0) {
-    fs->repeat = 0;
-    return 0;
-  }
   /* §6.6.1: any packet with a Confirm must carry an Acknowledgement
    * Number. */
   with_ack = udccp_pkt_type_has_ack(pkt_type);
@@ -845,14 +813,8 @@ int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
   return n;
 }
 
-int udccp_feat_want_packet(const udccp_feat_set *fs) {
+int udccp_feat_want_packet_scan(const udccp_feat_set *fs) {
   size_t i;
-  if (fs->n_empty > 0) {
-    return 1;
-  }
-  if (!fs->owed && !fs->pending) {
-    return 0;
-  }
   for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     const udccp_feat_entry *e = &fs->ent[i];
     if (e->confirm_owed || (e->state != UDCCP_FEAT_STABLE &&
@@ -863,14 +825,8 @@ int udccp_feat_want_packet(const udccp_feat_set *fs) {
   return 0;
 }
 
-int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
+int udccp_feat_owes_confirm_scan(const udccp_feat_set *fs) {
   size_t i;
-  if (fs->n_empty > 0) {
-    return 1;
-  }
-  if (!fs->owed) {
-    return 0;
-  }
   for (i = 0; i < UDCCP_FEAT_N_ENT; i++) {
     if (fs->ent[i].confirm_owed) {
       return 1;
@@ -894,12 +850,6 @@ void udccp_feat_repeat_handshake_confirms(udccp_feat_set *fs) {
       fs->owed = 1;
     }
   }
-}
-
-/* Called on every packet: O(1).  fs->pending is set by start_change()
- * and recomputed by feat_settle() whenever an entry becomes STABLE. */
-int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
-  return !fs->pending;
 }
 
 int udccp_feat_only_nn_pending(const udccp_feat_set *fs) {

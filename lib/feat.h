@@ -36,6 +36,7 @@
 
 #include "ccid.h"
 #include "opt.h"
+#include "seq.h"
 
 /* Feature numbers, RFC 4340 §6.4 (names differ from <linux/dccp.h>). */
 enum udccp_feat_num {
@@ -190,9 +191,26 @@ int udccp_feat_init(udccp_feat_set *fs, const udccp_settings *settings,
  * Returns 0, or UDCCP_ERR_OPTION / UDCCP_ERR_MANDATORY: the connection must
  * be reset with *reset_code (Option Error or Mandatory Error) and
  * reset_data (option type and first two value bytes, §5.6). */
-int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
-                    const udccp_feat_pkt *pkt, uint8_t *reset_code,
-                    uint8_t reset_data[3]);
+int udccp_feat_read_opts(udccp_feat_set *fs, const udccp_opts *opts,
+                         const udccp_feat_pkt *pkt, uint8_t *reset_code,
+                         uint8_t reset_data[3]);
+static inline int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
+                                  const udccp_feat_pkt *pkt,
+                                  uint8_t *reset_code, uint8_t reset_data[3]) {
+  if (!fs->fgsr_valid) {
+    fs->fgsr = udccp_seq_add(pkt->seq & UDCCP_SEQ_MASK, -1); /* ISR - 1 */
+    fs->fgsr_valid = 1;
+  }
+  if (udccp_seq_gt(fs->fgsr, pkt->gsr & UDCCP_SEQ_MASK)) { /* erratum 974 */
+    fs->fgsr = udccp_seq_add(pkt->gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+  /* §6: feature options on DCCP-Data are ignored; without any, nothing
+   * to do (almost every packet: inline, issue 13). */
+  if (pkt->type == UDCCP_PKT_DATA || opts->n_feat == 0) {
+    return 0;
+  }
+  return udccp_feat_read_opts(fs, opts, pkt, reset_code, reset_data);
+}
 
 /* Appends to ob the options due on the packet we are about to send, of
  * type pkt_type and Sequence Number seq: every owed Confirm (once; only on
@@ -202,22 +220,71 @@ int udccp_feat_read(udccp_feat_set *fs, const udccp_opts *opts,
  * back", not on every packet).  Nothing on Data, Reset or Listen packets
  * (but call it for them too: it keeps FGSS <= GSS, erratum 974).  What
  * does not fit stays pending.  Returns the number of Changes written. */
-int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob, uint8_t pkt_type,
-                     uint64_t seq);
+int udccp_feat_write_opts(udccp_feat_set *fs, udccp_optbuf *ob,
+                          uint8_t pkt_type, uint64_t seq);
+static inline int udccp_feat_write(udccp_feat_set *fs, udccp_optbuf *ob,
+                                   uint8_t pkt_type, uint64_t seq) {
+  seq &= UDCCP_SEQ_MASK;
+  if (udccp_seq_gt(fs->fgss, seq)) { /* erratum 974 */
+    fs->fgss = udccp_seq_add(seq, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+  /* §6: none on Data; Reset and Listen carry no negotiation. */
+  if (pkt_type == UDCCP_PKT_DATA || pkt_type == UDCCP_PKT_RESET ||
+      pkt_type == UDCCP_PKT_LISTEN) {
+    return 0;
+  }
+  /* Nothing to negotiate (every entry STABLE, no Confirm owed): the
+   * common case once OPEN, answered inline (issue 13: feature work only
+   * while something is pending). */
+  if (!fs->pending && !fs->owed && fs->n_empty == 0) {
+    fs->repeat = 0;
+    return 0;
+  }
+  return udccp_feat_write_opts(fs, ob, pkt_type, seq);
+}
 
 /* Erratum 974: keeps FGSR <= GSR and FGSS <= GSS when they wrap.  Call
  * after each packet sent (udccp_feat_write and udccp_feat_read do it for
  * the packets they see). */
-void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr, uint64_t gss);
+static inline void udccp_feat_check_wrap(udccp_feat_set *fs, uint64_t gsr,
+                                         uint64_t gss) {
+  /* Erratum 974: If FGSR > GSR, FGSR := GSR - Wmax (same for FGSS). */
+  if (fs->fgsr_valid && udccp_seq_gt(fs->fgsr, gsr)) {
+    fs->fgsr = udccp_seq_add(gsr, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+  if (udccp_seq_gt(fs->fgss, gss)) {
+    fs->fgss = udccp_seq_add(gss, -(int64_t)UDCCP_SEQ_WINDOW_MAX);
+  }
+}
 
 /* 1 if the next packet has negotiation options to carry: a Confirm owed,
- * a Change not sent yet, or a repetition asked for (fs->repeat). */
-int udccp_feat_want_packet(const udccp_feat_set *fs);
+ * a Change not sent yet, or a repetition asked for (fs->repeat).  The
+ * common answer (nothing owed, nothing pending) inline: asked for every
+ * packet (issue 13); the scan apart. */
+int udccp_feat_want_packet_scan(const udccp_feat_set *fs);
+static inline int udccp_feat_want_packet(const udccp_feat_set *fs) {
+  if (fs->n_empty > 0) {
+    return 1;
+  }
+  if (!fs->owed && !fs->pending) {
+    return 0;
+  }
+  return udccp_feat_want_packet_scan(fs);
+}
 
 /* 1 if a Confirm (or an empty Confirm) is owed: the peer's Change asks for
  * an answer now (§6.6.1).  Our own unanswered Changes do not: they are
  * repeated on the back-off timer (§6.6.3). */
-int udccp_feat_owes_confirm(const udccp_feat_set *fs);
+int udccp_feat_owes_confirm_scan(const udccp_feat_set *fs);
+static inline int udccp_feat_owes_confirm(const udccp_feat_set *fs) {
+  if (fs->n_empty > 0) {
+    return 1;
+  }
+  if (!fs->owed) {
+    return 0;
+  }
+  return udccp_feat_owes_confirm_scan(fs);
+}
 
 /* Client side of the handshake.  keep: called once the Response's options
  * are processed, remembers which Confirms answer its Changes.  repeat:
@@ -231,8 +298,12 @@ int udccp_feat_owes_confirm(const udccp_feat_set *fs);
 void udccp_feat_keep_handshake_confirms(udccp_feat_set *fs);
 void udccp_feat_repeat_handshake_confirms(udccp_feat_set *fs);
 
-/* 1 if every feature is STABLE (all our Changes were Confirmed). */
-int udccp_feat_all_confirmed(const udccp_feat_set *fs);
+/* 1 if every feature is STABLE (all our Changes were Confirmed).  O(1),
+ * asked on every packet: fs->pending is set by a Change that starts and
+ * recomputed whenever an entry becomes STABLE (feat.c). */
+static inline int udccp_feat_all_confirmed(const udccp_feat_set *fs) {
+  return !fs->pending;
+}
 /* Recomputes what udccp_feat_all_confirmed() answers in O(1): for code
  * that sets entries' states directly (a connection restored from a
  * cookie). */

@@ -196,10 +196,12 @@ udccp_ssize udccp_pkt_encode(uint8_t *dst, size_t cap, const udccp_hdr *h,
     break;
   }
   if (opts_len) {
+    /* Padding options (type 0) fill out the last word (§5.8.1): that
+     * word zeroed first (one store, not a call), the options over it. */
+    static const uint8_t zero4[4] = {0, 0, 0, 0};
+    memcpy(dst + hdr - 4, zero4, 4);
     memcpy(dst + fixed, opts, opts_len);
   }
-  /* Padding options (type 0) fill out the last word (§5.8.1). */
-  memset(dst + fixed + opts_len, 0, hdr - fixed - opts_len);
   if (payload_len) {
     memcpy(dst + hdr, payload, payload_len);
   }

@@ -106,7 +106,7 @@ void udccp_settings_default(udccp_settings *s) {
    * few milliseconds runs past 3W/4 of 100 before its first ack: its acks
    * then fall below our AWL and it refuses our packets.  So we ask for
    * 1000 from the handshake on (a blind attacker's odds per packet stay
-   * ~W/2^48, §7.5.5); it grows with the rate (udccp_conn_tune_seqwin). */
+   * ~W/2^48, §7.5.5); it grows with the rate (conn_in.c tune_seqwin). */
   s->seq_window = 1000;
   s->ack_ratio = 2;
   s->pmtu = 1500;
