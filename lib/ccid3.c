@@ -409,7 +409,9 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
     if (tx->env->tx_more != UDCCP_CCID_MORE_UNKNOWN) {
       /* the connection knows: more data waiting behind this packet means
        * the rate, not the application, holds it back */
-      limited = tx->env->tx_more == UDCCP_CCID_MORE_YES;
+      limited = tx->env->tx_more == UDCCP_CCID_MORE_YES
+                    ? UDCCP_TFRC_TX_BACKLOG
+                    : 0;
     }
     /* the mean data segment size: RFC 4828 §3 s_true for CCID 4; for
      * CCID 3 it converts the Receive Rate into MPS units (below) */

@@ -86,6 +86,7 @@ typedef struct udccp_tfrc_tx {
   udccp_tstamp r_sample; /* latest sample */
   udccp_tstamp rto;    /* nofeedback interval */
   udccp_tstamp tld;    /* time last doubled, §4.2 */
+  double x_tld;        /* X before that doubling (0: none to go on with) */
   udccp_tstamp nofb_expiry;
   udccp_tstamp t_nom;  /* nominal send time of the next packet */
   udccp_tstamp t_ipi;
@@ -107,6 +108,7 @@ typedef struct udccp_tfrc_tx {
   uint8_t idle;        /* no data packet sent since the nofeedback timer
                           was (re)set */
   uint8_t sent_any;
+  uint8_t backlog;     /* the last packet had data queued behind it */
   uint8_t wc;          /* RFC 4342 §8.1 last_WC */
   uint8_t wc_started;
   udccp_tstamp wc_time;/* last_WC_time */
@@ -150,7 +152,11 @@ udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
 
 /* A data packet was sent at ts.  rate_limited: 1 if more data was waiting,
  * i.e. the sender is sending all it is allowed (§8.2.1); consecutive such
- * sends form one rate-limited stretch [first, last]. */
+ * sends form one rate-limited stretch [first, last].  UDCCP_TFRC_TX_BACKLOG
+ * (2): the same, known for certain (the connection's queue held more), so
+ * that a pause before the next packet was not the application's: it
+ * earns t_gran of credit (§4.6), not an RTT. */
+#define UDCCP_TFRC_TX_BACKLOG 2
 void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
                            int rate_limited);
 
