@@ -167,8 +167,9 @@ static int rtt_estimate(ccid3_rx *rx, const uint8_t *v, size_t len,
     rx->est_numeric = 1;
     rx->est_rtt = (udccp_tstamp)us * 1000u;
   } else {
-    rx->est_rtt = (udccp_tstamp)((9.0 * (double)rx->est_rtt +
-                                  (double)us * 1000.0) / 10.0 + 0.5);
+    /* (9 R + sample) / 10, rounded half up, in integers: both terms are
+     * below 2^36 ns (t_mbi, 0xFFFFFE us), so the sum cannot overflow */
+    rx->est_rtt = (9 * rx->est_rtt + (udccp_tstamp)us * 1000u + 5) / 10;
   }
   return 0;
 }
