@@ -212,8 +212,9 @@ static void cc_rtt(ccid3_rx *rx, uint8_t c, udccp_tstamp ts) {
   }
 }
 
-static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts) {
-  udccp_tstamp r = rx_rtt(rx), gap = r ? r / 8 : UDCCP_NS_PER_MS;
+/* r: rx_rtt(rx), which the caller has at hand */
+static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts, udccp_tstamp r) {
+  udccp_tstamp gap = r ? r / 8 : UDCCP_NS_PER_MS;
   const rate_snap *last = rx->n_snap ? &rx->snap[rx->snap_head] : NULL;
   if (last && ts < add_sat(last->ts, gap)) {
     return;
@@ -316,17 +317,19 @@ static double recv_rate_now(const void *ud) {
  * slow start, this doubles X about once per RTT, and never past twice the
  * rate the path delivered.  The first loss event ends it; CCID 4 keeps
  * §6.2 alone. */
-static int ss_round(const ccid3_rx *rx) {
-  return !rx->prm.sp && !rx->lh.have_loss && rx->fb_sent && rx_rtt(rx) > 0 &&
+static int ss_round_r(const ccid3_rx *rx, udccp_tstamp r) {
+  return !rx->prm.sp && !rx->lh.have_loss && rx->fb_sent && r > 0 &&
          /* RFC 6323 §3.4: not on the 0.5 s stand-in for the sender's R */
          !(rx->env && rx->env->send_rtt_est && !rx->est_numeric);
 }
 
-/* A data packet was counted: track the round (ss_round). */
-static void rnd_track(ccid3_rx *rx, udccp_tstamp ts) {
+static int ss_round(const ccid3_rx *rx) { return ss_round_r(rx, rx_rtt(rx)); }
+
+/* A data packet was counted: track the round (ss_round); r = rx_rtt(). */
+static void rnd_track(ccid3_rx *rx, udccp_tstamp ts, udccp_tstamp r) {
   if (rx->rnd_on) {
     rx->rnd_tl = ts;
-  } else if (ts >= add_sat(rx->fb_time, rx_rtt(rx))) {
+  } else if (ts >= add_sat(rx->fb_time, r)) {
     rx->rnd_on = 1;
     rx->rnd_t0 = ts;
     rx->rnd_tl = ts;
@@ -336,9 +339,13 @@ static void rnd_track(ccid3_rx *rx, udccp_tstamp ts) {
 }
 
 /* The round's rate is known: 3 packets or more, over R/16 or more. */
-static int rnd_measured(const ccid3_rx *rx) {
+static int rnd_measured_r(const ccid3_rx *rx, udccp_tstamp r) {
   return rx->rnd_on && rx->pkts - rx->rnd_p0 >= 2 &&
-         rx->rnd_tl - rx->rnd_t0 >= rx_rtt(rx) / UDCCP_CCID3_SS_SPAN_DIV;
+         rx->rnd_tl - rx->rnd_t0 >= r / UDCCP_CCID3_SS_SPAN_DIV;
+}
+
+static int rnd_measured(const ccid3_rx *rx) {
+  return rnd_measured_r(rx, rx_rtt(rx));
 }
 
 /* The round's receive rate in bytes/s (the packets after its first one
@@ -356,14 +363,18 @@ static double rnd_rate(const ccid3_rx *rx) {
  * feedback was due if that is later; never more than 2 R/4 after it was
  * due (an R estimate too long must not starve the sender's 4 R nofeedback
  * timer, RFC 5348 §4.3 step 3). */
-static udccp_tstamp defer_until(const ccid3_rx *rx) {
-  udccp_tstamp q = rx_rtt(rx) / UDCCP_CCID3_SS_WAIT_DIV;
-  udccp_tstamp t = rx->rnd_on ? rx->rnd_t0 : add_sat(rx->fb_time, rx_rtt(rx));
+static udccp_tstamp defer_until_r(const ccid3_rx *rx, udccp_tstamp r) {
+  udccp_tstamp q = r / UDCCP_CCID3_SS_WAIT_DIV;
+  udccp_tstamp t = rx->rnd_on ? rx->rnd_t0 : add_sat(rx->fb_time, r);
   if (t < rx->fb_due_ts) {
     t = rx->fb_due_ts;
   }
   t = add_sat(t, q);
   return t < add_sat(rx->fb_due_ts, 2 * q) ? t : add_sat(rx->fb_due_ts, 2 * q);
+}
+
+static udccp_tstamp defer_until(const ccid3_rx *rx) {
+  return defer_until_r(rx, rx_rtt(rx));
 }
 
 int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
@@ -399,6 +410,7 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   }
   if (is_data) {
     uint8_t c = (uint8_t)(pkt->ccval & 15u);
+    udccp_tstamp r;
     cc_rtt(rx, c, ts);
     if (!rx->data_seen) {
       rx->data_seen = 1;
@@ -408,28 +420,28 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     } else if (!rx->data_since_fb || wc_dist(rx->max_cc, c) - 1u < 7u) {
       rx->max_cc = c; /* circular maximum since the last feedback */
     }
+    r = rx_rtt(rx); /* after cc_rtt: the R of now */
     rx->bytes += pkt->payload_len;
     rx->pkts++;
-    rate_snapshot(rx, ts);
+    rate_snapshot(rx, ts, r);
     rx->data_since_fb = 1;
-    if (ss_round(rx)) {
-      rnd_track(rx, ts);
+    if (ss_round_r(rx, r)) {
+      rnd_track(rx, ts, r);
     }
     /* RFC 4342 §10.3: a counter >= last_counter + 4 asks for feedback */
     if (rx->fb_sent && !rx->fb_due &&
         wc_dist(rx->last_counter, c) - 4u < 8u) {
-      udccp_tstamp r = rx_rtt(rx);
       rx->fb_due = 1;
       rx->fb_due_ts = ts;
       /* slow start: wait for the round's rate, unless packets are too
        * sparse to measure it within R/4 (fewer than 4 per R; and RFC 4342
        * §10.3's "feedback packet after each data packet" below one) */
-      rx->fb_defer = ss_round(rx) &&
+      rx->fb_defer = ss_round_r(rx, r) &&
                      recv_rate(rx, ts, 1) * ((double)r * 1e-9) >=
                          (double)UDCCP_CCID3_SS_MIN_PKTS;
     }
-    if (rx->fb_due &&
-        (!rx->fb_defer || rnd_measured(rx) || ts >= defer_until(rx))) {
+    if (rx->fb_due && (!rx->fb_defer || rnd_measured_r(rx, r) ||
+                       ts >= defer_until_r(rx, r))) {
       due = 1;
     }
   }

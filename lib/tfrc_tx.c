@@ -449,18 +449,20 @@ udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
 void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
                            int rate_limited) {
   udccp_tstamp base = tx->t_nom;
-  /* §4.6: credit for unused send times is kept for at most one RTT --
-   * after an idle or data-limited period.  A sender whose last packet
-   * was known to have more data waiting behind it (backlog) and that then
-   * sent nothing for longer than t_gran was held back by something else
-   * (its connection's sequence window, its host): that pause is no unused
-   * send time, and an RTT of it would go out as one line-rate burst (§4.6
-   * "MAY limit bursts to less than a round-trip time's worth"): only
-   * t_gran of it counts, for scheduling jitter (§8.3). */
+  /* §4.6: credit for unused send times is kept for at most one RTT */
   udccp_tstamp window = tx->has_rtt ? tx->r : 0;
-  if (tx->backlog && tx->cfg.t_gran < window && ts > tx->last_send &&
-      ts - tx->last_send > tx->cfg.t_gran) {
-    window = tx->cfg.t_gran;
+  /* A sender whose last packet was known to have more data waiting behind
+   * it (backlog) and that then sent nothing for longer than 2 t_gran was
+   * held back by something else -- its connection's sequence window, its
+   * host -- not idle: that pause is no unused send time, and an RTT of it
+   * would go out as one line-rate burst (10^5 packets at 10 Gbit/s x
+   * 200 ms; §4.6 "MAY limit bursts to less than a round-trip time's
+   * worth").  Only 2 t_gran of it counts: a late wake-up of the caller's
+   * timer (the io loop's epoll rounds up to whole ms, §8.3) is made up. */
+  udccp_tstamp hold = 2 * tx->cfg.t_gran;
+  if (tx->backlog && hold < window && ts > tx->last_send &&
+      ts - tx->last_send > hold) {
+    window = hold;
   }
   if (ts > window && base < ts - window) {
     base = ts - window;

@@ -17,7 +17,9 @@
  * send time to max(last_nom + t_ipi, now): slots the old rate did not
  * allow are no credit; the next slot counts from the last packet's
  * nominal time (a packet sent t_delta early is no cause for another
- * early one).  t_ipi is at least 1 ns.
+ * early one).  t_ipi is at least 1 ns.  A pause the sender did not
+ * choose (data was queued: UDCCP_TFRC_TX_BACKLOG) earns at most 2 t_gran
+ * of credit.
  * TFRC-SP: t_ipi is at least 10 ms, t_delta is 0 and no packet goes sooner
  * than 10 ms after the previous one (RFC 5622 §5; we do not use its MAY of
  * an extra packet per timeslice).
@@ -154,8 +156,8 @@ udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
  * i.e. the sender is sending all it is allowed (§8.2.1); consecutive such
  * sends form one rate-limited stretch [first, last].  UDCCP_TFRC_TX_BACKLOG
  * (2): the same, known for certain (the connection's queue held more), so
- * that a pause before the next packet was not the application's: it
- * earns t_gran of credit (§4.6), not an RTT. */
+ * that a pause (> 2 t_gran) before the next packet was not the
+ * application's: it earns 2 t_gran of credit (§4.6), not an RTT. */
 #define UDCCP_TFRC_TX_BACKLOG 2
 void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
                            int rate_limited);

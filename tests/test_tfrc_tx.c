@@ -583,13 +583,14 @@ static void test_rfc5348_4_6_burst_at_most_one_rtt(void **state) {
 }
 
 /* §4.6: credit is for unused send times after an idle or data-limited
- * period.  A sender whose connection had more data queued behind its last
- * packet (UDCCP_TFRC_TX_BACKLOG) and then sent nothing for a while was
- * held back by something else (a stalled sequence window): it gets t_gran
- * of credit, not an RTT's worth as one burst ("MAY limit bursts to less
- * than a round-trip time's worth").  The same pause after a data-limited
- * packet is an idle period and keeps its credit (at most an RTT's). */
-static void test_rfc5348_4_6_no_rtt_of_credit_after_a_backlogged_pause(
+ * period ("MAY limit bursts to less than a round-trip time's worth").  A
+ * sender whose connection had more data queued behind its last packet
+ * (UDCCP_TFRC_TX_BACKLOG) and then sent nothing for a while was held back
+ * by something else (a stalled sequence window): it gets 2 t_gran of
+ * credit -- a late timer is made up -- not an RTT's worth as one burst
+ * (10^5 packets at 10 Gbit/s x 200 ms).  After an idle period (last
+ * packet data-limited) the burst stays. */
+static void test_rfc5348_4_6_no_rtt_of_credit_after_a_held_back_pause(
     void **state) {
   udccp_tfrc_tx tx;
   int mode;
@@ -597,14 +598,14 @@ static void test_rfc5348_4_6_no_rtt_of_credit_after_a_backlogged_pause(
   for (mode = 0; mode < 2; mode++) {
     udccp_tfrc_fb fb = fb_make(100 * MS, 0.0, 0.0, T0);
     udccp_tstamp t;
-    int burst = 0;
+    int burst = 0, sent = 0;
     init_tx(&tx, 1000);
     send_busy(&tx, T0);
     udccp_tfrc_tx_on_feedback(&tx, &fb, T0 + 100 * MS);
     send_busy(&tx, T0 + 300 * MS);
     fb = fb_make(100 * MS, 5e5, 1e-5, T0 + 300 * MS);
     udccp_tfrc_tx_on_feedback(&tx, &fb, T0 + 350 * MS);
-    assert_rel(tx.x, 1e6, 1e-12); /* t_ipi = 1 ms */
+    assert_rel(tx.x, 1e6, 1e-12); /* t_ipi = 1 ms, t_gran 1 ms */
     udccp_tfrc_tx_on_sent(&tx, T0 + 400 * MS,
                           mode ? UDCCP_TFRC_TX_BACKLOG : 0);
     t = T0 + 450 * MS; /* 50 ms without a packet */
@@ -612,14 +613,22 @@ static void test_rfc5348_4_6_no_rtt_of_credit_after_a_backlogged_pause(
       udccp_tfrc_tx_on_sent(&tx, t, UDCCP_TFRC_TX_BACKLOG);
       burst++;
     }
-    printf("after 50 ms %s: %d packets at once\n",
-           mode ? "held back with data queued" : "idle", burst);
+    /* then a greedy sender for 200 ms, stepping 0.1 ms: X again */
+    for (; t < T0 + 650 * MS; t += MS / 10) {
+      if (udccp_tfrc_tx_next_send(&tx, t) <= t) {
+        udccp_tfrc_tx_on_sent(&tx, t, UDCCP_TFRC_TX_BACKLOG);
+        sent++;
+      }
+    }
+    printf("after 50 ms %s: %d packets at once, %d in the next 200 ms\n",
+           mode ? "held back with data queued" : "idle", burst, sent);
     if (mode) {
-      assert_true(burst >= 1 && burst <= 2); /* t_gran = 1 ms */
+      assert_true(burst >= 2 && burst <= 3); /* 2 t_gran / t_ipi + 1 */
     } else {
       /* the slots unused since ~T0 + 350 ms, at most R's worth */
       assert_true(burst >= 90 && burst <= 101);
     }
+    assert_true(sent >= 198 && sent <= 202);
   }
 }
 
@@ -878,7 +887,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_4_6_burst_at_most_one_rtt),
       cmocka_unit_test(test_rfc5348_4_6_rate_increase_sends_no_burst),
       cmocka_unit_test(
-          test_rfc5348_4_6_no_rtt_of_credit_after_a_backlogged_pause),
+          test_rfc5348_4_6_no_rtt_of_credit_after_a_held_back_pause),
       cmocka_unit_test(test_rfc5348_8_2_1_interval_is_t_new_minus_r),
       cmocka_unit_test(test_rfc5348_8_2_1_frequent_feedback_busy_sender),
       cmocka_unit_test(test_rfc5348_8_3_t_delta),
