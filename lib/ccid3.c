@@ -27,7 +27,14 @@
  *                queued behind it (env->tx_more) is rate-limited; without
  *                that information, one sent within one t_ipi of the time
  *                pacing allowed it, or of the previous packet.
- * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).
+ * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).  A
+ *                pause with data queued (env->tx_more) earns 2 t_gran of
+ *                credit, not an RTT's worth as one burst (tfrc_tx).
+ * RFC 5348 §4.3, §6 Slow start with more than one feedback per RTT: one
+ *                within R of tld goes on with the doubling begun at tld,
+ *                X <= min(2 X(tld), recv_limit) (tfrc_tx).  Our receiver
+ *                reports the rate of the sender's latest round in slow
+ *                start (§6.3.1, ccid3_rx.c).
  * RFC 5348 §4.3/§8.3 (spirit) A receiver's reports are capped by what we
  *                sent: X <= max(2 X_sent, initial rate), so a Receive Rate
  *                of 0xFFFFFFFF or Elapsed Time lies cannot raise the rate
