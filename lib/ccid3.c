@@ -27,7 +27,14 @@
  *                queued behind it (env->tx_more) is rate-limited; without
  *                that information, one sent within one t_ipi of the time
  *                pacing allowed it, or of the previous packet.
- * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).
+ * RFC 5348 §4.6  Pacing by nanoseconds; t_ipi is never 0 (tfrc_eq).  A
+ *                pause with data queued (env->tx_more) earns 2 t_gran of
+ *                credit, not an RTT's worth as one burst (tfrc_tx).
+ * RFC 5348 §4.3, §6 Slow start with more than one feedback per RTT: one
+ *                within R of tld goes on with the doubling begun at tld,
+ *                X <= min(2 X(tld), recv_limit) (tfrc_tx).  Our receiver
+ *                reports the rate of the sender's latest round in slow
+ *                start (§6.3.1, ccid3_rx.c).
  * RFC 5348 §4.3/§8.3 (spirit) A receiver's reports are capped by what we
  *                sent: X <= max(2 X_sent, initial rate), so a Receive Rate
  *                of 0xFFFFFFFF or Elapsed Time lies cannot raise the rate
@@ -138,6 +145,10 @@ typedef struct ccid3_tx {
   uint32_t n_ev, ev_next;
   double x_recv_hi;            /* greatest X_recv before the first loss */
   uint64_t synth_len;          /* our §6.3.1 first interval, 0 = none */
+  /* RFC 6323 RTT Estimate value for R = rte_r (tx_write_opts) */
+  udccp_tstamp rte_r;
+  uint32_t rte_us;
+  uint8_t rte_len, rte_valid, rte_has_rtt;
 } ccid3_tx;
 
 
@@ -397,19 +408,23 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
   tx->gss = h->seq;
   tx->sent_any = 1;
   if (is_data) {
-    const udccp_tfrc_tx *t = &tx->tfrc;
-    udccp_tstamp allowed = udccp_tfrc_tx_next_send(t, ts);
-    /* §8.2.1: the sender uses all of its rate -- not data-limited -- if
-     * this packet went within one t_ipi of the time it was allowed, or
-     * within one t_ipi of the previous one (sending at X or faster while
-     * spending credit for unused send times) */
-    int limited = ts < add_sat(allowed, t->t_ipi) ||
-                  (t->sent_any && ts >= t->last_send &&
-                   ts - t->last_send <= t->t_ipi);
+    int limited;
     if (tx->env->tx_more != UDCCP_CCID_MORE_UNKNOWN) {
       /* the connection knows: more data waiting behind this packet means
        * the rate, not the application, holds it back */
-      limited = tx->env->tx_more == UDCCP_CCID_MORE_YES;
+      limited = tx->env->tx_more == UDCCP_CCID_MORE_YES
+                    ? UDCCP_TFRC_TX_BACKLOG
+                    : 0;
+    } else {
+      const udccp_tfrc_tx *t = &tx->tfrc;
+      udccp_tstamp allowed = udccp_tfrc_tx_next_send(t, ts);
+      /* §8.2.1: the sender uses all of its rate -- not data-limited -- if
+       * this packet went within one t_ipi of the time it was allowed, or
+       * within one t_ipi of the previous one (sending at X or faster
+       * while spending credit for unused send times) */
+      limited = ts < add_sat(allowed, t->t_ipi) ||
+                (t->sent_any && ts >= t->last_send &&
+                 ts - t->last_send <= t->t_ipi);
     }
     /* the mean data segment size: RFC 4828 §3 s_true for CCID 4; for
      * CCID 3 it converts the Receive Rate into MPS units (below) */
@@ -1062,29 +1077,40 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
  * 0 before any estimate, 0xFFFFFF above 0xFFFFFE, in the fewest bytes. */
 int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
                                   uint8_t type, udccp_tstamp ts) {
-  const ccid3_tx *tx = ctx_of(st);
-  uint64_t us = 0;
-  size_t len = 1;
+  ccid3_tx *tx = tx_of(st);
   (void)ts;
   if (!tx->env->send_rtt_est ||
       (type != UDCCP_PKT_DATA && type != UDCCP_PKT_DATAACK &&
        type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK)) {
     return 0;
   }
-  if (tx->tfrc.has_rtt) {
-    us = tx->tfrc.r / 1000u + (tx->tfrc.r % 1000u != 0);
-    if (us == 0) {
-      us = 1;
+  /* the value changes only with R (at feedback): computed then, not for
+   * every data packet (issue 13) */
+  if (!tx->rte_valid || tx->rte_r != tx->tfrc.r ||
+      tx->rte_has_rtt != tx->tfrc.has_rtt) {
+    uint64_t us = 0;
+    size_t len = 1;
+    if (tx->tfrc.has_rtt) {
+      us = tx->tfrc.r / 1000u + (tx->tfrc.r % 1000u != 0);
+      if (us == 0) {
+        us = 1;
+      }
+      if (us > UDCCP_CCID3_RTT_EST_MAX) {
+        us = UDCCP_CCID3_RTT_EST_MAX + 1; /* 0xFFFFFF: a delay spike */
+      }
     }
-    if (us > UDCCP_CCID3_RTT_EST_MAX) {
-      us = UDCCP_CCID3_RTT_EST_MAX + 1; /* 0xFFFFFF: a delay spike */
+    while (len < 3 && (us >> (8 * len)) != 0) {
+      len++;
     }
-  }
-  while (len < 3 && (us >> (8 * len)) != 0) {
-    len++;
+    tx->rte_valid = 1;
+    tx->rte_r = tx->tfrc.r;
+    tx->rte_has_rtt = tx->tfrc.has_rtt;
+    tx->rte_us = (uint32_t)us;
+    tx->rte_len = (uint8_t)len;
   }
   /* in place: every data packet carries it (issue 13) */
-  return udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_RTT_ESTIMATE, us, len) != 0
+  return udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_RTT_ESTIMATE, tx->rte_us,
+                             tx->rte_len) != 0
              ? UDCCP_ERR_NOBUF
              : 0;
 }

@@ -73,6 +73,13 @@
 #define UDCCP_CCID3_RATE_SNAPS 16u
 /* Receiver: the feedback timer, in RTTs (a backup for the counter rule). */
 #define UDCCP_CCID3_FB_TIMER_RTTS 2u
+/* Receiver, initial slow start (ccid3_rx.c ss_round): the rate of the
+ * sender's latest round is measured over at least R/SPAN_DIV, the feedback
+ * waits for it at most R/WAIT_DIV, and only while at least MIN_PKTS
+ * packets arrive per R. */
+#define UDCCP_CCID3_SS_SPAN_DIV 16u
+#define UDCCP_CCID3_SS_WAIT_DIV 4u
+#define UDCCP_CCID3_SS_MIN_PKTS 4u
 /* Sender: weight of a new packet in the mean segment size (CCID 4's
  * s_true, RFC 4828 §3), as a shift: 1/16. */
 #define UDCCP_CCID3_S_EWMA_SHIFT 4

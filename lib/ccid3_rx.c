@@ -10,6 +10,11 @@
  *                + 4; RFC 5348 §6.1 at once on a new loss event or a rise
  *                of p; §6.2 feedback timer (2 R, a backup) while data
  *                arrives.
+ * RFC 5348 §6.3.1 Initial slow start (CCID 3, no loss event yet): X_recv
+ *                is also measured over the data the sender sent after our
+ *                last feedback reached it (RFC 4342 §8.1: the counter
+ *                sets the interval), the larger rate reported; the §10.3
+ *                feedback waits for it at most R/4 (ss_round).
  * RFC 5348 §6.2  X_recv over the last RTT (the RFC 4342 erratum): over
  *                t = max(R, time since the last feedback), RFC 4342 §8.3.
  * RFC 4342 §8.1  The receiver's R from first arrivals of counters K and
@@ -69,6 +74,16 @@ typedef struct ccid3_rx {
   unsigned n_snap, snap_head; /* snap_head: index of the newest */
   double x_recv, x_recv_max_pkts;
   double p;
+  /* Slow start (ss_round): the data the sender sent after it received our
+   * last feedback -- the first packet arriving at least R after it (at
+   * rnd_t0; bytes and packets counted up to and including it), the newest
+   * one at rnd_tl; fb_due: the RFC 4342 §10.3 feedback is due, since
+   * fb_due_ts, and (fb_defer) waits for the round's rate, at most until
+   * defer_until(). */
+  int rnd_on, fb_due, fb_defer;
+  int fb_asked; /* we asked for the next ack (rx_on_pkt / rx_on_expiry) */
+  udccp_tstamp rnd_t0, rnd_tl, fb_due_ts;
+  uint64_t rnd_b0, rnd_p0;
 } ccid3_rx;
 
 _Static_assert(sizeof(ccid3_rx) <= UDCCP_CCID_STATE_SIZE, "rx state size");
@@ -152,8 +167,9 @@ static int rtt_estimate(ccid3_rx *rx, const uint8_t *v, size_t len,
     rx->est_numeric = 1;
     rx->est_rtt = (udccp_tstamp)us * 1000u;
   } else {
-    rx->est_rtt = (udccp_tstamp)((9.0 * (double)rx->est_rtt +
-                                  (double)us * 1000.0) / 10.0 + 0.5);
+    /* (9 R + sample) / 10, rounded half up, in integers: both terms are
+     * below 2^36 ns (t_mbi, 0xFFFFFE us), so the sum cannot overflow */
+    rx->est_rtt = (9 * rx->est_rtt + (udccp_tstamp)us * 1000u + 5) / 10;
   }
   return 0;
 }
@@ -196,8 +212,9 @@ static void cc_rtt(ccid3_rx *rx, uint8_t c, udccp_tstamp ts) {
   }
 }
 
-static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts) {
-  udccp_tstamp r = rx_rtt(rx), gap = r ? r / 8 : UDCCP_NS_PER_MS;
+/* r: rx_rtt(rx), which the caller has at hand */
+static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts, udccp_tstamp r) {
+  udccp_tstamp gap = r ? r / 8 : UDCCP_NS_PER_MS;
   const rate_snap *last = rx->n_snap ? &rx->snap[rx->snap_head] : NULL;
   if (last && ts < add_sat(last->ts, gap)) {
     return;
@@ -281,6 +298,85 @@ static double recv_rate_now(const void *ud) {
   return recv_rate(r->rx, r->ts, 1);
 }
 
+/* RFC 5348 §6.3.1: "For slow-start, for a particular round-trip time, the
+ * sender's sending rate is generally twice the receiver's receive rate for
+ * data sent over the previous round-trip time."  The data the sender sent
+ * in its previous RTT is what it sent after our last feedback reached it,
+ * and it reaches us from one RTT after that feedback on.  The receive rate
+ * over the last R (§6.2) instead covers the data sent at the rate before:
+ * the first packet at the new rate is the one whose counter asks for the
+ * next feedback (RFC 4342 §10.3), so each feedback reported the rate the
+ * feedback before the last one allowed, and X = min(2 X, 2 X_recv) doubled
+ * every other RTT.  So in the initial slow start (CCID 3, no loss event
+ * yet) the receiver also measures the rate of that round -- from the first
+ * packet arriving R after its last feedback, over at least R/16 and 3
+ * packets (RFC 4342 §8.1: the window counter "determine[s] the interval to
+ * use for calculating the receive rate") -- lets the §10.3 feedback wait
+ * for it (at most R/4, so still about once per RTT, RFC 5348 §6), and
+ * reports the larger of the two rates.  As TCP's acknowledgements clock
+ * slow start, this doubles X about once per RTT, and never past twice the
+ * rate the path delivered.  The first loss event ends it; CCID 4 keeps
+ * §6.2 alone. */
+static int ss_round_r(const ccid3_rx *rx, udccp_tstamp r) {
+  return !rx->prm.sp && !rx->lh.have_loss && rx->fb_sent && r > 0 &&
+         /* RFC 6323 §3.4: not on the 0.5 s stand-in for the sender's R */
+         !(rx->env && rx->env->send_rtt_est && !rx->est_numeric);
+}
+
+static int ss_round(const ccid3_rx *rx) { return ss_round_r(rx, rx_rtt(rx)); }
+
+/* A data packet was counted: track the round (ss_round); r = rx_rtt(). */
+static void rnd_track(ccid3_rx *rx, udccp_tstamp ts, udccp_tstamp r) {
+  if (rx->rnd_on) {
+    rx->rnd_tl = ts;
+  } else if (ts >= add_sat(rx->fb_time, r)) {
+    rx->rnd_on = 1;
+    rx->rnd_t0 = ts;
+    rx->rnd_tl = ts;
+    rx->rnd_b0 = rx->bytes;
+    rx->rnd_p0 = rx->pkts;
+  }
+}
+
+/* The round's rate is known: 3 packets or more, over R/16 or more. */
+static int rnd_measured_r(const ccid3_rx *rx, udccp_tstamp r) {
+  return rx->rnd_on && rx->pkts - rx->rnd_p0 >= 2 &&
+         rx->rnd_tl - rx->rnd_t0 >= r / UDCCP_CCID3_SS_SPAN_DIV;
+}
+
+static int rnd_measured(const ccid3_rx *rx) {
+  return rnd_measured_r(rx, rx_rtt(rx));
+}
+
+/* The round's receive rate in bytes/s (the packets after its first one
+ * over the time since it arrived), 0 until rnd_measured. */
+static double rnd_rate(const ccid3_rx *rx) {
+  if (!rnd_measured(rx) || rx->rnd_tl <= rx->rnd_t0) {
+    return 0.0;
+  }
+  return (double)(rx->bytes - rx->rnd_b0) /
+         ((double)(rx->rnd_tl - rx->rnd_t0) * 1e-9);
+}
+
+/* The latest time a deferred feedback waits for: R/4 after the round
+ * began (or was due to begin, R after the last feedback), or after the
+ * feedback was due if that is later; never more than 2 R/4 after it was
+ * due (an R estimate too long must not starve the sender's 4 R nofeedback
+ * timer, RFC 5348 §4.3 step 3). */
+static udccp_tstamp defer_until_r(const ccid3_rx *rx, udccp_tstamp r) {
+  udccp_tstamp q = r / UDCCP_CCID3_SS_WAIT_DIV;
+  udccp_tstamp t = rx->rnd_on ? rx->rnd_t0 : add_sat(rx->fb_time, r);
+  if (t < rx->fb_due_ts) {
+    t = rx->fb_due_ts;
+  }
+  t = add_sat(t, q);
+  return t < add_sat(rx->fb_due_ts, 2 * q) ? t : add_sat(rx->fb_due_ts, 2 * q);
+}
+
+static udccp_tstamp defer_until(const ccid3_rx *rx) {
+  return defer_until_r(rx, rx_rtt(rx));
+}
+
 int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
                               udccp_tstamp ts) {
   ccid3_rx *rx = rx_of(st);
@@ -314,6 +410,7 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   }
   if (is_data) {
     uint8_t c = (uint8_t)(pkt->ccval & 15u);
+    udccp_tstamp r;
     cc_rtt(rx, c, ts);
     if (!rx->data_seen) {
       rx->data_seen = 1;
@@ -323,12 +420,28 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     } else if (!rx->data_since_fb || wc_dist(rx->max_cc, c) - 1u < 7u) {
       rx->max_cc = c; /* circular maximum since the last feedback */
     }
+    r = rx_rtt(rx); /* after cc_rtt: the R of now */
     rx->bytes += pkt->payload_len;
     rx->pkts++;
-    rate_snapshot(rx, ts);
+    rate_snapshot(rx, ts, r);
     rx->data_since_fb = 1;
+    if (ss_round_r(rx, r)) {
+      rnd_track(rx, ts, r);
+    }
     /* RFC 4342 §10.3: a counter >= last_counter + 4 asks for feedback */
-    if (rx->fb_sent && wc_dist(rx->last_counter, c) - 4u < 8u) {
+    if (rx->fb_sent && !rx->fb_due &&
+        wc_dist(rx->last_counter, c) - 4u < 8u) {
+      rx->fb_due = 1;
+      rx->fb_due_ts = ts;
+      /* slow start: wait for the round's rate, unless packets are too
+       * sparse to measure it within R/4 (fewer than 4 per R; and RFC 4342
+       * §10.3's "feedback packet after each data packet" below one) */
+      rx->fb_defer = ss_round_r(rx, r) &&
+                     recv_rate(rx, ts, 1) * ((double)r * 1e-9) >=
+                         (double)UDCCP_CCID3_SS_MIN_PKTS;
+    }
+    if (rx->fb_due && (!rx->fb_defer || rnd_measured_r(rx, r) ||
+                       ts >= defer_until_r(rx, r))) {
       due = 1;
     }
   }
@@ -364,6 +477,9 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
       due = 1;
     }
   }
+  if (due) {
+    rx->fb_asked = 1;
+  }
   /* RFC 6323 §3.3 wants a Reset (Option Error) for an invalid RTT
    * Estimate option: the error tells the connection */
   return bad_opt ? UDCCP_ERR_OPTION : due;
@@ -397,6 +513,10 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
   rx->p = udccp_tfrc_lh_p(&rx->lh);
   /* RFC 5348 §6.3: the first feedback reports X_recv = 0 */
   x = rx->fb_sent ? recv_rate(rx, ts, 0) : 0.0;
+  if (rx->fb_sent && ss_round(rx)) {
+    double xr = rnd_rate(rx); /* §6.3.1, see ss_round */
+    x = xr > x ? xr : x;
+  }
   /* §8.2: Elapsed Time since the acknowledged packet (RFC 4340 §13.2) */
   el = ts > rx->gsr_ts ? (ts - rx->gsr_ts) / 10000u : 0;
   if (el > UINT32_MAX) {
@@ -423,6 +543,14 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
                               4);
   rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
                               udccp_ccid3_p_to_opt(rx->p), 4);
+  if (rv == 0 && !rx->fb_asked && ss_round(rx)) {
+    /* An ack the connection sends for its own reasons (a Confirm of its
+     * Sequence Window, an ack of an ack) carries the options, but in slow
+     * start it is not the round's feedback: that would end the round
+     * before its rate is known and report the older one. */
+    return 0;
+  }
+  rx->fb_asked = 0;
   /* this ack is the feedback packet: restart the rules of §10.3 / §6.2 */
   if (rx->fb_sent) {
     double xp = recv_rate(rx, ts, 1);
@@ -436,6 +564,9 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
     rx->last_counter = rx->max_cc;
   }
   rx->data_since_fb = 0;
+  rx->fb_due = 0;
+  rx->fb_defer = 0;
+  rx->rnd_on = 0;
   rx->fb_sent = 1;
   rx->fb_time = ts;
   rx->bytes_fb = rx->bytes;
@@ -446,18 +577,37 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
 
 udccp_tstamp udccp_tfrc_ccid_rx_get_expiry(const udccp_ccid_state *st) {
   const ccid3_rx *rx = crx_of(st);
+  udccp_tstamp t;
   /* RFC 5348 §6.2: no data since the last feedback, no feedback */
-  return rx->data_since_fb ? rx->fb_timer : UDCCP_TSTAMP_NEVER;
+  if (!rx->data_since_fb) {
+    return UDCCP_TSTAMP_NEVER;
+  }
+  t = rx->fb_timer;
+  if (rx->fb_due && rx->fb_defer && defer_until(rx) < t) {
+    t = defer_until(rx); /* a slow-start round waits no longer */
+  }
+  return t;
 }
 
 int udccp_tfrc_ccid_rx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   ccid3_rx *rx = rx_of(st);
-  if (!rx->data_since_fb || ts < rx->fb_timer) {
+  int rv = 0;
+  if (!rx->data_since_fb) {
     return 0;
   }
-  /* §6.2 step 4: restart even if the ack is not sent now */
-  rx->fb_timer = fb_timer_after(rx, ts);
-  return 1;
+  if (rx->fb_due && rx->fb_defer && ts >= defer_until(rx)) {
+    rx->fb_defer = 0; /* due now, without the round's rate */
+    rv = 1;
+  }
+  if (ts >= rx->fb_timer) {
+    /* §6.2 step 4: restart even if the ack is not sent now */
+    rx->fb_timer = fb_timer_after(rx, ts);
+    rv = 1;
+  }
+  if (rv) {
+    rx->fb_asked = 1;
+  }
+  return rv;
 }
 
 void udccp_tfrc_ccid_rx_get_info(const udccp_ccid_state *st,

@@ -337,6 +337,14 @@ unsigned udccp_tfrc_lh_add(udccp_tfrc_lh *lh, const udccp_tfrc_rx_pkt *pkt,
     settle_recv(lh, &r, ctx, &flags);
     return flags;
   }
+  if (lh->n_pend == 0 && r.seq == udccp_seq_add(lh->last, 1)) {
+    /* the next packet in order, nothing waiting above a hole (the common
+     * case): settled at once, as the loop below would */
+    lh->seq_max = udccp_seq_max(lh->seq_max, r.seq);
+    settle_recv(lh, &r, ctx, &flags);
+    update_df(lh);
+    return flags;
+  }
   if (udccp_seq_le(r.seq, lh->last)) {
     lh->n_late++;
     return UDCCP_TFRC_LH_DUP;

@@ -212,6 +212,7 @@ static void first_rtt(udccp_tfrc_tx *tx, udccp_tstamp rtt, udccp_tstamp ts) {
   tx->x = udccp_tfrc_tx_initial_rate(tx);
   tx->x_inst = tx->x;
   tx->tld = ts;
+  tx->x_tld = 0.0;
   /* "recv_limit is Infinity for the first two round-trip times": date the
    * Infinity entry from the first RTT measurement. */
   if (tx->n_xrs == 1 && isinf(tx->xrs[0])) {
@@ -358,9 +359,20 @@ void udccp_tfrc_tx_on_feedback(udccp_tfrc_tx *tx, const udccp_tfrc_fb *fb,
       tx->x = dmax(dmin(tx->x_bps, recv_limit), x_min(tx));
     } else if (ts >= tx->tld && ts - tx->tld >= tx->r) {
       /* initial slow-start: at most double per RTT */
+      tx->x_tld = tx->x;
       tx->x = dmax(dmin(2.0 * tx->x, recv_limit),
                    udccp_tfrc_tx_initial_rate(tx));
       tx->tld = ts;
+    } else if (tx->x_tld > 0.0 && dmin(2.0 * tx->x_tld, recv_limit) > tx->x) {
+      /* Another feedback within R of tld (RFC 5348 §6 allows more than
+       * one per RTT): the doubling begun at tld goes on as far as this
+       * recv_limit allows, X <= 2 X(tld) -- "approximately double the
+       * sending rate each round-trip time" (§4.3) as the receive rate
+       * shows the path can take it.  The pseudocode would wait until R
+       * after tld, and an extra feedback just before the round's (an ack
+       * the receiver's connection sent for its own reasons, reporting the
+       * rate of the round before) would take the doubling of the RTT. */
+      tx->x = dmin(2.0 * tx->x_tld, recv_limit);
     }
   }
   /* step 5, §4.5: X_inst = X * R_sqmean / sqrt(R_sample) */
@@ -394,6 +406,7 @@ void udccp_tfrc_tx_on_nofeedback(udccp_tfrc_tx *tx, udccp_tstamp ts) {
   double x_recv = xrs_max(tx);
   double recover = udccp_tfrc_tx_initial_rate(tx); /* recover_rate */
   tx->n_nofb++;
+  tx->x_tld = 0.0; /* a halving is no doubling to go on with */
   if (!tx->has_rtt) {
     /* no RTT sample, hence no feedback: halve, unless idle all along
      * (recover_rate is undefined without R; an idle sender keeps X) */
@@ -438,6 +451,19 @@ void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
   udccp_tstamp base = tx->t_nom;
   /* §4.6: credit for unused send times is kept for at most one RTT */
   udccp_tstamp window = tx->has_rtt ? tx->r : 0;
+  /* A sender whose last packet was known to have more data waiting behind
+   * it (backlog) and that then sent nothing for longer than 2 t_gran was
+   * held back by something else -- its connection's sequence window, its
+   * host -- not idle: that pause is no unused send time, and an RTT of it
+   * would go out as one line-rate burst (10^5 packets at 10 Gbit/s x
+   * 200 ms; §4.6 "MAY limit bursts to less than a round-trip time's
+   * worth").  Only 2 t_gran of it counts: a late wake-up of the caller's
+   * timer (the io loop's epoll rounds up to whole ms, §8.3) is made up. */
+  udccp_tstamp hold = 2 * tx->cfg.t_gran;
+  if (tx->backlog && hold < window && ts > tx->last_send &&
+      ts - tx->last_send > hold) {
+    window = hold;
+  }
   if (ts > window && base < ts - window) {
     base = ts - window;
   }
@@ -451,6 +477,7 @@ void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
   tx->last_send = ts;
   tx->sent_any = 1;
   tx->idle = 0;
+  tx->backlog = (uint8_t)(rate_limited == UDCCP_TFRC_TX_BACKLOG);
   if (tx->has_rtt) {
     sent_count(tx, ts);
   }

@@ -17,7 +17,9 @@
  * send time to max(last_nom + t_ipi, now): slots the old rate did not
  * allow are no credit; the next slot counts from the last packet's
  * nominal time (a packet sent t_delta early is no cause for another
- * early one).  t_ipi is at least 1 ns.
+ * early one).  t_ipi is at least 1 ns.  A pause the sender did not
+ * choose (data was queued: UDCCP_TFRC_TX_BACKLOG) earns at most 2 t_gran
+ * of credit.
  * TFRC-SP: t_ipi is at least 10 ms, t_delta is 0 and no packet goes sooner
  * than 10 ms after the previous one (RFC 5622 §5; we do not use its MAY of
  * an extra packet per timeslice).
@@ -86,6 +88,7 @@ typedef struct udccp_tfrc_tx {
   udccp_tstamp r_sample; /* latest sample */
   udccp_tstamp rto;    /* nofeedback interval */
   udccp_tstamp tld;    /* time last doubled, §4.2 */
+  double x_tld;        /* X before that doubling (0: none to go on with) */
   udccp_tstamp nofb_expiry;
   udccp_tstamp t_nom;  /* nominal send time of the next packet */
   udccp_tstamp t_ipi;
@@ -107,6 +110,7 @@ typedef struct udccp_tfrc_tx {
   uint8_t idle;        /* no data packet sent since the nofeedback timer
                           was (re)set */
   uint8_t sent_any;
+  uint8_t backlog;     /* the last packet had data queued behind it */
   uint8_t wc;          /* RFC 4342 §8.1 last_WC */
   uint8_t wc_started;
   udccp_tstamp wc_time;/* last_WC_time */
@@ -150,7 +154,11 @@ udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
 
 /* A data packet was sent at ts.  rate_limited: 1 if more data was waiting,
  * i.e. the sender is sending all it is allowed (§8.2.1); consecutive such
- * sends form one rate-limited stretch [first, last]. */
+ * sends form one rate-limited stretch [first, last].  UDCCP_TFRC_TX_BACKLOG
+ * (2): the same, known for certain (the connection's queue held more), so
+ * that a pause (> 2 t_gran) before the next packet was not the
+ * application's: it earns 2 t_gran of credit (§4.6), not an RTT. */
+#define UDCCP_TFRC_TX_BACKLOG 2
 void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
                            int rate_limited);
 

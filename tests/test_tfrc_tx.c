@@ -131,6 +131,53 @@ static void test_rfc5348_4_3_slow_start(void **state) {
   assert_rel(tx.x, 87600.0, 1e-12);
 }
 
+/* §4.3 slow start with more than one feedback per RTT (§6 allows them):
+ * a feedback within R of tld goes on with the doubling begun at tld as far
+ * as its recv_limit allows -- never past 2 X(tld) -- instead of being
+ * ignored.  Without it an extra feedback R after tld that reports the
+ * older rate (an ack the receiver's connection sent for its own reasons)
+ * takes the doubling of that RTT from the round's feedback just after. */
+static void test_rfc5348_4_3_slow_start_extra_feedback_within_rtt(
+    void **state) {
+  udccp_tfrc_tx tx;
+  udccp_tfrc_fb fb = fb_make(100 * MS, 0.0, 0.0, T0);
+  udccp_tstamp t = T0 + 100 * MS, k;
+  (void)state;
+  init_tx(&tx, 1000);
+  send_busy(&tx, T0);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t); /* X = 40000 (4 packets / R) */
+  /* two RTTs on, the Infinity entry of X_recv_set is gone */
+  for (k = 1; k <= 2; k++) {
+    send_busy(&tx, t + k * 100 * MS - 50 * MS);
+    fb = fb_make(100 * MS, 40000.0 * (double)k, 0.0,
+                 t + k * 100 * MS - 50 * MS);
+    udccp_tfrc_tx_on_feedback(&tx, &fb, t + k * 100 * MS);
+  }
+  t += 300 * MS;
+  assert_rel(tx.x, 160000.0, 1e-12);
+  /* R after tld: an extra feedback with the rate of two rounds ago */
+  send_busy(&tx, t - 50 * MS);
+  fb = fb_make(100 * MS, 80000.0, 0.0, t - 50 * MS);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t);
+  assert_rel(tx.x, 160000.0, 1e-12); /* min(2 X, 2 * 80000) */
+  assert_int_equal(tx.tld, t);
+  /* 10 ms later the round's feedback: X_recv = X, the doubling goes on */
+  send_busy(&tx, t - 40 * MS);
+  fb = fb_make(100 * MS, 160000.0, 0.0, t - 40 * MS);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 10 * MS);
+  assert_rel(tx.x, 320000.0, 1e-12);
+  assert_int_equal(tx.tld, t); /* the same doubling */
+  /* and never past 2 X(tld) within R of tld, whatever is reported */
+  fb = fb_make(100 * MS, 1e9, 0.0, t - 30 * MS);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 20 * MS);
+  assert_rel(tx.x, 320000.0, 1e-12);
+  /* R after tld: the next doubling */
+  send_busy(&tx, t + 50 * MS);
+  fb = fb_make(100 * MS, 320000.0, 0.0, t + 50 * MS);
+  udccp_tfrc_tx_on_feedback(&tx, &fb, t + 100 * MS);
+  assert_rel(tx.x, 640000.0, 1e-12);
+}
+
 /* §4.3 congestion avoidance: X = max(min(X_Bps, recv_limit), s/t_mbi). */
 static void test_rfc5348_4_3_congestion_avoidance(void **state) {
   udccp_tfrc_tx tx;
@@ -535,6 +582,56 @@ static void test_rfc5348_4_6_burst_at_most_one_rtt(void **state) {
   assert_true(burst >= 100 && burst <= 101);
 }
 
+/* §4.6: credit is for unused send times after an idle or data-limited
+ * period ("MAY limit bursts to less than a round-trip time's worth").  A
+ * sender whose connection had more data queued behind its last packet
+ * (UDCCP_TFRC_TX_BACKLOG) and then sent nothing for a while was held back
+ * by something else (a stalled sequence window): it gets 2 t_gran of
+ * credit -- a late timer is made up -- not an RTT's worth as one burst
+ * (10^5 packets at 10 Gbit/s x 200 ms).  After an idle period (last
+ * packet data-limited) the burst stays. */
+static void test_rfc5348_4_6_no_rtt_of_credit_after_a_held_back_pause(
+    void **state) {
+  udccp_tfrc_tx tx;
+  int mode;
+  (void)state;
+  for (mode = 0; mode < 2; mode++) {
+    udccp_tfrc_fb fb = fb_make(100 * MS, 0.0, 0.0, T0);
+    udccp_tstamp t;
+    int burst = 0, sent = 0;
+    init_tx(&tx, 1000);
+    send_busy(&tx, T0);
+    udccp_tfrc_tx_on_feedback(&tx, &fb, T0 + 100 * MS);
+    send_busy(&tx, T0 + 300 * MS);
+    fb = fb_make(100 * MS, 5e5, 1e-5, T0 + 300 * MS);
+    udccp_tfrc_tx_on_feedback(&tx, &fb, T0 + 350 * MS);
+    assert_rel(tx.x, 1e6, 1e-12); /* t_ipi = 1 ms, t_gran 1 ms */
+    udccp_tfrc_tx_on_sent(&tx, T0 + 400 * MS,
+                          mode ? UDCCP_TFRC_TX_BACKLOG : 0);
+    t = T0 + 450 * MS; /* 50 ms without a packet */
+    while (udccp_tfrc_tx_next_send(&tx, t) <= t && burst < 100000) {
+      udccp_tfrc_tx_on_sent(&tx, t, UDCCP_TFRC_TX_BACKLOG);
+      burst++;
+    }
+    /* then a greedy sender for 200 ms, stepping 0.1 ms: X again */
+    for (; t < T0 + 650 * MS; t += MS / 10) {
+      if (udccp_tfrc_tx_next_send(&tx, t) <= t) {
+        udccp_tfrc_tx_on_sent(&tx, t, UDCCP_TFRC_TX_BACKLOG);
+        sent++;
+      }
+    }
+    printf("after 50 ms %s: %d packets at once, %d in the next 200 ms\n",
+           mode ? "held back with data queued" : "idle", burst, sent);
+    if (mode) {
+      assert_true(burst >= 2 && burst <= 3); /* 2 t_gran / t_ipi + 1 */
+    } else {
+      /* the slots unused since ~T0 + 350 ms, at most R's worth */
+      assert_true(burst >= 90 && burst <= 101);
+    }
+    assert_true(sent >= 198 && sent <= 202);
+  }
+}
+
 /* §8.3: t_delta = min(t_ipi, t_gran, R)/2. */
 static void test_rfc5348_8_3_t_delta(void **state) {
   udccp_tfrc_tx tx;
@@ -778,6 +875,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_4_2_initial_rate),
       cmocka_unit_test(test_rfc5348_4_3_first_feedback_and_rtt_filter),
       cmocka_unit_test(test_rfc5348_4_3_slow_start),
+      cmocka_unit_test(test_rfc5348_4_3_slow_start_extra_feedback_within_rtt),
       cmocka_unit_test(test_rfc5348_4_3_congestion_avoidance),
       cmocka_unit_test(test_rfc5348_4_3_data_limited_loss),
       cmocka_unit_test(test_rfc5348_8_2_1_data_limited_intervals),
@@ -788,6 +886,8 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_4_6_t_ipi_10gbit_10us),
       cmocka_unit_test(test_rfc5348_4_6_burst_at_most_one_rtt),
       cmocka_unit_test(test_rfc5348_4_6_rate_increase_sends_no_burst),
+      cmocka_unit_test(
+          test_rfc5348_4_6_no_rtt_of_credit_after_a_held_back_pause),
       cmocka_unit_test(test_rfc5348_8_2_1_interval_is_t_new_minus_r),
       cmocka_unit_test(test_rfc5348_8_2_1_frequent_feedback_busy_sender),
       cmocka_unit_test(test_rfc5348_8_3_t_delta),
