@@ -22,7 +22,9 @@
  *           path's CCID (2, 3, 4, BBR, CUBIC), reordering on or off, the
  *           scheduler, MP_PRIO, the second subflow's MP_JOIN (§3.3) at a
  *           time the input picks (also before the first is keyed: the
- *           server must then refuse it), a per-packet network schedule
+ *           server must then refuse it), signalling from either end
+ *           (MP_PRIO, MP_ADDADDR of any address, MP_REMOVEADDR of any
+ *           ID, §3.2.8-§3.2.10), a per-packet network schedule
  *           per path (drop, duplicate, delay, CE, bit flip), closes and
  *           aborts, a reader that stops.  Every datagram the receiver's
  *           MP connection releases is one the sender queued, byte for
@@ -610,6 +612,53 @@ static udccp_path mkpath(int k, int server) {
  *   4 MP_PRIO of path a & 1 := a >> 1   5 scheduler a % 3
  *   6 close (a & 4: abort) client (a & 1: server) of path a >> 1 & 1
  *   7 the receiving application stops (a odd) or resumes reading */
+
+/* Signalling through the MP connection (lib/mp_sig.c, RFC 9897 §3.2.8-
+ * §3.2.10), side a & 1 (sender's or receiver's): MP_PRIO for a path,
+ * MP_ADDADDR of an address the input gives (IPv4 or IPv6, a port or 0),
+ * MP_REMOVEADDR of an ID.  Each answers as its contract says; what the
+ * peer does with it runs under the same invariants as everything else. */
+static void signal_op(mpf *f, unsigned a, rd *r) {
+  udccp_mp_conn *mc = (a & 1) ? &f->rx : &f->tx;
+  uint8_t addr[16], b = get8(r);
+  int rv;
+  switch ((a >> 1) & 7) {
+  case 0:
+  case 1:
+    rv = udccp_mp_conn_set_prio(mc, (a >> 1) & 1, (uint8_t)(b & 31));
+    CHECK(rv == 0 || rv == UDCCP_ERR_INVALID_ARGUMENT ||
+              rv == UDCCP_ERR_NOBUF,
+          "set_prio: undocumented answer");
+    CHECK(rv != 0 || udccp_mp_conn_prio(mc, (a >> 1) & 1) <= (b & 31),
+          "set_prio: the scheduler's priority above ours");
+    break;
+  case 2:
+  case 3:
+  case 4: {
+    uint8_t family = ((a >> 1) & 7) == 4 ? 6 : 4;
+    uint16_t port = (b & 1) ? 0 : (uint16_t)(get8(r) << 8 | get8(r));
+    for (size_t i = 0; i < sizeof(addr); i++) {
+      addr[i] = get8(r);
+    }
+    if (b & 2) {
+      family = (uint8_t)(b >> 2); /* any family, mostly not 4 or 6 */
+    }
+    rv = udccp_mp_conn_announce(mc, family, addr, port);
+    CHECK(rv >= 0 || rv == UDCCP_ERR_INVALID_STATE ||
+              rv == UDCCP_ERR_INVALID_ARGUMENT || rv == UDCCP_ERR_NOBUF,
+          "announce: undocumented answer");
+    CHECK(rv < 0 || rv <= 255, "announce: an ID outside 0..255");
+    break;
+  }
+  default:
+    rv = udccp_mp_conn_unannounce(mc, b);
+    CHECK(rv == 0 || rv == UDCCP_ERR_INVALID_STATE ||
+              rv == UDCCP_ERR_INVALID_ARGUMENT || rv == UDCCP_ERR_NOBUF,
+          "unannounce: undocumented answer");
+    break;
+  }
+}
+
 static void part_conn(rd *r) {
   static const uint8_t ccids[8] = {2, 3, 4, UDCCP_CCID_BBR_DEFAULT,
                                    UDCCP_CCID_CUBIC_DEFAULT, 2, 3, 2};
@@ -702,7 +751,9 @@ static void part_conn(rd *r) {
       pump(f);
       break;
     case 4:
-      if ((a & 1) < f->tx.n_sub) {
+      if (a & 16) {
+        signal_op(f, a, &f->r);
+      } else if ((a & 1) < f->tx.n_sub) {
         f->tx.prio[a & 1] = (uint8_t)(a >> 1);
       }
       pump(f);
