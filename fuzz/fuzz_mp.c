@@ -499,6 +499,9 @@ static void app_read(mpf *f) {
 static void pump(mpf *f) {
   for (int round = 0; round < 64; round++) {
     size_t placed = udccp_mp_conn_schedule(&f->tx, f->now);
+    /* the receiving end signals too (MP_CONFIRM, its own MP_PRIO and
+     * addresses): it is scheduled as mp_conn.h says, around its writes */
+    (void)udccp_mp_conn_schedule(&f->rx, f->now);
     for (int k = 0; k < NPATH; k++) {
       serve(f, 0, k);
       serve(f, 1, k);
@@ -508,6 +511,8 @@ static void pump(mpf *f) {
     }
   }
   app_read(f);
+  CHECK(udccp_mp_conn_expiry(&f->tx) > f->now,
+        "the sender's MP timer in the past after its turn");
 }
 
 static void deliver(mpf *f, const npkt *p) {
@@ -547,8 +552,15 @@ static void run_until(mpf *f, udccp_tstamp until) {
         }
       }
     }
-    if (f->reading && udccp_mp_conn_expiry(&f->rx) < next) {
-      next = udccp_mp_conn_expiry(&f->rx);
+    if (udccp_mp_conn_expiry(&f->tx) < next) {
+      next = udccp_mp_conn_expiry(&f->tx);
+      best = SIZE_MAX;
+    }
+    /* a reader that stopped leaves its reordering bound behind it; its
+     * signals' repeats still count */
+    udccp_tstamp rx_at = udccp_mp_conn_expiry(&f->rx);
+    if ((f->reading || rx_at > f->now) && rx_at < next) {
+      next = rx_at;
       best = SIZE_MAX;
     }
     if (next > f->now) {
