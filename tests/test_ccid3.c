@@ -704,6 +704,23 @@ static void test_rfc4342_10_3_feedback_per_packet_below_one_per_rtt(
   tl_rx_exit(&rx);
 }
 
+/* 20 packets of 1000 bytes per RTT (200000 B/s) for 20 RTTs, packets
+ * 1..400, each feedback the receiver asks for sent at once.  Leaves *t at
+ * the last packet's arrival; returns the time of the last feedback. */
+static udccp_tstamp rx_steady_20_rtts(tl_half *rx, tl_ack *a,
+                                      udccp_tstamp *t) {
+  udccp_tstamp t_fb = 0;
+  uint64_t seq;
+  for (seq = 1; seq <= 400; seq++) {
+    *t = (seq - 1) * (RTT / 20);
+    if (tl_rx_pkt(rx, UDCCP_PKT_DATA, seq, ideal_cc(*t, RTT), 0, 1000, *t)) {
+      assert_int_equal(tl_rx_ack(rx, a, 1, seq, *t), 0);
+      t_fb = *t;
+    }
+  }
+  return t_fb;
+}
+
 static void test_rfc5348_6_2_receive_rate_over_last_rtt(void **state) {
   tl_half rx;
   tl_ack a;
@@ -713,13 +730,8 @@ static void test_rfc5348_6_2_receive_rate_over_last_rtt(void **state) {
   int k;
   (void)state;
   assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
-  /* 20 packets of 1000 bytes per RTT: 200000 B/s */
-  for (seq = 1; seq <= 400; seq++) {
-    t = (seq - 1) * (RTT / 20);
-    if (tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq, ideal_cc(t, RTT), 0, 1000, t)) {
-      assert_int_equal(tl_rx_ack(&rx, &a, 1, seq, t), 0);
-    }
-  }
+  (void)rx_steady_20_rtts(&rx, &a, &t);
+  seq = 401;
   assert_int_equal(tl_rx_ack(&rx, &a, 1, seq - 1, t), 0); /* feedback now */
   o = find_opt(&a.opts, 194);
   assert_non_null(o);
@@ -765,14 +777,8 @@ static void test_rfc5348_6_3_1_slow_start_reports_the_latest_round(
   int due;
   (void)state;
   assert_int_equal(tl_rx_init(&rx, 3, 1000, 0), 0);
-  /* 20 packets of 1000 bytes per RTT for 20 RTTs */
-  for (seq = 1; seq <= 400; seq++) {
-    t = (seq - 1) * (RTT / 20);
-    if (tl_rx_pkt(&rx, UDCCP_PKT_DATA, seq, ideal_cc(t, RTT), 0, 1000, t)) {
-      assert_int_equal(tl_rx_ack(&rx, &a, 1, seq, t), 0);
-      t_fb = t;
-    }
-  }
+  t_fb = rx_steady_20_rtts(&rx, &a, &t);
+  seq = 401;
   /* the rate doubles for the packets sent after the last feedback
    * arrived: they arrive from t_fb + RTT on */
   for (; t < t_fb + 2 * RTT; seq++) {
