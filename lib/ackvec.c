@@ -606,6 +606,17 @@ static inline size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
   if ((uint64_t)d < hi && rec_old(av, hi - 1 - (size_t)d)->seq == ackno) {
     return hi - 1 - (size_t)d;
   }
+  /* A data sender's records are its DataAcks, every other packet
+   * (UDCCP_CONN_ACKACK_EVERY 1), and the peer's ackno names one of them or
+   * the Data packet just above one: the record (d + 1) / 2 below the
+   * newest, if it is at or below ackno and the next one is above. */
+  if ((uint64_t)(d + 1) / 2 < hi) {
+    size_t k = hi - 1 - (size_t)((d + 1) / 2);
+    if (udccp_seq_le(rec_old(av, k)->seq, ackno) &&
+        udccp_seq_gt(rec_old(av, k + 1)->seq, ackno)) {
+      return k;
+    }
+  }
   return rec_search(av, ackno);
 }
 

@@ -741,6 +741,39 @@ static void test_appendix_a_3_ack_of_ack_finds_its_record(void **state) {
   udccp_ackvec_free(&av);
 }
 
+/* Appendix A.3 with a data sender's records: one per DataAck, every other
+ * packet (conn.h UDCCP_CONN_ACKACK_EVERY), and acknos on every number, on
+ * the records and between them (the lookup guesses that spacing first). */
+static void test_appendix_a_3_records_every_other_packet(void **state) {
+  uint64_t recs[400];
+  size_t n = 0, first = 0, r;
+  uint64_t ackno, seq = UDCCP_SEQ_MASK - 300; /* across the 48-bit wrap */
+  udccp_ackvec av;
+  udccp_optbuf ob;
+  (void)state;
+  init_av(&av, 64);
+  for (r = 1; r <= 400; r++) {
+    assert_int_equal(udccp_ackvec_record(&av, r, UDCCP_AV_RECEIVED), 0);
+    seq = udccp_seq_add(seq, 2);
+    udccp_optbuf_init(&ob);
+    assert_int_equal(udccp_ackvec_write(&av, &ob, seq), 0);
+    recs[n++] = seq;
+  }
+  assert_int_equal(av.rec_n, n);
+  for (ackno = udccp_seq_add(recs[0], -3);
+       udccp_seq_lt(ackno, udccp_seq_add(seq, 3));
+       ackno = udccp_seq_add(ackno, 1)) {
+    size_t k = first;
+    while (k < n && udccp_seq_le(recs[k], ackno)) {
+      k++;
+    }
+    udccp_ackvec_on_ack(&av, ackno);
+    first = k;
+    assert_int_equal(av.rec_n, n - first);
+  }
+  udccp_ackvec_free(&av);
+}
+
 static void test_appendix_a_incremental_vector_matches_model(void **state) {
   static model m;
   udccp_ackvec av;
@@ -886,6 +919,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_11_4_random_roundtrip),
       cmocka_unit_test(test_appendix_a_incremental_vector_matches_model),
       cmocka_unit_test(test_appendix_a_3_ack_of_ack_finds_its_record),
+      cmocka_unit_test(test_appendix_a_3_records_every_other_packet),
       cmocka_unit_test(test_rfc4340_11_4_huge_jump_costs_nothing),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_in_option_type),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_per_option),
