@@ -408,7 +408,8 @@ void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts) {
   size_t k;
   udccp_ssize n;
   if (!can_ack(conn) || conn->ackq_n == UDCCP_CONN_ACKQ ||
-      conn->ackq_slot < pkt_max(conn) || udccp_conn_ackq_alloc(conn) != 0) {
+      conn->ackq_slot < pkt_max(conn) ||
+      (conn->ackq == NULL && udccp_conn_ackq_alloc(conn) != 0)) {
     conn->pending |= UDCCP_PEND_ACK;
     return;
   }
@@ -435,7 +436,8 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
   udccp_ssize n;
   /* A datagram whose expiry has come is dropped, never sent late. */
   (void)udccp_sendq_expire(&conn->sendq, ts);
-  if (udccp_sendq_peek(&conn->sendq, &data, &len, NULL) != 0) {
+  data = udccp_sendq_head(&conn->sendq, &len);
+  if (data == NULL) {
     return 0;
   }
   if (len > conn->info.mps) {

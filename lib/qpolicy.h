@@ -139,9 +139,24 @@ static inline uint32_t udccp_sendq_expire(udccp_sendq *q, udccp_tstamp now) {
 int udccp_sendq_peek(const udccp_sendq *q, const uint8_t **pdata,
                      size_t *plen, uint32_t *pprio);
 
+/* udccp_sendq_peek() inline, for the connection's data path (every data
+ * packet, and every write_pkt the CCID makes wait; issue 13): the head
+ * datagram and its length, or NULL if the queue is empty. */
+static inline const uint8_t *udccp_sendq_head(const udccp_sendq *q,
+                                              size_t *plen) {
+  uint32_t s;
+  if (q->count == 0) {
+    return NULL;
+  }
+  s = q->order[q->head];
+  *plen = q->slots[s].len;
+  return q->arena + (size_t)s * q->slot_size;
+}
+
 /* Removes the head datagram.  Returns 0 or UDCCP_ERR_AGAIN if empty.
  * The queue's last datagram gives its block back unless q->keep. */
 int udccp_sendq_pop(udccp_sendq *q);
+
 
 /* Gives the block of a drained queue back (kept under q->keep); nothing
  * if datagrams are queued.  Returns 1 if q still holds a block after. */
