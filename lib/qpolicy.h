@@ -157,7 +157,6 @@ static inline const uint8_t *udccp_sendq_head(const udccp_sendq *q,
  * The queue's last datagram gives its block back unless q->keep. */
 int udccp_sendq_pop(udccp_sendq *q);
 
-
 /* Gives the block of a drained queue back (kept under q->keep); nothing
  * if datagrams are queued.  Returns 1 if q still holds a block after. */
 int udccp_sendq_trim(udccp_sendq *q);
