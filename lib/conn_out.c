@@ -530,14 +530,6 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts) {
   udccp_ssize n;
-  if (pecn != NULL) {
-    /* RFC 4340 §12.1: ECT(0) when the peer reads ECN (ECN Incapable/peer
-     * is 0) and the application allowed it. */
-    *pecn = (conn->env.ecn && (conn->state == UDCCP_STATE_OPEN ||
-                               conn->state == UDCCP_STATE_PARTOPEN))
-                ? 2
-                : 0;
-  }
   conn->now = ts;
   if (dst == NULL || cap < pkt_max(conn)) {
     return UDCCP_ERR_NOBUF;
@@ -545,10 +537,19 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
   /* Nothing pending, no ack built, no datagram queued, no close waiting:
    * what the steps of udccp_conn_write_pkt_next would conclude, in one
    * test, before its set-up.  The caller asks until it gets 0, so every
-   * batch ends with this call (issue 13). */
+   * batch ends with this call (issue 13); with no packet, *pecn has
+   * nothing to describe. */
   if ((conn->pending | conn->ackq_n | conn->closing_after_q) == 0 &&
       udccp_sendq_len(&conn->sendq) == 0) {
     return 0;
+  }
+  if (pecn != NULL) {
+    /* RFC 4340 §12.1: ECT(0) when the peer reads ECN (ECN Incapable/peer
+     * is 0) and the application allowed it. */
+    *pecn = (conn->env.ecn && (conn->state == UDCCP_STATE_OPEN ||
+                               conn->state == UDCCP_STATE_PARTOPEN))
+                ? 2
+                : 0;
   }
   conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
   n = udccp_conn_write_pkt_next(conn, dst, cap, ts);

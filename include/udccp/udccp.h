@@ -402,7 +402,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
 /* Writes the next packet to send into dst.  Returns its length, 0 if nothing
  * may be sent now (see udccp_conn_get_expiry), UDCCP_ERR_NOBUF if cap is
  * smaller than the MPS, or a fatal code.  If pecn is not NULL, it receives
- * the ECN codepoint to set on the packet. */
+ * the ECN codepoint to set on the packet (when one is written). */
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts);
 
