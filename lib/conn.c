@@ -571,16 +571,26 @@ udccp_ssize udccp_conn_read_datagram(udccp_conn *conn, void *buf, size_t cap) {
 
 udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
                                         size_t cap, udccp_recv_info *ri) {
-  const udccp_rxq_ent *e = udccp_rxq_head(&conn->rxq);
-  uint64_t seq = e != NULL ? e->seq : 0, lost = e != NULL ? e->lost : 0;
+  const udccp_rxq_ent *e;
+  uint64_t seq, lost;
+  udccp_ssize n;
   if (ri != NULL && ri->size < 8) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  /* An empty queue answered here: the application reads until it is
+  /* An empty queue answered first: the application reads until it is
    * (issue 13: every batch ends with this call). */
-  udccp_ssize n = udccp_rxq_len(&conn->rxq) == 0
-                      ? UDCCP_ERR_AGAIN
-                      : udccp_rxq_pop(&conn->rxq, buf, cap);
+  if (udccp_rxq_len(&conn->rxq) == 0) {
+    if (conn->error <= UDCCP_ERR_FATAL &&
+        (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
+         conn->state == UDCCP_STATE_TIMEWAIT)) {
+      return conn->error;
+    }
+    return UDCCP_ERR_AGAIN;
+  }
+  e = udccp_rxq_head(&conn->rxq);
+  seq = e->seq;
+  lost = e->lost;
+  n = udccp_rxq_pop(&conn->rxq, buf, cap);
   if (n >= 0 && ri != NULL) {
     /* only the members the caller's struct has (size) */
     if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {
@@ -589,11 +599,6 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
     if (ri->size >= offsetof(udccp_recv_info, seq) + 8) {
       ri->seq = seq;
     }
-  }
-  if (n == UDCCP_ERR_AGAIN && conn->error <= UDCCP_ERR_FATAL &&
-      (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
-       conn->state == UDCCP_STATE_TIMEWAIT)) {
-    return conn->error;
   }
   return n;
 }
