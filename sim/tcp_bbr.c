@@ -5,9 +5,15 @@
  * for 3 rounds or a round loses > 2 %; Drain (x0.5) to one BDP; then the
  * ProbeBW cycle DOWN (x0.9) / CRUISE (x1) for 2..3 s / REFILL (x1, one
  * round) / UP (x1.25, cwnd x2.25) until the rate plateaus, 1.25 BDP
- * are in flight after a min_rtt (as Linux's BBRv3), or a probing
- * round loses > 2 % (which caps inflight at what was in flight then);
- * rounds with loss outside probing scale the short-term bounds by 0.7;
+ * are in flight after a min_rtt (as lib/ccid_bbr.c, not the draft; not
+ * while inflight_hi holds a window the sender fills), a probing
+ * segment's loss passes 2 % (which caps inflight_hi where it did,
+ * InflightAtLoss) or, after such a probe, the flight reaches inflight_hi
+ * (precautionary probing); in UP inflight_hi grows by 1, 2, 4...
+ * segments per round while it holds the window; the max_bw filter
+ * advances a round after each DOWN starts; the probe's losses count
+ * until then (the draft's ack phases); rounds with loss outside probing
+ * scale the short-term bounds by 0.7;
  * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round) after 5 s without an RTT
  * sample at the minimum (as lib/ccid_bbr.c, doc/bbr.md).  max_bw: the max over this and the last cycle; min_rtt:
  * 10 s window.  Delivery rate per ack from the newest segment it covers
@@ -22,10 +28,19 @@
  */
 #include "sim_tcp_bbr.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_STARTUP, ST_DRAIN, ST_DOWN, ST_CRUISE, ST_REFILL, ST_UP, ST_RTT };
+enum {
+  ST_STARTUP = TCP_BBR_STARTUP,
+  ST_DRAIN = TCP_BBR_DRAIN,
+  ST_DOWN = TCP_BBR_DOWN,
+  ST_CRUISE = TCP_BBR_CRUISE,
+  ST_REFILL = TCP_BBR_REFILL,
+  ST_UP = TCP_BBR_UP,
+  ST_RTT = TCP_BBR_PROBE_RTT
+};
 
 #define INF 1e300
 #define MIN_CWND 4.0
@@ -102,18 +117,60 @@ static void set_state(tcp_bbr *b, int st, double pg, double cg) {
   b->cwnd_gain = cg;
 }
 
+/* ack phases of a bandwidth probe (the draft's BBR.ack_phase) */
+enum { ACKS_INIT, ACKS_REFILLING, ACKS_PROBE_STARTING, ACKS_PROBE_FEEDBACK,
+       ACKS_PROBE_STOPPING };
+
+/* StartProbeBW_DOWN with ResetCongestionSignals and PickProbeWait */
 static void start_down(tcp_bbr *b, udccp_tstamp now) {
   set_state(b, ST_DOWN, 0.9, 2);
-  b->cycle_at = now;
-  b->wait = 2 * UDCCP_NS_PER_S +
-            (udccp_tstamp)(sim_rng_uniform(&b->rng) * 1e9);
   b->loss_in_round = 0;
   b->bw_latest = b->inflight_latest = 0;
-  b->up_cnt = 0;
+  b->up_per_inc = INF;
+  b->up_cnt = sim_rng_uniform(&b->rng) < 0.5 ? 0 : 1;
+  b->wait = 2 * UDCCP_NS_PER_S +
+            (udccp_tstamp)(sim_rng_uniform(&b->rng) * 1e9);
+  b->cycle_at = now;
+  b->ack_phase = ACKS_PROBE_STOPPING;
   start_round(b);
 }
 
+/* StartProbeBW_REFILL */
+static void start_refill(tcp_bbr *b) {
+  b->bw_lo = b->inflight_lo = INF;
+  b->up_rounds = 0;
+  b->up_acked = 0;
+  b->prev_probe_precautionary = 0;
+  b->ack_phase = ACKS_REFILLING;
+  start_round(b);
+  set_state(b, ST_REFILL, 1, 2);
+}
+
+/* RaiseInflightLongtermSlope: inflight_hi grows by 1, 2, 4... segments
+ * per round of ProbeBW_UP, spread over the round's acks */
+static void raise_hi_slope(tcp_bbr *b) {
+  double growth = (double)(1u << b->up_rounds);
+  if (b->up_rounds < 30) {
+    b->up_rounds++;
+  }
+  b->up_per_inc = mx(b->cwnd / growth, 1);
+}
+
+/* StartProbeBW_UP */
+static void start_up(tcp_bbr *b, udccp_tstamp now) {
+  b->ack_phase = ACKS_PROBE_STARTING;
+  start_round(b);
+  b->full_now = 0;
+  b->full_cnt = 0;
+  b->full_bw = b->rs_rate;
+  set_state(b, ST_UP, 1.25, 2.25);
+  raise_hi_slope(b);
+  b->up_at = now;
+}
+
+/* HandleInflightTooHigh */
 static void too_high(tcp_bbr *b, udccp_tstamp now) {
+  b->prev_probe_too_high = 1;
   b->probe_sample = 0;
   b->inflight_hi = mx((double)b->rs_inflight, 0.7 * mn(b->bdp, b->cwnd));
   if (b->state == ST_UP) {
@@ -142,6 +199,7 @@ void tcp_bbr_delivered(tcp_bbr *b, uint64_t seq, int retx, udccp_tstamp now) {
   }
 }
 
+/* HandleLostPacket with InflightAtLoss (one segment per packet) */
 void tcp_bbr_lost(tcp_bbr *b, uint64_t seq) {
   const tcp_bbr_seg *s = &b->ring[seq & b->mask];
   b->lost++;
@@ -152,7 +210,10 @@ void tcp_bbr_lost(tcp_bbr *b, uint64_t seq) {
   b->loss_in_round = 1;
   if (b->probe_sample &&
       (double)(b->lost - s->lost) > 0.02 * (double)s->inflight) {
-    b->rs_inflight = s->inflight;
+    double prev = (double)s->inflight - 1, lost_prev =
+        (double)(b->lost - s->lost) - 1;
+    b->rs_inflight =
+        (uint64_t)mx(prev + (0.02 * prev - lost_prev) / (1 - 0.02), 1);
     too_high(b, b->delivered_time);
   }
 }
@@ -203,6 +264,109 @@ static void update_extra_acked(tcp_bbr *b, udccp_tstamp now) {
     b->extra_acked = mx(b->extra_acked,
                         b->extra_round[(b->rounds + TCP_BBR_EXTRA_ROUNDS - i) %
                                        TCP_BBR_EXTRA_ROUNDS]);
+  }
+}
+
+static int in_probe_bw(const tcp_bbr *b) {
+  return b->state >= ST_DOWN && b->state <= ST_UP;
+}
+
+/* ProbeInflightLongtermUpward */
+static void probe_hi_upward(tcp_bbr *b) {
+  if (!(b->cwnd_limited || b->cwnd_limited_prev) || b->cwnd < b->inflight_hi) {
+    return; /* inflight_hi does not hold the window: no growth */
+  }
+  b->up_acked += (double)b->newly_acked;
+  if (b->up_acked >= b->up_per_inc) {
+    double delta = floor(b->up_acked / b->up_per_inc);
+    b->up_acked -= delta * b->up_per_inc;
+    b->inflight_hi += delta;
+  }
+  if (b->round_start) {
+    raise_hi_slope(b);
+  }
+}
+
+/* AdaptLongTermModel; 1 if it decided a state transition */
+static int adapt_long_term(tcp_bbr *b, udccp_tstamp now) {
+  (void)now;
+  if (b->ack_phase == ACKS_PROBE_STARTING && b->round_start) {
+    b->ack_phase = ACKS_PROBE_FEEDBACK;
+  }
+  if (b->ack_phase == ACKS_PROBE_STOPPING && b->round_start) {
+    b->probe_sample = 0;
+    b->ack_phase = ACKS_INIT;
+    if (in_probe_bw(b)) { /* AdvanceMaxBwFilter (never app-limited) */
+      b->bw_slot[1] = b->bw_slot[0];
+      b->bw_slot[0] = 0;
+    }
+    if (in_probe_bw(b) && b->prev_probe_precautionary &&
+        !b->prev_probe_too_high) {
+      start_refill(b);
+      return 1;
+    }
+  }
+  if ((double)b->rs_lost <= 0.02 * (double)b->rs_inflight) {
+    if (b->inflight_hi >= INF) {
+      return 0;
+    }
+    if ((double)b->rs_inflight > b->inflight_hi) {
+      b->inflight_hi = (double)b->rs_inflight;
+    }
+    if (b->state == ST_UP) {
+      probe_hi_upward(b);
+    }
+  }
+  return 0;
+}
+
+/* UpdateProbeBWCyclePhase after AdaptLongTermModel */
+static void update_cycle_phase(tcp_bbr *b, uint64_t inflight,
+                               udccp_tstamp now) {
+  switch (b->state) {
+  case ST_DOWN:
+  case ST_CRUISE:
+    if (now > b->cycle_at + b->wait ||
+        (double)b->up_cnt >= mn(mn(b->bdp, b->cwnd), 63)) {
+      start_refill(b); /* IsTimeToProbeBW */
+    } else if (b->state == ST_DOWN && (double)inflight <= headroom(b) &&
+               b->min_rtt != UDCCP_TSTAMP_NEVER &&
+               (double)inflight <=
+                   mx(b->max_bw * (double)b->min_rtt / 1e9, MIN_CWND)) {
+      set_state(b, ST_CRUISE, 1, 2); /* IsTimeToCruise */
+    }
+    break;
+  case ST_REFILL:
+    if (b->round_start) {
+      b->probe_sample = 1;
+      start_up(b, now);
+    }
+    break;
+  case ST_UP:
+    /* IsTimeToGoDown */
+    if (b->prev_probe_too_high && (double)inflight >= b->inflight_hi) {
+      b->prev_probe_precautionary = 1;
+      b->prev_probe_too_high = 0;
+      start_down(b, now);
+    } else if ((b->cwnd_limited || b->cwnd_limited_prev) &&
+               b->cwnd >= b->inflight_hi) {
+      b->full_bw = b->rs_rate; /* ResetFullBW: inflight_hi limits bw */
+      b->full_cnt = 0;
+      b->full_now = 0;
+    } else if (b->full_now ||
+               /* as lib/ccid_bbr.c: a min_rtt in UP with 1.25 BDP in
+                * flight, unless inflight_hi holds the window */
+               (!((b->cwnd_limited || b->cwnd_limited_prev) &&
+                  b->inflight_hi < b->max_inflight) &&
+                b->min_rtt != UDCCP_TSTAMP_NEVER &&
+                now > b->up_at + b->min_rtt &&
+                (double)inflight >= bdp_times(b, 1.25) + 2)) {
+      b->prev_probe_too_high = 0;
+      start_down(b, now);
+    }
+    break;
+  default:
+    break;
   }
 }
 
@@ -290,65 +454,8 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
       ((double)inflight <= bdp_times(b, 1) || b->rounds > b->drain_round + 3)) {
     start_down(b, now);
   }
-  if (!probing && b->probe_sample == 0 && b->inflight_hi < INF &&
-      (double)b->rs_inflight > b->inflight_hi &&
-      (double)b->rs_lost <= 0.02 * (double)b->rs_inflight) {
-    b->inflight_hi = (double)b->rs_inflight;
-  }
-  if (b->probe_sample && (double)b->rs_lost > 0.02 * (double)b->rs_inflight) {
-    too_high(b, now);
-  }
-  switch (b->state) {
-  case ST_DOWN:
-  case ST_CRUISE:
-    if (now > b->cycle_at + b->wait ||
-        (double)b->up_cnt >= mn(mn(b->bdp, b->cwnd), 63)) {
-      set_state(b, ST_REFILL, 1, 2);
-      b->bw_lo = b->inflight_lo = INF;
-      start_round(b);
-    } else if (b->state == ST_DOWN && (double)inflight <= headroom(b) &&
-               (double)inflight <= bdp_times(b, 1)) {
-      set_state(b, ST_CRUISE, 1, 2);
-      b->bw_slot[1] = b->bw_slot[0]; /* a cycle ends: the max filter moves */
-      b->bw_slot[0] = 0;
-    }
-    break;
-  case ST_REFILL:
-    if (b->round_start) {
-      set_state(b, ST_UP, 1.25, 2.25);
-      b->probe_sample = 1;
-      b->full_now = 0;
-      b->full_cnt = 0;
-      b->full_bw = b->rs_rate;
-      b->up_cnt = 0;
-      b->up_at = now;
-      start_round(b);
-    }
-    break;
-  case ST_UP: {
-    /* inflight_hi, not the BDP model, holds the window (the sender used
-     * it this round or the last): the probe goes on and raises it, and
-     * neither the plateau nor 1.25 BDP in flight ends it (the draft's
-     * ResetFullBW in IsTimeToGoDown) */
-    int hi_bound = b->inflight_hi < INF &&
-                   (b->cwnd_limited || b->cwnd_limited_prev) &&
-                   b->inflight_hi < bdp_times(b, b->cwnd_gain) + 2;
-    if (hi_bound) {
-      if (b->round_start) {
-        b->inflight_hi += mx(1, b->inflight_hi / 8); /* raise the ceiling */
-      }
-      b->full_bw = b->rs_rate;
-      b->full_cnt = 0;
-    } else if (b->full_now || (b->min_rtt != UDCCP_TSTAMP_NEVER &&
-                               now > b->up_at + b->min_rtt &&
-                               (double)inflight >= bdp_times(b, 1.25))) {
-      start_down(b, now);
-      b->probe_sample = 0;
-    }
-    break;
-  }
-  default:
-    break;
+  if (b->filled && !adapt_long_term(b, now)) {
+    update_cycle_phase(b, inflight, now);
   }
   /* ProbeRTT */
   if (b->state != ST_RTT && expired) {
@@ -356,6 +463,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     b->state = ST_RTT;
     b->pacing_gain = 1;
     b->probe_rtt_end = 0;
+    b->ack_phase = ACKS_PROBE_STOPPING;
     start_round(b);
   }
   if (b->state == ST_RTT) {
@@ -388,6 +496,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
   }
   target = bdp_times(b, b->cwnd_gain) + b->extra_acked +
            (b->state == ST_UP ? 2 : 0);
+  b->max_inflight = target;
   if (b->in_rto) {
     b->cwnd += (double)b->newly_acked;
     if (b->delivered >= b->rto_end) {

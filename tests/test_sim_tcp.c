@@ -19,6 +19,7 @@
 
 #include "sim.h"
 #include "sim_parse.h"
+#include "sim_tcp_bbr.h"
 #include "simrun.h"
 
 #define MS UDCCP_NS_PER_MS
@@ -165,6 +166,144 @@ static void test_sim_tcp_bbr_startup_doubles_per_round(void **state) {
   assert_true(g_res.flows[0].delivered_pkts >= 8000);
 }
 
+/* The BBR model of tcp-bbr alone (sim/tcp_bbr.c), fed by a window-clocked
+ * sender through a FIFO bottleneck of 1,000 segments/s with no loss and a
+ * 100 ms base RTT: every ack sends what cwnd allows (no pacing, so the
+ * flight stays at cwnd: ProbeBW_DOWN never drains to the BDP and goes
+ * straight to REFILL when its wait is over). */
+#define FEED_RING 8192u
+typedef struct {
+  tcp_bbr b;
+  uint64_t next, una;
+  udccp_tstamp now, last_dep, ack_at[FEED_RING];
+} bbr_feed;
+
+/* the current test's feed, freed by the teardown */
+static bbr_feed g_feed;
+
+static bbr_feed *feed_init(void) {
+  memset(&g_feed, 0, sizeof(g_feed));
+  assert_int_equal(tcp_bbr_init(&g_feed.b, 10, 7), 0);
+  return &g_feed;
+}
+
+static int feed_free(void **state) {
+  (void)state;
+  tcp_bbr_free(&g_feed.b);
+  return 0;
+}
+
+/* One ack (of the oldest segment), then what cwnd allows. */
+static void feed_step(bbr_feed *f) {
+  if (f->una < f->next) {
+    f->now = f->ack_at[f->una % FEED_RING];
+    tcp_bbr_delivered(&f->b, f->una, 0, f->now);
+    f->una++;
+    tcp_bbr_ack(&f->b, f->next - f->una, f->now);
+  }
+  while (f->next - f->una < tcp_bbr_cwnd(&f->b) &&
+         f->next - f->una < FEED_RING) {
+    udccp_tstamp dep = f->now + 50 * MS; /* arrival at the bottleneck */
+    if (dep < f->last_dep + MS) {
+      dep = f->last_dep + MS; /* 1,000 segments/s */
+    }
+    f->last_dep = dep;
+    assert_int_equal(tcp_bbr_sent(&f->b, f->next, f->una,
+                                  f->next - f->una + 1, f->now), 0);
+    f->ack_at[f->next % FEED_RING] = dep + 50 * MS;
+    f->next++;
+  }
+}
+
+static void test_bbr_draft_inflight_longterm_grows_1_2_4_per_round(void **state) {
+  /* draft-ietf-ccwg-bbr, ProbeBW_UP (Accelerating to Probe for Bandwidth,
+   * ProbeInflightLongtermUpward): while inflight_longterm (inflight_hi)
+   * holds a window the sender fills, it grows by 1, 2, 4, 8... per round.
+   * tcp-bbr raised it by an eighth per round (12+ segments a round at
+   * 100), a yardstick far more eager than the draft and the CCID. */
+  bbr_feed *f;
+  double hi0 = 0;
+  uint64_t r0 = 0;
+  int steps = 0;
+  (void)state;
+  f = feed_init();
+  while (f->b.state != TCP_BBR_CRUISE && f->b.state != TCP_BBR_DOWN &&
+         steps++ < 1000000) {
+    feed_step(f);
+  }
+  assert_true(f->b.filled);
+  /* inflight_hi 120 (1.2 BDP, as an earlier probe's losses would have
+   * set it), held for 3 RTTs so that the flight has followed it, then a
+   * probe at the next ack */
+  while (f->b.state == TCP_BBR_DOWN && f->now < 3 * S && steps++ < 1000000) {
+    udccp_tstamp t0 = f->now;
+    while (f->now < t0 + 300 * MS && steps++ < 1000000) {
+      f->b.inflight_hi = 120;
+      f->b.cwnd = f->b.cwnd < 120 ? f->b.cwnd : 120;
+      feed_step(f);
+    }
+    break;
+  }
+  f->b.inflight_hi = 120;
+  f->b.wait = 0;
+  while (f->b.state != TCP_BBR_UP && steps++ < 1000000) {
+    feed_step(f);
+  }
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  hi0 = f->b.inflight_hi;
+  r0 = f->b.rounds;
+  while (f->b.rounds < r0 + 3 && f->b.state == TCP_BBR_UP &&
+         steps++ < 1000000) {
+    feed_step(f);
+  }
+  printf("tcp-bbr model, ProbeBW_UP: inflight_hi %.0f -> %.0f in 3 rounds "
+         "(draft: +1, +2, +4), state %d\n", hi0, f->b.inflight_hi,
+         f->b.state);
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  assert_true(f->b.inflight_hi > hi0);
+  assert_true(f->b.inflight_hi <= hi0 + 8);
+}
+
+static void test_bbr_draft_max_bw_filter_advances_without_cruise(void **state) {
+  /* draft-ietf-ccwg-bbr, Tracking Time for the BBR.max_bw Max Filter and
+   * AdaptLongTermModel: the filter's cycle advances at the first round
+   * start after ProbeBW_DOWN starts (ACKS_PROBE_STOPPING), whether or not
+   * DOWN reaches CRUISE.  tcp-bbr advanced it on DOWN -> CRUISE only, so
+   * a flow whose DOWN never drained to its BDP (a queue kept by another
+   * flow) kept its largest sample for ever. */
+  bbr_feed *f;
+  int steps = 0, downs = 0, cruises = 0, prev = -1;
+  uint64_t r_down = 0;
+  double before = 0;
+  (void)state;
+  f = feed_init();
+  while (downs < 3 && steps++ < 2000000) {
+    feed_step(f);
+    if (f->b.state == TCP_BBR_CRUISE) {
+      cruises++;
+    }
+    if (f->b.state == TCP_BBR_DOWN && prev != TCP_BBR_DOWN) {
+      downs++;
+      r_down = f->b.rounds;
+      before = f->b.bw_slot[0];
+    }
+    if (f->b.state == TCP_BBR_DOWN && downs >= 2 &&
+        f->b.rounds == r_down + 1) {
+      break;
+    }
+    prev = f->b.state;
+  }
+  printf("tcp-bbr model: %d DOWN phases, %d acks in CRUISE; a round after "
+         "DOWN began the filter holds %.0f (last cycle) and %.0f (this "
+         "one), the last cycle's max was %.0f\n", downs, cruises,
+         f->b.bw_slot[1], f->b.bw_slot[0], before);
+  assert_int_equal(f->b.state, TCP_BBR_DOWN);
+  assert_int_equal(cruises, 0);
+  assert_true(before > 0);
+  assert_true(f->b.bw_slot[1] == before);
+  assert_true(f->b.bw_slot[0] < before);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_sim_tcp_reno_fills_10mbit_10ms, free_result),
@@ -175,6 +314,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_rfc5681_4_2_delayed_ack_halves_the_acks, free_result),
       cmocka_unit_test_teardown(test_rfc8985_rack_repairs_lost_retransmissions_without_rto, free_result),
       cmocka_unit_test_teardown(test_sim_tcp_bbr_startup_doubles_per_round, free_result),
+      cmocka_unit_test_teardown(test_bbr_draft_inflight_longterm_grows_1_2_4_per_round, feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_max_bw_filter_advances_without_cruise, feed_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
