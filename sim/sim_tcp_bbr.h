@@ -76,7 +76,7 @@ typedef struct tcp_bbr {
   double up_acked, up_per_inc, max_inflight;
   int ack_phase, prev_probe_too_high, prev_probe_precautionary;
   int cwnd_limited, cwnd_limited_prev; /* this round, the last one */
-  udccp_tstamp cycle_at, wait, up_at;
+  udccp_tstamp cycle_at, wait;
   uint64_t drain_round;
   int in_rto;
   uint64_t rto_end;

@@ -5,11 +5,11 @@
  * for 3 rounds or a round loses > 2 %; Drain (x0.5) to one BDP; then the
  * ProbeBW cycle DOWN (x0.9) / CRUISE (x1) for 2..3 s / REFILL (x1, one
  * round) / UP (x1.25, cwnd x2.25) until the rate plateaus, 1.25 BDP
- * are in flight after a min_rtt (as lib/ccid_bbr.c, not the draft; not
- * while inflight_hi holds a window the sender fills), a probing
- * segment's loss passes 2 % (which caps inflight_hi where it did,
- * InflightAtLoss) or, after such a probe, the flight reaches inflight_hi
- * (precautionary probing); in UP inflight_hi grows by 1, 2, 4...
+ * are in flight once the probe's own acks return (as lib/ccid_bbr.c, not
+ * the draft; not while inflight_hi holds a window the sender fills), a
+ * probing segment's loss passes 2 % (which caps inflight_hi where it
+ * did, InflightAtLoss) or, after such a probe, the flight reaches
+ * inflight_hi (precautionary probing); in UP inflight_hi grows by 1, 2, 4...
  * segments per round while it holds the window; the max_bw filter
  * advances a round after each DOWN starts; the probe's losses count
  * until then (the draft's ack phases); rounds with loss outside probing
@@ -157,7 +157,7 @@ static void raise_hi_slope(tcp_bbr *b) {
 }
 
 /* StartProbeBW_UP */
-static void start_up(tcp_bbr *b, udccp_tstamp now) {
+static void start_up(tcp_bbr *b) {
   b->ack_phase = ACKS_PROBE_STARTING;
   start_round(b);
   b->full_now = 0;
@@ -165,7 +165,6 @@ static void start_up(tcp_bbr *b, udccp_tstamp now) {
   b->full_bw = b->rs_rate;
   set_state(b, ST_UP, 1.25, 2.25);
   raise_hi_slope(b);
-  b->up_at = now;
 }
 
 /* HandleInflightTooHigh */
@@ -339,7 +338,7 @@ static void update_cycle_phase(tcp_bbr *b, uint64_t inflight,
   case ST_REFILL:
     if (b->round_start) {
       b->probe_sample = 1;
-      start_up(b, now);
+      start_up(b);
     }
     break;
   case ST_UP:
@@ -354,12 +353,12 @@ static void update_cycle_phase(tcp_bbr *b, uint64_t inflight,
       b->full_cnt = 0;
       b->full_now = 0;
     } else if (b->full_now ||
-               /* as lib/ccid_bbr.c: a min_rtt in UP with 1.25 BDP in
-                * flight, unless inflight_hi holds the window */
+               /* as lib/ccid_bbr.c: 1.25 BDP in flight once the probe's
+                * own acks come back, unless inflight_hi holds the window */
                (!((b->cwnd_limited || b->cwnd_limited_prev) &&
                   b->inflight_hi < b->max_inflight) &&
                 b->min_rtt != UDCCP_TSTAMP_NEVER &&
-                now > b->up_at + b->min_rtt &&
+                b->ack_phase == ACKS_PROBE_FEEDBACK &&
                 (double)inflight >= bdp_times(b, 1.25) + 2)) {
       b->prev_probe_too_high = 0;
       start_down(b, now);

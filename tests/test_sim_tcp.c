@@ -176,6 +176,7 @@ typedef struct {
   tcp_bbr b;
   uint64_t next, una;
   udccp_tstamp now, last_dep, ack_at[FEED_RING];
+  udccp_tstamp cross_queue; /* a standing queue of other flows' packets */
 } bbr_feed;
 
 /* the current test's feed, freed by the teardown */
@@ -210,7 +211,7 @@ static void feed_step(bbr_feed *f) {
     f->last_dep = dep;
     assert_int_equal(tcp_bbr_sent(&f->b, f->next, f->una,
                                   f->next - f->una + 1, f->now), 0);
-    f->ack_at[f->next % FEED_RING] = dep + 50 * MS;
+    f->ack_at[f->next % FEED_RING] = dep + f->cross_queue + 50 * MS;
     f->next++;
   }
 }
@@ -304,6 +305,42 @@ static void test_bbr_draft_max_bw_filter_advances_without_cruise(void **state) {
   assert_true(f->b.bw_slot[0] < before);
 }
 
+static void test_bbr_up_queue_exit_waits_for_the_probes_acks(void **state) {
+  /* ProbeBW_UP's exit on 1.25 BDP in flight (not in the draft, as
+   * lib/ccid_bbr.c) is taken once the probe's own acks come back
+   * (ACKS_PROBE_FEEDBACK), not after a min_rtt of wall time: behind 60 ms
+   * of other flows' queue (RTT 160 ms, min_rtt 100) the flight is 1.25
+   * BDP before the probe starts, and the old rule ended UP after 100 ms,
+   * before any segment sent in UP was acknowledged. */
+  bbr_feed *f;
+  udccp_tstamp up_at = 0;
+  int steps = 0;
+  (void)state;
+  f = feed_init();
+  while (f->b.state != TCP_BBR_DOWN && steps++ < 1000000) {
+    feed_step(f);
+  }
+  f->cross_queue = 60 * MS;
+  while (f->now < 2 * S && steps++ < 1000000) {
+    feed_step(f); /* the RTT becomes 160 ms */
+  }
+  f->b.wait = 0;
+  while (f->b.state != TCP_BBR_UP && steps++ < 1000000) {
+    feed_step(f);
+  }
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  up_at = f->now;
+  while (f->b.state == TCP_BBR_UP && steps++ < 1000000) {
+    feed_step(f);
+  }
+  printf("tcp-bbr model behind a 60 ms standing queue: ProbeBW_UP lasted "
+         "%.0f ms (need >= 160, an RTT), min_rtt %.0f ms\n",
+         (double)(f->now - up_at) / 1e6, (double)f->b.min_rtt / 1e6);
+  assert_int_equal(f->b.state, TCP_BBR_DOWN);
+  assert_true(f->b.min_rtt == 100 * MS);
+  assert_true(f->now - up_at >= 160 * MS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_sim_tcp_reno_fills_10mbit_10ms, free_result),
@@ -316,6 +353,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_sim_tcp_bbr_startup_doubles_per_round, free_result),
       cmocka_unit_test_teardown(test_bbr_draft_inflight_longterm_grows_1_2_4_per_round, feed_free),
       cmocka_unit_test_teardown(test_bbr_draft_max_bw_filter_advances_without_cruise, feed_free),
+      cmocka_unit_test_teardown(test_bbr_up_queue_exit_waits_for_the_probes_acks, feed_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
