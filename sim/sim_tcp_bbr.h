@@ -40,6 +40,7 @@ typedef struct tcp_bbr_seg {
   int done;       /* delivered (a resend after a timeout is not news) */
   uint64_t delivered, lost, inflight;
   udccp_tstamp sent, delivered_time, first_sent;
+  int app_limited; /* P.is_app_limited: sent in ProbeRTT's marked span */
 } tcp_bbr_seg;
 
 typedef struct tcp_bbr {
@@ -51,8 +52,12 @@ typedef struct tcp_bbr {
   udccp_tstamp delivered_time, first_sent;
   double cwnd, pacing_rate; /* segments, segments/s */
   udccp_tstamp next_send;
+  /* C.app_limited: delivered count ending the marked span, 0 = none
+   * (MarkConnectionAppLimited in ProbeRTT; a bulk TCP is otherwise never
+   * application-limited) */
+  uint64_t app_limited;
   /* this ack's sample */
-  int rs_valid;
+  int rs_valid, rs_app_limited;
   uint64_t rs_prior_delivered, rs_lost, rs_inflight;
   udccp_tstamp rs_prior_time, rs_interval_send, rs_rtt;
   uint64_t newly_acked, newly_lost;

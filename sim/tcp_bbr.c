@@ -14,7 +14,8 @@
  * advances a round after each DOWN starts; the probe's losses count
  * until then (the draft's ack phases); rounds with loss outside probing
  * scale the short-term bounds by 0.7;
- * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round) after 5 s without an RTT
+ * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round, its samples marked
+ * application-limited as the draft's HandleProbeRTT does) after 5 s without an RTT
  * sample at the minimum (as lib/ccid_bbr.c, doc/bbr.md).  max_bw: the max over this and the last cycle; min_rtt:
  * 10 s window.  Delivery rate per ack from the newest segment it covers
  * (the rate-sample method of draft-ietf-ccwg-bbr).  cwnd = cwnd_gain x
@@ -104,6 +105,7 @@ int tcp_bbr_sent(tcp_bbr *b, uint64_t seq, uint64_t una, uint64_t inflight,
   s->sent = now;
   s->delivered_time = b->delivered_time;
   s->first_sent = b->first_sent;
+  s->app_limited = b->app_limited != 0;
   b->next_send = (b->next_send > now ? b->next_send : now) +
                  tcp_bbr_interval(b);
   return 0;
@@ -171,7 +173,9 @@ static void start_up(tcp_bbr *b) {
 static void too_high(tcp_bbr *b, udccp_tstamp now) {
   b->prev_probe_too_high = 1;
   b->probe_sample = 0;
-  b->inflight_hi = mx((double)b->rs_inflight, 0.7 * mn(b->bdp, b->cwnd));
+  if (!b->rs_app_limited) {
+    b->inflight_hi = mx((double)b->rs_inflight, 0.7 * mn(b->bdp, b->cwnd));
+  }
   if (b->state == ST_UP) {
     start_down(b, now);
   }
@@ -194,6 +198,7 @@ void tcp_bbr_delivered(tcp_bbr *b, uint64_t seq, int retx, udccp_tstamp now) {
     b->rs_inflight = s->inflight;
     b->rs_lost = b->lost - s->lost;
     b->rs_rtt = retx ? 0 : now - s->sent; /* Karn: ambiguous if resent */
+    b->rs_app_limited = s->app_limited;
     b->first_sent = s->sent;
   }
 }
@@ -209,6 +214,7 @@ void tcp_bbr_lost(tcp_bbr *b, uint64_t seq) {
   b->loss_in_round = 1;
   if (b->probe_sample &&
       (double)(b->lost - s->lost) > 0.02 * (double)s->inflight) {
+    b->rs_app_limited = s->app_limited;
     double prev = (double)s->inflight - 1, lost_prev =
         (double)(b->lost - s->lost) - 1;
     b->rs_inflight =
@@ -295,7 +301,7 @@ static int adapt_long_term(tcp_bbr *b, udccp_tstamp now) {
   if (b->ack_phase == ACKS_PROBE_STOPPING && b->round_start) {
     b->probe_sample = 0;
     b->ack_phase = ACKS_INIT;
-    if (in_probe_bw(b)) { /* AdvanceMaxBwFilter (never app-limited) */
+    if (in_probe_bw(b) && !b->rs_app_limited) { /* AdvanceMaxBwFilter */
       b->bw_slot[1] = b->bw_slot[0];
       b->bw_slot[0] = 0;
     }
@@ -394,7 +400,12 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     b->cwnd_limited_prev = b->cwnd_limited;
     b->cwnd_limited = 0;
   }
-  if (b->rs_rate > b->bw_slot[0]) {
+  if (b->app_limited && b->delivered > b->app_limited) {
+    b->app_limited = 0; /* the marked span is delivered */
+  }
+  /* UpdateMaxBw: an application-limited sample only if it raises max_bw */
+  if (b->rs_rate > b->bw_slot[0] &&
+      (!b->rs_app_limited || b->rs_rate >= b->max_bw)) {
     b->bw_slot[0] = b->rs_rate;
   }
   b->max_bw = mx(b->bw_slot[0], b->bw_slot[1]);
@@ -434,7 +445,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     b->inflight_latest = b->rs_delivered;
   }
   /* plateau of the delivery rate */
-  if (!b->full_now && b->round_start) {
+  if (!b->full_now && b->round_start && !b->rs_app_limited) {
     if (b->rs_rate >= 1.25 * b->full_bw) {
       b->full_bw = b->rs_rate;
       b->full_cnt = 0;
@@ -466,6 +477,9 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     start_round(b);
   }
   if (b->state == ST_RTT) {
+    /* HandleProbeRTT: MarkConnectionAppLimited, so that ProbeRTT's low
+     * rate samples neither enter the max_bw filter nor advance it */
+    b->app_limited = b->delivered + inflight > 0 ? b->delivered + inflight : 1;
     if (b->probe_rtt_end == 0 && (double)inflight <= bdp_times(b, 0.5)) {
       b->probe_rtt_end = now + 200 * UDCCP_NS_PER_MS;
       b->rtt_round_done = 0;
