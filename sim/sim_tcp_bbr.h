@@ -82,6 +82,7 @@ typedef struct tcp_bbr {
   int ack_phase, prev_probe_too_high, prev_probe_precautionary;
   int cwnd_limited, cwnd_limited_prev; /* this round, the last one */
   udccp_tstamp cycle_at, wait;
+  double up_max_bw; /* max_bw when this UP began */
   uint64_t drain_round;
   int in_rto;
   uint64_t rto_end;

@@ -6,7 +6,8 @@
  * ProbeBW cycle DOWN (x0.9) / CRUISE (x1) for 2..3 s / REFILL (x1, one
  * round) / UP (x1.25, cwnd x2.25) until the rate plateaus, 1.25 BDP
  * are in flight once the probe's own acks return (as lib/ccid_bbr.c, not
- * the draft; not while inflight_hi holds a window the sender fills), a
+ * the draft; not while inflight_hi holds a window the sender fills, nor
+ * when the probe's samples raised max_bw), a
  * probing segment's loss passes 2 % (which caps inflight_hi where it
  * did, InflightAtLoss) or, after such a probe, the flight reaches
  * inflight_hi (precautionary probing); in UP inflight_hi grows by 1, 2, 4...
@@ -167,6 +168,7 @@ static void start_up(tcp_bbr *b) {
   b->full_bw = b->rs_rate;
   set_state(b, ST_UP, 1.25, 2.25);
   raise_hi_slope(b);
+  b->up_max_bw = b->max_bw;
 }
 
 /* HandleInflightTooHigh */
@@ -360,11 +362,13 @@ static void update_cycle_phase(tcp_bbr *b, uint64_t inflight,
       b->full_now = 0;
     } else if (b->full_now ||
                /* as lib/ccid_bbr.c: 1.25 BDP in flight once the probe's
-                * own acks come back, unless inflight_hi holds the window */
+                * own acks come back, unless inflight_hi holds the window
+                * or the probe raised max_bw */
                (!((b->cwnd_limited || b->cwnd_limited_prev) &&
                   b->inflight_hi < b->max_inflight) &&
                 b->min_rtt != UDCCP_TSTAMP_NEVER &&
                 b->ack_phase == ACKS_PROBE_FEEDBACK &&
+                b->max_bw <= b->up_max_bw &&
                 (double)inflight >= bdp_times(b, 1.25) + 2)) {
       b->prev_probe_too_high = 0;
       start_down(b, now);

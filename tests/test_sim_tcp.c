@@ -175,8 +175,9 @@ static void test_sim_tcp_bbr_startup_doubles_per_round(void **state) {
 typedef struct {
   tcp_bbr b;
   uint64_t next, una;
-  udccp_tstamp now, last_dep, ack_at[FEED_RING];
+  udccp_tstamp now, last_dep, ack_at[FEED_RING], arr_at[FEED_RING];
   udccp_tstamp cross_queue; /* a standing queue of other flows' packets */
+  udccp_tstamp gap;         /* the bottleneck's time per segment, 0: 1 ms */
 } bbr_feed;
 
 /* the current test's feed, freed by the teardown */
@@ -205,8 +206,9 @@ static void feed_step(bbr_feed *f) {
   while (f->next - f->una < tcp_bbr_cwnd(&f->b) &&
          f->next - f->una < FEED_RING) {
     udccp_tstamp dep = f->now + 50 * MS; /* arrival at the bottleneck */
-    if (dep < f->last_dep + MS) {
-      dep = f->last_dep + MS; /* 1,000 segments/s */
+    f->arr_at[f->next % FEED_RING] = dep;
+    if (dep < f->last_dep + (f->gap ? f->gap : MS)) {
+      dep = f->last_dep + (f->gap ? f->gap : MS); /* 1,000 segments/s */
     }
     f->last_dep = dep;
     assert_int_equal(tcp_bbr_sent(&f->b, f->next, f->una,
@@ -341,6 +343,63 @@ static void test_bbr_up_queue_exit_waits_for_the_probes_acks(void **state) {
   assert_true(f->now - up_at >= 160 * MS);
 }
 
+/* The bottleneck serves one segment per gap from now on: the departures of
+ * the segments not yet through it are worked out again. */
+static void feed_set_gap(bbr_feed *f, udccp_tstamp gap) {
+  udccp_tstamp prev = 0;
+  uint64_t q;
+  f->gap = gap;
+  for (q = f->una; q < f->next; q++) {
+    udccp_tstamp dep = f->ack_at[q % FEED_RING] - f->cross_queue - 50 * MS;
+    if (dep <= f->now) {
+      prev = dep;
+      continue;
+    }
+    dep = f->arr_at[q % FEED_RING];
+    if (prev != 0 && dep < prev + gap) {
+      dep = prev + gap;
+    }
+    if (dep < f->now) {
+      dep = f->now;
+    }
+    f->ack_at[q % FEED_RING] = dep + f->cross_queue + 50 * MS;
+    prev = dep;
+  }
+  if (prev != 0) {
+    f->last_dep = prev;
+  }
+}
+
+static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **state) {
+  /* As lib/ccid_bbr.c (tests/test_ccid_bbr.c): the 1.25-BDP exit of UP is
+   * not taken when the probe's first round raised max_bw; the bottleneck
+   * goes from 1,000 to 1,150 segments/s as the probe begins (REFILL). */
+  bbr_feed *f;
+  udccp_tstamp up_at;
+  double bw_at_up;
+  int steps = 0;
+  (void)state;
+  f = feed_init();
+  while (f->b.state != TCP_BBR_UP && steps++ < 2000000) {
+    feed_step(f);
+    if (f->b.state == TCP_BBR_REFILL && f->gap == 0) {
+      feed_set_gap(f, MS * 20 / 23);
+    }
+  }
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  up_at = f->now;
+  bw_at_up = f->b.max_bw;
+  while (f->b.state == TCP_BBR_UP && steps++ < 2000000) {
+    feed_step(f);
+  }
+  printf("tcp-bbr model, bottleneck 1,000 -> 1,150 segments/s from REFILL: "
+         "UP lasted %.0f ms (need >= 300, 3 rounds), max_bw %.0f -> %.0f\n",
+         (double)(f->now - up_at) / 1e6, bw_at_up, f->b.max_bw);
+  assert_true(bw_at_up < 1010);
+  assert_true(f->b.max_bw > 1100);
+  assert_true(f->now - up_at >= 300 * MS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_sim_tcp_reno_fills_10mbit_10ms, free_result),
@@ -354,6 +413,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_bbr_draft_inflight_longterm_grows_1_2_4_per_round, feed_free),
       cmocka_unit_test_teardown(test_bbr_draft_max_bw_filter_advances_without_cruise, feed_free),
       cmocka_unit_test_teardown(test_bbr_up_queue_exit_waits_for_the_probes_acks, feed_free),
+      cmocka_unit_test_teardown(test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth, feed_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
