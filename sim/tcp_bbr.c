@@ -295,8 +295,7 @@ static void probe_hi_upward(tcp_bbr *b) {
 }
 
 /* AdaptLongTermModel; 1 if it decided a state transition */
-static int adapt_long_term(tcp_bbr *b, udccp_tstamp now) {
-  (void)now;
+static int adapt_long_term(tcp_bbr *b) {
   if (b->ack_phase == ACKS_PROBE_STARTING && b->round_start) {
     b->ack_phase = ACKS_PROBE_FEEDBACK;
   }
@@ -468,7 +467,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
       ((double)inflight <= bdp_times(b, 1) || b->rounds > b->drain_round + 3)) {
     start_down(b, now);
   }
-  if (b->filled && !adapt_long_term(b, now)) {
+  if (b->filled && !adapt_long_term(b)) {
     update_cycle_phase(b, inflight, now);
   }
   /* ProbeRTT */
