@@ -29,10 +29,11 @@
  *   Drain                     pacing gain 0.5 until inflight <= BDP (or 3
  *                             rounds).
  *   ProbeBW                   DOWN 0.90 / CRUISE 1.0 / REFILL 1.0 / UP 1.25
- *                             (cwnd gain 2.25; ends on the plateau, or, as
- *                             Linux's BBRv3 and not in the draft, once a
- *                             min_rtt in UP put 1.25 BDP in flight: the
- *                             queue stays short); probe wait 2..3 s or the
+ *                             (cwnd gain 2.25; ends on the plateau, or, not
+ *                             in the draft, with 1.25 BDP in flight once
+ *                             the probe's acks return (a round in UP) if
+ *                             they raised no max_bw: the queue stays
+ *                             short); probe wait 2..3 s or the
  *                             Reno-coexistence round bound; inflight_longterm
  *                             raised while probing, cut on > 2 % loss;
  *                             bw_shortterm / inflight_shortterm (beta 0.7)
@@ -164,7 +165,8 @@ typedef struct bbr_st {
       prev_probe_precautionary;
   double bw_probe_up_acked, probe_up_acked_per_inc;
   unsigned bw_probe_up_rounds;
-  udccp_tstamp cycle_stamp, bw_probe_wait, up_stamp;
+  udccp_tstamp cycle_stamp, bw_probe_wait;
+  double up_max_bw; /* max_bw when this ProbeBW_UP began */
 
   int in_rto_recovery;
   uint64_t rto_recovery_end; /* C.delivered mark ending it */
@@ -781,7 +783,7 @@ static void update_probe_bw_cycle(bbr_st *b, uint32_t inflight,
     if (b->round_start) {
       b->is_bw_probe_sample = 1;
       start_probe_up(b);
-      b->up_stamp = now;
+      b->up_max_bw = b->max_bw;
     }
     break;
   case BBR_PROBE_UP:
@@ -802,12 +804,23 @@ static void update_probe_bw_cycle(bbr_st *b, uint32_t inflight,
                (!(is_cwnd_limited(b) &&
                   b->inflight_longterm < b->max_inflight) &&
                 b->min_rtt != UDCCP_TSTAMP_NEVER &&
-                now > b->up_stamp + b->min_rtt &&
+                b->ack_phase == ACKS_PROBE_FEEDBACK &&
+                b->max_bw <= b->up_max_bw &&
                 (double)inflight >=
                     inflight_at(b, b->max_bw, BBR_PROBE_UP_PACING_GAIN))) {
-      /* the plateau (draft), or -- as Linux's BBRv3 -- a min_rtt in UP
-       * with 1.25 BDP in flight: the probe has put 0.25 BDP in the
-       * queue, and more would only make it longer */
+      /* the plateau (draft), or -- not in the draft -- 1.25 BDP in
+       * flight once the probe's own acks come back (ACKS_PROBE_FEEDBACK,
+       * a round in UP) without a rate sample above the max_bw it began
+       * with: the probe found no bandwidth and has put 0.25 BDP in the
+       * queue, more would only make it longer.  A probe whose samples
+       * did raise max_bw (a share gained in a queue other flows keep,
+       * or a faster path) is left to the draft's exits, as a lone flow's
+       * at its link's rate never is.  Not after a min_rtt of wall
+       * time: in a queue another flow keeps (RTT > 1.25 min_rtt) that
+       * came before any ack of the probe, measured the queue that was
+       * there before it, and ended every UP of every flow within an
+       * RTT, so no probe ever gained share (1 Gbit/s x 100 ms, two
+       * flows: whichever left Startup ahead stayed ahead) */
       b->prev_probe_too_high = 0;
       start_probe_down(b, now);
     }

@@ -4,8 +4,8 @@
  * "tcp-bbr", sim/flow_tcp.c): a model of what BBR TCP senders deployed
  * today do (draft-ietf-ccwg-bbr's state machine, v3 gains), in segments.
  * Written apart from lib/ccid_bbr.c on purpose: the yardstick does not
- * share the code it measures, and is smaller (no ACK-aggregation filter:
- * the reference TCP acks every segment; no precautionary probing).
+ * share the code it measures, and smaller.  Its ProbeBW follows the
+ * draft's pseudocode (UpdateProbeBWCyclePhase, AdaptLongTermModel).
  *
  * The TCP calls tcp_bbr_sent for every segment it transmits,
  * tcp_bbr_delivered for each segment an ack newly covers (cumulatively or
@@ -24,11 +24,23 @@
 
 #define TCP_BBR_EXTRA_ROUNDS 10
 
+/* tcp_bbr.state */
+enum {
+  TCP_BBR_STARTUP,
+  TCP_BBR_DRAIN,
+  TCP_BBR_DOWN,
+  TCP_BBR_CRUISE,
+  TCP_BBR_REFILL,
+  TCP_BBR_UP,
+  TCP_BBR_PROBE_RTT
+};
+
 typedef struct tcp_bbr_seg {
   uint64_t seq1;  /* seq + 1 of the segment in this slot, 0: none */
   int done;       /* delivered (a resend after a timeout is not news) */
   uint64_t delivered, lost, inflight;
   udccp_tstamp sent, delivered_time, first_sent;
+  int app_limited; /* P.is_app_limited: sent in ProbeRTT's marked span */
 } tcp_bbr_seg;
 
 typedef struct tcp_bbr {
@@ -40,8 +52,12 @@ typedef struct tcp_bbr {
   udccp_tstamp delivered_time, first_sent;
   double cwnd, pacing_rate; /* segments, segments/s */
   udccp_tstamp next_send;
+  /* C.app_limited: delivered count ending the marked span, 0 = none
+   * (MarkConnectionAppLimited in ProbeRTT; a bulk TCP is otherwise never
+   * application-limited) */
+  uint64_t app_limited;
   /* this ack's sample */
-  int rs_valid;
+  int rs_valid, rs_app_limited;
   uint64_t rs_prior_delivered, rs_lost, rs_inflight;
   udccp_tstamp rs_prior_time, rs_interval_send, rs_rtt;
   uint64_t newly_acked, newly_lost;
@@ -59,8 +75,14 @@ typedef struct tcp_bbr {
   unsigned full_cnt;
   int full_now, filled;
   int probe_sample, up_cnt;
+  /* ProbeBW_UP's inflight_hi growth (bw_probe_up_rounds, _acked,
+   * probe_up_acked_per_inc), the probe's ack phase, precautionary probing */
+  unsigned up_rounds;
+  double up_acked, up_per_inc, max_inflight;
+  int ack_phase, prev_probe_too_high, prev_probe_precautionary;
   int cwnd_limited, cwnd_limited_prev; /* this round, the last one */
-  udccp_tstamp cycle_at, wait, up_at;
+  udccp_tstamp cycle_at, wait;
+  double up_max_bw; /* max_bw when this UP began */
   uint64_t drain_round;
   int in_rto;
   uint64_t rto_end;

@@ -5,10 +5,18 @@
  * for 3 rounds or a round loses > 2 %; Drain (x0.5) to one BDP; then the
  * ProbeBW cycle DOWN (x0.9) / CRUISE (x1) for 2..3 s / REFILL (x1, one
  * round) / UP (x1.25, cwnd x2.25) until the rate plateaus, 1.25 BDP
- * are in flight after a min_rtt (as Linux's BBRv3), or a probing
- * round loses > 2 % (which caps inflight at what was in flight then);
- * rounds with loss outside probing scale the short-term bounds by 0.7;
- * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round) after 5 s without an RTT
+ * are in flight once the probe's own acks return (as lib/ccid_bbr.c, not
+ * the draft; not while inflight_hi holds a window the sender fills, nor
+ * when the probe's samples raised max_bw), a
+ * probing segment's loss passes 2 % (which caps inflight_hi where it
+ * did, InflightAtLoss) or, after such a probe, the flight reaches
+ * inflight_hi (precautionary probing); in UP inflight_hi grows by 1, 2, 4...
+ * segments per round while it holds the window; the max_bw filter
+ * advances a round after each DOWN starts; the probe's losses count
+ * until then (the draft's ack phases); rounds with loss outside probing
+ * scale the short-term bounds by 0.7;
+ * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round, its samples marked
+ * application-limited as the draft's HandleProbeRTT does) after 5 s without an RTT
  * sample at the minimum (as lib/ccid_bbr.c, doc/bbr.md).  max_bw: the max over this and the last cycle; min_rtt:
  * 10 s window.  Delivery rate per ack from the newest segment it covers
  * (the rate-sample method of draft-ietf-ccwg-bbr).  cwnd = cwnd_gain x
@@ -22,10 +30,19 @@
  */
 #include "sim_tcp_bbr.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { ST_STARTUP, ST_DRAIN, ST_DOWN, ST_CRUISE, ST_REFILL, ST_UP, ST_RTT };
+enum {
+  ST_STARTUP = TCP_BBR_STARTUP,
+  ST_DRAIN = TCP_BBR_DRAIN,
+  ST_DOWN = TCP_BBR_DOWN,
+  ST_CRUISE = TCP_BBR_CRUISE,
+  ST_REFILL = TCP_BBR_REFILL,
+  ST_UP = TCP_BBR_UP,
+  ST_RTT = TCP_BBR_PROBE_RTT
+};
 
 #define INF 1e300
 #define MIN_CWND 4.0
@@ -89,6 +106,7 @@ int tcp_bbr_sent(tcp_bbr *b, uint64_t seq, uint64_t una, uint64_t inflight,
   s->sent = now;
   s->delivered_time = b->delivered_time;
   s->first_sent = b->first_sent;
+  s->app_limited = b->app_limited != 0;
   b->next_send = (b->next_send > now ? b->next_send : now) +
                  tcp_bbr_interval(b);
   return 0;
@@ -102,20 +120,64 @@ static void set_state(tcp_bbr *b, int st, double pg, double cg) {
   b->cwnd_gain = cg;
 }
 
+/* ack phases of a bandwidth probe (the draft's BBR.ack_phase) */
+enum { ACKS_INIT, ACKS_REFILLING, ACKS_PROBE_STARTING, ACKS_PROBE_FEEDBACK,
+       ACKS_PROBE_STOPPING };
+
+/* StartProbeBW_DOWN with ResetCongestionSignals and PickProbeWait */
 static void start_down(tcp_bbr *b, udccp_tstamp now) {
   set_state(b, ST_DOWN, 0.9, 2);
-  b->cycle_at = now;
-  b->wait = 2 * UDCCP_NS_PER_S +
-            (udccp_tstamp)(sim_rng_uniform(&b->rng) * 1e9);
   b->loss_in_round = 0;
   b->bw_latest = b->inflight_latest = 0;
-  b->up_cnt = 0;
+  b->up_per_inc = INF;
+  b->up_cnt = sim_rng_uniform(&b->rng) < 0.5 ? 0 : 1;
+  b->wait = 2 * UDCCP_NS_PER_S +
+            (udccp_tstamp)(sim_rng_uniform(&b->rng) * 1e9);
+  b->cycle_at = now;
+  b->ack_phase = ACKS_PROBE_STOPPING;
   start_round(b);
 }
 
+/* StartProbeBW_REFILL */
+static void start_refill(tcp_bbr *b) {
+  b->bw_lo = b->inflight_lo = INF;
+  b->up_rounds = 0;
+  b->up_acked = 0;
+  b->prev_probe_precautionary = 0;
+  b->ack_phase = ACKS_REFILLING;
+  start_round(b);
+  set_state(b, ST_REFILL, 1, 2);
+}
+
+/* RaiseInflightLongtermSlope: inflight_hi grows by 1, 2, 4... segments
+ * per round of ProbeBW_UP, spread over the round's acks */
+static void raise_hi_slope(tcp_bbr *b) {
+  double growth = (double)(1u << b->up_rounds);
+  if (b->up_rounds < 30) {
+    b->up_rounds++;
+  }
+  b->up_per_inc = mx(b->cwnd / growth, 1);
+}
+
+/* StartProbeBW_UP */
+static void start_up(tcp_bbr *b) {
+  b->ack_phase = ACKS_PROBE_STARTING;
+  start_round(b);
+  b->full_now = 0;
+  b->full_cnt = 0;
+  b->full_bw = b->rs_rate;
+  set_state(b, ST_UP, 1.25, 2.25);
+  raise_hi_slope(b);
+  b->up_max_bw = b->max_bw;
+}
+
+/* HandleInflightTooHigh */
 static void too_high(tcp_bbr *b, udccp_tstamp now) {
+  b->prev_probe_too_high = 1;
   b->probe_sample = 0;
-  b->inflight_hi = mx((double)b->rs_inflight, 0.7 * mn(b->bdp, b->cwnd));
+  if (!b->rs_app_limited) {
+    b->inflight_hi = mx((double)b->rs_inflight, 0.7 * mn(b->bdp, b->cwnd));
+  }
   if (b->state == ST_UP) {
     start_down(b, now);
   }
@@ -138,10 +200,12 @@ void tcp_bbr_delivered(tcp_bbr *b, uint64_t seq, int retx, udccp_tstamp now) {
     b->rs_inflight = s->inflight;
     b->rs_lost = b->lost - s->lost;
     b->rs_rtt = retx ? 0 : now - s->sent; /* Karn: ambiguous if resent */
+    b->rs_app_limited = s->app_limited;
     b->first_sent = s->sent;
   }
 }
 
+/* HandleLostPacket with InflightAtLoss (one segment per packet) */
 void tcp_bbr_lost(tcp_bbr *b, uint64_t seq) {
   const tcp_bbr_seg *s = &b->ring[seq & b->mask];
   b->lost++;
@@ -152,7 +216,11 @@ void tcp_bbr_lost(tcp_bbr *b, uint64_t seq) {
   b->loss_in_round = 1;
   if (b->probe_sample &&
       (double)(b->lost - s->lost) > 0.02 * (double)s->inflight) {
-    b->rs_inflight = s->inflight;
+    b->rs_app_limited = s->app_limited;
+    double prev = (double)s->inflight - 1, lost_prev =
+        (double)(b->lost - s->lost) - 1;
+    b->rs_inflight =
+        (uint64_t)mx(prev + (0.02 * prev - lost_prev) / (1 - 0.02), 1);
     too_high(b, b->delivered_time);
   }
 }
@@ -206,6 +274,110 @@ static void update_extra_acked(tcp_bbr *b, udccp_tstamp now) {
   }
 }
 
+static int in_probe_bw(const tcp_bbr *b) {
+  return b->state >= ST_DOWN && b->state <= ST_UP;
+}
+
+/* ProbeInflightLongtermUpward */
+static void probe_hi_upward(tcp_bbr *b) {
+  if (!(b->cwnd_limited || b->cwnd_limited_prev) || b->cwnd < b->inflight_hi) {
+    return; /* inflight_hi does not hold the window: no growth */
+  }
+  b->up_acked += (double)b->newly_acked;
+  if (b->up_acked >= b->up_per_inc) {
+    double delta = floor(b->up_acked / b->up_per_inc);
+    b->up_acked -= delta * b->up_per_inc;
+    b->inflight_hi += delta;
+  }
+  if (b->round_start) {
+    raise_hi_slope(b);
+  }
+}
+
+/* AdaptLongTermModel; 1 if it decided a state transition */
+static int adapt_long_term(tcp_bbr *b) {
+  if (b->ack_phase == ACKS_PROBE_STARTING && b->round_start) {
+    b->ack_phase = ACKS_PROBE_FEEDBACK;
+  }
+  if (b->ack_phase == ACKS_PROBE_STOPPING && b->round_start) {
+    b->probe_sample = 0;
+    b->ack_phase = ACKS_INIT;
+    if (in_probe_bw(b) && !b->rs_app_limited) { /* AdvanceMaxBwFilter */
+      b->bw_slot[1] = b->bw_slot[0];
+      b->bw_slot[0] = 0;
+    }
+    if (in_probe_bw(b) && b->prev_probe_precautionary &&
+        !b->prev_probe_too_high) {
+      start_refill(b);
+      return 1;
+    }
+  }
+  if ((double)b->rs_lost <= 0.02 * (double)b->rs_inflight) {
+    if (b->inflight_hi >= INF) {
+      return 0;
+    }
+    if ((double)b->rs_inflight > b->inflight_hi) {
+      b->inflight_hi = (double)b->rs_inflight;
+    }
+    if (b->state == ST_UP) {
+      probe_hi_upward(b);
+    }
+  }
+  return 0;
+}
+
+/* UpdateProbeBWCyclePhase after AdaptLongTermModel */
+static void update_cycle_phase(tcp_bbr *b, uint64_t inflight,
+                               udccp_tstamp now) {
+  switch (b->state) {
+  case ST_DOWN:
+  case ST_CRUISE:
+    if (now > b->cycle_at + b->wait ||
+        (double)b->up_cnt >= mn(mn(b->bdp, b->cwnd), 63)) {
+      start_refill(b); /* IsTimeToProbeBW */
+    } else if (b->state == ST_DOWN && (double)inflight <= headroom(b) &&
+               b->min_rtt != UDCCP_TSTAMP_NEVER &&
+               (double)inflight <=
+                   mx(b->max_bw * (double)b->min_rtt / 1e9, MIN_CWND)) {
+      set_state(b, ST_CRUISE, 1, 2); /* IsTimeToCruise */
+    }
+    break;
+  case ST_REFILL:
+    if (b->round_start) {
+      b->probe_sample = 1;
+      start_up(b);
+    }
+    break;
+  case ST_UP:
+    /* IsTimeToGoDown */
+    if (b->prev_probe_too_high && (double)inflight >= b->inflight_hi) {
+      b->prev_probe_precautionary = 1;
+      b->prev_probe_too_high = 0;
+      start_down(b, now);
+    } else if ((b->cwnd_limited || b->cwnd_limited_prev) &&
+               b->cwnd >= b->inflight_hi) {
+      b->full_bw = b->rs_rate; /* ResetFullBW: inflight_hi limits bw */
+      b->full_cnt = 0;
+      b->full_now = 0;
+    } else if (b->full_now ||
+               /* as lib/ccid_bbr.c: 1.25 BDP in flight once the probe's
+                * own acks come back, unless inflight_hi holds the window
+                * or the probe raised max_bw */
+               (!((b->cwnd_limited || b->cwnd_limited_prev) &&
+                  b->inflight_hi < b->max_inflight) &&
+                b->min_rtt != UDCCP_TSTAMP_NEVER &&
+                b->ack_phase == ACKS_PROBE_FEEDBACK &&
+                b->max_bw <= b->up_max_bw &&
+                (double)inflight >= bdp_times(b, 1.25) + 2)) {
+      b->prev_probe_too_high = 0;
+      start_down(b, now);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
 void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
   double target, cap;
   int probing, expired;
@@ -231,7 +403,12 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     b->cwnd_limited_prev = b->cwnd_limited;
     b->cwnd_limited = 0;
   }
-  if (b->rs_rate > b->bw_slot[0]) {
+  if (b->app_limited && b->delivered > b->app_limited) {
+    b->app_limited = 0; /* the marked span is delivered */
+  }
+  /* UpdateMaxBw: an application-limited sample only if it raises max_bw */
+  if (b->rs_rate > b->bw_slot[0] &&
+      (!b->rs_app_limited || b->rs_rate >= b->max_bw)) {
     b->bw_slot[0] = b->rs_rate;
   }
   b->max_bw = mx(b->bw_slot[0], b->bw_slot[1]);
@@ -271,7 +448,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     b->inflight_latest = b->rs_delivered;
   }
   /* plateau of the delivery rate */
-  if (!b->full_now && b->round_start) {
+  if (!b->full_now && b->round_start && !b->rs_app_limited) {
     if (b->rs_rate >= 1.25 * b->full_bw) {
       b->full_bw = b->rs_rate;
       b->full_cnt = 0;
@@ -290,65 +467,8 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
       ((double)inflight <= bdp_times(b, 1) || b->rounds > b->drain_round + 3)) {
     start_down(b, now);
   }
-  if (!probing && b->probe_sample == 0 && b->inflight_hi < INF &&
-      (double)b->rs_inflight > b->inflight_hi &&
-      (double)b->rs_lost <= 0.02 * (double)b->rs_inflight) {
-    b->inflight_hi = (double)b->rs_inflight;
-  }
-  if (b->probe_sample && (double)b->rs_lost > 0.02 * (double)b->rs_inflight) {
-    too_high(b, now);
-  }
-  switch (b->state) {
-  case ST_DOWN:
-  case ST_CRUISE:
-    if (now > b->cycle_at + b->wait ||
-        (double)b->up_cnt >= mn(mn(b->bdp, b->cwnd), 63)) {
-      set_state(b, ST_REFILL, 1, 2);
-      b->bw_lo = b->inflight_lo = INF;
-      start_round(b);
-    } else if (b->state == ST_DOWN && (double)inflight <= headroom(b) &&
-               (double)inflight <= bdp_times(b, 1)) {
-      set_state(b, ST_CRUISE, 1, 2);
-      b->bw_slot[1] = b->bw_slot[0]; /* a cycle ends: the max filter moves */
-      b->bw_slot[0] = 0;
-    }
-    break;
-  case ST_REFILL:
-    if (b->round_start) {
-      set_state(b, ST_UP, 1.25, 2.25);
-      b->probe_sample = 1;
-      b->full_now = 0;
-      b->full_cnt = 0;
-      b->full_bw = b->rs_rate;
-      b->up_cnt = 0;
-      b->up_at = now;
-      start_round(b);
-    }
-    break;
-  case ST_UP: {
-    /* inflight_hi, not the BDP model, holds the window (the sender used
-     * it this round or the last): the probe goes on and raises it, and
-     * neither the plateau nor 1.25 BDP in flight ends it (the draft's
-     * ResetFullBW in IsTimeToGoDown) */
-    int hi_bound = b->inflight_hi < INF &&
-                   (b->cwnd_limited || b->cwnd_limited_prev) &&
-                   b->inflight_hi < bdp_times(b, b->cwnd_gain) + 2;
-    if (hi_bound) {
-      if (b->round_start) {
-        b->inflight_hi += mx(1, b->inflight_hi / 8); /* raise the ceiling */
-      }
-      b->full_bw = b->rs_rate;
-      b->full_cnt = 0;
-    } else if (b->full_now || (b->min_rtt != UDCCP_TSTAMP_NEVER &&
-                               now > b->up_at + b->min_rtt &&
-                               (double)inflight >= bdp_times(b, 1.25))) {
-      start_down(b, now);
-      b->probe_sample = 0;
-    }
-    break;
-  }
-  default:
-    break;
+  if (b->filled && !adapt_long_term(b)) {
+    update_cycle_phase(b, inflight, now);
   }
   /* ProbeRTT */
   if (b->state != ST_RTT && expired) {
@@ -356,9 +476,13 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
     b->state = ST_RTT;
     b->pacing_gain = 1;
     b->probe_rtt_end = 0;
+    b->ack_phase = ACKS_PROBE_STOPPING;
     start_round(b);
   }
   if (b->state == ST_RTT) {
+    /* HandleProbeRTT: MarkConnectionAppLimited, so that ProbeRTT's low
+     * rate samples neither enter the max_bw filter nor advance it */
+    b->app_limited = b->delivered + inflight > 0 ? b->delivered + inflight : 1;
     if (b->probe_rtt_end == 0 && (double)inflight <= bdp_times(b, 0.5)) {
       b->probe_rtt_end = now + 200 * UDCCP_NS_PER_MS;
       b->rtt_round_done = 0;
@@ -388,6 +512,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
   }
   target = bdp_times(b, b->cwnd_gain) + b->extra_acked +
            (b->state == ST_UP ? 2 : 0);
+  b->max_inflight = target;
   if (b->in_rto) {
     b->cwnd += (double)b->newly_acked;
     if (b->delivered >= b->rto_end) {

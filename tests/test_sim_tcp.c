@@ -19,6 +19,7 @@
 
 #include "sim.h"
 #include "sim_parse.h"
+#include "sim_tcp_bbr.h"
 #include "simrun.h"
 
 #define MS UDCCP_NS_PER_MS
@@ -165,6 +166,240 @@ static void test_sim_tcp_bbr_startup_doubles_per_round(void **state) {
   assert_true(g_res.flows[0].delivered_pkts >= 8000);
 }
 
+/* The BBR model of tcp-bbr alone (sim/tcp_bbr.c), fed by a window-clocked
+ * sender through a FIFO bottleneck of 1,000 segments/s with no loss and a
+ * 100 ms base RTT: every ack sends what cwnd allows (no pacing, so the
+ * flight stays at cwnd: ProbeBW_DOWN never drains to the BDP and goes
+ * straight to REFILL when its wait is over). */
+#define FEED_RING 8192u
+typedef struct {
+  tcp_bbr b;
+  uint64_t next, una;
+  udccp_tstamp now, last_dep, ack_at[FEED_RING], arr_at[FEED_RING];
+  udccp_tstamp cross_queue; /* a standing queue of other flows' packets */
+  udccp_tstamp gap;         /* the bottleneck's time per segment, 0: 1 ms */
+} bbr_feed;
+
+/* the current test's feed, freed by the teardown */
+static bbr_feed g_feed;
+
+static bbr_feed *feed_init(void) {
+  memset(&g_feed, 0, sizeof(g_feed));
+  assert_int_equal(tcp_bbr_init(&g_feed.b, 10, 7), 0);
+  return &g_feed;
+}
+
+static int feed_free(void **state) {
+  (void)state;
+  tcp_bbr_free(&g_feed.b);
+  return 0;
+}
+
+/* One ack (of the oldest segment), then what cwnd allows. */
+static void feed_step(bbr_feed *f) {
+  if (f->una < f->next) {
+    f->now = f->ack_at[f->una % FEED_RING];
+    tcp_bbr_delivered(&f->b, f->una, 0, f->now);
+    f->una++;
+    tcp_bbr_ack(&f->b, f->next - f->una, f->now);
+  }
+  while (f->next - f->una < tcp_bbr_cwnd(&f->b) &&
+         f->next - f->una < FEED_RING) {
+    udccp_tstamp dep = f->now + 50 * MS; /* arrival at the bottleneck */
+    f->arr_at[f->next % FEED_RING] = dep;
+    if (dep < f->last_dep + (f->gap ? f->gap : MS)) {
+      dep = f->last_dep + (f->gap ? f->gap : MS); /* 1,000 segments/s */
+    }
+    f->last_dep = dep;
+    assert_int_equal(tcp_bbr_sent(&f->b, f->next, f->una,
+                                  f->next - f->una + 1, f->now), 0);
+    f->ack_at[f->next % FEED_RING] = dep + f->cross_queue + 50 * MS;
+    f->next++;
+  }
+}
+
+static void test_bbr_draft_inflight_longterm_grows_1_2_4_per_round(void **state) {
+  /* draft-ietf-ccwg-bbr, ProbeBW_UP (Accelerating to Probe for Bandwidth,
+   * ProbeInflightLongtermUpward): while inflight_longterm (inflight_hi)
+   * holds a window the sender fills, it grows by 1, 2, 4, 8... per round.
+   * tcp-bbr raised it by an eighth per round (12+ segments a round at
+   * 100), a yardstick far more eager than the draft and the CCID. */
+  bbr_feed *f;
+  double hi0 = 0;
+  uint64_t r0 = 0;
+  int steps = 0;
+  (void)state;
+  f = feed_init();
+  while (f->b.state != TCP_BBR_CRUISE && f->b.state != TCP_BBR_DOWN &&
+         steps++ < 1000000) {
+    feed_step(f);
+  }
+  assert_true(f->b.filled);
+  /* inflight_hi 120 (1.2 BDP, as an earlier probe's losses would have
+   * set it), held for 3 RTTs so that the flight has followed it, then a
+   * probe at the next ack */
+  while (f->b.state == TCP_BBR_DOWN && f->now < 3 * S && steps++ < 1000000) {
+    udccp_tstamp t0 = f->now;
+    while (f->now < t0 + 300 * MS && steps++ < 1000000) {
+      f->b.inflight_hi = 120;
+      f->b.cwnd = f->b.cwnd < 120 ? f->b.cwnd : 120;
+      feed_step(f);
+    }
+    break;
+  }
+  f->b.inflight_hi = 120;
+  f->b.wait = 0;
+  while (f->b.state != TCP_BBR_UP && steps++ < 1000000) {
+    feed_step(f);
+  }
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  hi0 = f->b.inflight_hi;
+  r0 = f->b.rounds;
+  while (f->b.rounds < r0 + 3 && f->b.state == TCP_BBR_UP &&
+         steps++ < 1000000) {
+    feed_step(f);
+  }
+  printf("tcp-bbr model, ProbeBW_UP: inflight_hi %.0f -> %.0f in 3 rounds "
+         "(draft: +1, +2, +4), state %d\n", hi0, f->b.inflight_hi,
+         f->b.state);
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  assert_true(f->b.inflight_hi > hi0);
+  assert_true(f->b.inflight_hi <= hi0 + 8);
+}
+
+static void test_bbr_draft_max_bw_filter_advances_without_cruise(void **state) {
+  /* draft-ietf-ccwg-bbr, Tracking Time for the BBR.max_bw Max Filter and
+   * AdaptLongTermModel: the filter's cycle advances at the first round
+   * start after ProbeBW_DOWN starts (ACKS_PROBE_STOPPING), whether or not
+   * DOWN reaches CRUISE.  tcp-bbr advanced it on DOWN -> CRUISE only, so
+   * a flow whose DOWN never drained to its BDP (a queue kept by another
+   * flow) kept its largest sample for ever. */
+  bbr_feed *f;
+  int steps = 0, downs = 0, cruises = 0, prev = -1;
+  uint64_t r_down = 0;
+  double before = 0;
+  (void)state;
+  f = feed_init();
+  while (downs < 3 && steps++ < 2000000) {
+    feed_step(f);
+    if (f->b.state == TCP_BBR_CRUISE) {
+      cruises++;
+    }
+    if (f->b.state == TCP_BBR_DOWN && prev != TCP_BBR_DOWN) {
+      downs++;
+      r_down = f->b.rounds;
+      before = f->b.bw_slot[0];
+    }
+    if (f->b.state == TCP_BBR_DOWN && downs >= 2 &&
+        f->b.rounds == r_down + 1) {
+      break;
+    }
+    prev = f->b.state;
+  }
+  printf("tcp-bbr model: %d DOWN phases, %d acks in CRUISE; a round after "
+         "DOWN began the filter holds %.0f (last cycle) and %.0f (this "
+         "one), the last cycle's max was %.0f\n", downs, cruises,
+         f->b.bw_slot[1], f->b.bw_slot[0], before);
+  assert_int_equal(f->b.state, TCP_BBR_DOWN);
+  assert_int_equal(cruises, 0);
+  assert_true(before > 0);
+  assert_true(f->b.bw_slot[1] == before);
+  assert_true(f->b.bw_slot[0] < before);
+}
+
+static void test_bbr_up_queue_exit_waits_for_the_probes_acks(void **state) {
+  /* ProbeBW_UP's exit on 1.25 BDP in flight (not in the draft, as
+   * lib/ccid_bbr.c) is taken once the probe's own acks come back
+   * (ACKS_PROBE_FEEDBACK), not after a min_rtt of wall time: behind 60 ms
+   * of other flows' queue (RTT 160 ms, min_rtt 100) the flight is 1.25
+   * BDP before the probe starts, and the old rule ended UP after 100 ms,
+   * before any segment sent in UP was acknowledged. */
+  bbr_feed *f;
+  udccp_tstamp up_at = 0;
+  int steps = 0;
+  (void)state;
+  f = feed_init();
+  while (f->b.state != TCP_BBR_DOWN && steps++ < 1000000) {
+    feed_step(f);
+  }
+  f->cross_queue = 60 * MS;
+  while (f->now < 2 * S && steps++ < 1000000) {
+    feed_step(f); /* the RTT becomes 160 ms */
+  }
+  f->b.wait = 0;
+  while (f->b.state != TCP_BBR_UP && steps++ < 1000000) {
+    feed_step(f);
+  }
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  up_at = f->now;
+  while (f->b.state == TCP_BBR_UP && steps++ < 1000000) {
+    feed_step(f);
+  }
+  printf("tcp-bbr model behind a 60 ms standing queue: ProbeBW_UP lasted "
+         "%.0f ms (need >= 160, an RTT), min_rtt %.0f ms\n",
+         (double)(f->now - up_at) / 1e6, (double)f->b.min_rtt / 1e6);
+  assert_int_equal(f->b.state, TCP_BBR_DOWN);
+  assert_true(f->b.min_rtt == 100 * MS);
+  assert_true(f->now - up_at >= 160 * MS);
+}
+
+/* The bottleneck serves one segment per gap from now on: the departures of
+ * the segments not yet through it are worked out again. */
+static void feed_set_gap(bbr_feed *f, udccp_tstamp gap) {
+  udccp_tstamp prev = 0;
+  uint64_t q;
+  f->gap = gap;
+  for (q = f->una; q < f->next; q++) {
+    udccp_tstamp dep = f->ack_at[q % FEED_RING] - f->cross_queue - 50 * MS;
+    if (dep <= f->now) {
+      prev = dep;
+      continue;
+    }
+    dep = f->arr_at[q % FEED_RING];
+    if (prev != 0 && dep < prev + gap) {
+      dep = prev + gap;
+    }
+    if (dep < f->now) {
+      dep = f->now;
+    }
+    f->ack_at[q % FEED_RING] = dep + f->cross_queue + 50 * MS;
+    prev = dep;
+  }
+  if (prev != 0) {
+    f->last_dep = prev;
+  }
+}
+
+static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **state) {
+  /* As lib/ccid_bbr.c (tests/test_ccid_bbr.c): the 1.25-BDP exit of UP is
+   * not taken when the probe's first round raised max_bw; the bottleneck
+   * goes from 1,000 to 1,150 segments/s as the probe begins (REFILL). */
+  bbr_feed *f;
+  udccp_tstamp up_at;
+  double bw_at_up;
+  int steps = 0;
+  (void)state;
+  f = feed_init();
+  while (f->b.state != TCP_BBR_UP && steps++ < 2000000) {
+    feed_step(f);
+    if (f->b.state == TCP_BBR_REFILL && f->gap == 0) {
+      feed_set_gap(f, MS * 20 / 23);
+    }
+  }
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  up_at = f->now;
+  bw_at_up = f->b.max_bw;
+  while (f->b.state == TCP_BBR_UP && steps++ < 2000000) {
+    feed_step(f);
+  }
+  printf("tcp-bbr model, bottleneck 1,000 -> 1,150 segments/s from REFILL: "
+         "UP lasted %.0f ms (need >= 300, 3 rounds), max_bw %.0f -> %.0f\n",
+         (double)(f->now - up_at) / 1e6, bw_at_up, f->b.max_bw);
+  assert_true(bw_at_up < 1010);
+  assert_true(f->b.max_bw > 1100);
+  assert_true(f->now - up_at >= 300 * MS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_sim_tcp_reno_fills_10mbit_10ms, free_result),
@@ -175,6 +410,10 @@ int main(void) {
       cmocka_unit_test_teardown(test_rfc5681_4_2_delayed_ack_halves_the_acks, free_result),
       cmocka_unit_test_teardown(test_rfc8985_rack_repairs_lost_retransmissions_without_rto, free_result),
       cmocka_unit_test_teardown(test_sim_tcp_bbr_startup_doubles_per_round, free_result),
+      cmocka_unit_test_teardown(test_bbr_draft_inflight_longterm_grows_1_2_4_per_round, feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_max_bw_filter_advances_without_cruise, feed_free),
+      cmocka_unit_test_teardown(test_bbr_up_queue_exit_waits_for_the_probes_acks, feed_free),
+      cmocka_unit_test_teardown(test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth, feed_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
