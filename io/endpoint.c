@@ -663,7 +663,7 @@ size_t udccp_io_tx_plain(udccp_endpoint *ep, size_t from, size_t to) {
       /* Message i failed.  A full socket buffer loses it like a full
        * router queue would: the CCID sees the loss. */
       if (r < 0 && errno == EMSGSIZE) {
-        udccp_io_route_pmtu(ep, f, &ep->tname[i],
+        udccp_io_route_pmtu(ep, f, ep->tmsg[i].msg_hdr.msg_name,
                             ep->tmsg[i].msg_hdr.msg_namelen, 0);
       } else {
         ep->stats.tx_errors++;
@@ -690,54 +690,24 @@ static uint8_t *tx_slot(udccp_endpoint *ep) {
   return ep->tbuf + ep->ntx * UDCCP_IO_TXBUF;
 }
 
-static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
-                      const udccp_path *path, uint16_t udp_port, size_t len,
-                      uint8_t ecn) {
-  size_t i = ep->ntx++;
+/* Ancillary data of packet i: the source address (the pseudo-header
+ * checksum of a raw packet was computed over it) and the ECN codepoint. */
+static void tx_ancillary(udccp_endpoint *ep, size_t i, int fidx,
+                         const udccp_path *path, uint8_t ecn) {
+  /* Each message's space (padding included) is zeroed as it is written,
+   * not the whole buffer: every packet of a connection bound to an
+   * address carries IP_PKTINFO, and clearing 128 bytes per packet cost
+   * more than the rest of this function (perf, loopback bench). */
   struct msghdr *m = &ep->tmsg[i].msg_hdr;
-  ep->tiov[i].iov_base = ep->tbuf + i * UDCCP_IO_TXBUF;
-  ep->tiov[i].iov_len = len;
-  m->msg_iov = &ep->tiov[i];
-  m->msg_iovlen = 1;
-  m->msg_flags = 0;
-  m->msg_name = &ep->tname[i];
-  if (i > 0 && owner != NULL && ep->towner[i - 1] == owner &&
-      ep->tfidx[i - 1] == fidx) {
-    /* The same connection as the packet before (a burst): its address,
-     * copied rather than built again. */
-    m->msg_namelen = ep->tmsg[i - 1].msg_hdr.msg_namelen;
-    memcpy(&ep->tname[i], &ep->tname[i - 1], m->msg_namelen);
-  } else {
-    m->msg_namelen = udccp_io_addr_to_sockaddr(&ep->tname[i], path->family,
-                                               path->remote_addr, udp_port);
-  }
-  ep->towner[i] = owner;
-  ep->tfidx[i] = fidx;
-  /* Data and DataAck (RFC 4340 §5.1: type in bits 1-4 of byte 8): a
-   * sender's burst.  A receiver's acks do not count: a receiver reading
-   * on while it acks would fill its application's receive queue in one
-   * turn. */
-  const uint8_t *hdr = ep->tbuf + i * UDCCP_IO_TXBUF;
-  uint8_t type = len > 8 ? (uint8_t)((hdr[8] >> 1) & 15) : 0;
-  if (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) {
-    ep->tx_since_rx++;
-  }
-  /* Ancillary data: the source address (the pseudo-header checksum of a
-   * raw packet was computed over it) and the ECN codepoint. */
   uint8_t *ctl = ep->tctl[i];
   m->msg_control = ctl;
   m->msg_controllen = UDCCP_IO_CTLBUF;
   struct cmsghdr *c = CMSG_FIRSTHDR(m);
   size_t used = 0;
-  int pktinfo = !udccp_io_addr_is_any(path->family, path->local_addr);
-  if (pktinfo || ecn != 0) {
-    /* zeroed (padding included) only when a message goes in: the common
-     * packet has none */
-    memset(ctl, 0, UDCCP_IO_CTLBUF);
-  }
-  if (pktinfo) {
+  if (!udccp_io_addr_is_any(path->family, path->local_addr)) {
     if (fidx == UDCCP_IO_V4) {
       struct in_pktinfo pi;
+      memset(c, 0, CMSG_SPACE(sizeof(pi)));
       memset(&pi, 0, sizeof(pi));
       memcpy(&pi.ipi_spec_dst, path->local_addr, 4);
       c->cmsg_level = IPPROTO_IP;
@@ -747,6 +717,7 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
       used += CMSG_SPACE(sizeof(pi));
     } else {
       struct in6_pktinfo pi;
+      memset(c, 0, CMSG_SPACE(sizeof(pi)));
       memset(&pi, 0, sizeof(pi));
       memcpy(&pi.ipi6_addr, path->local_addr, 16);
       c->cmsg_level = IPPROTO_IPV6;
@@ -759,6 +730,7 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   }
   if (ecn != 0) {
     int tos = ep->tos | (ecn & 3); /* the byte's DSCP stays set_tos()'s */
+    memset(c, 0, CMSG_SPACE(sizeof(int)));
     c->cmsg_level = fidx == UDCCP_IO_V4 ? IPPROTO_IP : IPPROTO_IPV6;
     c->cmsg_type = fidx == UDCCP_IO_V4 ? IP_TOS : IPV6_TCLASS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
@@ -768,6 +740,50 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   m->msg_controllen = used;
   if (used == 0) {
     m->msg_control = NULL;
+  }
+}
+
+static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
+                      const udccp_path *path, uint16_t udp_port, size_t len,
+                      uint8_t ecn) {
+  size_t i = ep->ntx++;
+  struct msghdr *m = &ep->tmsg[i].msg_hdr;
+  const uint8_t *hdr = ep->tbuf + i * UDCCP_IO_TXBUF;
+  ep->tiov[i].iov_base = ep->tbuf + i * UDCCP_IO_TXBUF;
+  ep->tiov[i].iov_len = len;
+  m->msg_iov = &ep->tiov[i];
+  m->msg_iovlen = 1;
+  m->msg_flags = 0;
+  /* Data and DataAck (RFC 4340 §5.1: type in bits 1-4 of byte 8): a
+   * sender's burst.  A receiver's acks do not count: a receiver reading
+   * on while it acks would fill its application's receive queue in one
+   * turn. */
+  uint8_t type = len > 8 ? (uint8_t)((hdr[8] >> 1) & 15) : 0;
+  if (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) {
+    ep->tx_since_rx++;
+  }
+  int same = i > 0 && owner != NULL && ep->towner[i - 1] == owner &&
+             ep->tfidx[i - 1] == fidx && ep->tecn[i - 1] == ecn;
+  ep->towner[i] = owner;
+  ep->tfidx[i] = fidx;
+  ep->tecn[i] = ecn;
+  if (same) {
+    /* The same connection as the packet before, with the same ECN
+     * codepoint (a burst): the same address and ancillary data, so the
+     * message points at the first one's (the kernel only reads them;
+     * they live until the batch leaves).  Building them per packet, each
+     * in cache lines of their own, cost a tenth of a bulk sender's time
+     * (perf, loopback bench). */
+    const struct msghdr *p = &ep->tmsg[i - 1].msg_hdr;
+    m->msg_name = p->msg_name;
+    m->msg_namelen = p->msg_namelen;
+    m->msg_control = p->msg_control;
+    m->msg_controllen = p->msg_controllen;
+  } else {
+    m->msg_name = &ep->tname[i];
+    m->msg_namelen = udccp_io_addr_to_sockaddr(
+        &ep->tname[i], path->family, path->remote_addr, udp_port);
+    tx_ancillary(ep, i, fidx, path, ecn);
   }
   if (ep->pcap != NULL) {
     udccp_io_capture(ep, 1, path, udp_port, hdr, len, ecn);
@@ -881,9 +897,26 @@ static void tomb_input(udccp_endpoint *ep, int fidx, const udccp_path *path,
   }
 }
 
+/* udccp_io_input with a hint: the connection the previous segment of the
+ * same UDP_GRO message went to (the same addresses and UDP ports), or
+ * NULL.  A segment with that connection's DCCP ports goes there without a
+ * lookup (its demultiplexer key would be the same); *hint is updated. */
+static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
+                         uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                         uint8_t ecn, udccp_tstamp now, int from_peer,
+                         udccp_sock **hint);
+
 void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
                     uint16_t udp_rport, const uint8_t *pkt, size_t len,
                     uint8_t ecn, udccp_tstamp now, int from_peer) {
+  input_hinted(ep, fidx, path, udp_rport, pkt, len, ecn, now, from_peer,
+               NULL);
+}
+
+static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
+                         uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                         uint8_t ecn, udccp_tstamp now, int from_peer,
+                         udccp_sock **hint) {
   udccp_pkt_peek pk;
   if (udccp_pkt_peek_hdr(&pk, pkt, len) != 0) {
     ep->stats.rx_bad++;
@@ -914,9 +947,19 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
   if (ep->pcap != NULL) {
     udccp_io_capture(ep, 0, path, udp_rport, pkt, len, ecn);
   }
-  udccp_demux_key k;
-  udccp_demux_key_make(&k, path, udp_rport);
-  udccp_sock *s = udccp_demux_find(&ep->demux, &k);
+  udccp_sock *s = hint != NULL ? *hint : NULL;
+  if (s == NULL || s->path.local_port != pk.dport ||
+      s->path.remote_port != pk.sport) {
+    udccp_demux_key k;
+    udccp_demux_key_make(&k, path, udp_rport);
+    s = udccp_demux_find(&ep->demux, &k);
+  }
+  if (hint != NULL) {
+    /* Not across a multipath subflow's read (mp.c may rearrange its
+     * connection), nor to a tombstone; a socket is freed only after the
+     * loop's turn, never during a read. */
+    *hint = s != NULL && s->conn != NULL && s->mp == NULL ? s : NULL;
+  }
   if (s != NULL && s->conn == NULL) {
     tomb_input(ep, fidx, path, udp_rport, pkt, len);
     return;
@@ -1069,6 +1112,7 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
     ep->stats.rx_gro_pkts += (len + seg - 1) / seg;
     ep->stats.rx_pkts += (len + seg - 1) / seg - 1;
   }
+  udccp_sock *hint = NULL;
   for (size_t off = 0; off < len; off += seg) {
     size_t n = len - off < seg ? len - off : seg;
     /* RFC 6773 §3.3: drop when the UDP length is below 20, i.e. less than
@@ -1078,7 +1122,8 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
       ep->stats.rx_bad++;
       continue;
     }
-    udccp_io_input(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now, 0);
+    input_hinted(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now, 0,
+                 &hint);
   }
   return (len + seg - 1) / seg;
 }

@@ -127,6 +127,7 @@ struct udccp_endpoint {
   uint8_t tctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];
   int tfidx[UDCCP_IO_BATCH_MAX];
+  uint8_t tecn[UDCCP_IO_BATCH_MAX]; /* ECN codepoint of each packet */
   uint8_t *tbuf;
   size_t ntx;
   /* data packets put in the transmit batch since the sockets were last
