@@ -43,9 +43,11 @@ int udccp_io_addr_from_sockaddr(const struct sockaddr *sa, uint8_t *family,
 socklen_t udccp_io_addr_to_sockaddr(struct sockaddr_storage *ss,
                                     uint8_t family, const uint8_t *addr,
                                     uint16_t port) {
-  memset(ss, 0, sizeof(*ss));
+  /* Only the address's own bytes are zeroed (a 16-byte sockaddr_in, not
+   * the 128 of the storage): every packet sent builds one. */
   if (family == UDCCP_AF_INET) {
     struct sockaddr_in *s4 = (struct sockaddr_in *)(void *)ss;
+    memset(s4, 0, sizeof(*s4));
     s4->sin_family = AF_INET;
     s4->sin_port = htons(port);
     memcpy(&s4->sin_addr, addr, 4);
@@ -53,11 +55,13 @@ socklen_t udccp_io_addr_to_sockaddr(struct sockaddr_storage *ss,
   }
   if (family == UDCCP_AF_INET6) {
     struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)(void *)ss;
+    memset(s6, 0, sizeof(*s6));
     s6->sin6_family = AF_INET6;
     s6->sin6_port = htons(port);
     memcpy(&s6->sin6_addr, addr, 16);
     return sizeof(*s6);
   }
+  memset(ss, 0, sizeof(*ss));
   return 0;
 }
 

@@ -84,7 +84,7 @@ void udccp_endpoint_config_default(udccp_endpoint_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
   cfg->transport = UDCCP_TRANSPORT_UDP;
   cfg->remote_udp_port = UDCCP_UDP_PORT_DEFAULT;
-  cfg->batch = 32;
+  cfg->batch = 64;
   cfg->sockbuf = 4 * 1024 * 1024;
 }
 
@@ -111,6 +111,17 @@ static int sys_error(void) {
   case ENOBUFS: return UDCCP_ERR_NOMEM;
   default: return UDCCP_ERR_SOCKET;
   }
+}
+
+/* Packets one turn of rounds reads at most: rounds batches, but no more
+ * than an application's receive queue holds (a larger transmit batch
+ * must not make a turn overrun it: the excess would be dropped there). */
+static size_t rx_budget(const udccp_endpoint *ep, int rounds) {
+  size_t b = (size_t)rounds * ep->batch;
+  if (ep->settings.rx_qlen > 0 && b > ep->settings.rx_qlen) {
+    b = ep->settings.rx_qlen;
+  }
+  return b;
 }
 
 static void set_int(int fd, int level, int name, int val) {
@@ -264,7 +275,7 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   ep->fd[0] = ep->fd[1] = ep->epfd = -1;
   ep->inbox_fd = ep->fwd_fd = -1;
   ep->group_n = 1;
-  ep->batch = cfg->batch == 0 ? 32 : cfg->batch;
+  ep->batch = cfg->batch == 0 ? 64 : cfg->batch;
   if (ep->batch > UDCCP_IO_BATCH_MAX) {
     ep->batch = UDCCP_IO_BATCH_MAX;
   }
@@ -321,7 +332,16 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   }
   /* A coalesced (GRO) datagram may be up to 64 KiB. */
   ep->rxbufsz = ep->gro ? 65536 : UDCCP_IO_RXBUF;
-  ep->rbuf = malloc((size_t)ep->batch * ep->rxbufsz);
+  /* With GRO a turn asks for no more messages than its packet budget
+   * holds at UDCCP_IO_GRO_SEGS_MAX each (recv_fd): that many slots
+   * (256 KiB for the default receive queue), not a batch of them. */
+  ep->rslots = ep->batch;
+  if (ep->gro) {
+    size_t most = rx_budget(ep, UDCCP_IO_RX_ROUNDS) / UDCCP_IO_GRO_SEGS_MAX;
+    most = most < 2 ? 2 : most;
+    ep->rslots = most < ep->batch ? (uint32_t)most : ep->batch;
+  }
+  ep->rbuf = malloc((size_t)ep->rslots * ep->rxbufsz);
   if (ep->rbuf == NULL) {
     rv = UDCCP_ERR_NOMEM;
     goto fail;
@@ -643,7 +663,7 @@ size_t udccp_io_tx_plain(udccp_endpoint *ep, size_t from, size_t to) {
       /* Message i failed.  A full socket buffer loses it like a full
        * router queue would: the CCID sees the loss. */
       if (r < 0 && errno == EMSGSIZE) {
-        udccp_io_route_pmtu(ep, f, &ep->tname[i],
+        udccp_io_route_pmtu(ep, f, ep->tmsg[i].msg_hdr.msg_name,
                             ep->tmsg[i].msg_hdr.msg_namelen, 0);
       } else {
         ep->stats.tx_errors++;
@@ -670,34 +690,16 @@ static uint8_t *tx_slot(udccp_endpoint *ep) {
   return ep->tbuf + ep->ntx * UDCCP_IO_TXBUF;
 }
 
-static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
-                      const udccp_path *path, uint16_t udp_port, size_t len,
-                      uint8_t ecn) {
-  size_t i = ep->ntx++;
+/* Ancillary data of packet i: the source address (the pseudo-header
+ * checksum of a raw packet was computed over it) and the ECN codepoint. */
+static void tx_ancillary(udccp_endpoint *ep, size_t i, int fidx,
+                         const udccp_path *path, uint8_t ecn) {
+  /* Each message's space (padding included) is zeroed as it is written,
+   * not the whole buffer: every packet of a connection bound to an
+   * address carries IP_PKTINFO, and clearing 128 bytes per packet cost
+   * more than the rest of this function (perf, loopback bench). */
   struct msghdr *m = &ep->tmsg[i].msg_hdr;
-  memset(m, 0, sizeof(*m));
-  ep->tiov[i].iov_base = ep->tbuf + i * UDCCP_IO_TXBUF;
-  ep->tiov[i].iov_len = len;
-  m->msg_iov = &ep->tiov[i];
-  m->msg_iovlen = 1;
-  m->msg_name = &ep->tname[i];
-  m->msg_namelen = udccp_io_addr_to_sockaddr(&ep->tname[i], path->family,
-                                             path->remote_addr, udp_port);
-  ep->towner[i] = owner;
-  ep->tfidx[i] = fidx;
-  /* Data and DataAck (RFC 4340 §5.1: type in bits 1-4 of byte 8): a
-   * sender's burst.  A receiver's acks do not count: a receiver reading
-   * on while it acks would fill its application's receive queue in one
-   * turn. */
-  const uint8_t *hdr = ep->tbuf + i * UDCCP_IO_TXBUF;
-  uint8_t type = len > 8 ? (uint8_t)((hdr[8] >> 1) & 15) : 0;
-  if (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) {
-    ep->tx_since_rx++;
-  }
-  /* Ancillary data: the source address (the pseudo-header checksum of a
-   * raw packet was computed over it) and the ECN codepoint. */
   uint8_t *ctl = ep->tctl[i];
-  memset(ctl, 0, UDCCP_IO_CTLBUF);
   m->msg_control = ctl;
   m->msg_controllen = UDCCP_IO_CTLBUF;
   struct cmsghdr *c = CMSG_FIRSTHDR(m);
@@ -705,6 +707,7 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   if (!udccp_io_addr_is_any(path->family, path->local_addr)) {
     if (fidx == UDCCP_IO_V4) {
       struct in_pktinfo pi;
+      memset(c, 0, CMSG_SPACE(sizeof(pi)));
       memset(&pi, 0, sizeof(pi));
       memcpy(&pi.ipi_spec_dst, path->local_addr, 4);
       c->cmsg_level = IPPROTO_IP;
@@ -714,6 +717,7 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
       used += CMSG_SPACE(sizeof(pi));
     } else {
       struct in6_pktinfo pi;
+      memset(c, 0, CMSG_SPACE(sizeof(pi)));
       memset(&pi, 0, sizeof(pi));
       memcpy(&pi.ipi6_addr, path->local_addr, 16);
       c->cmsg_level = IPPROTO_IPV6;
@@ -726,6 +730,7 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   }
   if (ecn != 0) {
     int tos = ep->tos | (ecn & 3); /* the byte's DSCP stays set_tos()'s */
+    memset(c, 0, CMSG_SPACE(sizeof(int)));
     c->cmsg_level = fidx == UDCCP_IO_V4 ? IPPROTO_IP : IPPROTO_IPV6;
     c->cmsg_type = fidx == UDCCP_IO_V4 ? IP_TOS : IPV6_TCLASS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
@@ -735,6 +740,50 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   m->msg_controllen = used;
   if (used == 0) {
     m->msg_control = NULL;
+  }
+}
+
+static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
+                      const udccp_path *path, uint16_t udp_port, size_t len,
+                      uint8_t ecn) {
+  size_t i = ep->ntx++;
+  struct msghdr *m = &ep->tmsg[i].msg_hdr;
+  const uint8_t *hdr = ep->tbuf + i * UDCCP_IO_TXBUF;
+  ep->tiov[i].iov_base = ep->tbuf + i * UDCCP_IO_TXBUF;
+  ep->tiov[i].iov_len = len;
+  m->msg_iov = &ep->tiov[i];
+  m->msg_iovlen = 1;
+  m->msg_flags = 0;
+  /* Data and DataAck (RFC 4340 §5.1: type in bits 1-4 of byte 8): a
+   * sender's burst.  A receiver's acks do not count: a receiver reading
+   * on while it acks would fill its application's receive queue in one
+   * turn. */
+  uint8_t type = len > 8 ? (uint8_t)((hdr[8] >> 1) & 15) : 0;
+  if (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) {
+    ep->tx_since_rx++;
+  }
+  int same = i > 0 && owner != NULL && ep->towner[i - 1] == owner &&
+             ep->tfidx[i - 1] == fidx && ep->tecn[i - 1] == ecn;
+  ep->towner[i] = owner;
+  ep->tfidx[i] = fidx;
+  ep->tecn[i] = ecn;
+  if (same) {
+    /* The same connection as the packet before, with the same ECN
+     * codepoint (a burst): the same address and ancillary data, so the
+     * message points at the first one's (the kernel only reads them;
+     * they live until the batch leaves).  Building them per packet, each
+     * in cache lines of their own, cost a tenth of a bulk sender's time
+     * (perf, loopback bench). */
+    const struct msghdr *p = &ep->tmsg[i - 1].msg_hdr;
+    m->msg_name = p->msg_name;
+    m->msg_namelen = p->msg_namelen;
+    m->msg_control = p->msg_control;
+    m->msg_controllen = p->msg_controllen;
+  } else {
+    m->msg_name = &ep->tname[i];
+    m->msg_namelen = udccp_io_addr_to_sockaddr(
+        &ep->tname[i], path->family, path->remote_addr, udp_port);
+    tx_ancillary(ep, i, fidx, path, ecn);
   }
   if (ep->pcap != NULL) {
     udccp_io_capture(ep, 1, path, udp_port, hdr, len, ecn);
@@ -746,13 +795,14 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
   if (s->conn == NULL) {
     return; /* a tombstone sends only in answer (tomb_input) */
   }
+  s->more_queued = 0;
   if (s->mp != NULL) {
     udccp_io_mp_turn(s->mp, now); /* the scheduler fills its queue */
   }
   /* Bounded: a CCID that never says "stop" cannot hang the loop. */
   for (int k = 0; k < 4096; k++) {
-    if (ep->tx_since_rx >= UDCCP_IO_DRAIN_EVERY * ep->batch) {
-      /* Two batches of data went out since we last read: read what
+    if (ep->tx_since_rx >= UDCCP_IO_DRAIN_PKTS) {
+      /* 64 data packets went out since we last read: read what
        * came in before sending more.  Every packet we send acknowledges
        * GSR, and the peer accepts only acknowledgement numbers within its
        * last W'
@@ -760,10 +810,11 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
        * W' = 100).  During a long burst the peer keeps acking what it
        * gets; unread, those acks leave our GSR behind until the peer
        * finds our packets sequence-invalid and drops them (§7.5.4).
-       * Reading also lets the CCID see its feedback sooner.  Every two
-       * batches, not every one: at Ack Ratio 2 the peer has sent at most
-       * 32 unread acks by then, and the fast path keeps its pace (make
-       * bench: reading after every batch cost ~8 % on loopback). */
+       * Reading also lets the CCID see its feedback sooner.  Every 64
+       * packets (two batches of 32, one of 64), not every 32: at Ack
+       * Ratio 2 the peer has sent at most 32 unread acks by then (64 at
+       * Ack Ratio 1, still below W' = 100), and the fast path keeps its
+       * pace (make bench: reading every 32 cost ~8 % on loopback). */
       tx_flush(ep);
       now = rx_drain(ep);
     }
@@ -783,7 +834,9 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
   }
 }
 
-void udccp_io_sock_gen(udccp_sock *s) { udccp_io_sock_gen_at(s, udccp_io_now()); }
+void udccp_io_sock_gen(udccp_sock *s) {
+  udccp_io_sock_gen_at(s, udccp_io_ep_now(s->ep));
+}
 
 void udccp_io_sock_gen_at(udccp_sock *s, udccp_tstamp now) {
   if (s->ep->filter_dirty) {
@@ -796,7 +849,7 @@ void udccp_io_sock_gen_at(udccp_sock *s, udccp_tstamp now) {
 }
 
 void udccp_io_sock_flush(udccp_sock *s) {
-  udccp_io_sock_flush_at(s, udccp_io_now());
+  udccp_io_sock_flush_at(s, udccp_io_ep_now(s->ep));
 }
 
 void udccp_io_sock_flush_at(udccp_sock *s, udccp_tstamp now) {
@@ -844,9 +897,26 @@ static void tomb_input(udccp_endpoint *ep, int fidx, const udccp_path *path,
   }
 }
 
+/* udccp_io_input with a hint: the connection the previous segment of the
+ * same UDP_GRO message went to (the same addresses and UDP ports), or
+ * NULL.  A segment with that connection's DCCP ports goes there without a
+ * lookup (its demultiplexer key would be the same); *hint is updated. */
+static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
+                         uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                         uint8_t ecn, udccp_tstamp now, int from_peer,
+                         udccp_sock **hint);
+
 void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
                     uint16_t udp_rport, const uint8_t *pkt, size_t len,
                     uint8_t ecn, udccp_tstamp now, int from_peer) {
+  input_hinted(ep, fidx, path, udp_rport, pkt, len, ecn, now, from_peer,
+               NULL);
+}
+
+static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
+                         uint16_t udp_rport, const uint8_t *pkt, size_t len,
+                         uint8_t ecn, udccp_tstamp now, int from_peer,
+                         udccp_sock **hint) {
   udccp_pkt_peek pk;
   if (udccp_pkt_peek_hdr(&pk, pkt, len) != 0) {
     ep->stats.rx_bad++;
@@ -877,9 +947,19 @@ void udccp_io_input(udccp_endpoint *ep, int fidx, udccp_path *path,
   if (ep->pcap != NULL) {
     udccp_io_capture(ep, 0, path, udp_rport, pkt, len, ecn);
   }
-  udccp_demux_key k;
-  udccp_demux_key_make(&k, path, udp_rport);
-  udccp_sock *s = udccp_demux_find(&ep->demux, &k);
+  udccp_sock *s = hint != NULL ? *hint : NULL;
+  if (s == NULL || s->path.local_port != pk.dport ||
+      s->path.remote_port != pk.sport) {
+    udccp_demux_key k;
+    udccp_demux_key_make(&k, path, udp_rport);
+    s = udccp_demux_find(&ep->demux, &k);
+  }
+  if (hint != NULL) {
+    /* Not across a multipath subflow's read (mp.c may rearrange its
+     * connection), nor to a tombstone; a socket is freed only after the
+     * loop's turn, never during a read. */
+    *hint = s != NULL && s->conn != NULL && s->mp == NULL ? s : NULL;
+  }
   if (s != NULL && s->conn == NULL) {
     tomb_input(ep, fidx, path, udp_rport, pkt, len);
     return;
@@ -1032,6 +1112,7 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
     ep->stats.rx_gro_pkts += (len + seg - 1) / seg;
     ep->stats.rx_pkts += (len + seg - 1) / seg - 1;
   }
+  udccp_sock *hint = NULL;
   for (size_t off = 0; off < len; off += seg) {
     size_t n = len - off < seg ? len - off : seg;
     /* RFC 6773 §3.3: drop when the UDP length is below 20, i.e. less than
@@ -1041,7 +1122,8 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
       ep->stats.rx_bad++;
       continue;
     }
-    udccp_io_input(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now, 0);
+    input_hinted(ep, fidx, &path, udp_rport, pkt + off, n, ecn, now, 0,
+                 &hint);
   }
   return (len + seg - 1) / seg;
 }
@@ -1051,9 +1133,10 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now,
   int fd = ep->fd[fidx];
   ep->tx_since_rx = 0;
   /* Bounded, so that acks and timers get their turn under a flood, and in
-   * packets: one turn hands the connections at most 8 batches' worth (an
-   * application's receive queue is counted in datagrams). */
-  size_t budget = (size_t)rounds * ep->batch, done = 0;
+   * packets: one turn hands the connections at most rounds batches' worth
+   * and no more than a receive queue holds (rx_budget; an application's
+   * receive queue is counted in datagrams). */
+  size_t budget = rx_budget(ep, rounds), done = 0;
   for (int round = 0; round < rounds && done < budget; round++) {
     /* With GRO one message may carry up to 64 packets: ask for no more
      * messages than the budget holds at 64 each.  The budget is the
@@ -1073,6 +1156,9 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now,
       }
       if (want < vlen) {
         vlen = (uint32_t)want;
+      }
+      if (vlen > ep->rslots) {
+        vlen = ep->rslots;
       }
     }
     for (uint32_t i = 0; i < vlen; i++) {
@@ -1127,7 +1213,7 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now,
  * without generating output: the connections that got packets are marked
  * dirty for the loop.  Returns the time after reading. */
 static udccp_tstamp rx_drain(udccp_endpoint *ep) {
-  udccp_tstamp now = udccp_io_now();
+  udccp_tstamp now = udccp_io_ep_now(ep);
   for (int f = 0; f < 2; f++) {
     if (ep->fd[f] >= 0) {
       /* One batch: what a sender needs is the acks that came in; the
@@ -1137,7 +1223,7 @@ static udccp_tstamp rx_drain(udccp_endpoint *ep) {
     }
   }
   ep->tx_since_rx = 0;
-  return udccp_io_now();
+  return udccp_io_ep_now(ep);
 }
 
 /* ------------------------------------------------------------ the loop */
@@ -1254,7 +1340,7 @@ static void trim_after_churn(udccp_endpoint *ep, udccp_tstamp now) {
 static int process_events(udccp_endpoint *ep, const struct epoll_event *ev,
                           int n) {
   int rv = 0;
-  udccp_tstamp now = udccp_io_now();
+  udccp_tstamp now = udccp_io_ep_now(ep);
   for (int i = 0; i < n; i++) {
     if (ev[i].data.u32 & UDCCP_IO_EV_SHARE) {
       udccp_io_share_recv(ep, (int)(ev[i].data.u32 & ~UDCCP_IO_EV_SHARE),
@@ -1266,13 +1352,13 @@ static int process_events(udccp_endpoint *ep, const struct epoll_event *ev,
       udccp_io_drain_errqueue(ep, f);
     }
     if (ev[i].events & EPOLLIN) {
-      int r = recv_fd(ep, f, now, 8);
+      int r = recv_fd(ep, f, now, UDCCP_IO_RX_ROUNDS);
       if (r != 0) {
         rv = r;
       }
     }
   }
-  now = udccp_io_now();
+  now = udccp_io_ep_now(ep);
   udccp_sock *s;
   while ((s = udccp_io_sched_pop_due(ep, now)) != NULL) {
     if (s->conn != NULL) {

@@ -15,8 +15,11 @@
 #include "demux.h"
 
 #define UDCCP_IO_BATCH_MAX 64
-/* A burst reads the sockets after this many batches of data (endpoint.c). */
-#define UDCCP_IO_DRAIN_EVERY 2
+/* A burst reads the sockets after this many data packets (endpoint.c),
+ * whatever the batch: the peer's unread acks must stay within its W'. */
+#define UDCCP_IO_DRAIN_PKTS 64
+/* recvmmsg rounds per turn of the loop (endpoint.c, recv_fd). */
+#define UDCCP_IO_RX_ROUNDS 8
 /* The most datagrams the kernel coalesces into one UDP_GRO message. */
 #define UDCCP_IO_GRO_SEGS_MAX 64
 /* Receive buffers hold a 60-byte IPv4 header plus any packet a peer may
@@ -63,6 +66,9 @@ struct udccp_sock {
   struct udccp_mpsock *mp;      /* mp.c: the multipath connection this is
                                    a subflow of, or NULL */
   uint8_t mp_idx;               /* ... its index there */
+  uint32_t more_queued;         /* datagrams queued by udccp_send_more()
+                                   since its packets were last generated
+                                   (sock.c: one generation per batch) */
 };
 
 typedef struct udccp_io_listen {
@@ -121,15 +127,21 @@ struct udccp_endpoint {
   uint8_t tctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];
   int tfidx[UDCCP_IO_BATCH_MAX];
+  uint8_t tecn[UDCCP_IO_BATCH_MAX]; /* ECN codepoint of each packet */
   uint8_t *tbuf;
   size_t ntx;
   /* data packets put in the transmit batch since the sockets were last
    * read: a long burst reads in between (endpoint.c, rx_drain) */
   uint32_t tx_since_rx;
+  /* the last clock reading of the loop or of a call that generated
+   * packets (udccp_io_ep_now): what a queued datagram is stamped with
+   * when it does not need a reading of its own (sock.c) */
+  udccp_tstamp now;
   /* gso.c: UDP GSO/GRO (DCCP-UDP only) */
   uint8_t gso;             /* UDP_SEGMENT in use */
   uint8_t gro;             /* UDP_GRO enabled on the sockets */
   size_t rxbufsz;          /* bytes per receive slot */
+  uint32_t rslots;         /* receive slots in rbuf (<= batch) */
   size_t rx_per_msg;       /* packets per received message, last call */
   struct mmsghdr gmsg[UDCCP_IO_BATCH_MAX];
   uint8_t gctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
@@ -155,6 +167,12 @@ struct udccp_endpoint {
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 udccp_tstamp udccp_io_now(void);
+
+/* udccp_io_now(), kept in ep->now. */
+static inline udccp_tstamp udccp_io_ep_now(udccp_endpoint *ep) {
+  ep->now = udccp_io_now();
+  return ep->now;
+}
 
 /* Fills dest with random bytes (getrandom); the core's udccp_rand_cb. */
 void udccp_io_rand(uint8_t *dest, size_t len, void *user_data);

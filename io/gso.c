@@ -72,10 +72,13 @@ size_t udccp_io_gro_size(struct msghdr *m) {
 /* Can packet j join the run that starts at packet i? */
 static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
   const struct msghdr *a = &ep->tmsg[i].msg_hdr, *b = &ep->tmsg[j].msg_hdr;
+  /* A burst's packets share one address and one ancillary buffer
+   * (endpoint.c, tx_commit): equal pointers, nothing to compare. */
   return ep->tfidx[i] == ep->tfidx[j] && a->msg_namelen == b->msg_namelen &&
-         memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0 &&
+         (a->msg_name == b->msg_name ||
+          memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0) &&
          a->msg_controllen == b->msg_controllen &&
-         (a->msg_controllen == 0 ||
+         (a->msg_controllen == 0 || a->msg_control == b->msg_control ||
           memcmp(a->msg_control, b->msg_control, a->msg_controllen) == 0);
 }
 
@@ -103,7 +106,7 @@ static size_t group(udccp_endpoint *ep) {
       m->msg_iovlen = j - i; /* tiov[i..j) are adjacent */
       size_t used = m->msg_controllen;
       uint8_t *ctl = ep->gctl[ng];
-      memset(ctl, 0, UDCCP_IO_CTLBUF);
+      memset(ctl, 0, used + CMSG_SPACE(sizeof(uint16_t)));
       if (used > 0) {
         memcpy(ctl, m->msg_control, used);
       }

@@ -325,14 +325,28 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
       if (len > udccp_conn_get_mps(s->conn)) {
         return UDCCP_ERR_MSGSIZE;
       }
-      udccp_tstamp now = udccp_io_now();
+      /* A datagram without a deadline is stamped with the loop's last
+       * clock reading (the core uses the time only for deadlines and to
+       * arm a buffer trim): a bulk sender reads the clock per batch, not
+       * per datagram. */
+      udccp_tstamp now = more && rq->expires == UDCCP_TSTAMP_NEVER &&
+                                 s->ep->now != 0
+                             ? s->ep->now
+                             : udccp_io_ep_now(s->ep);
       int r = udccp_conn_queue_datagram_until(s->conn, buf, len, rq->prio,
                                               rq->expires, now);
       if (r == 0) {
-        if (more) {
-          udccp_io_sock_gen_at(s, now);
+        if (!more) {
+          udccp_io_sock_flush_at(s, udccp_io_ep_now(s->ep));
+        } else if (++s->more_queued >= s->ep->batch ||
+                   udccp_conn_get_send_space(s->conn) == 0) {
+          /* A batch's worth (or a full queue): its packets go into the
+           * transmit batch now, which leaves when full.  Fewer, and the
+           * next loop turn generates them (the socket is marked for it):
+           * one generation per batch, not per datagram. */
+          udccp_io_sock_gen_at(s, udccp_io_ep_now(s->ep));
         } else {
-          udccp_io_sock_flush_at(s, now);
+          udccp_io_sched_touch(s);
         }
         return (udccp_ssize)len;
       }

@@ -532,6 +532,12 @@ static void test_rfc4340_7_5_1_burst_reads_peer_acks(void **state) {
   udccp_endpoint_config_default(&cfg);
   cfg.local_host = "127.0.0.1";
   cfg.settings = &st;
+  /* Batches of 16: udccp_send_more() generates a batch's packets at once
+   * and they leave when the next batch needs the room, so the 80-packet
+   * burst below has sent several batches, and the server has acked them,
+   * before it crosses the 64 data packets (UDCCP_IO_DRAIN_PKTS) at which
+   * it reads, whatever the default batch. */
+  cfg.batch = 16;
   assert_int_equal(udccp_endpoint_new_config(&p.sep, &cfg), 0);
   cfg.remote_udp_port = udccp_endpoint_local_port(p.sep);
   assert_int_equal(udccp_endpoint_new_config(&p.cep, &cfg), 0);
@@ -545,7 +551,7 @@ static void test_rfc4340_7_5_1_burst_reads_peer_acks(void **state) {
   udccp_conn_info ci;
   /* Warm up until the window allows a long burst (slow start), then let
    * everything be acked.  The burst needs the window to hold more than
-   * UDCCP_IO_DRAIN_EVERY batches (64 packets) with room to spare: a burst
+   * UDCCP_IO_DRAIN_PKTS (64 packets) with room to spare: a burst
    * that fills the window sends nothing more, so reads nothing, and the
    * queue fills.  On a loaded machine the wait for all_acked can outlast
    * an RTO, and RFC 2861 then halves cwnd: warm up again (bounded). */
@@ -575,8 +581,8 @@ static void test_rfc4340_7_5_1_burst_reads_peer_acks(void **state) {
   uint64_t gsr0 = ci.gsr, sent0 = ci.data_pkts_sent;
   /* A burst without a turn of our loop, until 80 data packets went out
    * (the CCID paces them), while the server reads them and acks into our
-   * socket: the acks are read on the way, every 2 batches of data
-   * (UDCCP_IO_DRAIN_EVERY).  Without that, GSR would not move. */
+   * socket: the acks are read on the way, every 64 data packets
+   * (UDCCP_IO_DRAIN_PKTS).  Without that, GSR would not move. */
   end = ms_now() + 2000;
   do {
     assert_int_equal(udccp_send_more(p.c, d, sizeof(d), 0), sizeof(d));

@@ -799,7 +799,7 @@ typedef struct udccp_endpoint_config {
                               for udccp_accept() before Reset Too Busy; 0:
                               UDCCP_BACKLOG_DEFAULT (128); see also
                               udccp_listen_set_backlog() */
-  uint32_t batch;          /* packets per recvmmsg/sendmmsg, 1..64: 32 */
+  uint32_t batch;          /* packets per recvmmsg/sendmmsg, 1..64: 64 */
   int sockbuf;             /* SO_RCVBUF/SO_SNDBUF bytes: 4 MiB; 0: system
                               default */
   uint8_t no_offload;      /* DCCP-UDP: 1 = no UDP GSO/GRO; 0 (default):
@@ -1028,12 +1028,14 @@ udccp_ssize udccp_send(udccp_sock *sock, const void *buf, size_t len,
                        int timeout_ms);
 
 /* As udccp_send(), but more datagrams follow at once (as Linux's
- * MSG_MORE): the packets may wait in the endpoint's transmit batch until
- * it is full, until the next udccp_send(), or until the endpoint's loop
- * runs (any call that waits, udccp_endpoint_process(); meanwhile
- * udccp_endpoint_timeout_ms() returns 0).  A bulk sender that uses it for
- * all but its last datagram hands the kernel one sendmmsg (or one GSO
- * send) per batch instead of one system call per datagram. */
+ * MSG_MORE): the datagrams may wait, in the send queue until a batch's
+ * worth is queued (or the queue is full) and then as packets in the
+ * endpoint's transmit batch until it is full, until the next udccp_send()
+ * on this socket, or until the endpoint's loop runs (any call that waits,
+ * udccp_endpoint_process(); meanwhile udccp_endpoint_timeout_ms() returns
+ * 0).  A bulk sender that uses it for all but its last datagram hands the
+ * kernel one sendmmsg (or one GSO send) per batch instead of one system
+ * call per datagram, and the runtime its per-call work once per batch. */
 udccp_ssize udccp_send_more(udccp_sock *sock, const void *buf, size_t len,
                             int timeout_ms);
 

@@ -189,6 +189,7 @@ static int serve(const perf_opts *o, udccp_endpoint *ep) {
     return 1;
   }
   int stopped = 0;
+  int acceptable = 0;
   double last_busy = perf_now();
   for (;;) {
     double now = perf_now();
@@ -207,14 +208,20 @@ static int serve(const perf_opts *o, udccp_endpoint *ep) {
       }
     }
     udccp_sock *s = NULL;
-    while (!stopped && v.n < SRV_MAX_STREAMS && udccp_accept(ep, &s, 0) == 0) {
+    /* One connection per turn, and only when the loop said one waits:
+     * udccp_accept() finding none runs a turn of the endpoint's loop,
+     * and two turns between a stream's reads can overrun its receive
+     * queue (the datagrams dropped there, Data Dropped). */
+    if (acceptable && !stopped && v.n < SRV_MAX_STREAMS &&
+        udccp_accept(ep, &s, 0) == 0) {
       perf_stream *st = perf_stream_new(s, 0, 0);
       if (st == NULL) {
         udccp_abort(s);
-        continue;
+      } else {
+        v.st[v.n++] = st;
       }
-      v.st[v.n++] = st;
     }
+    acceptable = 0;
     int wait = 20;
     for (int i = 0; i < v.n; i++) {
       perf_stream *st = v.st[i];
@@ -244,7 +251,13 @@ static int serve(const perf_opts *o, udccp_endpoint *ep) {
     if (o->once && v.tests_done > 0 && v.n == 0 && v.ntests == 0) {
       break;
     }
-    (void)udccp_endpoint_run(ep, wait);
+    /* The loop's turn; its events tell whether a connection waits (the
+     * streams read and write on their own). */
+    udccp_event ev[16];
+    int ne = udccp_endpoint_events(ep, ev, 16, wait);
+    for (int i = 0; i < ne; i++) {
+      acceptable |= (ev[i].events & UDCCP_EV_ACCEPTABLE) != 0;
+    }
   }
   free(buf);
   if (stopped && v.tests_done == 0 && v.status == 0) {
