@@ -70,6 +70,19 @@ timeout 20 $C -n 100000 -l 1000 -b 20m -J >"$T/nb.json" 2>&1 || fail "-n 100000:
 jcheck "-n 100000 -l 1000: 100 datagrams of 1000 bytes" "$T/nb.json" \
   "d['sent_bytes'] == 100000 and d['sent_pkts'] == 100"
 
+# -b: a paced sender sleeps between its datagrams.  It once spun instead
+# (waits under a millisecond were cut to 0): a whole core at any rate,
+# about 2 CPU-seconds for these 2 s; now a few hundredths.
+timeout 20 python3 "$SRC/bench/cpurun.py" "$T/pace.cpu" $C -t 2 -b 20m -J \
+  >"$T/pace.json" 2>"$T/pace.err" || fail "-b 20m -t 2: exit $?"
+jcheck "-b 20m: paced at 20 Mbit/s" "$T/pace.json" \
+  "d['complete'] and abs(d['goodput_bps'] - 20e6) < 1e6"
+if awk -v c="$(cat "$T/pace.cpu" 2>/dev/null)" 'BEGIN { exit !(c != "" && c < 1.0) }'; then
+  pass "-b 20m: the client waits (CPU $(cat "$T/pace.cpu") s in 2 s)"
+else
+  fail "-b 20m: the client used $(cat "$T/pace.cpu" 2>/dev/null) CPU s in 2 s (busy-waits?)"
+fi
+
 # --logfile: nothing on stdout, all in the file
 rm -f "$T/log"
 timeout 20 $C -t 0.3 -b 5m --logfile "$T/log" >"$T/lf.out" 2>&1 || fail "--logfile: exit $?"
