@@ -15,18 +15,16 @@
 
 #include <cmocka.h>
 
+#include "bneck.h"
 #include "ccid_bbr.h"
 
 #define MS UDCCP_NS_PER_MS
 #define S UDCCP_NS_PER_S
-#define RING 8192u
 
 typedef struct {
   udccp_ccid_state st; /* CCID 2's part unused; BBR's after it */
   udccp_ccid2_win w;
-  uint64_t next, una;
-  udccp_tstamp now, last_dep, cross_queue, ack_at[RING], arr_at[RING];
-  udccp_tstamp gap; /* the bottleneck's time per packet, 0: 1 ms */
+  bneck p; /* the path (tests/support/bneck.h) */
 } feed;
 
 static feed g_f;
@@ -57,51 +55,16 @@ static int feed_free(void **state) {
 
 /* One acknowledgement (of the oldest packet), then what cwnd allows. */
 static void feed_step(feed *f) {
-  if (f->una < f->next) {
-    f->now = f->ack_at[f->una % RING];
-    udccp_bbr_cc.on_acked(cs_of(f), f->una, 0, f->now);
-    f->una++;
-    f->w.pipe = (uint32_t)(f->next - f->una);
-    udccp_bbr_cc.on_ack(cs_of(f), &f->w, f->now);
+  if (bneck_inflight(&f->p) > 0) {
+    uint64_t q = bneck_ack(&f->p);
+    udccp_bbr_cc.on_acked(cs_of(f), q, 0, f->p.now);
+    f->w.pipe = (uint32_t)bneck_inflight(&f->p);
+    udccp_bbr_cc.on_ack(cs_of(f), &f->w, f->p.now);
   }
-  while (f->next - f->una < f->w.cwnd && f->next - f->una < RING) {
-    udccp_tstamp dep = f->now + 50 * MS;
-    f->arr_at[f->next % RING] = dep;
-    if (dep < f->last_dep + (f->gap ? f->gap : MS)) {
-      dep = f->last_dep + (f->gap ? f->gap : MS); /* 1,000 packets/s */
-    }
-    f->last_dep = dep;
-    f->w.pipe = (uint32_t)(f->next - f->una + 1);
-    udccp_bbr_cc.on_sent(cs_of(f), &f->w, f->next, 0, f->now);
-    f->ack_at[f->next % RING] = dep + f->cross_queue + 50 * MS;
-    f->next++;
-  }
-}
-
-/* The bottleneck serves one packet per gap from now on: the departures of
- * the packets not yet through it are worked out again. */
-static void feed_set_gap(feed *f, udccp_tstamp gap) {
-  udccp_tstamp prev = 0;
-  uint64_t q;
-  f->gap = gap;
-  for (q = f->una; q < f->next; q++) {
-    udccp_tstamp dep = f->ack_at[q % RING] - f->cross_queue - 50 * MS;
-    if (dep <= f->now) {
-      prev = dep;
-      continue;
-    }
-    dep = f->arr_at[q % RING];
-    if (prev != 0 && dep < prev + gap) {
-      dep = prev + gap;
-    }
-    if (dep < f->now) {
-      dep = f->now;
-    }
-    f->ack_at[q % RING] = dep + f->cross_queue + 50 * MS;
-    prev = dep;
-  }
-  if (prev != 0) {
-    f->last_dep = prev;
+  while (bneck_room(&f->p, f->w.cwnd)) {
+    f->w.pipe = (uint32_t)(bneck_inflight(&f->p) + 1);
+    udccp_bbr_cc.on_sent(cs_of(f), &f->w, f->p.next, 0, f->p.now);
+    (void)bneck_send(&f->p);
   }
 }
 
@@ -122,24 +85,24 @@ static void test_bbr_up_queue_exit_waits_for_the_probes_acks(void **state) {
     feed_step(f);
   }
   assert_true(model(f).full_bw_reached);
-  f->cross_queue = 60 * MS;
-  t0 = f->now;
-  while (model(f).state != UDCCP_BBR_PROBE_BW_UP && f->now < t0 + 4 * S &&
+  f->p.cross_queue = 60 * MS;
+  t0 = f->p.now;
+  while (model(f).state != UDCCP_BBR_PROBE_BW_UP && f->p.now < t0 + 4 * S &&
          steps++ < 2000000) {
     feed_step(f); /* the probe comes 2..3 s after DOWN */
   }
   assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_UP);
-  up_at = f->now;
+  up_at = f->p.now;
   while (model(f).state == UDCCP_BBR_PROBE_BW_UP && steps++ < 2000000) {
     feed_step(f);
   }
   printf("bbr policy behind a 60 ms standing queue: ProbeBW_UP from %.3f s "
          "lasted %.0f ms (need >= 160, an RTT), min_rtt %.0f ms, now %d\n",
-         (double)up_at / 1e9, (double)(f->now - up_at) / 1e6,
+         (double)up_at / 1e9, (double)(f->p.now - up_at) / 1e6,
          (double)model(f).min_rtt / 1e6, model(f).state);
   assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_DOWN);
   assert_true(model(f).min_rtt >= 100 * MS && model(f).min_rtt < 101 * MS);
-  assert_true(f->now - up_at >= 160 * MS);
+  assert_true(f->p.now - up_at >= 160 * MS);
 }
 
 static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **state) {
@@ -161,23 +124,23 @@ static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **sta
   f = feed_init();
   while (model(f).state != UDCCP_BBR_PROBE_BW_UP && steps++ < 2000000) {
     feed_step(f);
-    if (model(f).state == UDCCP_BBR_PROBE_BW_REFILL && f->gap == 0) {
-      feed_set_gap(f, MS * 20 / 23); /* 1,150 packets/s */
+    if (model(f).state == UDCCP_BBR_PROBE_BW_REFILL && f->p.gap == 0) {
+      bneck_set_gap(&f->p, MS * 20 / 23); /* 1,150 packets/s */
     }
   }
   assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_UP);
-  up_at = f->now;
+  up_at = f->p.now;
   bw_at_up = model(f).max_bw;
   while (model(f).state == UDCCP_BBR_PROBE_BW_UP && steps++ < 2000000) {
     feed_step(f);
   }
   printf("bbr policy, bottleneck 1,000 -> 1,150 packets/s from REFILL, UP at "
          "%.3f s: UP lasted %.0f ms (need >= 300, 3 rounds), max_bw %.0f "
-         "-> %.0f\n", (double)up_at / 1e9, (double)(f->now - up_at) / 1e6,
+         "-> %.0f\n", (double)up_at / 1e9, (double)(f->p.now - up_at) / 1e6,
          bw_at_up, model(f).max_bw);
   assert_true(bw_at_up < 1010);
   assert_true(model(f).max_bw > 1100);
-  assert_true(f->now - up_at >= 300 * MS);
+  assert_true(f->p.now - up_at >= 300 * MS);
 }
 
 int main(void) {

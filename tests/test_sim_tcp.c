@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "bneck.h"
 #include "sim.h"
 #include "sim_parse.h"
 #include "sim_tcp_bbr.h"
@@ -171,13 +172,9 @@ static void test_sim_tcp_bbr_startup_doubles_per_round(void **state) {
  * 100 ms base RTT: every ack sends what cwnd allows (no pacing, so the
  * flight stays at cwnd: ProbeBW_DOWN never drains to the BDP and goes
  * straight to REFILL when its wait is over). */
-#define FEED_RING 8192u
 typedef struct {
   tcp_bbr b;
-  uint64_t next, una;
-  udccp_tstamp now, last_dep, ack_at[FEED_RING], arr_at[FEED_RING];
-  udccp_tstamp cross_queue; /* a standing queue of other flows' packets */
-  udccp_tstamp gap;         /* the bottleneck's time per segment, 0: 1 ms */
+  bneck p; /* the path (tests/support/bneck.h) */
 } bbr_feed;
 
 /* the current test's feed, freed by the teardown */
@@ -197,24 +194,15 @@ static int feed_free(void **state) {
 
 /* One ack (of the oldest segment), then what cwnd allows. */
 static void feed_step(bbr_feed *f) {
-  if (f->una < f->next) {
-    f->now = f->ack_at[f->una % FEED_RING];
-    tcp_bbr_delivered(&f->b, f->una, 0, f->now);
-    f->una++;
-    tcp_bbr_ack(&f->b, f->next - f->una, f->now);
+  if (bneck_inflight(&f->p) > 0) {
+    uint64_t q = bneck_ack(&f->p);
+    tcp_bbr_delivered(&f->b, q, 0, f->p.now);
+    tcp_bbr_ack(&f->b, bneck_inflight(&f->p), f->p.now);
   }
-  while (f->next - f->una < tcp_bbr_cwnd(&f->b) &&
-         f->next - f->una < FEED_RING) {
-    udccp_tstamp dep = f->now + 50 * MS; /* arrival at the bottleneck */
-    f->arr_at[f->next % FEED_RING] = dep;
-    if (dep < f->last_dep + (f->gap ? f->gap : MS)) {
-      dep = f->last_dep + (f->gap ? f->gap : MS); /* 1,000 segments/s */
-    }
-    f->last_dep = dep;
-    assert_int_equal(tcp_bbr_sent(&f->b, f->next, f->una,
-                                  f->next - f->una + 1, f->now), 0);
-    f->ack_at[f->next % FEED_RING] = dep + f->cross_queue + 50 * MS;
-    f->next++;
+  while (bneck_room(&f->p, tcp_bbr_cwnd(&f->b))) {
+    assert_int_equal(tcp_bbr_sent(&f->b, f->p.next, f->p.una,
+                                  bneck_inflight(&f->p) + 1, f->p.now), 0);
+    (void)bneck_send(&f->p);
   }
 }
 
@@ -238,9 +226,9 @@ static void test_bbr_draft_inflight_longterm_grows_1_2_4_per_round(void **state)
   /* inflight_hi 120 (1.2 BDP, as an earlier probe's losses would have
    * set it), held for 3 RTTs so that the flight has followed it, then a
    * probe at the next ack */
-  while (f->b.state == TCP_BBR_DOWN && f->now < 3 * S && steps++ < 1000000) {
-    udccp_tstamp t0 = f->now;
-    while (f->now < t0 + 300 * MS && steps++ < 1000000) {
+  while (f->b.state == TCP_BBR_DOWN && f->p.now < 3 * S && steps++ < 1000000) {
+    udccp_tstamp t0 = f->p.now;
+    while (f->p.now < t0 + 300 * MS && steps++ < 1000000) {
       f->b.inflight_hi = 120;
       f->b.cwnd = f->b.cwnd < 120 ? f->b.cwnd : 120;
       feed_step(f);
@@ -322,8 +310,8 @@ static void test_bbr_up_queue_exit_waits_for_the_probes_acks(void **state) {
   while (f->b.state != TCP_BBR_DOWN && steps++ < 1000000) {
     feed_step(f);
   }
-  f->cross_queue = 60 * MS;
-  while (f->now < 2 * S && steps++ < 1000000) {
+  f->p.cross_queue = 60 * MS;
+  while (f->p.now < 2 * S && steps++ < 1000000) {
     feed_step(f); /* the RTT becomes 160 ms */
   }
   f->b.wait = 0;
@@ -331,43 +319,16 @@ static void test_bbr_up_queue_exit_waits_for_the_probes_acks(void **state) {
     feed_step(f);
   }
   assert_int_equal(f->b.state, TCP_BBR_UP);
-  up_at = f->now;
+  up_at = f->p.now;
   while (f->b.state == TCP_BBR_UP && steps++ < 1000000) {
     feed_step(f);
   }
   printf("tcp-bbr model behind a 60 ms standing queue: ProbeBW_UP lasted "
          "%.0f ms (need >= 160, an RTT), min_rtt %.0f ms\n",
-         (double)(f->now - up_at) / 1e6, (double)f->b.min_rtt / 1e6);
+         (double)(f->p.now - up_at) / 1e6, (double)f->b.min_rtt / 1e6);
   assert_int_equal(f->b.state, TCP_BBR_DOWN);
   assert_true(f->b.min_rtt == 100 * MS);
-  assert_true(f->now - up_at >= 160 * MS);
-}
-
-/* The bottleneck serves one segment per gap from now on: the departures of
- * the segments not yet through it are worked out again. */
-static void feed_set_gap(bbr_feed *f, udccp_tstamp gap) {
-  udccp_tstamp prev = 0;
-  uint64_t q;
-  f->gap = gap;
-  for (q = f->una; q < f->next; q++) {
-    udccp_tstamp dep = f->ack_at[q % FEED_RING] - f->cross_queue - 50 * MS;
-    if (dep <= f->now) {
-      prev = dep;
-      continue;
-    }
-    dep = f->arr_at[q % FEED_RING];
-    if (prev != 0 && dep < prev + gap) {
-      dep = prev + gap;
-    }
-    if (dep < f->now) {
-      dep = f->now;
-    }
-    f->ack_at[q % FEED_RING] = dep + f->cross_queue + 50 * MS;
-    prev = dep;
-  }
-  if (prev != 0) {
-    f->last_dep = prev;
-  }
+  assert_true(f->p.now - up_at >= 160 * MS);
 }
 
 static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **state) {
@@ -382,22 +343,22 @@ static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **sta
   f = feed_init();
   while (f->b.state != TCP_BBR_UP && steps++ < 2000000) {
     feed_step(f);
-    if (f->b.state == TCP_BBR_REFILL && f->gap == 0) {
-      feed_set_gap(f, MS * 20 / 23);
+    if (f->b.state == TCP_BBR_REFILL && f->p.gap == 0) {
+      bneck_set_gap(&f->p, MS * 20 / 23);
     }
   }
   assert_int_equal(f->b.state, TCP_BBR_UP);
-  up_at = f->now;
+  up_at = f->p.now;
   bw_at_up = f->b.max_bw;
   while (f->b.state == TCP_BBR_UP && steps++ < 2000000) {
     feed_step(f);
   }
   printf("tcp-bbr model, bottleneck 1,000 -> 1,150 segments/s from REFILL: "
          "UP lasted %.0f ms (need >= 300, 3 rounds), max_bw %.0f -> %.0f\n",
-         (double)(f->now - up_at) / 1e6, bw_at_up, f->b.max_bw);
+         (double)(f->p.now - up_at) / 1e6, bw_at_up, f->b.max_bw);
   assert_true(bw_at_up < 1010);
   assert_true(f->b.max_bw > 1100);
-  assert_true(f->now - up_at >= 300 * MS);
+  assert_true(f->p.now - up_at >= 300 * MS);
 }
 
 int main(void) {
