@@ -308,7 +308,8 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   }
   uint64_t seed;
   udccp_csprng_fill((uint8_t *)&seed, sizeof(seed), &ep->rng);
-  ep->tbuf = malloc((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_TXBUF);
+  ep->tbuf = malloc(UDCCP_IO_TXARENA);
+  ep->gso_seg_max = UINT32_MAX;
   ep->portref = calloc(65536, sizeof(uint16_t));
   if (ep->tbuf == NULL || ep->portref == NULL ||
       udccp_demux_init(&ep->demux, 64, seed) != 0) {
@@ -681,13 +682,25 @@ static void tx_flush(udccp_endpoint *ep) {
     (void)udccp_io_tx_plain(ep, 0, ep->ntx);
   }
   ep->ntx = 0;
+  ep->tused = 0;
 }
 
-static uint8_t *tx_slot(udccp_endpoint *ep) {
-  if (ep->ntx >= ep->batch) {
+/* Room for a packet of up to cap bytes in the transmit batch (flushed
+ * first when full); tx_commit() takes what the packet used. */
+static uint8_t *tx_slot(udccp_endpoint *ep, size_t cap) {
+  if (ep->ntx >= ep->batch || ep->tused + cap > UDCCP_IO_TXARENA) {
     tx_flush(ep);
   }
-  return ep->tbuf + ep->ntx * UDCCP_IO_TXBUF;
+  return ep->tbuf + ep->tused;
+}
+
+/* The most a connection's packet may take: its MPS plus the largest DCCP
+ * header (RFC 4340 §5.1: Data Offset counts 32-bit words, 1,020 bytes). */
+static size_t tx_cap(const udccp_sock *s) {
+  size_t cap = udccp_conn_get_mps(s->conn) + 1020;
+  return cap < UDCCP_IO_TXBUF       ? UDCCP_IO_TXBUF
+         : cap > UDCCP_IO_TXPKT_MAX ? UDCCP_IO_TXPKT_MAX
+                                    : cap;
 }
 
 /* Ancillary data of packet i: the source address (the pseudo-header
@@ -748,9 +761,10 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
                       uint8_t ecn) {
   size_t i = ep->ntx++;
   struct msghdr *m = &ep->tmsg[i].msg_hdr;
-  const uint8_t *hdr = ep->tbuf + i * UDCCP_IO_TXBUF;
-  ep->tiov[i].iov_base = ep->tbuf + i * UDCCP_IO_TXBUF;
+  const uint8_t *hdr = ep->tbuf + ep->tused;
+  ep->tiov[i].iov_base = ep->tbuf + ep->tused;
   ep->tiov[i].iov_len = len;
+  ep->tused += (len + 15) & ~(size_t)15; /* the next one aligned */
   m->msg_iov = &ep->tiov[i];
   m->msg_iovlen = 1;
   m->msg_flags = 0;
@@ -818,10 +832,10 @@ static void sock_gen(udccp_sock *s, udccp_tstamp now) {
       tx_flush(ep);
       now = rx_drain(ep);
     }
-    uint8_t *buf = tx_slot(ep);
+    size_t cap = tx_cap(s);
+    uint8_t *buf = tx_slot(ep, cap);
     uint8_t ecn = 0;
-    udccp_ssize n = udccp_conn_write_pkt(s->conn, buf, UDCCP_IO_TXBUF, &ecn,
-                                         now);
+    udccp_ssize n = udccp_conn_write_pkt(s->conn, buf, cap, &ecn, now);
     if (n <= 0) {
       /* A multipath subflow takes one datagram at a time (lib/mp_conn.c):
        * while its CCID lets packets go, the scheduler refills it. */
@@ -886,7 +900,7 @@ static void tomb_input(udccp_endpoint *ep, int fidx, const udccp_path *path,
     ep->stats.rx_bad++;
     return;
   }
-  uint8_t *out = tx_slot(ep);
+  uint8_t *out = tx_slot(ep, UDCCP_IO_TXBUF);
   udccp_ssize n =
       udccp_pkt_write_reset_reply(out, UDCCP_IO_TXBUF, pkt, len, path,
                                   ep->settings.cksum_mode,
@@ -980,7 +994,7 @@ static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
     return;
   }
   udccp_listener *lis = find_listener(ep, pk.dport, fidx);
-  uint8_t *out = tx_slot(ep);
+  uint8_t *out = tx_slot(ep, UDCCP_IO_TXBUF);
   if (lis != NULL) {
     udccp_conn *conn = NULL;
     udccp_ssize n = udccp_listener_read_pkt(lis, path, pkt, len, now, &conn,
@@ -992,6 +1006,7 @@ static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
         udccp_conn_del(conn);
         return;
       }
+      udccp_io_route_mtu_apply(ns, now);
       if (udccp_io_mp_adopt(ep, ns)) {
         return; /* a join (RFC 9897 §3.3): its connection takes it */
       }
@@ -1041,6 +1056,12 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
   const uint8_t *buf = m->msg_iov[0].iov_base;
   if (m->msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
     ep->stats.rx_bad++;
+    if ((m->msg_flags & MSG_TRUNC) && ep->rxbufsz < UDCCP_IO_RXBUF_MAX) {
+      /* A peer sends more than its route told us to expect (another
+       * worker's connection, an asymmetric path): this one is lost, the
+       * next ones fit. */
+      ep->rx_want = UDCCP_IO_RXBUF_MAX;
+    }
     return 1;
   }
   udccp_path path;
@@ -1128,6 +1149,22 @@ static size_t input_msg(udccp_endpoint *ep, int fidx, struct mmsghdr *mm,
   return (len + seg - 1) / seg;
 }
 
+/* A connection whose route carries datagrams larger than the receive
+ * slots came (udccp_io_route_mtu_apply): the slots grow, between two
+ * batches, so that its peer's packets are not cut (truncated datagrams
+ * are dropped).  The slots' pages are touched only by what arrives: an
+ * endpoint that never receives a large datagram keeps its footprint.
+ * Stays as it was if memory is short. */
+static void rx_grow(udccp_endpoint *ep) {
+  uint8_t *nb = malloc((size_t)ep->rslots * ep->rx_want);
+  if (nb != NULL) {
+    free(ep->rbuf);
+    ep->rbuf = nb;
+    ep->rxbufsz = ep->rx_want;
+  }
+  ep->rx_want = 0;
+}
+
 static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now,
                    int rounds) {
   int fd = ep->fd[fidx];
@@ -1145,6 +1182,9 @@ static int recv_fd(udccp_endpoint *ep, int fidx, udccp_tstamp now,
      * call's packets per message did when coalescing grew from one call
      * to the next.  Without coalescing a turn then reads fewer packets
      * (more turns); with it, about as many as before. */
+    if (ep->rx_want > ep->rxbufsz) {
+      rx_grow(ep);
+    }
     uint32_t vlen = ep->batch;
     if (ep->gro) {
       size_t want = (budget - done) / UDCCP_IO_GRO_SEGS_MAX;

@@ -26,7 +26,25 @@
  * send on a 1500-byte-MTU path, with room to spare; larger ones are
  * dropped as truncated. */
 #define UDCCP_IO_RXBUF 4096
+/* A receive slot for the largest datagram: a 65,535-byte IP datagram
+ * (its header included, as a raw IPv4 socket reads it). */
+#define UDCCP_IO_RXBUF_MAX 65536
+/* The transmit batch's packets are packed into one buffer, each taking
+ * what it needs; a connection is offered its MPS plus the largest DCCP
+ * header, at least UDCCP_IO_TXBUF, at most 64 KiB.  A batch of 64 packets
+ * of a 1500-byte path still leaves room for a 64 KiB offer (no early
+ * flush); packets near 64 KiB (loopback's MTU) go three per batch. */
 #define UDCCP_IO_TXBUF 2048
+#define UDCCP_IO_TXPKT_MAX 65536
+#define UDCCP_IO_TXARENA \
+  ((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_TXBUF + UDCCP_IO_TXPKT_MAX)
+/* Packets are never larger than an IPv4 datagram's 16-bit total length
+ * (the route MTU of loopback is 65,536). */
+#define UDCCP_IO_MTU_MAX 65535u
+/* Routes remembered per endpoint (pmtu.c: source address and MTU per
+ * destination), and for how long. */
+#define UDCCP_IO_ROUTES 16
+#define UDCCP_IO_ROUTE_TTL (10 * UDCCP_NS_PER_S)
 #define UDCCP_IO_CTLBUF 128
 #define UDCCP_IO_EPHEMERAL_LO 49152u
 #define UDCCP_IO_PORT_TABLE 64u /* RFC 6056 §3.3.4's table T */
@@ -71,6 +89,15 @@ struct udccp_sock {
                                    (sock.c: one generation per batch) */
 };
 
+/* A destination's route as the kernel told a probe socket (pmtu.c). */
+typedef struct udccp_io_route {
+  uint8_t family;    /* 0: empty */
+  uint8_t dst[16], src[16];
+  uint32_t mtu;      /* IP_MTU / IPV6_MTU, at most UDCCP_IO_MTU_MAX; 0:
+                        unknown */
+  udccp_tstamp until; /* looked up again after this */
+} udccp_io_route;
+
 typedef struct udccp_io_listen {
   uint16_t port;
   int claim_fd;           /* share.c: the DCCP port's claim, or -1 */
@@ -90,9 +117,12 @@ struct udccp_endpoint {
   udccp_mempool *pool;     /* settings.mem unless the caller gave one:
                               connection objects and their on-demand
                               buffers recycled (issue 13) */
-  /* sock.c: the source address of the last route looked up, so that many
-   * connections to one peer cost no probe socket each */
-  uint8_t route_family, route_dst[16], route_src[16];
+  /* pmtu.c: source address and MTU of the routes to recent destinations,
+   * so that many connections to one peer cost no probe socket each (a
+   * connection starts from its route's MTU, as Linux's DCCP does) */
+  udccp_io_route routes[UDCCP_IO_ROUTES];
+  size_t rx_want;          /* receive slot size a connection needs: the
+                              next receive turn grows rbuf to it */
   int fd[2];               /* UDCCP_IO_V4, UDCCP_IO_V6; -1 if absent */
   int epfd;
   uint16_t udp_port;
@@ -128,8 +158,11 @@ struct udccp_endpoint {
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];
   int tfidx[UDCCP_IO_BATCH_MAX];
   uint8_t tecn[UDCCP_IO_BATCH_MAX]; /* ECN codepoint of each packet */
-  uint8_t *tbuf;
+  uint8_t *tbuf;           /* UDCCP_IO_TXARENA bytes, packets packed */
   size_t ntx;
+  size_t tused;            /* bytes of tbuf the batch's packets take */
+  uint32_t gso_seg_max;    /* gso.c: larger packets are sent one by one
+                              (a run of them was refused) */
   /* data packets put in the transmit batch since the sockets were last
    * read: a long burst reads in between (endpoint.c, rx_drain) */
   uint32_t tx_since_rx;
@@ -251,6 +284,17 @@ void udccp_io_route_pmtu(udccp_endpoint *ep, int fidx,
 /* Reads socket fidx's IP_RECVERR queue: EMSGSIZE and ICMP Too Big update
  * the PMTU; unreachable during REQUEST marks the connection refused. */
 void udccp_io_drain_errqueue(udccp_endpoint *ep, int fidx);
+
+/* The route to (family, addr): source address and MTU, from the cache
+ * or a probe socket.  Returns NULL when there is no route. */
+const udccp_io_route *udccp_io_route_get(udccp_endpoint *ep, uint8_t family,
+                                         const uint8_t *addr,
+                                         udccp_tstamp now);
+
+/* A new connection s (connect, or a listener's) starts from its route's
+ * MTU instead of the configured default (pmtu.c); the receive slots grow
+ * to hold what the route carries. */
+void udccp_io_route_mtu_apply(udccp_sock *s, udccp_tstamp now);
 
 /* What one control message of the error queue says (pmtu.c). */
 enum udccp_io_errq_kind {

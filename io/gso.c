@@ -87,7 +87,8 @@ static size_t group(udccp_endpoint *ep) {
   size_t ng = 0, i = 0;
   while (i < ep->ntx) {
     size_t seg = ep->tiov[i].iov_len, total = seg, j = i + 1;
-    while (j < ep->ntx && j - i < GSO_MAX_SEGS && same_run(ep, i, j) &&
+    while (j < ep->ntx && j - i < GSO_MAX_SEGS && seg <= ep->gso_seg_max &&
+           same_run(ep, i, j) &&
            ep->tiov[j].iov_len <= seg &&
            total + ep->tiov[j].iov_len <= GSO_MAX_BYTES) {
       total += ep->tiov[j].iov_len;
@@ -165,8 +166,17 @@ void udccp_io_gso_flush(udccp_endpoint *ep) {
          * (e.g. EMSGSIZE after a PMTU drop, which GSO reports as
          * EINVAL), the plain path has handled it and GSO stays. */
         if (udccp_io_tx_plain(ep, first, first + cnt) > 0) {
-          ep->gso = 0;
+          size_t seg = ep->tiov[first].iov_len;
           ep->stats.gso_fallbacks++;
+          if (seg > 1500) {
+            /* Large packets (a loopback-sized MTU): the kernel may refuse
+             * to segment them where it segments ordinary ones; such runs
+             * go packet by packet from now on, the others keep GSO. */
+            ep->gso_seg_max = (uint32_t)seg - 1;
+            g++;
+            continue;
+          }
+          ep->gso = 0;
           size_t rest = first + cnt;
           (void)udccp_io_tx_plain(ep, rest, ep->ntx);
           return;

@@ -33,6 +33,90 @@ static void apply_pmtu(udccp_endpoint *ep, uint8_t fam, const uint8_t *addr,
   }
 }
 
+/* ------------------------------------------------- routes at connect */
+
+/* Asks the routing table through a connected UDP probe socket: the
+ * source address it would use and the route's MTU (Linux's DCCP takes
+ * dst_mtu at connect; on loopback 65,536).  Returns 0 or -1 (no route). */
+static int route_probe(uint8_t family, const uint8_t *addr, uint8_t src[16],
+                       uint32_t *mtu) {
+  int v4 = family == UDCCP_AF_INET;
+  int fd = socket(v4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return -1;
+  }
+  struct sockaddr_storage ss, me;
+  socklen_t sl = udccp_io_addr_to_sockaddr(&ss, family, addr, 9);
+  socklen_t ml = sizeof(me);
+  uint8_t fam;
+  uint16_t port;
+  int rv = -1;
+  if (connect(fd, (struct sockaddr *)&ss, sl) == 0 &&
+      getsockname(fd, (struct sockaddr *)&me, &ml) == 0 &&
+      udccp_io_addr_from_sockaddr((struct sockaddr *)&me, &fam, src, &port) ==
+          0) {
+    rv = 0;
+    int m = 0;
+    socklen_t vl = sizeof(m);
+    *mtu = 0;
+    if (getsockopt(fd, v4 ? IPPROTO_IP : IPPROTO_IPV6, v4 ? IP_MTU : IPV6_MTU,
+                   &m, &vl) == 0 &&
+        m > 0) {
+      *mtu = (uint32_t)m > UDCCP_IO_MTU_MAX ? UDCCP_IO_MTU_MAX : (uint32_t)m;
+    }
+  }
+  close(fd);
+  return rv;
+}
+
+static size_t route_slot(uint8_t family, const uint8_t *addr) {
+  /* FNV-1a: a cache, not a table an attacker can overload (a collision
+   * costs one probe socket) */
+  uint32_t h = 2166136261u ^ family;
+  for (int i = 0; i < 16; i++) {
+    h = (h ^ addr[i]) * 16777619u;
+  }
+  return (h ^ (h >> 16)) % UDCCP_IO_ROUTES;
+}
+
+const udccp_io_route *udccp_io_route_get(udccp_endpoint *ep, uint8_t family,
+                                         const uint8_t *addr,
+                                         udccp_tstamp now) {
+  udccp_io_route *r = &ep->routes[route_slot(family, addr)];
+  if (r->family == family && memcmp(r->dst, addr, 16) == 0 && now < r->until) {
+    return r;
+  }
+  uint8_t src[16] = {0};
+  uint32_t mtu = 0;
+  if (route_probe(family, addr, src, &mtu) != 0) {
+    return NULL;
+  }
+  r->family = family;
+  memcpy(r->dst, addr, 16);
+  memcpy(r->src, src, 16);
+  r->mtu = mtu;
+  r->until = now + UDCCP_IO_ROUTE_TTL;
+  return r;
+}
+
+void udccp_io_route_mtu_apply(udccp_sock *s, udccp_tstamp now) {
+  udccp_endpoint *ep = s->ep;
+  const udccp_io_route *r =
+      udccp_io_route_get(ep, s->path.family, s->path.remote_addr, now);
+  if (r == NULL || r->mtu == 0) {
+    return;
+  }
+  /* RFC 4340 §14: the MPS follows the PMTU; discovery lowers it later
+   * (EMSGSIZE, ICMP Too Big: udccp_io_route_pmtu). */
+  (void)udccp_conn_set_pmtu(s->conn, r->mtu);
+  /* What the peer sends on this route fits a receive slot: at most the
+   * MTU, with the IPv4 header a raw socket reads (whole 4 KiB pages). */
+  size_t want = ((size_t)r->mtu + 4095) & ~(size_t)4095;
+  if (want > ep->rxbufsz && want > ep->rx_want) {
+    ep->rx_want = want > UDCCP_IO_RXBUF_MAX ? UDCCP_IO_RXBUF_MAX : want;
+  }
+}
+
 /* The route's MTU towards dst, as the kernel learnt it (a connected probe
  * socket reads it); mtu_hint wins when known (ICMP Too Big). */
 void udccp_io_route_pmtu(udccp_endpoint *ep, int fidx,
@@ -67,6 +151,14 @@ void udccp_io_route_pmtu(udccp_endpoint *ep, int fidx,
   }
   if (mtu == 0) {
     return;
+  }
+  if (mtu > UDCCP_IO_MTU_MAX) {
+    mtu = UDCCP_IO_MTU_MAX;
+  }
+  /* New connections to dst start from what was learnt, not the route */
+  udccp_io_route *r = &ep->routes[route_slot(fam, addr)];
+  if (r->family == fam && memcmp(r->dst, addr, 16) == 0) {
+    r->mtu = mtu;
   }
   apply_pmtu(ep, fam, addr, ep->cfg.transport == UDCCP_TRANSPORT_UDP ? port : 0,
              mtu);

@@ -52,8 +52,6 @@ typedef struct share_hdr {
   uint8_t local[16];
 } share_hdr;
 
-#define SHARE_MAX (sizeof(share_hdr) + UDCCP_IO_RXBUF)
-
 static socklen_t claim_name(struct sockaddr_un *sa, uint16_t udp,
                             uint16_t dport) {
   memset(sa, 0, sizeof(*sa));
@@ -209,8 +207,10 @@ int udccp_io_share_forward(udccp_endpoint *ep, const udccp_path *path,
 }
 
 void udccp_io_share_recv(udccp_endpoint *ep, int fd, udccp_tstamp now) {
-  static const size_t cap = SHARE_MAX;
-  uint8_t *buf = ep->rbuf; /* the receive batch is idle between reads */
+  /* the receive batch is idle between reads: all of it, so that a
+   * relayed datagram as large as the route carries fits */
+  const size_t cap = (size_t)ep->rslots * ep->rxbufsz;
+  uint8_t *buf = ep->rbuf;
   for (int k = 0; k < (int)ep->batch; k++) {
     union {
       struct cmsghdr align;

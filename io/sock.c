@@ -94,16 +94,14 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
     return rv;
   }
   int fidx = path.family == UDCCP_AF_INET ? UDCCP_IO_V4 : UDCCP_IO_V6;
+  udccp_tstamp now = udccp_io_now();
+  /* the route: its source address and MTU (pmtu.c, cached) */
+  const udccp_io_route *r =
+      udccp_io_route_get(ep, path.family, path.remote_addr, now);
   if (ep->local_family == path.family) {
     memcpy(path.local_addr, ep->local_addr, 16);
-  } else if (ep->route_family == path.family &&
-             memcmp(ep->route_dst, path.remote_addr, 16) == 0) {
-    memcpy(path.local_addr, ep->route_src, 16);
-  } else if (udccp_io_route_source(path.family, path.remote_addr, path.local_addr) ==
-             0) {
-    ep->route_family = path.family;
-    memcpy(ep->route_dst, path.remote_addr, 16);
-    memcpy(ep->route_src, path.local_addr, 16);
+  } else if (r != NULL) {
+    memcpy(path.local_addr, r->src, 16);
   } else if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
     return UDCCP_ERR_SOCKET; /* no route: errno tells */
   }
@@ -120,7 +118,7 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
   udccp_settings st;
   udccp_io_conn_settings(ep, fidx, ccid, &st);
   udccp_conn *conn = NULL;
-  rv = udccp_conn_client_new(&conn, &st, &path, service_code, udccp_io_now());
+  rv = udccp_conn_client_new(&conn, &st, &path, service_code, now);
   if (rv != 0) {
     return rv;
   }
@@ -129,6 +127,7 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
     udccp_conn_del(conn);
     return UDCCP_ERR_NOMEM;
   }
+  udccp_io_route_mtu_apply(s, now);
   s->app_owned = 1;
   if (timeout_ms == 0) {
     /* Issue 13: a non-blocking connect queues its Request in the

@@ -492,6 +492,15 @@ int udccp_conn_set_pmtu(udccp_conn *conn, uint32_t pmtu) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   conn->settings.pmtu = pmtu;
+  /* The receive queue's byte bound (one packet per slot, set at creation
+   * from the configured PMTU) follows a larger path: io/ raises the PMTU
+   * to the route's at connect.  Only a bound: memory still grows with
+   * what is queued.  Never lowered (queued datagrams may exceed it). */
+  size_t rx_bound =
+      (size_t)conn->rxq.qlen * (pmtu - conn->settings.hdr_overhead);
+  if (rx_bound > conn->rxq.arena_size) {
+    conn->rxq.arena_size = rx_bound;
+  }
   udccp_conn_update_mps(conn);
   if (conn->info.mps > conn->sendq.max_dgram) {
     int rv = udccp_sendq_resize(&conn->sendq, conn->info.mps);

@@ -181,19 +181,19 @@ fi
 # Datagram over the MPS: udccp-perf -l above the connection's MPS is
 # refused with the MPS named (the API's UDCCP_ERR_MSGSIZE is checked in
 # test_io_endpoint).  udccp-cat never sends one: it cuts a line longer
-# than the MPS into MPS-sized datagrams, checked here with a 5000-byte
-# line arriving whole.
+# than the MPS into MPS-sized datagrams, checked here with a 70000-byte
+# line arriving whole (loopback's MPS is ~65 KB: io/pmtu.c).
 P=$((BASE + 9))
 timeout 20 "$PERF" -s -1 -p "$P" --udp-port "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 -l 9000 >/dev/null 2>"$T/mps.err"
+timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 -l 65507 >/dev/null 2>"$T/mps.err"
 rc=$?
 kill "$spid" 2>/dev/null
 expect_error "datagram over the MPS (perf)" "out of range: 24\.\.[0-9]* bytes (the connection's maximum packet size)" "$T/mps.err" "$rc"
 P=$((BASE + 10))
-awk 'BEGIN{for (i = 0; i < 5000; i++) printf "%c", 97 + i % 26; printf "\n"}' >"$T/long.txt"
+awk 'BEGIN{for (i = 0; i < 70000; i++) printf "%c", 97 + i % 26; printf "\n"}' >"$T/long.txt"
 timeout 20 "$CAT" -l -d -p "$P" >"$T/long.out" 2>/dev/null &
 spid=$!
 PIDS="$PIDS $spid"
@@ -202,7 +202,7 @@ timeout 10 "$CAT" -p "$P" 127.0.0.1 <"$T/long.txt" 2>"$T/long.err"
 rc=$?
 wait_pid "$spid" 10 || fail "long line: listener did not exit"
 if [ "$rc" -eq 0 ] && cmp -s "$T/long.txt" "$T/long.out"; then
-  pass "line over the MPS (cat): 5000 bytes cut into datagrams, arrived whole"
+  pass "line over the MPS (cat): 70000 bytes cut into datagrams, arrived whole"
 else
   fail "line over the MPS (cat): exit $rc, $(wc -c <"$T/long.out") bytes arrived: $(cat "$T/long.err")"
 fi

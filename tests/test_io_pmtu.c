@@ -4,9 +4,12 @@
  * send with DF (IP_PMTUDISC_DO); a packet larger than the path MTU fails
  * with EMSGSIZE, the runtime learns the route's MTU and the connection's
  * MPS shrinks, after which a datagram above the MPS is refused with
- * UDCCP_ERR_MSGSIZE.  The test runs in a private network namespace whose
- * loopback has a 1280-byte MTU (the host's network is not touched); that
- * needs root, and without it the test FAILS saying so.
+ * UDCCP_ERR_MSGSIZE.  The test runs in a private network namespace (the
+ * host's network is not touched) whose loopback starts with a 1500-byte
+ * MTU: a connection starts from its route's MTU (io/pmtu.c), 1500 here;
+ * the loopback's MTU then drops to 1280 under the open connection, and a
+ * connection made after that starts from what was learnt.  That needs
+ * root, and without it the test FAILS saying so.
  */
 #define _GNU_SOURCE
 #include <net/if.h>
@@ -30,6 +33,7 @@
 #include "privnet.h"
 
 #define LO_MTU 1280
+#define START_MTU 1500
 
 static uint64_t ms_now(void) {
   struct timespec ts;
@@ -56,8 +60,13 @@ static void run(const char *host) {
   }
   assert_non_null(s);
   size_t mps0 = udccp_sock_get_mps(c);
-  /* the default path MTU (1500) is larger than this path's */
-  assert_true(mps0 > LO_MTU);
+  size_t hdrs = (host[0] == ':' ? 40 : 20) + 8;
+  /* the route's MTU at connect: the 1500-byte path's MPS, the DCCP header
+   * (24 bytes with 48-bit numbers) and room for options off */
+  assert_true(mps0 > LO_MTU && mps0 <= START_MTU - hdrs - 24);
+  assert_true(udccp_sock_get_mps(s) == mps0); /* the server's too */
+  /* the path's MTU drops under the open connection */
+  assert_int_equal(udccp_test_set_loopback_mtu(LO_MTU), 0);
   static uint8_t big[1500];
   assert_int_equal(udccp_send(c, big, mps0, 1000), (udccp_ssize)mps0);
   end = ms_now() + 3000;
@@ -81,8 +90,15 @@ static void run(const char *host) {
     n = udccp_recv(s, buf, sizeof(buf), 2);
   }
   assert_int_equal(n, (udccp_ssize)mps1);
+  /* a new connection to that peer starts from what was learnt (the
+   * endpoint's route cache took the new MTU) */
+  udccp_sock *c2 = NULL;
+  assert_int_equal(udccp_connect(cep, &c2, host, 7000, code, 0, 0), 0);
+  assert_true(udccp_sock_get_mps(c2) <= mps1);
+  udccp_abort(c2);
   udccp_endpoint_del(cep);
   udccp_endpoint_del(sep);
+  assert_int_equal(udccp_test_set_loopback_mtu(START_MTU), 0);
 }
 
 static void test_rfc4340_14_emsgsize_shrinks_mps(void **state) {
@@ -92,10 +108,10 @@ static void test_rfc4340_14_emsgsize_shrinks_mps(void **state) {
 }
 
 int main(void) {
-  int rv = udccp_test_private_loopback(LO_MTU);
+  int rv = udccp_test_private_loopback(START_MTU);
   if (rv != 0) {
     fprintf(stderr, "test_io_pmtu: FAIL: needs root to create a private "
-                    "network namespace with a 1280-byte loopback (step %d); "
+                    "network namespace with its own loopback (step %d); "
                     "run as root\n", -rv);
     return 1;
   }

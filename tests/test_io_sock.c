@@ -77,7 +77,7 @@ static void *reader_main(void *arg) {
   if (r->accept_rv != 0) {
     return NULL;
   }
-  static uint8_t buf[2000];
+  static uint8_t buf[65536];
   for (int i = 0; i < 2; i++) {
     r->got[i] = udccp_recv(s, buf, sizeof(buf), 5000);
   }
@@ -104,7 +104,7 @@ static void send_first_to_reader(int cookie) {
   assert_int_equal(udccp_connect(cep, &c, "127.0.0.1", DPORT, SVC, 0, 5000),
                    0);
   size_t mps = udccp_sock_get_mps(c);
-  static uint8_t big[2000];
+  static uint8_t big[65536]; /* MPS-sized: the route's MTU (loopback) */
   memset(big, 0x5a, sizeof(big));
   uint64_t t0 = ms_now();
   assert_int_equal(udccp_send(c, "first", 5, 3000), 5);

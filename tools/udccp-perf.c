@@ -106,8 +106,9 @@ static void usage(FILE *f) {
 "      --ccid N          congestion control: 2, 3, 4, cubic (RFC 9438, CCID 249),\n"
 "                        bbr (draft-ietf-ccwg-bbr, CCID 248) or a registered\n"
 "                        experimental N (default 2)\n"
-"  -l, --length BYTES    datagram size (default: the connection's MPS;\n"
-"                        at least %d)\n"
+"  -l, --length BYTES    datagram size, %d up to the connection's MPS\n"
+"                        (the route's MTU less headers: 65443 over IPv4\n"
+"                        loopback; default: the MPS, at most %d)\n"
 "  -b, --bitrate RATE    pace each sending stream at RATE, e.g. 10mbit,\n"
 "                        1gbit (default 0: as fast as the CCID allows)\n"
 "      --repeating-payload  payload \"0123456789...\" instead of random\n"
@@ -172,7 +173,7 @@ static void usage(FILE *f) {
 "or interrupted, 2 usage.\n",
           UDCCP_HALF_OPEN_MAX_DEFAULT, UDCCP_BACKLOG_DEFAULT,
           PERF_DEFAULT_PORT, UDCCP_UDP_PORT_DEFAULT, PERF_MAX_STREAMS,
-          PERF_MIN_LEN);
+          PERF_MIN_LEN, PERF_DEFAULT_LEN);
 }
 
 static int g_json;

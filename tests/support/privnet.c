@@ -38,3 +38,13 @@ int udccp_test_private_loopback(int mtu) {
   close(fd);
   return rv == 0 ? 0 : -4;
 }
+
+int udccp_test_set_loopback_mtu(int mtu) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd < 0) {
+    return -1;
+  }
+  int rv = set_lo(fd, SIOCSIFMTU, mtu);
+  close(fd);
+  return rv == 0 ? 0 : -1;
+}

@@ -11,4 +11,9 @@
  * loopback could not be configured. */
 int udccp_test_private_loopback(int mtu);
 
+/* Sets the loopback's MTU in the current namespace (after
+ * udccp_test_private_loopback): a path whose MTU drops after connect.
+ * 0 on success, -1 on failure. */
+int udccp_test_set_loopback_mtu(int mtu);
+
 #endif /* UDCCP_TESTS_PRIVNET_H */

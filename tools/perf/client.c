@@ -164,7 +164,9 @@ static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
   int sender = o->bidir ? i < o->nstreams : !o->reverse;
   size_t mps = udccp_sock_get_mps(s);
   if (*length == 0) {
-    *length = o->length ? o->length : mps;
+    *length = o->length          ? o->length
+              : mps < PERF_DEFAULT_LEN ? mps
+                                       : PERF_DEFAULT_LEN;
   }
   if (*length < PERF_MIN_LEN || *length > mps) {
     stream_error(s, "-l %" PRIu64 " is out of range: %d..%zu bytes (the "

@@ -37,6 +37,10 @@
 #define PERF_MAX_STREAMS 128 /* -P; --bidir doubles the connections */
 #define PERF_IDLE_S 10       /* default: a peer silent this long is gone */
 #define PERF_MIN_LEN 24      /* DATA header: type, sequence, send time */
+/* Default -l: the MPS, but no more than a 1500-byte path's over IPv4
+ * (1500 - 20 - 8 - 24 - 40), so that loopback, whose route MTU makes the
+ * MPS ~65 KB, measures the datagrams a network would carry. */
+#define PERF_DEFAULT_LEN 1408
 /* Not UDCCP_ERR_* codes: why a stream ended. */
 #define PERF_ERR_STOPPED (-1000)     /* SIGINT/SIGTERM */
 #define PERF_ERR_NO_HELLO_ACK (-1001) /* connected, HELLO unanswered */
