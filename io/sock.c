@@ -98,7 +98,12 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
   /* the route: its source address and MTU (pmtu.c, cached) */
   const udccp_io_route *r =
       udccp_io_route_get(ep, path.family, path.remote_addr, now);
-  if (ep->local_family == path.family) {
+  /* An endpoint bound to a family's wildcard (udccp-cat -6, -4) still
+   * takes the route's source: the raw transport's checksum covers it
+   * (RFC 4340 §9.1), and a wildcard there made every packet fail the
+   * peer's check. */
+  if (ep->local_family == path.family &&
+      !udccp_io_addr_is_any(path.family, ep->local_addr)) {
     memcpy(path.local_addr, ep->local_addr, 16);
   } else if (r != NULL) {
     memcpy(path.local_addr, r->src, 16);
