@@ -5,6 +5,7 @@
 # server why; a client that closes before its HELLO, or goes silent (killed)
 # before or during the test, ends the test within --rcv-timeout; the exit
 # status says which.  A server without -1 goes on serving after such a test.
+# Ctrl-C while the client connects ends it at once.
 # Before the fix the -1 server of each failing case waited for ever.
 # Every process is bounded by timeout(1), a polled deadline, or killed by PID.
 #   sh tests/perf_oneoff.sh BUILD_DIR SOURCE_DIR
@@ -132,6 +133,26 @@ if [ "$crc" -eq 0 ] && kill -0 "$SPID" 2>/dev/null &&
 else
   fail "server without -1: client exit $crc: $(cat "$T/c6.out") server: $(cat "$T/s6.out")"
 fi
+kill -TERM "$SPID" 2>/dev/null
+ends "$SPID" 5
+
+# 7. Ctrl-C while connecting (the server is stopped: no answer) ends the
+# client at once, saying so; before, it waited out --connect-timeout and
+# then blamed the server.
+server "$T/s7.out"
+kill -STOP "$SPID"
+$C -t 1 --connect-timeout 8000 >"$T/c7.out" 2>&1 &
+CPID=$!
+PIDS="$PIDS $CPID"
+sleep 0.5
+kill -INT "$CPID"
+ends "$CPID" 3
+if [ "$RC" = 1 ] && grep -q 'interrupted while connecting' "$T/c7.out"; then
+  pass "Ctrl-C while connecting: exit 1 after $ELAPSED/10 s"
+else
+  fail "Ctrl-C while connecting: status $RC after $ELAPSED/10 s: $(cat "$T/c7.out")"
+fi
+kill -CONT "$SPID" 2>/dev/null
 kill -TERM "$SPID" 2>/dev/null
 ends "$SPID" 5
 

@@ -151,12 +151,49 @@ static void stream_error(udccp_sock *s, const char *fmt, ...) {
   give_up(s, msg);
 }
 
+/* udccp_connect() that Ctrl-C (SIGINT/SIGTERM) ends at once: the blocking
+ * call waited out --connect-timeout and then blamed the server.  The
+ * Request is queued without waiting, and the loop runs in short turns
+ * until the connection opens, dies, the deadline passes or a signal
+ * came.  Returns 0 or a UDCCP_ERR_* / PERF_ERR_STOPPED. */
+static int connect_stoppable(const perf_opts *o, udccp_endpoint *ep,
+                             udccp_sock **ps) {
+  udccp_sock *s = NULL;
+  int rv = udccp_connect(ep, &s, o->host, o->port, PERF_SERVICE, o->ccid, 0);
+  if (rv != 0) {
+    return rv;
+  }
+  double end = perf_now() + (double)o->connect_timeout_ms / 1e3;
+  for (;;) {
+    int err = udccp_sock_error(s);
+    if (err != 0) {
+      udccp_abort(s);
+      return err == UDCCP_ERR_CLOSED ? UDCCP_ERR_REFUSED : err;
+    }
+    if (udccp_sock_state(s) >= UDCCP_STATE_PARTOPEN) {
+      *ps = s;
+      return 0;
+    }
+    double left = end - perf_now();
+    if (perf_sig != 0 || left <= 0) {
+      udccp_abort(s); /* Reset Aborted: the server forgets it */
+      (void)udccp_endpoint_process(ep);
+      return perf_sig != 0 ? PERF_ERR_STOPPED : UDCCP_ERR_TIMEOUT;
+    }
+    (void)udccp_endpoint_run(ep, left > 0.05 ? 50 : (int)(left * 1e3) + 1);
+  }
+}
+
 /* Connects stream i; returns it or NULL (error said). */
 static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
                                   int i, uint64_t id, uint64_t *length) {
   udccp_sock *s = NULL;
-  int rv = udccp_connect(ep, &s, o->host, o->port, PERF_SERVICE, o->ccid,
-                         o->connect_timeout_ms);
+  int rv = connect_stoppable(o, ep, &s);
+  if (rv == PERF_ERR_STOPPED) {
+    perf_error("%s while connecting to %s: no test run",
+               perf_sig == 2 ? "interrupted" : "terminated", o->host);
+    return NULL;
+  }
   if (rv != 0) {
     connect_error(o, rv);
     return NULL;
