@@ -136,7 +136,7 @@ fi
 kill -TERM "$SPID" 2>/dev/null
 ends "$SPID" 5
 
-# 7. Ctrl-C while connecting (the server is stopped: no answer) ends the
+# 8. Ctrl-C while connecting (the server is stopped: no answer) ends the
 # client at once, saying so; before, it waited out --connect-timeout and
 # then blamed the server.
 server "$T/s7.out"
