@@ -252,7 +252,7 @@ int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
  * worse datagram), and a free slot (grown if needed).  Returns 0 with
  * free_slots[n_free - 1] the slot the datagram will take, or as
  * udccp_sendq_push_until(). */
-static int admit(udccp_sendq *q, size_t len, uint32_t prio) {
+static inline int admit(udccp_sendq *q, size_t len, uint32_t prio) {
   if (q->qlen == 0) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
@@ -286,7 +286,7 @@ static int admit(udccp_sendq *q, size_t len, uint32_t prio) {
 }
 
 /* Queues the datagram already in slot free_slots[n_free - 1] (admit()). */
-static void place(udccp_sendq *q, size_t len, uint32_t prio,
+static inline void place(udccp_sendq *q, size_t len, uint32_t prio,
                   udccp_tstamp expires) {
   uint32_t pos, s;
 
