@@ -28,7 +28,12 @@
  * looking at its first byte.  The copying rows copy 1200 bytes in and
  * 1200 bytes out.
  *
- *   udccp-ippbench --ccid 2|3 --window W [--zc] [--packets N]
+ * --dump FILE writes every packet both ends send (warm-up included) to
+ * FILE: side (0 client, 1 server), ECN codepoint, length (2 bytes,
+ * big-endian), the packet; two builds that must put the same bytes on
+ * the wire give identical files.
+ *
+ *   udccp-ippbench --ccid 2|3 --window W [--zc] [--dump FILE] [--packets N]
  *   udccp-ippbench --floor|--cksum [--packets N]
  */
 #include <getopt.h>
@@ -63,6 +68,7 @@ typedef struct bench {
   line q[2];
   udccp_tstamp now, next_app, interval;
   udccp_tstamp exp[2]; /* each end's expiry, as io/sched.c keeps it */
+  FILE *dump;          /* --dump: every packet written, for wire checks */
   uint64_t delivered, app_refused, app_seen;
   int zc;              /* the zero-copy application calls */
 } bench;
@@ -152,6 +158,12 @@ static void step(bench *b) {
       s->at = b->now + ONE_WAY;
       s->len = (uint16_t)n;
       b->q[side].n++;
+      if (b->dump != NULL) {
+        /* side, ECN, length (2 bytes, big-endian), the packet */
+        uint8_t h[4] = {(uint8_t)side, s->ecn, (uint8_t)(n >> 8), (uint8_t)n};
+        fwrite(h, 1, 4, b->dump);
+        fwrite(s->data, 1, (size_t)n, b->dump);
+      }
     }
     b->exp[side] = udccp_conn_get_expiry(b->c[side]);
   }
@@ -225,8 +237,10 @@ int main(int argc, char **argv) {
                                      {"packets", required_argument, NULL, 'n'},
                                      {"floor", no_argument, NULL, 'f'},
                                      {"cksum", no_argument, NULL, 'k'},
+                                     {"dump", required_argument, NULL, 'd'},
                                      {"zc", no_argument, NULL, 'z'},
                                      {NULL, 0, NULL, 0}};
+  const char *dump = NULL;
   int ccid = 2, do_floor = 0, zc = 0, o;
   unsigned long w = 50, packets = 20000;
   udccp_pair p;
@@ -241,10 +255,11 @@ int main(int argc, char **argv) {
     case 'n': packets = strtoul(optarg, NULL, 10); break;
     case 'f': do_floor = 1; break;
     case 'k': do_floor = 2; break;
+    case 'd': dump = optarg; break;
     case 'z': zc = 1; break;
     default:
       fprintf(stderr, "usage: udccp-ippbench --ccid 2|3 --window W "
-                      "[--zc] [--packets N] | --floor|--cksum [--packets N]\n");
+                      "[--zc] [--dump FILE] [--packets N] | --floor|--cksum [--packets N]\n");
       return 2;
     }
   }
@@ -295,6 +310,10 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (dump != NULL && (b.dump = fopen(dump, "wb")) == NULL) {
+    perror(dump);
+    return 1;
+  }
   /* Warm-up: slow start, then a few RTTs at the full window. */
   warm_up(&b, 20 * w + 2000);
   b.app_refused = 0;
@@ -305,6 +324,9 @@ int main(int argc, char **argv) {
          ccid, w, zc ? "zero-copy" : "copying", packets,
          (unsigned long long)ci.cwnd, (double)ci.srtt / 1e6,
          (unsigned long long)b.app_refused, (unsigned)(b.app_seen & 1));
+  if (b.dump != NULL) {
+    fclose(b.dump);
+  }
   free(b.q[0].s);
   free(b.q[1].s);
   udccp_pair_free(&p);
