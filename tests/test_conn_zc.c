@@ -230,12 +230,115 @@ static void test_zc_peek_errors_match_read(void **state) {
   udccp_pair_free(&p);
 }
 
+/* A hash of every packet offered in each direction (FNV-1a over length
+ * and bytes), and their count. */
+typedef struct wire {
+  uint64_t h[2], n[2];
+} wire;
+
+static int wire_tap(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
+                    uint64_t idx, void *ud) {
+  wire *w = ud;
+  size_t k;
+  (void)p;
+  (void)idx;
+  w->h[dir] ^= len;
+  w->h[dir] *= 1099511628211ull;
+  for (k = 0; k < len; k++) {
+    w->h[dir] ^= pkt[k];
+    w->h[dir] *= 1099511628211ull;
+  }
+  w->n[dir]++;
+  return 0;
+}
+
+/* One transfer of 200 datagrams (datagram i at time i ms), through the
+ * copying calls (zc 0) or the zero-copy ones (zc 1); the receiver reads
+ * after every step.  Returns the datagrams read. */
+static uint32_t transfer(wire *w, int zc) {
+  udccp_pair p;
+  uint32_t sent = 0, got = 0;
+  udccp_tstamp t0, end;
+  open_pair(&p, 11, UDCCP_QPOLICY_SIMPLE);
+  memset(w, 0, sizeof(*w));
+  w->h[0] = w->h[1] = 14695981039346656037ull;
+  p.drop = wire_tap;
+  p.drop_ud = w;
+  t0 = p.now;
+  end = t0 + 10 * S;
+  while (p.now < end && got < 200) {
+    while (sent < 200 && t0 + sent * MS <= p.now) {
+      uint8_t b[1200], *d = NULL;
+      if (zc) {
+        if (udccp_conn_reserve_datagram(p.c[0], len_of(sent), 0,
+                                        UDCCP_TSTAMP_NEVER, &d, p.now) != 0) {
+          break;
+        }
+        fill(d, sent);
+        assert_int_equal(
+            udccp_conn_commit_datagram(p.c[0], len_of(sent), p.now), 0);
+      } else {
+        fill(b, sent);
+        if (udccp_conn_queue_datagram(p.c[0], b, len_of(sent), 0, p.now) !=
+            0) {
+          break;
+        }
+      }
+      sent++;
+    }
+    for (;;) {
+      uint8_t b[1200];
+      const uint8_t *d;
+      udccp_ssize n = zc ? udccp_conn_peek_datagram(p.c[1], &d, NULL)
+                         : udccp_conn_read_datagram(p.c[1], b, sizeof(b));
+      if (n < 0) {
+        break;
+      }
+      if (zc) {
+        memcpy(b, d, (size_t)n);
+        assert_int_equal(udccp_conn_consume_datagram(p.c[1]), 0);
+      }
+      {
+        uint8_t want[1200];
+        fill(want, got);
+        assert_int_equal(n, (udccp_ssize)len_of(got));
+        assert_memory_equal(b, want, (size_t)n);
+      }
+      got++;
+    }
+    if (!udccp_pair_step(&p)) {
+      break;
+    }
+  }
+  udccp_pair_free(&p);
+  return got;
+}
+
+/* The zero-copy calls are an API change only: the same datagrams through
+ * either pair of calls put the same packets on the wire, byte for byte,
+ * both ways. */
+static void test_zc_same_packets_as_copying_calls(void **state) {
+  wire a, b;
+  (void)state;
+  assert_int_equal(transfer(&a, 0), 200);
+  assert_int_equal(transfer(&b, 1), 200);
+  print_message("copying: %llu + %llu packets, zero-copy: %llu + %llu\n",
+                (unsigned long long)a.n[0], (unsigned long long)a.n[1],
+                (unsigned long long)b.n[0], (unsigned long long)b.n[1]);
+  assert_true(a.n[0] >= 200);
+  assert_int_equal(a.n[0], b.n[0]);
+  assert_int_equal(a.n[1], b.n[1]);
+  assert_true(a.h[0] == b.h[0]);
+  assert_true(a.h[1] == b.h[1]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_zc_datagrams_arrive_whole_and_in_order),
       cmocka_unit_test(test_zc_reserve_commit_obey_queue_rules),
       cmocka_unit_test(test_zc_reserve_prio_evicts_like_queue),
       cmocka_unit_test(test_zc_peek_errors_match_read),
+      cmocka_unit_test(test_zc_same_packets_as_copying_calls),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
