@@ -39,6 +39,33 @@ typedef struct worker {
   udccp_sock *socks[NCONN];
 } worker;
 
+/* Two worker endpoints on one loopback UDP port, each listening on the
+ * DCCP port dport; returns the UDP port. */
+static uint16_t workers_open(udccp_endpoint *eps[2], uint16_t dport) {
+  udccp_endpoint_config cfg;
+  udccp_endpoint_config_default(&cfg);
+  cfg.local_host = "127.0.0.1";
+  assert_int_equal(udccp_endpoint_new_workers(eps, 2, &cfg), 0);
+  uint16_t port = udccp_endpoint_local_port(eps[0]);
+  assert_int_equal(udccp_endpoint_local_port(eps[1]), port);
+  uint32_t code = SVC;
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(udccp_listen(eps[k], dport, &code, 1), 0);
+  }
+  return port;
+}
+
+/* A client endpoint whose connections go to UDP port udp_port. */
+static udccp_endpoint *client_open(uint16_t udp_port) {
+  udccp_endpoint_config cc;
+  udccp_endpoint_config_default(&cc);
+  cc.local_host = "127.0.0.1";
+  cc.remote_udp_port = udp_port;
+  udccp_endpoint *cep = NULL;
+  assert_int_equal(udccp_endpoint_new_config(&cep, &cc), 0);
+  return cep;
+}
+
 /* Accepts, echoes each connection's first datagram, holds it open. */
 static void *worker_main(void *arg) {
   worker *w = arg;
@@ -71,32 +98,18 @@ static void *worker_main(void *arg) {
  * a share. */
 static void test_io_workers_two_threads_one_port(void **state) {
   (void)state;
-  udccp_endpoint_config cfg;
-  udccp_endpoint_config_default(&cfg);
-  cfg.local_host = "127.0.0.1";
   udccp_endpoint *eps[2];
-  assert_int_equal(udccp_endpoint_new_workers(eps, 2, &cfg), 0);
-  uint16_t port = udccp_endpoint_local_port(eps[0]);
-  assert_int_equal(udccp_endpoint_local_port(eps[1]), port);
+  uint16_t port = workers_open(eps, 6001);
   worker w[2];
   pthread_t th[2];
-  uint32_t code = SVC;
   for (int k = 0; k < 2; k++) {
     memset(&w[k], 0, sizeof(w[k]));
     w[k].ep = eps[k];
     w[k].k = (uint32_t)k;
     w[k].n = 2;
-    assert_int_equal(udccp_listen(eps[k], 6001, &code, 1), 0);
-  }
-  for (int k = 0; k < 2; k++) {
     assert_int_equal(pthread_create(&th[k], NULL, worker_main, &w[k]), 0);
   }
-  udccp_endpoint_config cc;
-  udccp_endpoint_config_default(&cc);
-  cc.local_host = "127.0.0.1";
-  cc.remote_udp_port = port;
-  udccp_endpoint *cep = NULL;
-  assert_int_equal(udccp_endpoint_new_config(&cep, &cc), 0);
+  udccp_endpoint *cep = client_open(port);
   udccp_sock *cs[NCONN];
   int ok = 0;
   for (int i = 0; i < NCONN; i++) {
@@ -162,29 +175,16 @@ static void *sink_main(void *arg) {
 
 static void test_io_workers_gso_runs_one_connection(void **state) {
   (void)state;
-  udccp_endpoint_config cfg;
-  udccp_endpoint_config_default(&cfg);
-  cfg.local_host = "127.0.0.1";
   udccp_endpoint *eps[2];
-  assert_int_equal(udccp_endpoint_new_workers(eps, 2, &cfg), 0);
-  uint16_t port = udccp_endpoint_local_port(eps[0]);
+  uint16_t port = workers_open(eps, 6002);
   sink k[2];
   pthread_t th[2];
-  uint32_t code = SVC;
   for (int i = 0; i < 2; i++) {
     memset(&k[i], 0, sizeof(k[i]));
     k[i].ep = eps[i];
-    assert_int_equal(udccp_listen(eps[i], 6002, &code, 1), 0);
-  }
-  for (int i = 0; i < 2; i++) {
     assert_int_equal(pthread_create(&th[i], NULL, sink_main, &k[i]), 0);
   }
-  udccp_endpoint_config cc;
-  udccp_endpoint_config_default(&cc);
-  cc.local_host = "127.0.0.1";
-  cc.remote_udp_port = port;
-  udccp_endpoint *cep = NULL;
-  assert_int_equal(udccp_endpoint_new_config(&cep, &cc), 0);
+  udccp_endpoint *cep = client_open(port);
   /* One connection per worker: connect until both are taken (random
    * client ports; the others are closed again). */
   udccp_sock *cs[2] = {NULL, NULL};
