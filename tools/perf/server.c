@@ -153,6 +153,9 @@ static int test_finish(srv *v, perf_test *t, double now) {
 }
 
 static void stream_end(srv *v, perf_stream *st) {
+  if (st->test == NULL && st->err == UDCCP_ERR_CLOSED) {
+    st->err = PERF_ERR_NO_TEST; /* closed in the HELLO phase */
+  }
   if (st->err != 0 && st->err != UDCCP_ERR_CLOSED) {
     char who[120];
     snprintf(who, sizeof(who), "test with %s", st->peer);
@@ -171,8 +174,12 @@ static void stream_end(srv *v, perf_stream *st) {
     st->s = NULL;
   }
   if (st->test == NULL) {
+    /* Never joined a test (no HELLO: the client gave up, vanished or
+     * reset the connection): a failed test of its own, which ends a -1
+     * server as a test that ran would. */
     v->status |= stream_failed(st);
-    perf_stream_free(st); /* never joined a test */
+    v->tests_done += st->err != PERF_ERR_STOPPED;
+    perf_stream_free(st);
   }
 }
 
