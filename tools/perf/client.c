@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -119,6 +120,37 @@ static udccp_endpoint *client_endpoint(const perf_opts *o,
   return NULL;
 }
 
+/* The client gives up on a connected stream: it tells the server why
+ * (ERROR, twice, as DCCP may lose one) and closes gracefully, so that the
+ * server reports the failed test and a -1 server exits.  A Reset alone
+ * (udccp_abort) said nothing useful, and when it reached the server
+ * before the server accepted the connection, the server never learnt of
+ * the test at all: it waited for ever. */
+static void give_up(udccp_sock *s, const char *why) {
+  uint8_t m[200];
+  size_t k = perf_msg_init(m, M_ERROR);
+  size_t n = strlen(why);
+  n = n > sizeof(m) - k ? sizeof(m) - k : n;
+  memcpy(m + k, why, n);
+  perf_send_ctrl(s, m, k + n);
+  perf_send_ctrl(s, m, k + n);
+  (void)udccp_shutdown(s);
+  (void)udccp_close(s, 2000);
+}
+
+/* perf_error(), and the same text to the server (give_up). */
+static void stream_error(udccp_sock *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void stream_error(udccp_sock *s, const char *fmt, ...) {
+  char msg[300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  perf_error("%s", msg);
+  give_up(s, msg);
+}
+
 /* Connects stream i; returns it or NULL (error said). */
 static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
                                   int i, uint64_t id, uint64_t *length) {
@@ -135,10 +167,9 @@ static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
     *length = o->length ? o->length : mps;
   }
   if (*length < PERF_MIN_LEN || *length > mps) {
-    perf_error("-l %" PRIu64 " is out of range: %d..%zu bytes (the "
-               "connection's maximum packet size)",
-               *length, PERF_MIN_LEN, mps);
-    udccp_abort(s);
+    stream_error(s, "-l %" PRIu64 " is out of range: %d..%zu bytes (the "
+                    "connection's maximum packet size)",
+                 *length, PERF_MIN_LEN, mps);
     return NULL;
   }
   if (o->ccid != 0) {
@@ -148,18 +179,16 @@ static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
     if (got != o->ccid) {
       /* Feature negotiation (RFC 4340 §6.3.1) let the server's preference
        * win: measuring another CCID than asked would mislead. */
-      perf_error("asked for CCID %u but the connection negotiated CCID %u "
-                 "(the server or this libudccp does not offer CCID %u "
-                 "first); no test run",
-                 (unsigned)o->ccid, (unsigned)got, (unsigned)o->ccid);
-      udccp_abort(s);
+      stream_error(s, "asked for CCID %u but the connection negotiated "
+                      "CCID %u (the server or this libudccp does not offer "
+                      "CCID %u first); no test run",
+                   (unsigned)o->ccid, (unsigned)got, (unsigned)o->ccid);
       return NULL;
     }
   }
   perf_stream *st = perf_stream_new(s, i + 1, 1);
   if (st == NULL) {
-    udccp_abort(s);
-    perf_error("out of memory");
+    stream_error(s, "out of memory");
     return NULL;
   }
   st->sender = sender;
@@ -211,6 +240,15 @@ int perf_run_client(const perf_opts *o) {
   for (int i = 0; i < t.nstreams; i++) {
     perf_stream *st = client_stream(o, ep, i, t.id, &length);
     if (st == NULL) {
+      /* the streams connected so far tell the server too */
+      char why[300];
+      snprintf(why, sizeof(why), "stream %d of %d: %s", i + 1, t.nstreams,
+               perf_first_error() ? perf_first_error() : "failed");
+      for (int k = 0; k < t.n; k++) {
+        give_up(t.st[k]->s, why);
+        perf_stream_free(t.st[k]);
+      }
+      t.n = 0;
       status = 1;
       break;
     }

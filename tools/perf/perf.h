@@ -17,6 +17,8 @@
  *   client -> server   SRVREQ   --get-server-output: text from OFFSET
  *   server -> client   SRVOUT   a piece of the server's text
  *   server -> client   ERROR    why the server ends the test (text)
+ *   client -> server   ERROR    why the client gives up after connecting
+ *                               (text; before or instead of the HELLO)
  *
  * All integers on the wire are big-endian; fields start at offset 8.
  */
@@ -38,9 +40,11 @@
 /* Not UDCCP_ERR_* codes: why a stream ended. */
 #define PERF_ERR_STOPPED (-1000)     /* SIGINT/SIGTERM */
 #define PERF_ERR_NO_HELLO_ACK (-1001) /* connected, HELLO unanswered */
-#define PERF_ERR_NO_HELLO (-1002)    /* server: no HELLO within 10 s */
+#define PERF_ERR_NO_HELLO (-1002)    /* server: no HELLO in --rcv-timeout */
 #define PERF_ERR_LIMIT (-1003)       /* server: --server-bitrate-limit */
 #define PERF_ERR_SERVER (-1004)      /* client: the server's ERROR */
+#define PERF_ERR_CLIENT (-1005)      /* server: the client's ERROR */
+#define PERF_ERR_NO_TEST (-1006)     /* server: closed before the HELLO */
 
 enum { M_HELLO = 1, M_HELLO_ACK, M_DATA, M_REPORT, M_END, M_RESULT, M_STAT,
        M_SRVREQ, M_SRVOUT, M_ERROR };
@@ -163,7 +167,7 @@ typedef struct perf_stream {
   int omitting;       /* in the omit period: counts are thrown away */
   int repeat;         /* --repeating-payload */
   uint64_t wire_bytes; /* data bytes sent or received, never reset */
-  char srv_err[160];   /* client: the server's ERROR text */
+  char srv_err[160];   /* the peer's ERROR text */
   double t_start, t_stop, t_phase, t_next_send, t_next_report, t_next_poll;
   double t_retry, t_last_rx, t_first_rx, t_last_data;
   /* sender */

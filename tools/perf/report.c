@@ -58,12 +58,19 @@ void perf_report_end(const char *who, const perf_stream *st, int err) {
                "udccp-perf server?",
                who);
   } else if (err == PERF_ERR_NO_HELLO) {
-    perf_error("%s: no test parameters received", who);
+    perf_error("%s: failed: no test parameters (HELLO) from the client "
+               "within %g s (--rcv-timeout): client gone?",
+               who, (double)perf_o->rcv_timeout_ms / 1e3);
   } else if (err == PERF_ERR_LIMIT) {
     perf_error("%s: ended: the total bitrate exceeds the server's limit "
                "(--server-bitrate-limit)", who);
   } else if (err == PERF_ERR_SERVER) {
     perf_error("%s: the server ended the test: %s", who, st->srv_err);
+  } else if (err == PERF_ERR_CLIENT) {
+    perf_error("%s: failed: the client gave up: %s", who, st->srv_err);
+  } else if (err == PERF_ERR_NO_TEST) {
+    perf_error("%s: failed: the client closed the connection without "
+               "starting a test (no HELLO)", who);
   } else if (err == UDCCP_ERR_TIMEOUT) {
     perf_error("%s: connection timed out: nothing from the peer for %g s "
                "(peer gone, or the network drops its packets)",

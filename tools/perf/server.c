@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,9 @@ static int test_finish(srv *v, perf_test *t, double now) {
 }
 
 static void stream_end(srv *v, perf_stream *st) {
+  if (st->test == NULL && st->err == UDCCP_ERR_CLOSED) {
+    st->err = PERF_ERR_NO_TEST; /* closed in the HELLO phase */
+  }
   if (st->err != 0 && st->err != UDCCP_ERR_CLOSED) {
     char who[120];
     snprintf(who, sizeof(who), "test with %s", st->peer);
@@ -171,10 +175,20 @@ static void stream_end(srv *v, perf_stream *st) {
     st->s = NULL;
   }
   if (st->test == NULL) {
+    /* Never joined a test (no HELLO: the client gave up, vanished or
+     * reset the connection): a failed test of its own, which ends a -1
+     * server as a test that ran would. */
     v->status |= stream_failed(st);
-    perf_stream_free(st); /* never joined a test */
+    v->tests_done += st->err != PERF_ERR_STOPPED;
+    perf_stream_free(st);
   }
 }
+
+/* Worker threads (--threads N) with -1: set when one worker's test has
+ * ended, so that the others, which had no part in it or only streams of
+ * their own, end too once they hold none (each worker sees only the
+ * streams the steering gave it). */
+static atomic_int g_once_over;
 
 /* Serves until a signal (or, with -1, one test).  Returns the status. */
 static int serve(const perf_opts *o, udccp_endpoint *ep) {
@@ -248,7 +262,9 @@ static int serve(const perf_opts *o, udccp_endpoint *ep) {
     if (stopped && v.n == 0 && v.ntests == 0) {
       break;
     }
-    if (o->once && v.tests_done > 0 && v.n == 0 && v.ntests == 0) {
+    if (o->once && v.n == 0 && v.ntests == 0 &&
+        (v.tests_done > 0 || atomic_load(&g_once_over))) {
+      atomic_store(&g_once_over, 1);
       break;
     }
     /* The loop's turn; its events tell whether a connection waits (the
@@ -407,6 +423,7 @@ int perf_run_server(const perf_opts *o) {
       w[k].ep = eps[k];
       w[k].status = 1;
       if (pthread_create(&th[k], NULL, worker_main, &w[k]) != 0) {
+        perf_error("cannot start worker thread %zu of %zu", k + 1, n);
         break;
       }
       started++;

@@ -791,13 +791,16 @@ static void handle(perf_stream *st, const uint8_t *b, udccp_ssize n,
     }
     break;
   case M_ERROR:
-    if (st->client && n > 8) {
+    /* the server's reason for ending the test, or (at the server) the
+     * client's for giving up: -l out of range, another CCID, a stream
+     * that could not connect */
+    if (n > 8) {
       size_t k = (size_t)n - 8 < sizeof(st->srv_err) - 1
                      ? (size_t)n - 8
                      : sizeof(st->srv_err) - 1;
       memcpy(st->srv_err, b + 8, k);
       st->srv_err[k] = '\0';
-      st->err = PERF_ERR_SERVER;
+      st->err = st->client ? PERF_ERR_SERVER : PERF_ERR_CLIENT;
       fill(st);
       st->phase = P_DONE;
     }
@@ -947,11 +950,14 @@ int perf_stream_step(perf_stream *st, udccp_endpoint *ep, uint8_t *buf,
   switch (st->phase) {
   case P_HELLO:
     if (!st->client) {
-      if (now - st->t_phase > 10.0) {
+      /* a client that connected and went silent (killed, unplugged)
+       * before its HELLO: given up after --rcv-timeout, as in a run */
+      double hello_s = (double)perf_o->rcv_timeout_ms / 1e3;
+      if (now - st->t_phase > hello_s) {
         st->err = PERF_ERR_NO_HELLO;
         st->phase = P_DONE;
       }
-      return min_ms(wait, st->t_phase + 10.0, now);
+      return min_ms(wait, st->t_phase + hello_s, now);
     }
     if (now >= st->t_retry) {
       if (st->tries >= 10) {
