@@ -759,7 +759,7 @@ static void probe_inflight_longterm_upward(bbr_st *b) {
 }
 
 /* AdaptLongTermModel; 1 if it decided a state transition. */
-static int adapt_long_term_model(bbr_st *b, udccp_tstamp now) {
+static int adapt_long_term_model(bbr_st *b) {
   if (b->ack_phase == ACKS_PROBE_STARTING && b->round_start) {
     b->ack_phase = ACKS_PROBE_FEEDBACK;
   }
@@ -803,7 +803,7 @@ static void update_probe_bw_cycle(bbr_st *b, uint32_t inflight,
   if (!b->full_bw_reached) {
     return;
   }
-  if (adapt_long_term_model(b, now) || !in_probe_bw(b)) {
+  if (adapt_long_term_model(b) || !in_probe_bw(b)) {
     return;
   }
   switch (b->state) {
