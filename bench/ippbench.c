@@ -18,7 +18,22 @@
  * checksum, the least any stack does; --cksum runs cksum_run(), the
  * checksum alone (bench/ipp.sh prints the table).
  *
- *   udccp-ippbench --ccid 2|3 --window W [--packets N]
+ * With --zc the application uses the zero-copy calls instead of the
+ * copying ones: it writes each datagram in place into the send queue
+ * (udccp_conn_reserve_datagram/udccp_conn_commit_datagram; here it writes
+ * a packet counter in the first 8 bytes and leaves the rest of the slot
+ * as it was, the way an application that builds its datagram there
+ * would pay for its own bytes only) and reads each in place in the
+ * receive queue (udccp_conn_peek_datagram/udccp_conn_consume_datagram),
+ * looking at its first byte.  The copying rows copy 1200 bytes in and
+ * 1200 bytes out.
+ *
+ * --dump FILE writes every packet both ends send (warm-up included) to
+ * FILE: side (0 client, 1 server), ECN codepoint, length (2 bytes,
+ * big-endian), the packet; two builds that must put the same bytes on
+ * the wire give identical files.
+ *
+ *   udccp-ippbench --ccid 2|3 --window W [--zc] [--dump FILE] [--packets N]
  *   udccp-ippbench --floor|--cksum [--packets N]
  */
 #include <getopt.h>
@@ -53,7 +68,9 @@ typedef struct bench {
   line q[2];
   udccp_tstamp now, next_app, interval;
   udccp_tstamp exp[2]; /* each end's expiry, as io/sched.c keeps it */
-  uint64_t delivered, app_refused;
+  FILE *dump;          /* --dump: every packet written, for wire checks */
+  uint64_t delivered, app_refused, app_seen;
+  int zc;              /* the zero-copy application calls */
 } bench;
 
 /* The next free slot of l: packets are written straight into it, so that
@@ -90,15 +107,35 @@ static void step(bench *b) {
     }
   }
   while (b->next_app <= b->now) {
-    if (udccp_conn_queue_datagram(b->c[0], app, sizeof(app), 0, b->now) != 0) {
+    if (b->zc) {
+      uint8_t *d;
+      if (udccp_conn_reserve_datagram(b->c[0], PAYLOAD, 0, UDCCP_TSTAMP_NEVER,
+                                      &d, b->now) != 0) {
+        b->app_refused++;
+      } else {
+        uint64_t ctr = b->delivered + b->app_refused;
+        memcpy(d, &ctr, sizeof(ctr));
+        (void)udccp_conn_commit_datagram(b->c[0], PAYLOAD, b->now);
+      }
+    } else if (udccp_conn_queue_datagram(b->c[0], app, sizeof(app), 0,
+                                         b->now) != 0) {
       b->app_refused++;
     }
     dirty[0] = 1;
     b->next_app += b->interval;
   }
   if (dirty[1]) {
-    while (udccp_conn_read_datagram(b->c[1], buf, sizeof(buf)) > 0) {
-      b->delivered++;
+    if (b->zc) {
+      const uint8_t *d;
+      while (udccp_conn_peek_datagram(b->c[1], &d, NULL) > 0) {
+        b->app_seen += d[0];
+        (void)udccp_conn_consume_datagram(b->c[1]);
+        b->delivered++;
+      }
+    } else {
+      while (udccp_conn_read_datagram(b->c[1], buf, sizeof(buf)) > 0) {
+        b->delivered++;
+      }
     }
   }
   for (side = 0; side < 2; side++) {
@@ -121,6 +158,12 @@ static void step(bench *b) {
       s->at = b->now + ONE_WAY;
       s->len = (uint16_t)n;
       b->q[side].n++;
+      if (b->dump != NULL) {
+        /* side, ECN, length (2 bytes, big-endian), the packet */
+        uint8_t h[4] = {(uint8_t)side, s->ecn, (uint8_t)(n >> 8), (uint8_t)n};
+        fwrite(h, 1, 4, b->dump);
+        fwrite(s->data, 1, (size_t)n, b->dump);
+      }
     }
     b->exp[side] = udccp_conn_get_expiry(b->c[side]);
   }
@@ -194,8 +237,11 @@ int main(int argc, char **argv) {
                                      {"packets", required_argument, NULL, 'n'},
                                      {"floor", no_argument, NULL, 'f'},
                                      {"cksum", no_argument, NULL, 'k'},
+                                     {"dump", required_argument, NULL, 'd'},
+                                     {"zc", no_argument, NULL, 'z'},
                                      {NULL, 0, NULL, 0}};
-  int ccid = 2, do_floor = 0, o;
+  const char *dump = NULL;
+  int ccid = 2, do_floor = 0, zc = 0, o;
   unsigned long w = 50, packets = 20000;
   udccp_pair p;
   udccp_settings cs, ss;
@@ -209,9 +255,11 @@ int main(int argc, char **argv) {
     case 'n': packets = strtoul(optarg, NULL, 10); break;
     case 'f': do_floor = 1; break;
     case 'k': do_floor = 2; break;
+    case 'd': dump = optarg; break;
+    case 'z': zc = 1; break;
     default:
       fprintf(stderr, "usage: udccp-ippbench --ccid 2|3 --window W "
-                      "[--packets N] | --floor|--cksum [--packets N]\n");
+                      "[--zc] [--dump FILE] [--packets N] | --floor|--cksum [--packets N]\n");
       return 2;
     }
   }
@@ -251,6 +299,7 @@ int main(int argc, char **argv) {
   memset(&b, 0, sizeof(b));
   b.c[0] = p.c[0];
   b.c[1] = p.c[1];
+  b.zc = zc;
   b.now = p.now;
   b.interval = 2 * ONE_WAY / w;
   b.next_app = b.now;
@@ -261,15 +310,23 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (dump != NULL && (b.dump = fopen(dump, "wb")) == NULL) {
+    perror(dump);
+    return 1;
+  }
   /* Warm-up: slow start, then a few RTTs at the full window. */
   warm_up(&b, 20 * w + 2000);
   b.app_refused = 0;
   measure(&b, packets);
   udccp_conn_get_info(b.c[0], &ci);
-  printf("ccid %d window %lu packets %lu cwnd %llu srtt_ms %.1f "
-         "app_refused %llu\n",
-         ccid, w, packets, (unsigned long long)ci.cwnd,
-         (double)ci.srtt / 1e6, (unsigned long long)b.app_refused);
+  printf("ccid %d window %lu %s packets %lu cwnd %llu srtt_ms %.1f "
+         "app_refused %llu (%u)\n",
+         ccid, w, zc ? "zero-copy" : "copying", packets,
+         (unsigned long long)ci.cwnd, (double)ci.srtt / 1e6,
+         (unsigned long long)b.app_refused, (unsigned)(b.app_seen & 1));
+  if (b.dump != NULL) {
+    fclose(b.dump);
+  }
   free(b.q[0].s);
   free(b.q[1].s);
   udccp_pair_free(&p);

@@ -74,7 +74,14 @@ static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
   const struct msghdr *a = &ep->tmsg[i].msg_hdr, *b = &ep->tmsg[j].msg_hdr;
   /* A burst's packets share one address and one ancillary buffer
    * (endpoint.c, tx_commit): equal pointers, nothing to compare. */
-  return ep->tfidx[i] == ep->tfidx[j] && a->msg_namelen == b->msg_namelen &&
+  /* One connection per run (its DCCP ports, the first 4 bytes of each
+   * packet): the receiver's GRO keeps the run as one message, and a
+   * worker group steers a message by its first packet's ports
+   * (io/share.c), so a run mixing connections would land whole on one
+   * worker. */
+  return ep->tfidx[i] == ep->tfidx[j] &&
+         memcmp(ep->tiov[i].iov_base, ep->tiov[j].iov_base, 4) == 0 &&
+         a->msg_namelen == b->msg_namelen &&
          (a->msg_name == b->msg_name ||
           memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0) &&
          a->msg_controllen == b->msg_controllen &&

@@ -25,7 +25,8 @@
  *                             Startup): DCCP acks cover Ack Ratio packets.
  *   Startup                   pacing gain 2.77, cwnd gain 2; exits on a
  *                             bandwidth plateau (3 rounds < 25 %) or on
- *                             high loss (> 2 % in a round, >= 6 losses).
+ *                             high loss (a round after the first loss:
+ *                             > 2 % lost, >= 6 discontiguous lost ranges).
  *   Drain                     pacing gain 0.5 until inflight <= BDP (or 3
  *                             rounds).
  *   ProbeBW                   DOWN 0.90 / CRUISE 1.0 / REFILL 1.0 / UP 1.25
@@ -133,6 +134,7 @@ typedef struct bbr_st {
   uint64_t rs_last_seq;
   int rs_app_limited;
   uint32_t rs_newly_acked, rs_newly_lost;
+  int rs_loss_too_high; /* a loss on this ack was IsInflightTooHigh */
   double rs_delivery_rate, rs_delivered;
 
   /* model */
@@ -156,6 +158,11 @@ typedef struct bbr_st {
   int loss_round_start, loss_in_round;
   uint32_t loss_events_in_round;
   uint64_t round_lost0, round_delivered0;
+  /* Startup's loss exit: lost sequence ranges since the last loss round
+   * start (a loss not adjacent to the previous one opens a range) */
+  uint32_t lost_ranges;
+  uint64_t last_lost_seq;
+  int have_last_lost;
 
   double full_bw;
   unsigned full_bw_count;
@@ -382,12 +389,15 @@ static int inflight_too_high(const bbr_st *b) {
   return (double)b->rs_lost > (double)b->rs_tx_in_flight * BBR_LOSS_THRESH;
 }
 
-static void handle_inflight_too_high(bbr_st *b, udccp_tstamp now) {
+/* HandleInflightTooHigh for a loss sample: tx_in_flight and app_limited
+ * of the lost packet (InflightAtLoss), not of the ack's rate sample. */
+static void handle_inflight_too_high(bbr_st *b, double tx_in_flight,
+                                     int app_limited, udccp_tstamp now) {
   b->prev_probe_too_high = 1;
   b->is_bw_probe_sample = 0; /* only react once per bw probe */
-  if (!b->rs_app_limited) {
-    b->inflight_longterm = dmax((double)b->rs_tx_in_flight,
-                                target_inflight(b) * BBR_BETA);
+  b->rs_loss_too_high = 1;
+  if (!app_limited) {
+    b->inflight_longterm = dmax(tx_in_flight, target_inflight(b) * BBR_BETA);
   }
   if (b->state == BBR_PROBE_UP) {
     start_probe_down(b, now);
@@ -402,22 +412,38 @@ static void note_loss(bbr_st *b) {
   b->loss_events_in_round++;
 }
 
-/* HandleLostPacket, with InflightAtLoss for a one-packet P. */
+/* A lost packet (or an ECN mark) for Startup's loss exit: the draft
+ * counts discontiguous lost sequence ranges, not packets. */
+static void count_lost_range(bbr_st *b, uint64_t seq) {
+  if (!b->have_last_lost || seq != udccp_seq_add(b->last_lost_seq, 1)) {
+    b->lost_ranges++;
+  }
+  b->last_lost_seq = seq;
+  b->have_last_lost = 1;
+}
+
+/* HandleLostPacket, with InflightAtLoss for a one-packet P.  The loss
+ * sample (P's tx_in_flight, the losses since P was sent, P's
+ * app-limited mark) is its own: it does not overwrite the rate sample
+ * of the ack being processed (RS.tx_in_flight is "C.inflight when the
+ * most recently ACKed packet was sent"), which AdaptLongTermModel then
+ * uses to raise inflight_longterm, and UpdateMaxBw its app-limited
+ * mark. */
 static void handle_lost(bbr_st *b, const bbr_pkt *p, udccp_tstamp now) {
+  double tx_in_flight, lost;
   note_loss(b);
   if (!b->is_bw_probe_sample) {
     return;
   }
-  b->rs_tx_in_flight = p->tx_in_flight;
-  b->rs_lost = (uint32_t)b->lost - p->lost;
-  b->rs_app_limited = p->app_limited;
-  if (inflight_too_high(b)) {
-    double prev = (double)p->tx_in_flight - 1;
-    double lost_prev = (double)b->rs_lost - 1;
+  tx_in_flight = (double)p->tx_in_flight;
+  lost = (double)((uint32_t)b->lost - p->lost);
+  if (lost > tx_in_flight * BBR_LOSS_THRESH) { /* IsInflightTooHigh */
+    double prev = tx_in_flight - 1;
+    double lost_prev = lost - 1;
     double prefix =
         (BBR_LOSS_THRESH * prev - lost_prev) / (1.0 - BBR_LOSS_THRESH);
-    b->rs_tx_in_flight = (uint32_t)dmax(prev + prefix, 1.0);
-    handle_inflight_too_high(b, now);
+    handle_inflight_too_high(b, floor(dmax(prev + prefix, 1.0)),
+                             p->app_limited, now);
   }
 }
 
@@ -535,6 +561,7 @@ static void bbr_on_acked(void *cs, uint64_t seq, int marked, udccp_tstamp ts) {
   if (marked) { /* an ECN mark: a congestion signal like a loss */
     b->lost++;
     b->rs_newly_lost++;
+    count_lost_range(b, seq);
     handle_lost(b, p, ts);
   }
 }
@@ -544,6 +571,7 @@ static void bbr_on_lost(void *cs, uint64_t seq, udccp_tstamp ts) {
   bbr_pkt *p = ring_find(b, seq);
   b->lost++;
   b->rs_newly_lost++;
+  count_lost_range(b, seq);
   if (p == NULL) {
     note_loss(b);
     return;
@@ -670,18 +698,25 @@ static void update_ack_aggregation(bbr_st *b, udccp_tstamp now) {
 }
 
 /* CheckFullBWReached; CheckStartupHighLoss (Exiting Startup Based on
- * Packet Loss: more than 2 % of a round lost, at least 6 losses). */
+ * Packet Loss): checked at a loss round start, which comes a full round
+ * after the round's first loss (NoteLoss restarts the loss round there;
+ * the draft's "in fast recovery for a full round", DCCP having no
+ * recovery), the loss rate of the rounds since the last check above 2 %
+ * and at least BBRStartupFullLossCnt (6) discontiguous lost sequence
+ * ranges among them (not 6 lost packets: one burst of drops is one
+ * range). */
 static void check_full_bw(bbr_st *b) {
   if (b->state == BBR_STARTUP && b->loss_round_start) {
     uint64_t lost = b->lost - b->round_lost0;
     uint64_t dl = b->delivered - b->round_delivered0;
-    if (lost >= BBR_STARTUP_FULL_LOSS_CNT &&
+    if (b->lost_ranges >= BBR_STARTUP_FULL_LOSS_CNT &&
         (double)lost > BBR_LOSS_THRESH * (double)(lost + dl)) {
       b->full_bw_reached = 1;
       b->inflight_longterm = dmax(b->bdp, b->inflight_latest);
     }
     b->round_lost0 = b->lost;
     b->round_delivered0 = b->delivered;
+    b->lost_ranges = 0;
   }
   if (b->full_bw_now || !b->round_start || b->rs_app_limited) {
     return;
@@ -724,7 +759,7 @@ static void probe_inflight_longterm_upward(bbr_st *b) {
 }
 
 /* AdaptLongTermModel; 1 if it decided a state transition. */
-static int adapt_long_term_model(bbr_st *b, udccp_tstamp now) {
+static int adapt_long_term_model(bbr_st *b) {
   if (b->ack_phase == ACKS_PROBE_STARTING && b->round_start) {
     b->ack_phase = ACKS_PROBE_FEEDBACK;
   }
@@ -740,7 +775,10 @@ static int adapt_long_term_model(bbr_st *b, udccp_tstamp now) {
       return 1;
     }
   }
-  if (!inflight_too_high(b)) {
+  /* an ack whose loss was too high does not raise inflight_longterm
+   * again from its own sample (the draft's HandleLostPacket leaves the
+   * lost packet's too-high figures in RS for this step) */
+  if (!inflight_too_high(b) && !b->rs_loss_too_high) {
     if (b->inflight_longterm >= BBR_INF) {
       return 0;
     }
@@ -750,10 +788,12 @@ static int adapt_long_term_model(bbr_st *b, udccp_tstamp now) {
     if (b->state == BBR_PROBE_UP) {
       probe_inflight_longterm_upward(b);
     }
-  } else if (b->is_bw_probe_sample) {
-    handle_inflight_too_high(b, now);
-    return 1;
   }
+  /* A too-lossy ack sample is not acted on here: the 2026-08 draft reacts
+   * to loss per lost packet (HandleLostPacket); an earlier draft's
+   * "else if (BBR.is_bw_probe_sample) HandleInflightTooHigh()" also cut
+   * inflight_longterm on an ack whose sample counted losses declared
+   * before the probe (in REFILL or CRUISE, not probe samples). */
   return 0;
 }
 
@@ -763,7 +803,7 @@ static void update_probe_bw_cycle(bbr_st *b, uint32_t inflight,
   if (!b->full_bw_reached) {
     return;
   }
-  if (adapt_long_term_model(b, now) || !in_probe_bw(b)) {
+  if (adapt_long_term_model(b) || !in_probe_bw(b)) {
     return;
   }
   switch (b->state) {
@@ -1008,6 +1048,7 @@ static void bbr_on_ack(void *cs, udccp_ccid2_win *w, udccp_tstamp ts) {
   b->rs_has = 0;
   b->rs_newly_acked = 0;
   b->rs_newly_lost = 0;
+  b->rs_loss_too_high = 0;
 }
 
 /* Once per window CCID 2 sees a congestion event: BBR's response is

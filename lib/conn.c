@@ -540,10 +540,9 @@ int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
                                          UDCCP_TSTAMP_NEVER, ts);
 }
 
-int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
-                                    size_t len, uint32_t prio,
-                                    udccp_tstamp expires, udccp_tstamp ts) {
-  int rv;
+/* Whether the connection takes a datagram of len bytes from the
+ * application now: 0 or the error udccp_conn_queue_datagram() returns. */
+static int may_take(const udccp_conn *conn, size_t len) {
   if (conn->error <= UDCCP_ERR_FATAL && conn->state == UDCCP_STATE_CLOSED) {
     return conn->error;
   }
@@ -556,6 +555,17 @@ int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
   if (len > conn->info.mps) {
     return UDCCP_ERR_MSGSIZE;
   }
+  return 0;
+}
+
+/* may_take(), the deadline, and the expired datagrams' room given back:
+ * for udccp_conn_queue_datagram_until() and udccp_conn_reserve_datagram(). */
+static int may_queue(udccp_conn *conn, size_t len, udccp_tstamp expires,
+                     udccp_tstamp ts) {
+  int rv = may_take(conn, len);
+  if (rv != 0) {
+    return rv;
+  }
   if (expires <= ts) {
     /* Too late already: never queued, counted as expired. */
     conn->sendq.expired++;
@@ -563,7 +573,45 @@ int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
   }
   /* Expired datagrams give their room back before the push is judged. */
   (void)udccp_sendq_expire(&conn->sendq, ts);
+  return 0;
+}
+
+int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
+                                    size_t len, uint32_t prio,
+                                    udccp_tstamp expires, udccp_tstamp ts) {
+  int rv = may_queue(conn, len, expires, ts);
+  if (rv != 0) {
+    return rv;
+  }
   rv = udccp_sendq_push_until(&conn->sendq, data, len, prio, expires);
+  if (rv == 0) {
+    udccp_conn_trim_arm(conn, ts);
+  }
+  return rv;
+}
+
+int udccp_conn_reserve_datagram(udccp_conn *conn, size_t len, uint32_t prio,
+                                udccp_tstamp expires, uint8_t **pbuf,
+                                udccp_tstamp ts) {
+  int rv;
+  if (pbuf == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  rv = may_queue(conn, len, expires, ts);
+  if (rv != 0) {
+    return rv;
+  }
+  return udccp_sendq_reserve(&conn->sendq, len, prio, expires, pbuf);
+}
+
+int udccp_conn_commit_datagram(udccp_conn *conn, size_t len, udccp_tstamp ts) {
+  /* The state may have changed since the reservation (a packet read, a
+   * close): the rules of udccp_conn_queue_datagram() apply at commit. */
+  int rv = may_take(conn, len);
+  if (rv != 0) {
+    return rv;
+  }
+  rv = udccp_sendq_commit(&conn->sendq, len);
   if (rv == 0) {
     udccp_conn_trim_arm(conn, ts);
   }
@@ -610,6 +658,42 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
     }
   }
   return n;
+}
+
+/* An empty receive queue's answer to a read (udccp_conn_read_datagram_ex()
+ * and udccp_conn_peek_datagram()). */
+static udccp_ssize read_empty(const udccp_conn *conn) {
+  if (conn->error <= UDCCP_ERR_FATAL &&
+      (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
+       conn->state == UDCCP_STATE_TIMEWAIT)) {
+    return conn->error;
+  }
+  return UDCCP_ERR_AGAIN;
+}
+
+udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
+                                     udccp_recv_info *ri) {
+  const udccp_rxq_ent *e;
+  if (pdata == NULL || (ri != NULL && ri->size < 8)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (udccp_rxq_len(&conn->rxq) == 0) {
+    return read_empty(conn);
+  }
+  e = udccp_rxq_head(&conn->rxq);
+  if (ri != NULL) {
+    if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {
+      ri->lost_before = e->lost;
+    }
+    if (ri->size >= offsetof(udccp_recv_info, seq) + 8) {
+      ri->seq = e->seq;
+    }
+  }
+  return udccp_rxq_peek(&conn->rxq, pdata);
+}
+
+int udccp_conn_consume_datagram(udccp_conn *conn) {
+  return udccp_rxq_discard(&conn->rxq);
 }
 
 udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn) {

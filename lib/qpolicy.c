@@ -60,6 +60,7 @@ static void release(udccp_sendq *q) {
   q->head = 0;
   q->n_free = 0;
   q->next_exp = UDCCP_TSTAMP_NEVER;
+  q->resv = 0;
 }
 
 /* The queue just emptied: an idle connection holds no send buffer, but a
@@ -143,6 +144,7 @@ static int grow(udccp_sendq *q) {
   q->n_free = n - q->cap;
   q->cap = n;
   q->head = 0;
+  q->resv = 0;
   return 0;
 }
 
@@ -154,6 +156,7 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram) {
   if (q->qlen == 0) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
+  q->resv = 0; /* a reservation's length was judged against max_dgram */
   if (max_dgram <= q->slot_size) {
     q->max_dgram = max_dgram;
     return 0;
@@ -244,10 +247,12 @@ int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
   return udccp_sendq_push_until(q, data, len, prio, UDCCP_TSTAMP_NEVER);
 }
 
-int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
-                           uint32_t prio, udccp_tstamp expires) {
-  uint32_t s, pos;
-
+/* The queue's rules for a datagram of len bytes and priority prio: the
+ * size limit, a full queue (refused, or under PRIO the eviction of a
+ * worse datagram), and a free slot (grown if needed).  Returns 0 with
+ * free_slots[n_free - 1] the slot the datagram will take, or as
+ * udccp_sendq_push_until(). */
+static inline int admit(udccp_sendq *q, size_t len, uint32_t prio) {
   if (q->qlen == 0) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
@@ -269,6 +274,7 @@ int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
     }
     order_remove(q, victim);
     q->evicted++;
+    q->resv = 0;
   }
   if (q->count == q->cap) {
     int rv = grow(q);
@@ -276,6 +282,14 @@ int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
       return rv;
     }
   }
+  return 0;
+}
+
+/* Queues the datagram already in slot free_slots[n_free - 1] (admit()). */
+static inline void place(udccp_sendq *q, size_t len, uint32_t prio,
+                  udccp_tstamp expires) {
+  uint32_t pos, s;
+
   pos = q->policy == UDCCP_QPOLICY_PRIO ? prio_insert_pos(q, prio) : q->count;
   s = q->free_slots[--q->n_free];
   q->slots[s].len = len;
@@ -284,10 +298,54 @@ int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
   if (expires < q->next_exp) {
     q->next_exp = expires;
   }
-  if (len > 0) {
-    memcpy(q->arena + (size_t)s * q->slot_size, data, len);
-  }
   order_insert(q, pos, s);
+  q->resv = 0;
+}
+
+int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
+                           uint32_t prio, udccp_tstamp expires) {
+  int rv = admit(q, len, prio);
+
+  if (rv != 0) {
+    return rv;
+  }
+  if (len > 0) {
+    memcpy(q->arena + (size_t)q->free_slots[q->n_free - 1] * q->slot_size,
+           data, len);
+  }
+  place(q, len, prio, expires);
+  return 0;
+}
+
+int udccp_sendq_reserve(udccp_sendq *q, size_t len, uint32_t prio,
+                        udccp_tstamp expires, uint8_t **pdata) {
+  uint32_t s;
+  int rv = admit(q, len, prio);
+
+  if (rv != 0) {
+    return rv;
+  }
+  /* The free slot's bookkeeping holds the reservation until commit. */
+  s = q->free_slots[q->n_free - 1];
+  q->slots[s].len = len;
+  q->slots[s].prio = prio;
+  q->slots[s].expires = expires;
+  q->resv = 1;
+  *pdata = q->arena + (size_t)s * q->slot_size;
+  return 0;
+}
+
+int udccp_sendq_commit(udccp_sendq *q, size_t len) {
+  const udccp_sendq_slot *r;
+
+  if (!q->resv) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  r = &q->slots[q->free_slots[q->n_free - 1]];
+  if (len > r->len) {
+    return UDCCP_ERR_MSGSIZE;
+  }
+  place(q, len, r->prio, r->expires);
   return 0;
 }
 
@@ -314,6 +372,7 @@ int udccp_sendq_pop(udccp_sendq *q) {
   q->free_slots[q->n_free++] = q->order[q->head];
   q->head = (q->head + 1) % q->cap;
   q->count--;
+  q->resv = 0;
   if (q->count == 0) {
     drained(q);
   }
@@ -350,6 +409,9 @@ uint32_t udccp_sendq_expire_run(udccp_sendq *q, udccp_tstamp now) {
   }
   q->count = kept;
   q->expired += dropped;
+  if (dropped > 0) {
+    q->resv = 0;
+  }
   q->next_exp = next;
   if (q->count == 0) {
     drained(q);

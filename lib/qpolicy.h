@@ -66,6 +66,9 @@ typedef struct udccp_sendq {
   uint8_t keep;            /* 1: a drained queue keeps its block for the
                               next push until udccp_sendq_trim() (a busy
                               connection, issue 13); 0: freed at once */
+  uint8_t resv;            /* 1: free_slots[n_free - 1] is reserved
+                              (udccp_sendq_reserve); any change to the
+                              queue's contents or memory clears it */
   uint64_t evicted;        /* PRIO: queued datagrams dropped for a better one */
   uint64_t refused;        /* pushes refused because the queue was full */
   uint64_t expired;        /* datagrams dropped unsent at their expiry */
@@ -117,6 +120,23 @@ int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
  * UDCCP_TSTAMP_NEVER: no expiry. */
 int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
                            uint32_t prio, udccp_tstamp expires);
+
+/* Judges a datagram of up to len bytes, priority prio, as
+ * udccp_sendq_push_until() would (MSGSIZE, AGAIN, NOMEM; under PRIO the
+ * eviction of a worse datagram, which stands even if the reservation is
+ * never committed) and, on 0, points *pdata at the len bytes of the slot
+ * it will take: the caller writes the datagram there (zero-copy write,
+ * issue 13).  Nothing is queued until udccp_sendq_commit(); a new
+ * reservation replaces the previous one. */
+int udccp_sendq_reserve(udccp_sendq *q, size_t len, uint32_t prio,
+                        udccp_tstamp expires, uint8_t **pdata);
+
+/* Queues the reserved datagram with its first len bytes (len <= the
+ * reserved length).  Returns 0; UDCCP_ERR_MSGSIZE if len is larger (the
+ * reservation stays); UDCCP_ERR_INVALID_STATE if no reservation is held:
+ * none was made, it was committed, or the queue changed since (a push,
+ * pop, expiry, resize, trim or clear may have moved or reused the slot). */
+int udccp_sendq_commit(udccp_sendq *q, size_t len);
 
 /* udccp_sendq_expire() once a datagram may have expired. */
 uint32_t udccp_sendq_expire_run(udccp_sendq *q, udccp_tstamp now);

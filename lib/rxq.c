@@ -182,6 +182,48 @@ udccp_ssize udccp_rxq_peek_len(const udccp_rxq *q) {
   return (udccp_ssize)q->ents[q->head].len;
 }
 
+/* Reverses the n bytes at p. */
+static void reverse(uint8_t *p, size_t n) {
+  size_t i;
+  for (i = 0; i < n / 2; i++) {
+    uint8_t t = p[i];
+    p[i] = p[n - 1 - i];
+    p[n - 1 - i] = t;
+  }
+}
+
+/* Rotates the ring so that the oldest byte is at offset 0 (three
+ * reversals, in place: a peek must not allocate), and the entries'
+ * offsets with it.  Only for a head datagram that wraps, which a queue
+ * drained now and then rarely holds. */
+static void linearise(udccp_rxq *q) {
+  uint32_t i;
+  size_t h = q->byte_head;
+
+  reverse(q->arena, h);
+  reverse(q->arena + h, q->arena_cap - h);
+  reverse(q->arena, q->arena_cap);
+  for (i = 0; i < q->count; i++) {
+    udccp_rxq_ent *e = &q->ents[(q->head + i) % q->ents_cap];
+    e->off = e->off >= h ? e->off - h : e->off + q->arena_cap - h;
+  }
+  q->byte_head = 0;
+}
+
+udccp_ssize udccp_rxq_peek(udccp_rxq *q, const uint8_t **pdata) {
+  const udccp_rxq_ent *e;
+
+  if (q->count == 0) {
+    return UDCCP_ERR_AGAIN;
+  }
+  e = &q->ents[q->head];
+  if (e->len > q->arena_cap - e->off) {
+    linearise(q);
+  }
+  *pdata = q->arena + e->off;
+  return (udccp_ssize)e->len;
+}
+
 int udccp_rxq_discard(udccp_rxq *q) {
   const udccp_rxq_ent *e;
 

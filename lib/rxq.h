@@ -90,6 +90,13 @@ udccp_ssize udccp_rxq_peek_len(const udccp_rxq *q);
  * than the datagram (it stays queued).  buf may be NULL if cap is 0. */
 udccp_ssize udccp_rxq_pop(udccp_rxq *q, void *buf, size_t cap);
 
+/* Points *pdata at the oldest datagram's bytes, in place, and returns its
+ * length (zero-copy read, issue 13), or UDCCP_ERR_AGAIN if the queue is
+ * empty.  A datagram that wraps at the ring's end is first made
+ * contiguous (the ring is rotated in place).  *pdata stays valid until
+ * the next push, pop, discard, peek or trim. */
+udccp_ssize udccp_rxq_peek(udccp_rxq *q, const uint8_t **pdata);
+
 /* Removes the oldest datagram without copying it.  Returns 0 or
  * UDCCP_ERR_AGAIN if empty. */
 int udccp_rxq_discard(udccp_rxq *q);

@@ -58,6 +58,7 @@ typedef struct tcp_bbr {
   uint64_t app_limited;
   /* this ack's sample */
   int rs_valid, rs_app_limited;
+  int loss_too_high; /* a loss on this ack was too high (HandleLostPacket) */
   uint64_t rs_prior_delivered, rs_lost, rs_inflight;
   udccp_tstamp rs_prior_time, rs_interval_send, rs_rtt;
   uint64_t newly_acked, newly_lost;
@@ -71,6 +72,11 @@ typedef struct tcp_bbr {
   uint64_t round_end, rounds, loss_round_end;
   int round_start, loss_in_round, rtt_round_done;
   uint64_t round_lost0, round_delivered0;
+  /* Startup's loss exit: discontiguous lost ranges since the loss round
+   * began (a lost segment not next to the last lost one opens a range) */
+  unsigned lost_ranges;
+  uint64_t last_lost;
+  int have_last_lost;
   double full_bw;
   unsigned full_cnt;
   int full_now, filled;

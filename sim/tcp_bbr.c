@@ -15,6 +15,7 @@
  * advances a round after each DOWN starts; the probe's losses count
  * until then (the draft's ack phases); rounds with loss outside probing
  * scale the short-term bounds by 0.7;
+ * Startup's loss exit counts discontiguous lost ranges, as the draft;
  * ProbeRTT (cwnd 0.5 BDP, 200 ms and a round, its samples marked
  * application-limited as the draft's HandleProbeRTT does) after 5 s without an RTT
  * sample at the minimum (as lib/ccid_bbr.c, doc/bbr.md).  max_bw: the max over this and the last cycle; min_rtt:
@@ -171,12 +172,15 @@ static void start_up(tcp_bbr *b) {
   b->up_max_bw = b->max_bw;
 }
 
-/* HandleInflightTooHigh */
-static void too_high(tcp_bbr *b, udccp_tstamp now) {
+/* HandleInflightTooHigh for a lost segment's sample (its inflight at
+ * loss and app-limited mark; the ack's rate sample is left alone) */
+static void too_high(tcp_bbr *b, double inflight, int app_limited,
+                     udccp_tstamp now) {
   b->prev_probe_too_high = 1;
   b->probe_sample = 0;
-  if (!b->rs_app_limited) {
-    b->inflight_hi = mx((double)b->rs_inflight, 0.7 * mn(b->bdp, b->cwnd));
+  b->loss_too_high = 1;
+  if (!app_limited) {
+    b->inflight_hi = mx(inflight, 0.7 * mn(b->bdp, b->cwnd));
   }
   if (b->state == ST_UP) {
     start_down(b, now);
@@ -210,18 +214,21 @@ void tcp_bbr_lost(tcp_bbr *b, uint64_t seq) {
   const tcp_bbr_seg *s = &b->ring[seq & b->mask];
   b->lost++;
   b->newly_lost++;
+  if (!b->have_last_lost || seq != b->last_lost + 1) {
+    b->lost_ranges++; /* a discontiguous lost range (Startup's exit) */
+  }
+  b->last_lost = seq;
+  b->have_last_lost = 1;
   if (!b->loss_in_round) {
     b->loss_round_end = b->delivered;
   }
   b->loss_in_round = 1;
   if (b->probe_sample &&
       (double)(b->lost - s->lost) > 0.02 * (double)s->inflight) {
-    b->rs_app_limited = s->app_limited;
     double prev = (double)s->inflight - 1, lost_prev =
         (double)(b->lost - s->lost) - 1;
-    b->rs_inflight =
-        (uint64_t)mx(prev + (0.02 * prev - lost_prev) / (1 - 0.02), 1);
-    too_high(b, b->delivered_time);
+    too_high(b, floor(mx(prev + (0.02 * prev - lost_prev) / (1 - 0.02), 1)),
+             s->app_limited, b->delivered_time);
   }
 }
 
@@ -312,7 +319,10 @@ static int adapt_long_term(tcp_bbr *b) {
       return 1;
     }
   }
-  if ((double)b->rs_lost <= 0.02 * (double)b->rs_inflight) {
+  /* not raised from the sample of an ack whose loss was too high (the
+   * draft leaves the lost segment's figures in RS for this step) */
+  if ((double)b->rs_lost <= 0.02 * (double)b->rs_inflight &&
+      !b->loss_too_high) {
     if (b->inflight_hi >= INF) {
       return 0;
     }
@@ -435,14 +445,18 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
                           0.7 * (b->inflight_lo >= INF ? b->cwnd : b->inflight_lo));
     }
     if (b->state == ST_STARTUP) {
+      /* CheckStartupHighLoss: a round after the first loss (the loss
+       * round restarts there), > 2 % lost and at least 6 discontiguous
+       * lost ranges (not 6 lost segments) */
       uint64_t l = b->lost - b->round_lost0, d = b->delivered - b->round_delivered0;
-      if (l >= 6 && (double)l > 0.02 * (double)(l + d)) {
+      if (b->lost_ranges >= 6 && (double)l > 0.02 * (double)(l + d)) {
         b->filled = 1;
         b->inflight_hi = mx(b->bdp, b->inflight_latest);
       }
       b->round_lost0 = b->lost;
       b->round_delivered0 = b->delivered;
     }
+    b->lost_ranges = 0;
     b->loss_in_round = 0;
     b->bw_latest = b->rs_rate;
     b->inflight_latest = b->rs_delivered;
@@ -536,6 +550,7 @@ void tcp_bbr_ack(tcp_bbr *b, uint64_t inflight, udccp_tstamp now) {
   cap = mx(mn(cap, b->inflight_lo), MIN_CWND);
   b->cwnd = mx(mn(b->cwnd, cap), MIN_CWND);
   b->rs_valid = 0;
+  b->loss_too_high = 0;
   b->newly_acked = b->newly_lost = 0;
 }
 

@@ -122,6 +122,18 @@ for dir in "" -R; do
   fi
 done
 
+# 7. Worker threads: each sees only the streams the steering gave it, so
+# the workers without a part in the test end too (before the fix the idle
+# worker of a one-stream test kept the -1 server running for ever).
+for P in 1 3; do
+  server "$T/s7.out" -1 --threads 2
+  timeout 20 $C -t 0.5 -b 5m -P $P >"$T/c7.out" 2>&1 ||
+    fail "--threads 2, -P $P: client exit $?: $(cat "$T/c7.out")"
+  ends "$SPID" 10
+  [ "$RC" = 0 ] && pass "-1 --threads 2 server: -P $P test, exit 0 ($ELAPSED/10 s)" ||
+    fail "-1 --threads 2 server after a -P $P test: status $RC: $(cat "$T/s7.out")"
+done
+
 # 6. Without -1 the server goes on serving after a failed test.
 server "$T/s6.out"
 timeout 20 $C -t 1 -l 65507 >/dev/null 2>&1

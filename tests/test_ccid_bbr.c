@@ -143,11 +143,185 @@ static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **sta
   assert_true(f->p.now - up_at >= 300 * MS);
 }
 
+/* Of the newest n x stride packets in flight, every stride-th one is
+ * declared lost (1: one contiguous range of n), oldest first as CCID 2
+ * declares them. */
+static void feed_lose(feed *f, unsigned n, unsigned stride) {
+  unsigned i;
+  for (i = n; i > 0; i--) {
+    udccp_bbr_cc.on_lost(cs_of(f), f->p.next - (uint64_t)i * stride,
+                         f->p.now);
+  }
+}
+
+/* Runs Startup until cwnd reaches 60 (below the 100-packet BDP), loses n
+ * packets (every stride-th of the newest), then 200 ms: 2 rounds. */
+static feed *startup_with_losses(unsigned n, unsigned stride) {
+  feed *f = feed_init();
+  udccp_tstamp t0;
+  int steps = 0;
+  while (model(f).cwnd < 60 && steps++ < 100000) {
+    feed_step(f);
+  }
+  assert_int_equal(model(f).state, UDCCP_BBR_STARTUP);
+  feed_lose(f, n, stride);
+  t0 = f->p.now;
+  while (f->p.now < t0 + 200 * MS && steps++ < 100000) {
+    feed_step(f);
+  }
+  return f;
+}
+
+static void test_bbr_draft_startup_loss_exit_counts_lost_ranges(void **state) {
+  /* draft-ietf-ccwg-bbr, Exiting Startup Based on Packet Loss: Startup
+   * ends on loss when a round lost > 2 % and "at least
+   * BBRStartupFullLossCnt=6 discontiguous sequence ranges" were lost.
+   * Both BBRs counted lost packets: one burst of 12 drops ended Startup
+   * (inflight_longterm set, Drain).  Now 12 packets in one range do not;
+   * 6 single losses, every other packet, do. */
+  feed *f;
+  udccp_bbr_model m;
+  (void)state;
+  f = startup_with_losses(12, 1);
+  m = model(f);
+  printf("bbr policy, Startup, 12 of ~60 in flight lost as one range: "
+         "full_bw_reached %d, state %d, inflight_longterm %g\n",
+         m.full_bw_reached, m.state, m.inflight_longterm);
+  assert_false(m.full_bw_reached);
+  assert_int_equal(m.state, UDCCP_BBR_STARTUP);
+  assert_true(m.inflight_longterm > 1e299);
+  udccp_bbr_cc.exit(cs_of(f));
+  f = startup_with_losses(6, 2);
+  m = model(f);
+  printf("bbr policy, Startup, 6 single losses (6 ranges): full_bw_reached "
+         "%d, state %d, inflight_longterm %g\n", m.full_bw_reached, m.state,
+         m.inflight_longterm);
+  assert_true(m.full_bw_reached);
+  assert_int_not_equal(m.state, UDCCP_BBR_STARTUP);
+  assert_true(m.inflight_longterm < 1e299);
+}
+
+static void test_bbr_draft_no_inflight_cut_on_a_lossy_ack_sample(void **state) {
+  /* draft-ietf-ccwg-bbr (2026-08), AdaptLongTermModel and
+   * HandleLostPacket: inflight_longterm is cut (HandleInflightTooHigh)
+   * per lost packet sent while probing, never on an ack because its rate
+   * sample counts > 2 % losses.  The CCID also did the latter (an earlier
+   * draft's rule): losses declared in REFILL (not probe samples) made the
+   * first acks of UP, for packets sent before them, too lossy, and UP
+   * ended there with inflight_longterm set. */
+  feed *f;
+  udccp_tstamp refill_at = 0;
+  int lost = 0, steps = 0, acks_in_up = 0;
+  (void)state;
+  f = feed_init();
+  while (model(f).state != UDCCP_BBR_PROBE_BW_UP && steps++ < 2000000) {
+    feed_step(f);
+    if (model(f).state == UDCCP_BBR_PROBE_BW_REFILL) {
+      if (refill_at == 0) {
+        refill_at = f->p.now;
+      }
+      if (!lost && f->p.now >= refill_at + 50 * MS) {
+        feed_lose(f, 10, 1); /* > 2 % of the ~200 in flight */
+        lost = 1;
+      }
+    }
+  }
+  assert_true(lost);
+  assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_UP);
+  assert_true(model(f).inflight_longterm > 1e299);
+  while (acks_in_up < 50 && steps++ < 2000000) {
+    feed_step(f);
+    acks_in_up++;
+  }
+  printf("bbr policy, 10 losses in REFILL, then 50 acks in UP: state %d "
+         "(5: UP), inflight_longterm %g\n", model(f).state,
+         model(f).inflight_longterm);
+  assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_UP);
+  assert_true(model(f).inflight_longterm > 1e299);
+}
+
+static void test_bbr_draft_loss_sample_leaves_the_ack_rate_sample(void **state) {
+  /* draft-ietf-ccwg-bbr, HandleLostPacket and AdaptLongTermModel: a lost
+   * packet's sample (its tx_in_flight, the losses since it was sent) is
+   * checked for IsInflightTooHigh; the ack's rate sample
+   * (RS.tx_in_flight: "C.inflight when the most recently ACKed packet
+   * was sent") is what raises inflight_longterm.  The CCID wrote the lost
+   * packet's values over the ack's, so a packet sent with 5,000 in flight
+   * and lost raised inflight_longterm to 5,000. */
+  feed *f;
+  int steps = 0;
+  double ilt;
+  uint64_t q;
+  (void)state;
+  f = startup_with_losses(6, 2); /* inflight_longterm from Startup */
+  while (model(f).state != UDCCP_BBR_PROBE_BW_UP && steps++ < 2000000) {
+    feed_step(f);
+  }
+  assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_UP);
+  ilt = model(f).inflight_longterm;
+  assert_true(ilt < 1000);
+  /* a packet sent (outside the path) with 5,000 in flight, lost at the
+   * next acknowledgement, between its on_acked and its on_ack as CCID 2
+   * calls them */
+  f->w.pipe = 5000;
+  udccp_bbr_cc.on_sent(cs_of(f), &f->w, f->p.next + 100000, 0, f->p.now);
+  q = bneck_ack(&f->p);
+  udccp_bbr_cc.on_acked(cs_of(f), q, 0, f->p.now);
+  udccp_bbr_cc.on_lost(cs_of(f), f->p.next + 100000, f->p.now);
+  f->w.pipe = (uint32_t)bneck_inflight(&f->p);
+  udccp_bbr_cc.on_ack(cs_of(f), &f->w, f->p.now);
+  printf("bbr policy, UP, a packet sent with 5,000 in flight lost: "
+         "inflight_longterm %.0f -> %.0f\n", ilt, model(f).inflight_longterm);
+  assert_true(model(f).inflight_longterm < ilt + 100);
+}
+
+static void test_bbr_draft_too_high_loss_not_undone_by_its_ack(void **state) {
+  /* draft-ietf-ccwg-bbr, HandleLostPacket then AdaptLongTermModel on the
+   * same ack: a probing packet's loss that is IsInflightTooHigh cuts
+   * inflight_longterm (InflightAtLoss, at least 0.7 x the target); the
+   * ack it came with, whose own sample is not lossy, does not raise it
+   * again to the acknowledged packet's tx_in_flight (the draft's RS still
+   * holds the loss's too-high figures at that step).  With the samples
+   * kept apart but no such rule, the cut was undone on the spot. */
+  feed *f;
+  int steps = 0;
+  uint64_t q;
+  (void)state;
+  f = feed_init();
+  while (model(f).state != UDCCP_BBR_PROBE_BW_UP && steps++ < 2000000) {
+    feed_step(f);
+  }
+  assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_UP);
+  assert_true(model(f).inflight_longterm > 1e299);
+  /* a packet sent (outside the path) with 20 in flight: its own loss is
+   * > 2 % of that */
+  f->w.pipe = 20;
+  udccp_bbr_cc.on_sent(cs_of(f), &f->w, f->p.next + 100000, 0, f->p.now);
+  q = bneck_ack(&f->p); /* sent with ~200 in flight, nothing lost since */
+  udccp_bbr_cc.on_acked(cs_of(f), q, 0, f->p.now);
+  udccp_bbr_cc.on_lost(cs_of(f), f->p.next + 100000, f->p.now);
+  f->w.pipe = (uint32_t)bneck_inflight(&f->p);
+  udccp_bbr_cc.on_ack(cs_of(f), &f->w, f->p.now);
+  printf("bbr policy, UP, a too-high loss on an ack of a packet sent with "
+         "~%u in flight: state %d (2: DOWN), inflight_longterm %.0f\n",
+         f->w.pipe, model(f).state, model(f).inflight_longterm);
+  assert_int_equal(model(f).state, UDCCP_BBR_PROBE_BW_DOWN);
+  assert_true(model(f).inflight_longterm < 0.9 * f->w.pipe);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_bbr_up_queue_exit_waits_for_the_probes_acks,
                                 feed_free),
       cmocka_unit_test_teardown(test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth,
+                                feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_startup_loss_exit_counts_lost_ranges,
+                                feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_no_inflight_cut_on_a_lossy_ack_sample,
+                                feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_loss_sample_leaves_the_ack_rate_sample,
+                                feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_too_high_loss_not_undone_by_its_ack,
                                 feed_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

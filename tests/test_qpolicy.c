@@ -453,9 +453,112 @@ static void test_qpolicy_expire_drops_only_the_expired(void **state) {
   }
 }
 
+/* Zero-copy write (issue 13): a reserved slot is written in place and
+ * queued by commit with the length, priority and deadline given; nothing
+ * is queued before the commit; a commit without a reservation, a second
+ * one, or one longer than reserved is refused. */
+static void test_qpolicy_reserve_commit_queues_in_place(void **state) {
+  udccp_sendq q;
+  uint8_t *b = NULL, d[16];
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 3, 16), 0);
+  assert_int_equal(udccp_sendq_commit(&q, 0), UDCCP_ERR_INVALID_STATE);
+  assert_int_equal(udccp_sendq_reserve(&q, 17, 0, UDCCP_TSTAMP_NEVER, &b),
+                   UDCCP_ERR_MSGSIZE);
+  make_dgram(d, 4, 1);
+  assert_int_equal(udccp_sendq_push(&q, d, 4, 0), 0);
+  assert_int_equal(udccp_sendq_reserve(&q, 10, 7, 500, &b), 0);
+  assert_non_null(b);
+  make_dgram(b, 10, 2);
+  assert_int_equal(udccp_sendq_len(&q), 1); /* not queued yet */
+  assert_int_equal(udccp_sendq_commit(&q, 11), UDCCP_ERR_MSGSIZE);
+  assert_int_equal(udccp_sendq_commit(&q, 6), 0);
+  assert_int_equal(udccp_sendq_commit(&q, 6), UDCCP_ERR_INVALID_STATE);
+  assert_int_equal(udccp_sendq_len(&q), 2);
+  assert_int_equal(udccp_sendq_next_expiry(&q), 500);
+  expect_head(&q, 1, 4, 0);
+  expect_head(&q, 2, 6, 7);
+  /* reserve, then push: the push takes the slot, the commit is refused
+   * and the pushed datagram is intact */
+  assert_int_equal(udccp_sendq_reserve(&q, 8, 0, UDCCP_TSTAMP_NEVER, &b), 0);
+  make_dgram(b, 8, 3);
+  make_dgram(d, 8, 4);
+  assert_int_equal(udccp_sendq_push(&q, d, 8, 0), 0);
+  assert_int_equal(udccp_sendq_commit(&q, 8), UDCCP_ERR_INVALID_STATE);
+  expect_head(&q, 4, 8, 0);
+  assert_int_equal(udccp_sendq_len(&q), 0);
+  udccp_sendq_free(&q);
+}
+
+/* A reservation follows the queue's rules as a push does (SIMPLE: full is
+ * refused and counted; PRIO: a better datagram evicts the oldest lowest
+ * at reserve, a worse or equal one is refused), commits land in priority
+ * order, and any change to the queue cancels the reservation: pop,
+ * expiry, resize, trim. */
+static void test_qpolicy_reserve_obeys_policy_and_is_cancelled(void **state) {
+  udccp_sendq q;
+  uint8_t *b = NULL, d[8];
+  int i;
+  (void)state;
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 2, 8), 0);
+  for (i = 0; i < 2; i++) {
+    make_dgram(d, 8, (uint8_t)i);
+    assert_int_equal(udccp_sendq_push(&q, d, 8, 0), 0);
+  }
+  assert_int_equal(udccp_sendq_reserve(&q, 8, 9, UDCCP_TSTAMP_NEVER, &b),
+                   UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_sendq_refused(&q), 1);
+  assert_int_equal(udccp_sendq_commit(&q, 8), UDCCP_ERR_INVALID_STATE);
+  udccp_sendq_free(&q);
+
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_PRIO, 3, 8), 0);
+  for (i = 1; i <= 3; i++) {
+    make_dgram(d, 8, (uint8_t)i);
+    assert_int_equal(udccp_sendq_push(&q, d, 8, (uint32_t)i), 0);
+  }
+  assert_int_equal(udccp_sendq_reserve(&q, 8, 1, UDCCP_TSTAMP_NEVER, &b),
+                   UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_sendq_evicted(&q), 0);
+  assert_int_equal(udccp_sendq_reserve(&q, 8, 2, UDCCP_TSTAMP_NEVER, &b), 0);
+  assert_int_equal(udccp_sendq_evicted(&q), 1); /* priority 1 went */
+  make_dgram(b, 8, 0x22);
+  assert_int_equal(udccp_sendq_commit(&q, 8), 0);
+  expect_head(&q, 3, 8, 3);
+  expect_head(&q, 2, 8, 2);
+  expect_head(&q, 0x22, 8, 2); /* after the older one of its priority */
+  udccp_sendq_free(&q);
+
+  /* cancelled by a pop, an expiry, a resize, a trim */
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 4, 8), 0);
+  q.keep = 1;
+  for (i = 0; i < 4; i++) {
+    make_dgram(d, 8, 5);
+    assert_int_equal(udccp_sendq_push_until(&q, d, 8, 0, 100), 0);
+    assert_int_equal(udccp_sendq_reserve(&q, 8, 0, UDCCP_TSTAMP_NEVER, &b), 0);
+    switch (i) {
+    case 0: assert_int_equal(udccp_sendq_pop(&q), 0); break;
+    case 1: assert_int_equal(udccp_sendq_expire(&q, 100), 1); break;
+    case 2:
+      assert_int_equal(udccp_sendq_pop(&q), 0);
+      assert_int_equal(udccp_sendq_reserve(&q, 6, 0, UDCCP_TSTAMP_NEVER, &b),
+                       0);
+      assert_int_equal(udccp_sendq_trim(&q), 0);
+      break;
+    default: assert_int_equal(udccp_sendq_resize(&q, 6), 0); break;
+    }
+    assert_int_equal(udccp_sendq_commit(&q, 6), UDCCP_ERR_INVALID_STATE);
+    while (udccp_sendq_len(&q) > 0) {
+      assert_int_equal(udccp_sendq_pop(&q), 0);
+    }
+  }
+  udccp_sendq_free(&q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_qpolicy_init_rejects_bad_arguments),
+      cmocka_unit_test(test_qpolicy_reserve_commit_queues_in_place),
+      cmocka_unit_test(test_qpolicy_reserve_obeys_policy_and_is_cancelled),
       cmocka_unit_test(test_qpolicy_expire_drops_only_the_expired),
       cmocka_unit_test(test_qpolicy_memory_follows_contents),
       cmocka_unit_test(test_qpolicy_simple_fifo_order_and_refusal_when_full),

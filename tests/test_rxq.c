@@ -198,6 +198,64 @@ static void test_rxq_byte_ring_wraparound(void **state) {
   udccp_rxq_free(&q);
 }
 
+/* Zero-copy read (issue 13): peek shows the oldest datagram in place,
+ * whole even when it straddles the ring's end (the ring is rotated then),
+ * and the datagrams behind it stay intact and in order.  Every datagram
+ * is read by peek and discard, the others by pop, over a ring that never
+ * drains. */
+static void test_rxq_peek_in_place_across_the_ring_end(void **state) {
+  udccp_rxq q;
+  uint8_t buf[128], want[128];
+  uint32_t next_in = 0, next_out = 0;
+  size_t lens[512];
+  int round, straddled = 0;
+
+  (void)state;
+  assert_int_equal(udccp_rxq_init(&q, NULL, 6, 301), 0);
+  {
+    const uint8_t *p = NULL;
+    assert_int_equal(udccp_rxq_peek(&q, &p), UDCCP_ERR_AGAIN);
+  }
+  for (round = 0; round < 400; round++) {
+    size_t len = (size_t)((round * 37) % 128);
+    int pops = udccp_rxq_len(&q) > 3 ? 2 : 0, k;
+    make_dgram(buf, len, next_in);
+    if (udccp_rxq_push(&q, buf, len) == 0) {
+      lens[next_in % 512] = len;
+      next_in++;
+    }
+    for (k = 0; k < pops && next_out < next_in; k++) {
+      size_t l = lens[next_out % 512];
+      if (next_out % 2 == 0) {
+        const udccp_rxq_ent *e = udccp_rxq_head(&q);
+        const uint8_t *p = NULL, *p2 = NULL;
+        if (l > 0 && e->off + l > q.arena_cap) {
+          straddled++;
+        }
+        assert_int_equal(udccp_rxq_peek(&q, &p), (udccp_ssize)l);
+        make_dgram(want, l, next_out);
+        assert_true(p >= q.arena && p + l <= q.arena + q.arena_cap);
+        assert_memory_equal(p, want, l);
+        /* a second peek shows the same bytes at the same place */
+        assert_int_equal(udccp_rxq_peek(&q, &p2), (udccp_ssize)l);
+        assert_ptr_equal(p, p2);
+        assert_int_equal(udccp_rxq_discard(&q), 0);
+      } else {
+        expect_pop(&q, l, next_out);
+      }
+      next_out++;
+    }
+  }
+  while (next_out < next_in) {
+    expect_pop(&q, lens[next_out % 512], next_out);
+    next_out++;
+  }
+  print_message("%d peeked datagrams straddled the ring's end\n", straddled);
+  assert_true(straddled > 3);
+  assert_int_equal(udccp_rxq_bytes(&q), 0);
+  udccp_rxq_free(&q);
+}
+
 static void test_rxq_no_allocation_per_datagram(void **state) {
   udccp_rxq q;
   count_mem cm;
@@ -266,6 +324,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_11_7_rxq_full_by_bytes_refuses),
       cmocka_unit_test(test_rxq_small_buffer_keeps_datagram),
       cmocka_unit_test(test_rxq_byte_ring_wraparound),
+      cmocka_unit_test(test_rxq_peek_in_place_across_the_ring_end),
       cmocka_unit_test(test_rxq_no_allocation_per_datagram),
       cmocka_unit_test(test_rxq_memory_follows_contents),
   };

@@ -361,6 +361,90 @@ static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **sta
   assert_true(f->p.now - up_at >= 300 * MS);
 }
 
+/* Of the newest n x stride segments in flight, every stride-th one is
+ * marked lost, oldest first (1: one contiguous range of n). */
+static void feed_lose(bbr_feed *f, unsigned n, unsigned stride) {
+  unsigned i;
+  for (i = n; i > 0; i--) {
+    tcp_bbr_lost(&f->b, f->p.next - (uint64_t)i * stride);
+  }
+}
+
+static bbr_feed *startup_with_losses(unsigned n, unsigned stride) {
+  bbr_feed *f = feed_init();
+  udccp_tstamp t0;
+  int steps = 0;
+  while (f->b.cwnd < 60 && steps++ < 100000) {
+    feed_step(f);
+  }
+  assert_int_equal(f->b.state, TCP_BBR_STARTUP);
+  feed_lose(f, n, stride);
+  t0 = f->p.now;
+  while (f->p.now < t0 + 200 * MS && steps++ < 100000) {
+    feed_step(f);
+  }
+  return f;
+}
+
+static void test_bbr_draft_tcp_bbr_startup_loss_exit_counts_lost_ranges(void **state) {
+  /* draft-ietf-ccwg-bbr, Exiting Startup Based on Packet Loss: at least
+   * 6 discontiguous lost sequence ranges in the round (and > 2 % lost),
+   * not 6 lost segments: one burst of 12 drops does not end Startup, 6
+   * single losses do. */
+  bbr_feed *f;
+  (void)state;
+  f = startup_with_losses(12, 1);
+  printf("tcp-bbr model, Startup, 12 of ~60 lost as one range: filled %d, "
+         "state %d\n", f->b.filled, f->b.state);
+  assert_false(f->b.filled);
+  assert_int_equal(f->b.state, TCP_BBR_STARTUP);
+  tcp_bbr_free(&f->b);
+  f = startup_with_losses(6, 2);
+  printf("tcp-bbr model, Startup, 6 single losses: filled %d, state %d, "
+         "inflight_hi %g\n", f->b.filled, f->b.state, f->b.inflight_hi);
+  assert_true(f->b.filled);
+  assert_int_not_equal(f->b.state, TCP_BBR_STARTUP);
+  assert_true(f->b.inflight_hi < 1e299);
+}
+
+static void test_bbr_draft_tcp_bbr_loss_sample_leaves_the_ack_rate_sample(void **state) {
+  /* draft-ietf-ccwg-bbr, HandleLostPacket: a probing segment's loss that
+   * is IsInflightTooHigh cuts inflight_hi to InflightAtLoss with the lost
+   * segment's own figures; the ack's rate sample (RS.tx_in_flight of the
+   * newest segment it acknowledges) is not overwritten by them, and that
+   * ack does not raise inflight_hi again from its own sample.  tcp-bbr
+   * wrote InflightAtLoss and the lost segment's app-limited mark into the
+   * ack's sample. */
+  bbr_feed *f;
+  uint64_t q, acked_inflight;
+  double hi;
+  int steps = 0;
+  (void)state;
+  f = feed_init();
+  while (f->b.state != TCP_BBR_UP && steps++ < 2000000) {
+    feed_step(f);
+  }
+  assert_int_equal(f->b.state, TCP_BBR_UP);
+  assert_true(f->b.probe_sample);
+  q = bneck_ack(&f->p);
+  acked_inflight = f->b.ring[q & f->b.mask].inflight;
+  tcp_bbr_delivered(&f->b, q, 0, f->p.now);
+  feed_lose(f, 10, 1); /* the 5th passes 2 % of ~200 in flight */
+  hi = f->b.inflight_hi;
+  printf("tcp-bbr model, UP, 10 of the newest lost: state %d (2: DOWN), "
+         "inflight_hi %.0f, the ack's tx_in_flight %llu (acked segment's "
+         "%llu)\n", f->b.state, hi, (unsigned long long)f->b.rs_inflight,
+         (unsigned long long)acked_inflight);
+  assert_int_equal(f->b.state, TCP_BBR_DOWN);
+  assert_true(hi < 1e299);
+  assert_int_equal(f->b.rs_inflight, acked_inflight);
+  assert_true((double)acked_inflight > hi);
+  tcp_bbr_ack(&f->b, bneck_inflight(&f->p), f->p.now);
+  printf("tcp-bbr model, after that ack: inflight_hi %.0f\n",
+         f->b.inflight_hi);
+  assert_true(f->b.inflight_hi == hi);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_sim_tcp_reno_fills_10mbit_10ms, free_result),
@@ -375,6 +459,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_bbr_draft_max_bw_filter_advances_without_cruise, feed_free),
       cmocka_unit_test_teardown(test_bbr_up_queue_exit_waits_for_the_probes_acks, feed_free),
       cmocka_unit_test_teardown(test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth, feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_tcp_bbr_startup_loss_exit_counts_lost_ranges, feed_free),
+      cmocka_unit_test_teardown(test_bbr_draft_tcp_bbr_loss_sample_leaves_the_ack_rate_sample, feed_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
  *   udccp_conn_write_pkt()     -- call until it returns 0: packets to send
  *   udccp_conn_get_expiry()    -- when to call udccp_conn_handle_expiry()
  *   udccp_conn_queue_datagram()/udccp_conn_read_datagram() -- application data
+ *     (copied; or in place: udccp_conn_reserve_datagram()/..._commit_datagram()
+ *     and udccp_conn_peek_datagram()/..._consume_datagram())
  *
  * Conventions
  *   - Functions return 0 (or a length) on success and a negative UDCCP_ERR_*
@@ -438,6 +440,38 @@ int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
 /* Returns the number of datagrams the send queue can still take. */
 size_t udccp_conn_get_send_space(const udccp_conn *conn);
 
+/* Zero-copy write, part 1: makes room in the send queue for a datagram of
+ * up to len bytes with priority prio and deadline expires (as
+ * udccp_conn_queue_datagram_until(); UDCCP_TSTAMP_NEVER: none) and points
+ * *pbuf at it: the application writes the datagram there and then calls
+ * udccp_conn_commit_datagram(), which queues it without a copy.  The
+ * same rules as udccp_conn_queue_datagram_until() apply, judged now:
+ * returns 0, UDCCP_ERR_MSGSIZE (len > current MPS payload),
+ * UDCCP_ERR_AGAIN (queue full under the simple policy, or full of
+ * datagrams at least as important under UDCCP_QPOLICY_PRIO),
+ * UDCCP_ERR_DROPPED (expires <= ts; counted as expired),
+ * UDCCP_ERR_INVALID_STATE (not open, or closing), UDCCP_ERR_NOMEM,
+ * UDCCP_ERR_INVALID_ARGUMENT (pbuf NULL), or a fatal code.  Under
+ * UDCCP_QPOLICY_PRIO a full queue evicts its worst datagram here, as a
+ * queued datagram would, even if the reservation is never committed.
+ * Nothing is queued until the commit; the room stays the application's
+ * only until the next other call on the connection (a new reservation
+ * replaces the old one; one that changes the send queue cancels it, and
+ * the commit then fails): write and commit before anything else. */
+int udccp_conn_reserve_datagram(udccp_conn *conn, size_t len, uint32_t prio,
+                                udccp_tstamp expires, uint8_t **pbuf,
+                                udccp_tstamp ts);
+
+/* Zero-copy write, part 2: queues the first len bytes written at the
+ * buffer udccp_conn_reserve_datagram() gave (len <= the length reserved).
+ * Returns 0; UDCCP_ERR_MSGSIZE if len is larger than reserved or than
+ * the current MPS payload (the reservation stays); UDCCP_ERR_INVALID_STATE
+ * if no reservation is held (none made, already committed, or cancelled
+ * by a call that changed the send queue) or the connection no longer
+ * takes data; or a fatal code. */
+int udccp_conn_commit_datagram(udccp_conn *conn, size_t len,
+                               udccp_tstamp ts);
+
 /* Copies the oldest received datagram into buf and removes it.  Returns its
  * length; UDCCP_ERR_NOBUF if cap is too small (the datagram stays queued;
  * udccp_conn_peek_datagram_len() tells its size); UDCCP_ERR_AGAIN if none
@@ -475,6 +509,22 @@ typedef struct udccp_recv_info {
  * datagram returned.  UDCCP_ERR_INVALID_ARGUMENT if ri->size < 8. */
 udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
                                         size_t cap, udccp_recv_info *ri);
+
+/* Zero-copy read: points *pdata at the oldest received datagram where it
+ * lies in the receive queue, without removing it, and fills *ri (if not
+ * NULL) as udccp_conn_read_datagram_ex() would.  Returns its length
+ * (*pdata is then valid for that many bytes until
+ * udccp_conn_consume_datagram() or any other call on the connection);
+ * UDCCP_ERR_AGAIN if none is waiting; UDCCP_ERR_INVALID_ARGUMENT if pdata
+ * is NULL or ri->size < 8; or a fatal code once the peer closed and the
+ * queue is empty.  Peeking again returns the same datagram. */
+udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
+                                     udccp_recv_info *ri);
+
+/* Removes the oldest received datagram (the one udccp_conn_peek_datagram()
+ * showed) without copying it.  Returns 0 or UDCCP_ERR_AGAIN if none is
+ * waiting. */
+int udccp_conn_consume_datagram(udccp_conn *conn);
 
 /* Starts a graceful close (RFC 4340 §8.3): data already queued is sent
  * first, then Close (or CloseReq from a server unless server_timewait).

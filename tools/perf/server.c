@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +184,12 @@ static void stream_end(srv *v, perf_stream *st) {
   }
 }
 
+/* Worker threads (--threads N) with -1: set when one worker's test has
+ * ended, so that the others, which had no part in it or only streams of
+ * their own, end too once they hold none (each worker sees only the
+ * streams the steering gave it). */
+static atomic_int g_once_over;
+
 /* Serves until a signal (or, with -1, one test).  Returns the status. */
 static int serve(const perf_opts *o, udccp_endpoint *ep) {
   static _Thread_local srv v;
@@ -255,7 +262,9 @@ static int serve(const perf_opts *o, udccp_endpoint *ep) {
     if (stopped && v.n == 0 && v.ntests == 0) {
       break;
     }
-    if (o->once && v.tests_done > 0 && v.n == 0 && v.ntests == 0) {
+    if (o->once && v.n == 0 && v.ntests == 0 &&
+        (v.tests_done > 0 || atomic_load(&g_once_over))) {
+      atomic_store(&g_once_over, 1);
       break;
     }
     /* The loop's turn; its events tell whether a connection waits (the
@@ -414,6 +423,7 @@ int perf_run_server(const perf_opts *o) {
       w[k].ep = eps[k];
       w[k].status = 1;
       if (pthread_create(&th[k], NULL, worker_main, &w[k]) != 0) {
+        perf_error("cannot start worker thread %zu of %zu", k + 1, n);
         break;
       }
       started++;
