@@ -50,7 +50,27 @@
  *       the server's pool, if any, is trimmed); 4 both sides' PMTU :=
  *       576, 1000, 1280 or 1500 (a / 8); 5 the getters agree with
  *       get_info; 6 the client queues a datagram with a deadline a / 8 x
- *       20 ms away; 7 server_timewait := a / 8 & 1 on the server
+ *       20 ms away; 7, a / 8 < 2: server_timewait := a / 8 on the
+ *       server; 7, a / 8 >= 2 (op bytes 0xbe, 0xfe): a zero-copy
+ *       operation on side a / 8 & 1 (0xbe the client, 0xfe the server),
+ *       the next byte z: bits 0-2 kind, bits 3-7 argument c
+ *         0 reserve a datagram of 1 + next byte * 5 bytes, priority c & 7,
+ *           deadline (c >> 3): none, now (must be refused), 20, 100 ms;
+ *           the whole room reserved is written (ASan: a short slot)
+ *         1 commit the reservation, length mode c (see zc_commit_len)
+ *         2 reserve as 0 and commit at once, the mode from the next byte
+ *           m & 3 (the commit must succeed if the length fits)
+ *         3 reserve as 0, then by m >> 2 & 3: a copied datagram, a
+ *           second reservation, the side served (packets written), the
+ *           PMTU set again; then commit as 2 (the push must cancel, the
+ *           second reservation replace)
+ *         4 peek the oldest datagram (every byte read, checked as a read
+ *           datagram); c & 1: then consume it
+ *         5 consume without a peek
+ *         6 c & 1: that side's application reads by peek and consume
+ *           (and every other datagram also by the copying read, which
+ *           must return the bytes the peek showed)
+ *         7 c & 1: that side queues its datagrams by reserve and commit
  *     7 client queues a + 1 datagrams with priority next byte
  *   fate byte: bits 0-2 0-2 deliver, 3 drop, 4 duplicate, 5 deliver late
  *     (reordered, + bits 3-7 x 7 ms), 6 CE-mark, 7 flip bit (bits 3-7)
@@ -103,6 +123,19 @@ typedef struct npkt {
   uint8_t data[1500];
 } npkt;
 
+/* What the harness knows of a side's reservation: none (a commit must
+ * fail), sure (nothing happened since: a commit that fits must succeed),
+ * or maybe (other calls since, which may have cancelled it). */
+enum { RESV_NONE, RESV_SURE, RESV_MAYBE };
+
+typedef struct zc_resv {
+  int state;
+  size_t len;             /* reserved length */
+  uint32_t k;             /* the number written into it */
+  uint64_t data_pkts_sent; /* at the reservation: a datagram sent since
+                              means the queue was popped (cancelled) */
+} zc_resv;
+
 typedef struct fz {
   const uint8_t *in;
   size_t n, pos;
@@ -125,9 +158,15 @@ typedef struct fz {
   uint64_t rnd, order;
   int reads[2];         /* the application reads (side 1 by default) */
   uint8_t read_mode[2]; /* op 1's a & 12 */
+  uint8_t zc_read[2];   /* the application reads by peek and consume */
+  uint8_t zc_write[2];  /* ... and queues by reserve and commit */
+  unsigned zc_reads;    /* datagrams read by peek (every other one also
+                           by the copying read) */
+  zc_resv resv[2];      /* each side's reservation, as the harness knows */
   size_t nnet;
   npkt *net;
   uint8_t buf[1500];
+  uint8_t peeked[1500]; /* a copy of the datagram a peek showed */
 } fz;
 
 static void fz_rand(uint8_t *dest, size_t len, void *ud) {
@@ -227,11 +266,72 @@ static void check_dgram(fz *f, int side, const uint8_t *d, size_t len) {
   }
 }
 
+/* Side `side` peeks at its oldest datagram: the length peek_datagram_len
+ * says, every byte read and checked as a read datagram's, a copy kept in
+ * f->peeked.  Returns the length or the peek's error. */
+static udccp_ssize zc_peek(fz *f, int side, udccp_recv_info *ri) {
+  udccp_conn *c = f->c[side];
+  const uint8_t *d = NULL;
+  udccp_ssize want = udccp_conn_peek_datagram_len(c);
+  udccp_ssize n = udccp_conn_peek_datagram(c, &d, ri);
+  if (n < 0) {
+    CHECK_WHY(want < 0, side, "peek_datagram_len saw one the peek did not");
+    return n;
+  }
+  CHECK_WHY(n == want, side, "peek's length is not peek_datagram_len's");
+  CHECK_WHY((size_t)n <= sizeof(f->peeked) && (n == 0 || d != NULL), side,
+            "peek gave no bytes");
+  CHECK_WHY(ri == NULL || (ri->lost_before >> 48) == 0, side,
+            "peek's lost_before beyond the sequence space");
+  if (n > 0) {
+    memcpy(f->peeked, d, (size_t)n); /* ASan: every byte must be there */
+  }
+  check_dgram(f, side, f->peeked, (size_t)n);
+  return n;
+}
+
+/* Reads one datagram in place (op 6's zero-copy reader): peek, then every
+ * other time the copying read, which must give the same datagram, else a
+ * second peek, which must too, and consume.  Returns 0 or the error. */
+static int zc_read_one(fz *f, int side) {
+  udccp_conn *c = f->c[side];
+  udccp_recv_info ri = UDCCP_RECV_INFO_INIT, ri2 = UDCCP_RECV_INFO_INIT;
+  udccp_ssize n = zc_peek(f, side, &ri), m;
+  if (n < 0) {
+    return (int)n;
+  }
+  if (f->zc_reads++ & 1) {
+    m = udccp_conn_read_datagram_ex(c, f->buf, sizeof(f->buf), &ri2);
+  } else {
+    const uint8_t *d = NULL;
+    m = udccp_conn_peek_datagram(c, &d, &ri2);
+    CHECK_WHY(m == n && (m == 0 || d != NULL), side,
+              "a second peek gave another length");
+    if (m > 0) {
+      memcpy(f->buf, d, (size_t)m);
+    }
+    CHECK_WHY(udccp_conn_consume_datagram(c) == 0, side,
+              "consume after a peek failed");
+  }
+  CHECK_WHY(m == n && (n == 0 || memcmp(f->buf, f->peeked, (size_t)n) == 0),
+            side,
+            "the peek showed another datagram than the read gave");
+  CHECK_WHY(ri.lost_before == ri2.lost_before && ri.seq == ri2.seq, side,
+            "the peek's recv_info is not the read's");
+  return 0;
+}
+
 /* Side `side`'s application reads everything waiting, the way op 1 set. */
 static void app_read(fz *f, int side) {
   udccp_conn *c = f->c[side];
   for (int guard = 0; guard < 100000; guard++) {
     udccp_ssize n, want = -1;
+    if (f->zc_read[side]) {
+      if (zc_read_one(f, side) != 0) {
+        break;
+      }
+      continue;
+    }
     if (f->read_mode[side] & 8) {
       want = udccp_conn_peek_datagram_len(c);
       if (want < 0) {
@@ -261,26 +361,66 @@ static void app_read(fz *f, int side) {
   }
 }
 
-/* Side `side`'s application queues its next numbered datagram. */
-static int queue_one(fz *f, int side, size_t len, uint32_t prio,
-                     udccp_tstamp until) {
-  uint8_t payload[1500];
-  uint32_t k = f->sent[side];
+/* Writes datagram number k's len bytes at d. */
+static void fill(uint8_t *d, uint32_t k, size_t len) {
   for (size_t j = 0; j < len; j++) {
-    payload[j] = j < 4 ? (uint8_t)(k >> (8 * j)) : pat(k, j);
+    d[j] = j < 4 ? (uint8_t)(k >> (8 * j)) : pat(k, j);
   }
+}
+
+/* Side `side` queued datagram number sent[side] of len bytes: remembered;
+ * the queue changed, so no reservation survives. */
+static void queued(fz *f, int side, size_t len) {
+  uint32_t k = f->sent[side];
+  if (k < REC_MAX) {
+    f->sent_len[side][k] = (uint16_t)len;
+  }
+  f->sent[side]++;
+  f->resv[side].state = RESV_NONE;
+}
+
+/* Side `side`'s application queues its next numbered datagram, copied. */
+static int queue_copy(fz *f, int side, size_t len, uint32_t prio,
+                      udccp_tstamp until) {
+  uint8_t payload[1500];
+  fill(payload, f->sent[side], len);
   int rv = until == UDCCP_TSTAMP_NEVER
                ? udccp_conn_queue_datagram(f->c[side], payload, len, prio,
                                            f->now)
                : udccp_conn_queue_datagram_until(f->c[side], payload, len,
                                                  prio, until, f->now);
   if (rv == 0) {
-    if (k < REC_MAX) {
-      f->sent_len[side][k] = (uint16_t)len;
-    }
-    f->sent[side]++;
+    queued(f, side, len);
   }
   return rv;
+}
+
+/* The same in place: reserve, write the whole room, commit at once (which
+ * must then succeed). */
+static int queue_zc(fz *f, int side, size_t len, uint32_t prio,
+                    udccp_tstamp until) {
+  uint8_t *d = NULL;
+  int rv = udccp_conn_reserve_datagram(f->c[side], len, prio, until, &d,
+                                       f->now);
+  if (rv != 0) {
+    if (f->resv[side].state == RESV_SURE) {
+      f->resv[side].state = RESV_MAYBE;
+    }
+    return rv;
+  }
+  CHECK_WHY(d != NULL, side, "reserve gave no room");
+  fill(d, f->sent[side], len);
+  rv = udccp_conn_commit_datagram(f->c[side], len, f->now);
+  CHECK_WHY(rv == 0, side, "commit right after its reservation failed");
+  queued(f, side, len);
+  return 0;
+}
+
+/* Side `side`'s application queues its next numbered datagram. */
+static int queue_one(fz *f, int side, size_t len, uint32_t prio,
+                     udccp_tstamp until) {
+  return f->zc_write[side] ? queue_zc(f, side, len, prio, until)
+                           : queue_copy(f, side, len, prio, until);
 }
 
 /* A greedy application keeps its send queue full (bulk transfer), within
@@ -307,6 +447,7 @@ static void retire(fz *f, int side) {
   }
   udccp_conn_del(f->c[side]);
   f->c[side] = NULL;
+  f->resv[side].state = RESV_NONE;
 }
 
 /* Serves one side at f->now: timers, the application, every packet it
@@ -463,6 +604,163 @@ static void check_getters(fz *f) {
                   udccp_conn_get_reset_code(c) <= 255,
               s, "get_reset_code");
   }
+}
+
+/* Zero-copy op 0: side `side` reserves len bytes and writes every one. */
+static void zc_reserve(fz *f, int side, size_t len, unsigned c) {
+  static const udccp_tstamp after[4] = {0, 0, 20 * MS, 100 * MS};
+  udccp_conn *conn = f->c[side];
+  zc_resv *r = &f->resv[side];
+  udccp_tstamp until =
+      (c >> 3) == 0 ? UDCCP_TSTAMP_NEVER : f->now + after[(c >> 3) & 3];
+  size_t mps = udccp_conn_get_mps(conn);
+  uint8_t *d = NULL;
+  int rv = udccp_conn_reserve_datagram(conn, len, c & 7, until, &d, f->now);
+  if (rv != 0) {
+    CHECK_WHY(len <= mps || rv == UDCCP_ERR_MSGSIZE ||
+                  rv == UDCCP_ERR_INVALID_STATE || rv <= UDCCP_ERR_FATAL,
+              side, "a reservation above the MPS not refused MSGSIZE");
+    if (r->state == RESV_SURE) {
+      r->state = RESV_MAYBE;
+    }
+    return;
+  }
+  CHECK_WHY(d != NULL && len <= mps, side, "reserved more than the MPS");
+  CHECK_WHY(until > f->now, side, "reserved past its deadline");
+  fill(d, f->sent[side], len);
+  udccp_conn_info in;
+  udccp_conn_get_info(conn, &in);
+  r->state = RESV_SURE;
+  r->len = len;
+  r->k = f->sent[side];
+  r->data_pkts_sent = in.data_pkts_sent;
+}
+
+/* The length zero-copy commit mode m asks for, given the reserved length:
+ * m & 3 = 0 all of it, 1 (m >> 2) x 13 bytes less (at least 0), 2 (m >> 2)
+ * + 1 bytes more (must fail MSGSIZE, the reservation staying), 3 as 2 and
+ * then all of it (see zc_commit). */
+static size_t zc_commit_len(size_t rlen, unsigned m) {
+  size_t less = (size_t)(m >> 2) * 13;
+  switch (m & 3) {
+  case 0:
+    return rlen;
+  case 1:
+    return rlen > less ? rlen - less : 0;
+  default:
+    return rlen + 1 + (m >> 2);
+  }
+}
+
+/* Zero-copy op 1: commit in mode m, against what the harness knows. */
+static void zc_commit(fz *f, int side, unsigned m) {
+  udccp_conn *conn = f->c[side];
+  zc_resv *r = &f->resv[side];
+  size_t len = zc_commit_len(r->len, m);
+  udccp_conn_info in;
+  udccp_conn_get_info(conn, &in);
+  if (r->state != RESV_NONE && in.data_pkts_sent != r->data_pkts_sent) {
+    r->state = RESV_NONE; /* a datagram left: the queue was popped */
+  }
+  int rv = udccp_conn_commit_datagram(conn, len, f->now);
+  if (rv != 0) {
+    CHECK_WHY(r->state != RESV_SURE || len > r->len, side,
+              "the commit of a reservation held failed");
+    CHECK_WHY(r->state != RESV_SURE || rv == UDCCP_ERR_MSGSIZE, side,
+              "a commit too long not refused MSGSIZE");
+    if (rv != UDCCP_ERR_MSGSIZE) {
+      r->state = RESV_NONE;
+    } else if ((m & 3) == 3) {
+      zc_commit(f, side, 0); /* the reservation stayed: all of it */
+    }
+    return;
+  }
+  CHECK_WHY(r->state != RESV_NONE, side, "a commit without a reservation");
+  CHECK_WHY(len <= r->len, side, "a commit longer than the reservation");
+  CHECK_WHY(r->k == f->sent[side], side, "a reservation outlived a push");
+  queued(f, side, len);
+}
+
+/* Op 6, a % 8 = 7, a / 8 >= 2: a zero-copy operation (see the top). */
+static void zc_op(fz *f, int side) {
+  uint8_t z, b = 0, m = 0;
+  if (!next_byte(f, &z)) {
+    return;
+  }
+  unsigned c = z >> 3;
+  udccp_conn *conn = f->c[side];
+  if ((z & 7) == 0 || (z & 7) == 2 || (z & 7) == 3) {
+    (void)next_byte(f, &b);
+  }
+  if ((z & 7) == 2 || (z & 7) == 3) {
+    (void)next_byte(f, &m);
+  }
+  if ((z & 7) == 6) {
+    f->zc_read[side] = c & 1; /* the application's habits: kept */
+  } else if ((z & 7) == 7) {
+    f->zc_write[side] = c & 1;
+  }
+  if (conn == NULL) {
+    return;
+  }
+  switch (z & 7) {
+  case 0:
+    zc_reserve(f, side, 1 + (size_t)b * 5, c);
+    break;
+  case 1:
+    zc_commit(f, side, c);
+    break;
+  case 2:
+  case 3:
+    zc_reserve(f, side, 1 + (size_t)b * 5, c);
+    if ((z & 7) == 3 && f->resv[side].state == RESV_SURE) {
+      switch ((m >> 2) & 3) {
+      case 0:
+        (void)queue_copy(f, side, 1 + (size_t)(m >> 4) * 7, c & 7,
+                         UDCCP_TSTAMP_NEVER);
+        break;
+      case 1:
+        zc_reserve(f, side, 1 + (size_t)(m >> 4) * 80, c ^ 5);
+        break;
+      case 2:
+        f->resv[side].state = RESV_MAYBE;
+        serve(f, side);
+        break;
+      default:
+        f->resv[side].state = RESV_MAYBE;
+        (void)udccp_conn_set_pmtu(conn, f->set[side].pmtu);
+        break;
+      }
+      if (f->c[side] == NULL) {
+        return; /* serving retired it */
+      }
+    }
+    zc_commit(f, side, (m & 3) | (unsigned)(m >> 4) << 2);
+    break;
+  case 4: {
+    udccp_recv_info ri = UDCCP_RECV_INFO_INIT;
+    if (zc_peek(f, side, (c & 2) ? &ri : NULL) >= 0 && (c & 1)) {
+      CHECK_WHY(udccp_conn_consume_datagram(conn) == 0, side,
+                "consume after a peek failed");
+    }
+    break;
+  }
+  case 5: {
+    udccp_ssize want = udccp_conn_peek_datagram_len(conn);
+    int rv = udccp_conn_consume_datagram(conn);
+    CHECK_WHY((want >= 0) == (rv == 0), side,
+              "consume disagrees with peek_datagram_len");
+    break;
+  }
+  default:
+    break; /* 6, 7: set above */
+  }
+  /* the application's next call may come after others (a packet, a
+   * timer) that change the queue */
+  if (f->resv[side].state == RESV_SURE) {
+    f->resv[side].state = RESV_MAYBE;
+  }
+  serve(f, side);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -646,8 +944,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               f->now + (udccp_tstamp)(a / 8) * 20 * MS);
         break;
       default:
-        if (f->c[1] != NULL) {
-          (void)udccp_conn_set_server_timewait(f->c[1], (a / 8) & 1);
+        if (a / 8 >= 2) {
+          zc_op(f, (a / 8) & 1);
+        } else if (f->c[1] != NULL) {
+          (void)udccp_conn_set_server_timewait(f->c[1], a / 8);
         }
         break;
       }
