@@ -57,7 +57,7 @@ pre() { # transport port: the environment of a preloaded program
 # Starts a preloaded server in the background and waits for "listening".
 start_server() { # log cmd...
   log=$1; shift
-  env $(pre "$TR" "$PORT") timeout 60 "$@" >"$log" 2>&1 &
+  env $(pre "$TR" "$PORT") timeout -k 5 60 "$@" >"$log" 2>&1 &
   SPID=$!
   PIDS="$PIDS $SPID"
   k=0
@@ -77,7 +77,7 @@ run_pair() { # mode ccid
   k=0
   while [ $k -lt $nconn ]; do
     k=$((k + 1))
-    env $(pre "$TR" "$PORT") timeout 30 "$PAIR" client "$mode" 127.0.0.1 \
+    env $(pre "$TR" "$PORT") timeout -k 5 30 "$PAIR" client "$mode" 127.0.0.1 \
       "$PORT" "$ccid" "$SC" 200 >"$T/cli.$N.$k" 2>&1 ||
       { cat "$T/cli.$N.$k" "$T/srv.$N"; fail "$TR $mode CCID $ccid: client $k"; }
   done
@@ -120,7 +120,7 @@ mp_pair() { # mode ccid server_multipath expect_client expect_server
   while [ $k -lt $nconn ]; do
     k=$((k + 1))
     env $(pre udp "$PORT") UDCCP_MULTIPATH=127.0.0.1,127.0.0.2 UDCCP_DEBUG=1 \
-      timeout 30 "$PAIR" client "$mode" 127.0.0.1 "$PORT" "$ccid" "$SC" 200 \
+      timeout -k 5 30 "$PAIR" client "$mode" 127.0.0.1 "$PORT" "$ccid" "$SC" 200 \
       >"$T/cli.$N.$k" 2>&1 ||
       { cat "$T/cli.$N.$k" "$T/srv.$N"; fail "multipath $mode: client $k"; }
     grep -q "client connection, $4" "$T/cli.$N.$k" ||
@@ -182,13 +182,13 @@ print("PASS python server,", n, "datagrams")
 for TR in $TRANSPORTS; do
   next_port
   start_server "$T/srv.$N" "$PAIR" server blocking "$PORT" 2 "$SC" 1
-  env $(pre "$TR" "$PORT") timeout 30 "$PY" -c "$PYCLIENT" "$PORT" "$SC" \
+  env $(pre "$TR" "$PORT") timeout -k 5 30 "$PY" -c "$PYCLIENT" "$PORT" "$SC" \
     >"$T/py.$N" 2>&1 || { cat "$T/py.$N" "$T/srv.$N"; fail "$TR: python client"; }
   wait "$SPID" || { cat "$T/srv.$N"; fail "$TR: server for python"; }
   echo "ok $TR $(tail -1 "$T/py.$N")"
   next_port
   start_server "$T/srv.$N" "$PY" -c "$PYSERVER" "$PORT" "$SC"
-  env $(pre "$TR" "$PORT") timeout 30 "$PAIR" client blocking 127.0.0.1 \
+  env $(pre "$TR" "$PORT") timeout -k 5 30 "$PAIR" client blocking 127.0.0.1 \
     "$PORT" 2 "$SC" 100 >"$T/cli.$N" 2>&1 ||
     { cat "$T/cli.$N" "$T/srv.$N"; fail "$TR: client of the python server"; }
   wait "$SPID" || { cat "$T/srv.$N"; fail "$TR: python server"; }
@@ -209,11 +209,11 @@ if [ -x "$PERF" ]; then
   P2=$PORT
   next_port
   P3=$PORT
-  timeout 60 "$PERF" -s -p "$P3" --udp-port "$UPORT" >"$T/share.perf" 2>&1 &
+  timeout -k 5 60 "$PERF" -s -p "$P3" --udp-port "$UPORT" >"$T/share.perf" 2>&1 &
   PPID3=$!
   PIDS="$PIDS $PPID3"
   for P in $P1 $P2; do
-    env $(pre udp "$UPORT") timeout 60 "$PAIR" server blocking "$P" 2 "$SC" 1 \
+    env $(pre udp "$UPORT") timeout -k 5 60 "$PAIR" server blocking "$P" 2 "$SC" 1 \
       >"$T/share.srv.$P" 2>&1 &
     PIDS="$PIDS $!"
     eval "SPID_$P=$!"
@@ -227,11 +227,11 @@ if [ -x "$PERF" ]; then
     done
   done
   for P in $P1 $P2; do
-    env $(pre udp "$UPORT") timeout 30 "$PAIR" client blocking 127.0.0.1 "$P" 2 \
+    env $(pre udp "$UPORT") timeout -k 5 30 "$PAIR" client blocking 127.0.0.1 "$P" 2 \
       "$SC" 50 >"$T/share.cli.$P" 2>&1 ||
       { cat "$T/share.cli.$P" "$T/share.srv.$P"; fail "shared UDP port: client of DCCP port $P"; }
   done
-  timeout 30 "$PERF" -c 127.0.0.1 -p "$P3" --udp-port "$UPORT" -t 1 -J \
+  timeout -k 5 30 "$PERF" -c 127.0.0.1 -p "$P3" --udp-port "$UPORT" -t 1 -J \
     >"$T/share.perfc" 2>&1 ||
     { cat "$T/share.perfc" "$T/share.perf"; fail "shared UDP port: udccp-perf client"; }
   for P in $P1 $P2; do
@@ -249,7 +249,7 @@ for TR in $TRANSPORTS; do
   next_port
   extra=""
   [ "$TR" = udp ] && extra=noconn # raw: nobody answers for unowned ports
-  env $(pre "$TR" "$PORT") timeout 60 "$ERRNO" "$PORT" $extra \
+  env $(pre "$TR" "$PORT") timeout -k 5 60 "$ERRNO" "$PORT" $extra \
     >"$T/errno.$N" 2>&1 || { cat "$T/errno.$N"; fail "$TR: dccp_errno"; }
   grep -q "^PASS" "$T/errno.$N" || { cat "$T/errno.$N"; fail "$TR: dccp_errno"; }
   echo "ok $TR dccp_errno: $(grep -c '^ok' "$T/errno.$N") checks"
@@ -285,17 +285,17 @@ assert u2.getsockopt(socket.SOL_SOCKET, socket.SO_TYPE) == socket.SOCK_DGRAM
 u1.close(); u2.close()
 print("PASS tcp+udp unaffected")
 '
-env LD_PRELOAD="$LIB" timeout 30 "$PY" -c "$PYPLAIN" >"$T/plain" 2>&1 ||
+env LD_PRELOAD="$LIB" timeout -k 5 30 "$PY" -c "$PYPLAIN" >"$T/plain" 2>&1 ||
   { cat "$T/plain"; fail "TCP/UDP program under the preload library"; }
 echo "ok $(tail -1 "$T/plain")"
-out=$(printf 'a\nb\n' | env LD_PRELOAD="$LIB" timeout 10 sort -r | tr -d '\n')
+out=$(printf 'a\nb\n' | env LD_PRELOAD="$LIB" timeout -k 5 10 sort -r | tr -d '\n')
 [ "$out" = ba ] || fail "sort under the preload library: '$out'"
 # Cost on non-DCCP descriptors: a million 1-byte read()+write() calls.
 t0=$(date +%s%N)
-timeout 60 dd if=/dev/zero of=/dev/null bs=1 count=1000000 2>/dev/null ||
+timeout -k 5 60 dd if=/dev/zero of=/dev/null bs=1 count=1000000 2>/dev/null ||
   fail "dd"
 t1=$(date +%s%N)
-env LD_PRELOAD="$LIB" timeout 60 dd if=/dev/zero of=/dev/null bs=1 \
+env LD_PRELOAD="$LIB" timeout -k 5 60 dd if=/dev/zero of=/dev/null bs=1 \
   count=1000000 2>/dev/null || fail "dd under the preload library"
 t2=$(date +%s%N)
 plain=$(((t1 - t0) / 1000000)) pre=$(((t2 - t1) / 1000000))

@@ -27,11 +27,11 @@ trap cleanup EXIT INT TERM
 base=$((20000 + $$ % 20000))
 
 # --- echo
-EXAMPLE_MAX_CLIENTS=1 timeout 30 "$EX/echo_server" $base 7 >"$TMP/echo_srv" 2>&1 &
+EXAMPLE_MAX_CLIENTS=1 timeout -k 5 30 "$EX/echo_server" $base 7 >"$TMP/echo_srv" 2>&1 &
 pids="$pids $!"
 sleep 0.5
 printf 'first line\nsecond line\n' |
-  timeout 20 "$EX/echo_client" 127.0.0.1 $base 7 >"$TMP/echo_out" 2>&1 ||
+  timeout -k 5 20 "$EX/echo_client" 127.0.0.1 $base 7 >"$TMP/echo_out" 2>&1 ||
   { cat "$TMP/echo_srv" "$TMP/echo_out"; fail "echo_client exited non-zero"; }
 printf 'first line\nsecond line\n' | cmp -s - "$TMP/echo_out" ||
   { cat "$TMP/echo_out"; fail "echo_client did not print the two lines back"; }
@@ -48,11 +48,11 @@ srv=$!
 pids="$pids $srv"
 sleep 0.5
 ( sleep 1.5; echo "hello from A"; sleep 4 ) |
-  timeout 20 "$BUILD/udccp-cat" --service CHAT --udp-port $chat 127.0.0.1 5300 \
+  timeout -k 5 20 "$BUILD/udccp-cat" --service CHAT --udp-port $chat 127.0.0.1 5300 \
     >"$TMP/a" 2>"$TMP/a.err" &
 a=$!
 ( sleep 2.5; echo "hi from B"; sleep 3 ) |
-  timeout 20 "$BUILD/udccp-cat" --service CHAT --udp-port $chat 127.0.0.1 5300 \
+  timeout -k 5 20 "$BUILD/udccp-cat" --service CHAT --udp-port $chat 127.0.0.1 5300 \
     >"$TMP/b" 2>"$TMP/b.err" &
 b=$!
 pids="$pids $a $b"
@@ -69,7 +69,7 @@ grep -q 'left (closed)' "$TMP/chat_srv" || { show; fail "the server saw no clien
 echo "ok: chat server (event interface) with two clients"
 
 # --- sans-I/O
-timeout 30 "$EX/sansio" 300 >"$TMP/sansio" 2>&1 || { cat "$TMP/sansio"; fail "sansio"; }
+timeout -k 5 30 "$EX/sansio" 300 >"$TMP/sansio" 2>&1 || { cat "$TMP/sansio"; fail "sansio"; }
 grep -q 'sent 300, received [1-9][0-9]*.*closed cleanly' "$TMP/sansio" ||
   { cat "$TMP/sansio"; fail "sansio did not transfer and close"; }
 echo "ok: sans-I/O core with the program's own sockets: $(cat "$TMP/sansio")"
@@ -82,7 +82,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || fail "$PY is missing (apt-get install python3)"
 SRC=${2:?usage: examples.sh BUILD SRC}
 py=$((base + 2))
-env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout 30 "$PY" \
+env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout -k 5 30 "$PY" \
   "$SRC/examples/dccp_echo.py" server 5007 >"$TMP/py_srv" 2>&1 &
 pids="$pids $!"
 k=0
@@ -90,7 +90,7 @@ until grep -q listening "$TMP/py_srv" 2>/dev/null; do
   k=$((k + 1)); [ $k -lt 100 ] || { cat "$TMP/py_srv"; fail "python server did not start"; }
   sleep 0.1
 done
-env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout 30 "$PY" \
+env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout -k 5 30 "$PY" \
   "$SRC/examples/dccp_echo.py" client 5007 one two three >"$TMP/py_cli" 2>&1 ||
   { cat "$TMP/py_srv" "$TMP/py_cli"; fail "dccp_echo.py client"; }
 printf 'one\ntwo\nthree\n' | cmp -s - "$TMP/py_cli" ||
@@ -102,16 +102,16 @@ echo "ok: Python socket API (SOCK_DCCP) through libudccp-preload"
 [ -x "$EX/media_sender" ] || fail "$EX/media_sender not built"
 [ -x "$BUILD/udccp-linkem" ] || fail "$BUILD/udccp-linkem not built"
 mr=$((base + 3)); ms=$((base + 4)); la=$((base + 5)); lb=$((base + 6))
-timeout 30 "$BUILD/udccp-linkem" -a udp:127.0.0.1:$la:127.0.0.1:$ms \
+timeout -k 5 30 "$BUILD/udccp-linkem" -a udp:127.0.0.1:$la:127.0.0.1:$ms \
   -b udp:127.0.0.1:$lb:127.0.0.1:$mr --link rate=4mbit,delay=10ms \
   --time 25s >"$TMP/linkem" 2>&1 &
 lk=$!
 pids="$pids $lk"
-timeout 30 "$EX/media_sender" recv $mr >"$TMP/media_rx" 2>&1 &
+timeout -k 5 30 "$EX/media_sender" recv $mr >"$TMP/media_rx" 2>&1 &
 mrx=$!
 pids="$pids $mrx"
 sleep 0.5
-timeout 30 "$EX/media_sender" send 127.0.0.1 $la 8 20000 $ms >"$TMP/media_tx" 2>&1 ||
+timeout -k 5 30 "$EX/media_sender" send 127.0.0.1 $la 8 20000 $ms >"$TMP/media_tx" 2>&1 ||
   { cat "$TMP/media_tx" "$TMP/media_rx" "$TMP/linkem"; fail "media_sender send exited non-zero"; }
 wait $mrx || { cat "$TMP/media_tx" "$TMP/media_rx"; fail "media_sender recv exited non-zero"; }
 kill $lk 2>/dev/null
@@ -131,7 +131,7 @@ awk -v s="$slost" -v r="$rlost" 'BEGIN { d = s - r; if (d < 0) d = -d; exit !(d 
   { cat "$TMP/media_tx" "$TMP/media_rx"; fail "sender counted $slost lost datagrams, receiver $rlost"; }
 echo "ok: CCID 3 media sender adapts: $avg Mbit/s on average through 4 Mbit/s, $got datagrams received, lost: sender $slost, receiver $rlost"
 # --- a CCID written against the public interface, registered under 250
-timeout 30 "$EX/ccid_rate" 300 >"$TMP/ccid_rate" 2>&1 ||
+timeout -k 5 30 "$EX/ccid_rate" 300 >"$TMP/ccid_rate" 2>&1 ||
   { cat "$TMP/ccid_rate"; fail "ccid_rate exited non-zero"; }
 grep -q 'CCID 250/250 negotiated, 300 of 300 datagrams' "$TMP/ccid_rate" ||
   { cat "$TMP/ccid_rate"; fail "ccid_rate: CCID 250 not negotiated or data lost"; }

@@ -50,12 +50,12 @@ transfer() {
     if [ $side = l ]; then largs="$largs $a"; else cargs="$cargs $a"; fi
   done
   # shellcheck disable=SC2086
-  timeout 120 "$CAT" -l $largs >"$T/$name.out" 2>"$T/$name.srv" </dev/null &
+  timeout -k 5 120 "$CAT" -l $largs >"$T/$name.out" 2>"$T/$name.srv" </dev/null &
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.5
   # shellcheck disable=SC2086
-  timeout 120 "$CAT" $cargs <"$file" >/dev/null 2>"$T/$name.cli"
+  timeout -k 5 120 "$CAT" $cargs <"$file" >/dev/null 2>"$T/$name.cli"
   crc=$?
   if ! wait_pid "$spid" 20; then
     fail "$name: the listener did not exit after the client's close: $(cat "$T/$name.srv")"
@@ -90,7 +90,7 @@ truncate -s 64G "$T/endless" || fail "truncate -s 64G"
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.5
-timeout 60 "$CAT" -v 127.0.0.1 "$P" <"$T/endless" >/dev/null 2>"$T/kill.cli" &
+timeout -k 5 60 "$CAT" -v 127.0.0.1 "$P" <"$T/endless" >/dev/null 2>"$T/kill.cli" &
 cpid=$!
 PIDS="$PIDS $cpid"
 # Connected first (on a loaded machine an ASan start takes a while): a
@@ -120,11 +120,11 @@ wait_pid "$spid" 10 || fail "killed listener: the listener did not exit"
 # 4. A listener with stdin at /dev/null keeps receiving: lines that come
 # 1.5 s after the connection opened still arrive.
 P=$((BASE + 4))
-timeout 30 "$CAT" -l "$P" >"$T/wait.out" 2>"$T/wait.srv" </dev/null &
+timeout -k 5 30 "$CAT" -l "$P" >"$T/wait.out" 2>"$T/wait.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.5
-(echo first; sleep 1.5; echo second) | timeout 30 "$CAT" 127.0.0.1 "$P" 2>"$T/wait.cli"
+(echo first; sleep 1.5; echo second) | timeout -k 5 30 "$CAT" 127.0.0.1 "$P" 2>"$T/wait.cli"
 crc=$?
 if wait_pid "$spid" 10 && [ "$crc" -eq 0 ] && [ "$RC" -eq 0 ] &&
    [ "$(cat "$T/wait.out")" = "$(printf 'first\nsecond')" ]; then
@@ -142,13 +142,13 @@ transfer opt_addr $((BASE + 8)) "$T/small.txt" 127.0.0.1 $((BASE + 8)) -- 127.0.
 
 # -k: two connections one after the other on one listener.
 P=$((BASE + 9))
-timeout 30 "$CAT" -l -k "$P" >"$T/keep.out" 2>"$T/keep.srv" </dev/null &
+timeout -k 5 30 "$CAT" -l -k "$P" >"$T/keep.out" 2>"$T/keep.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.5
-echo one | timeout 10 "$CAT" 127.0.0.1 "$P" 2>"$T/keep1.cli"
+echo one | timeout -k 5 10 "$CAT" 127.0.0.1 "$P" 2>"$T/keep1.cli"
 rc1=$?
-echo two | timeout 10 "$CAT" 127.0.0.1 "$P" 2>"$T/keep2.cli"
+echo two | timeout -k 5 10 "$CAT" 127.0.0.1 "$P" 2>"$T/keep2.cli"
 rc2=$?
 sleep 0.3
 if kill -0 "$spid" 2>/dev/null && [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] &&
@@ -164,7 +164,7 @@ wait_pid "$spid" 5 || fail "-k: the listener ignored SIGTERM between connections
 for args in "-k 127.0.0.1 1" "-4 -s ::1 127.0.0.1 1" "127.0.0.1 1 2" \
             "-l 1 2 3" "-p 5 127.0.0.1 6" "127.0.0.1 70000"; do
   # shellcheck disable=SC2086
-  timeout 5 "$CAT" $args </dev/null >/dev/null 2>"$T/usage.err"
+  timeout -k 5 5 "$CAT" $args </dev/null >/dev/null 2>"$T/usage.err"
   rc=$?
   [ "$rc" -eq 2 ] || fail "usage '$args': exit $rc (want 2): $(cat "$T/usage.err")"
 done

@@ -39,11 +39,11 @@ awk 'BEGIN{for (i = 1; i <= 20000; i++) printf "line %05d of the multipath udccp
 
 # 1. Two paths, round-robin.
 P=$((BASE + 1))
-timeout 60 "$CAT" -l --multipath -v "$P" >"$T/mp.out" 2>"$T/mp.srv" </dev/null &
+timeout -k 5 60 "$CAT" -l --multipath -v "$P" >"$T/mp.out" 2>"$T/mp.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.5
-timeout 60 "$CAT" --multipath 127.0.0.1,127.0.0.2 --mp-sched rr -v 127.0.0.1 "$P" \
+timeout -k 5 60 "$CAT" --multipath 127.0.0.1,127.0.0.2 --mp-sched rr -v 127.0.0.1 "$P" \
   <"$T/lines.txt" >/dev/null 2>"$T/mp.cli"
 crc=$?
 RC=99
@@ -60,11 +60,11 @@ fi
 
 # 2. RFC 9897 §3.6: a listener without multipath.
 P=$((BASE + 2))
-timeout 60 "$CAT" -l "$P" >"$T/fb.out" 2>"$T/fb.srv" </dev/null &
+timeout -k 5 60 "$CAT" -l "$P" >"$T/fb.out" 2>"$T/fb.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.5
-timeout 60 "$CAT" --multipath=127.0.0.1,127.0.0.2 -v 127.0.0.1 "$P" \
+timeout -k 5 60 "$CAT" --multipath=127.0.0.1,127.0.0.2 -v 127.0.0.1 "$P" \
   <"$T/lines.txt" >/dev/null 2>"$T/fb.cli"
 crc=$?
 RC=99
@@ -83,7 +83,7 @@ spid=$!
 PIDS="$PIDS $spid"
 sleep 0.5
 (seq 1 1000; sleep 1; seq 1 5000) |
-  timeout 60 "$CAT" --multipath 127.0.0.1,127.0.0.2 -i 3 127.0.0.1 "$P" \
+  timeout -k 5 60 "$CAT" --multipath 127.0.0.1,127.0.0.2 -i 3 127.0.0.1 "$P" \
     >/dev/null 2>"$T/kill.cli" &
 cpid=$!
 PIDS="$PIDS $cpid"
@@ -105,7 +105,7 @@ for args in "-l --multipath=127.0.0.1 $BASE" \
             "--multipath --mp-sched fastest 127.0.0.1 $BASE" \
             "--multipath -s 127.0.0.1 127.0.0.1 $BASE"; do
   # shellcheck disable=SC2086
-  timeout 10 "$CAT" $args </dev/null >/dev/null 2>"$T/usage.err"
+  timeout -k 5 10 "$CAT" $args </dev/null >/dev/null 2>"$T/usage.err"
   rc=$?
   if [ "$rc" -eq 2 ] && [ -s "$T/usage.err" ]; then
     pass "usage error ($args): exit 2, $(cat "$T/usage.err")"

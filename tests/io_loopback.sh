@@ -42,11 +42,11 @@ wait_pid() {
 perf_case() {
   name=$1 host=$2 port=$3
   shift 3
-  timeout 40 "$PERF" -s -1 -p "$port" --udp-port "$port" >"$T/$name.srv" 2>&1 &
+  timeout -k 5 40 "$PERF" -s -1 -p "$port" --udp-port "$port" >"$T/$name.srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.3
-  timeout 40 "$PERF" -c "$host" -p "$port" --udp-port "$port" -J "$@" >"$T/$name.json" 2>"$T/$name.err"
+  timeout -k 5 40 "$PERF" -c "$host" -p "$port" --udp-port "$port" -J "$@" >"$T/$name.json" 2>"$T/$name.err"
   rc=$?
   wait_pid "$spid" 10 || fail "$name: server did not exit after -1"
   if [ "$rc" -ne 0 ]; then
@@ -83,11 +83,11 @@ i=1
 : >"$T/in.txt"
 awk 'BEGIN{for (i = 1; i <= 10000; i++) printf "line %05d of the udccp-cat test %s\n", i, (i % 7 ? "" : "with a longer tail to vary the datagram sizes")}' >"$T/in.txt"
 P=$((BASE + 4))
-timeout 60 "$CAT" -l -d -v -p "$P" >"$T/out.txt" 2>"$T/cat_srv.err" &
+timeout -k 5 60 "$CAT" -l -d -v -p "$P" >"$T/out.txt" 2>"$T/cat_srv.err" &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 60 "$CAT" -v -p "$P" 127.0.0.1 <"$T/in.txt" 2>"$T/cat_cli.err"
+timeout -k 5 60 "$CAT" -v -p "$P" 127.0.0.1 <"$T/in.txt" 2>"$T/cat_cli.err"
 rc=$?
 wait_pid "$spid" 15 || fail "udccp-cat listener did not exit after the close"
 if [ "$rc" -ne 0 ]; then
@@ -113,49 +113,49 @@ fi
 # Unknown host.  A label over 63 bytes fails inside the resolver, so no
 # query leaves the host.
 BAD=$(awk 'BEGIN{for (i = 0; i < 70; i++) printf "x"; printf ".invalid"}')
-timeout 20 "$PERF" -c "$BAD" -p $((BASE + 5)) -t 1 >/dev/null 2>"$T/bad.err"
+timeout -k 5 20 "$PERF" -c "$BAD" -p $((BASE + 5)) -t 1 >/dev/null 2>"$T/bad.err"
 rc=$?
 expect_error "unknown host" "cannot resolve" "$T/bad.err" "$rc"
 
 # Port in use.
 P=$((BASE + 6))
-timeout 20 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>&1 &
+timeout -k 5 20 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>"$T/inuse.err"
+timeout -k 5 10 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>"$T/inuse.err"
 rc=$?
 kill "$spid" 2>/dev/null
 expect_error "port in use" "already in use" "$T/inuse.err" "$rc"
 
 # Wrong service code: the client says refused.
 P=$((BASE + 7))
-timeout 20 "$CAT" -l -d -w 8 -p "$P" --service 1234 >/dev/null 2>&1 &
+timeout -k 5 20 "$CAT" -l -d -w 8 -p "$P" --service 1234 >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-echo hello | timeout 10 "$CAT" -p "$P" --service 999 127.0.0.1 >/dev/null 2>"$T/svc.err"
+echo hello | timeout -k 5 10 "$CAT" -p "$P" --service 999 127.0.0.1 >/dev/null 2>"$T/svc.err"
 rc=$?
 kill "$spid" 2>/dev/null
 expect_error "wrong service code" "refused" "$T/svc.err" "$rc"
 
 # The same errors from the other tool: each of unknown host, port in use
 # and wrong service code is checked with both udccp-perf and udccp-cat.
-echo hi | timeout 20 "$CAT" -p $((BASE + 5)) "$BAD" >/dev/null 2>"$T/bad2.err"
+echo hi | timeout -k 5 20 "$CAT" -p $((BASE + 5)) "$BAD" >/dev/null 2>"$T/bad2.err"
 rc=$?
 expect_error "unknown host (cat)" "cannot resolve" "$T/bad2.err" "$rc"
 P=$((BASE + 8))
-timeout 20 "$CAT" -l -d -w 8 -p "$P" >/dev/null 2>&1 &
+timeout -k 5 20 "$CAT" -l -d -w 8 -p "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$CAT" -l -d -w 2 -p "$P" >/dev/null 2>"$T/inuse2.err"
+timeout -k 5 10 "$CAT" -l -d -w 2 -p "$P" >/dev/null 2>"$T/inuse2.err"
 rc=$?
 expect_error "port in use (cat)" "already in use" "$T/inuse2.err" "$rc"
 # udccp-perf (Service Code "PERF") against a udccp-cat listener ("CAT").
 # (udccp-cat's -p is also its UDP port; udccp-perf's -p is the DCCP port
 # only, UDP 6511 unless --udp-port)
-timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 >/dev/null 2>"$T/svc2.err"
+timeout -k 5 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 >/dev/null 2>"$T/svc2.err"
 rc=$?
 kill "$spid" 2>/dev/null
 expect_error "wrong service code (perf)" "refused" "$T/svc2.err" "$rc"
@@ -164,11 +164,11 @@ expect_error "wrong service code (perf)" "refused" "$T/svc2.err" "$rc"
 # protocol (udccp-cat --service PERF): the client gives up after 10 HELLOs
 # in 3 s and says so, rather than waiting for a peer that answers.
 P=$((BASE + 9))
-timeout 20 "$CAT" -l -d -w 8 -p "$P" --service PERF >/dev/null 2>&1 &
+timeout -k 5 20 "$CAT" -l -d -w 8 -p "$P" --service PERF >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 >/dev/null 2>"$T/hello.err"
+timeout -k 5 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 >/dev/null 2>"$T/hello.err"
 rc=$?
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null # its port is used again below
@@ -184,21 +184,21 @@ fi
 # than the MPS into MPS-sized datagrams, checked here with a 70000-byte
 # line arriving whole (loopback's MPS is ~65 KB: io/pmtu.c).
 P=$((BASE + 9))
-timeout 20 "$PERF" -s -1 -p "$P" --udp-port "$P" >/dev/null 2>&1 &
+timeout -k 5 20 "$PERF" -s -1 -p "$P" --udp-port "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 -l 65507 >/dev/null 2>"$T/mps.err"
+timeout -k 5 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 -l 65507 >/dev/null 2>"$T/mps.err"
 rc=$?
 kill "$spid" 2>/dev/null
 expect_error "datagram over the MPS (perf)" "out of range: 24\.\.[0-9]* bytes (the connection's maximum packet size)" "$T/mps.err" "$rc"
 P=$((BASE + 10))
 awk 'BEGIN{for (i = 0; i < 70000; i++) printf "%c", 97 + i % 26; printf "\n"}' >"$T/long.txt"
-timeout 20 "$CAT" -l -d -p "$P" >"$T/long.out" 2>/dev/null &
+timeout -k 5 20 "$CAT" -l -d -p "$P" >"$T/long.out" 2>/dev/null &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 10 "$CAT" -p "$P" 127.0.0.1 <"$T/long.txt" 2>"$T/long.err"
+timeout -k 5 10 "$CAT" -p "$P" 127.0.0.1 <"$T/long.txt" 2>"$T/long.err"
 rc=$?
 wait_pid "$spid" 10 || fail "long line: listener did not exit"
 if [ "$rc" -eq 0 ] && cmp -s "$T/long.txt" "$T/long.out"; then

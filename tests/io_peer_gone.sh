@@ -40,7 +40,7 @@ P=$((BASE + 1))
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.3
-timeout 40 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 20 >"$T/p1.cli" 2>&1 &
+timeout -k 5 40 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 20 >"$T/p1.cli" 2>&1 &
 cpid=$!
 PIDS="$PIDS $cpid"
 sleep 2
@@ -73,7 +73,7 @@ for sig in KILL STOP; do
     spid=$!
     PIDS="$PIDS $spid"
     sleep 0.3
-    timeout 60 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 40 $rflag >"$T/p2.cli" 2>&1 &
+    timeout -k 5 60 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 40 $rflag >"$T/p2.cli" 2>&1 &
     cpid=$!
     PIDS="$PIDS $cpid"
     sleep 2
@@ -110,7 +110,7 @@ cat_pair() {
   name=$1
   shift
   P=$((P + 1))
-  timeout 40 "$CAT" -l -d "$@" -p "$P" >"$T/$name.out" 2>"$T/$name.srv" &
+  timeout -k 5 40 "$CAT" -l -d "$@" -p "$P" >"$T/$name.out" 2>"$T/$name.srv" &
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.3

@@ -17,11 +17,11 @@ NAME=io-raw
 PORT=$((42000 + ($$ % 1000) * 4))
 for host in 127.0.0.1 ::1; do
   PORT=$((PORT + 1))
-  timeout 30 "$PERF" -s -1 --raw -p "$PORT" >"$T/srv" 2>&1 &
+  timeout -k 5 30 "$PERF" -s -1 --raw -p "$PORT" >"$T/srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.3
-  timeout 30 "$PERF" -c "$host" --raw -p "$PORT" -t 2 -J >"$T/out" 2>"$T/err"
+  timeout -k 5 30 "$PERF" -c "$host" --raw -p "$PORT" -t 2 -J >"$T/out" 2>"$T/err"
   rc=$?
   i=0
   while kill -0 "$spid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -42,11 +42,11 @@ done
 awk 'BEGIN{for (i = 1; i <= 10000; i++) printf "raw line %05d %s\n", i, (i % 5 ? "" : "with a longer tail to vary the datagram sizes")}' >"$T/in.txt"
 for host in 127.0.0.1 ::1; do
   PORT=$((PORT + 1))
-  timeout 60 "$CAT" --raw -l -d -v -p "$PORT" >"$T/cat.out" 2>"$T/cat.srv" &
+  timeout -k 5 60 "$CAT" --raw -l -d -v -p "$PORT" >"$T/cat.out" 2>"$T/cat.srv" &
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.3
-  timeout 60 "$CAT" --raw -v -p "$PORT" "$host" <"$T/in.txt" 2>"$T/cat.cli"
+  timeout -k 5 60 "$CAT" --raw -v -p "$PORT" "$host" <"$T/in.txt" 2>"$T/cat.cli"
   rc=$?
   i=0
   while kill -0 "$spid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
@@ -73,11 +73,11 @@ for fam in 6 4; do
   PORT=$((PORT + 1))
   host=::1
   [ "$fam" = 4 ] && host=127.0.0.1
-  timeout 20 "$CAT" --raw -l -d -"$fam" -p "$PORT" >"$T/fam.out" 2>"$T/fam.srv" &
+  timeout -k 5 20 "$CAT" --raw -l -d -"$fam" -p "$PORT" >"$T/fam.out" 2>"$T/fam.srv" &
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.3
-  echo "hello over -$fam" | timeout 15 "$CAT" --raw -"$fam" -w 5 -p "$PORT" "$host" 2>"$T/fam.cli"
+  echo "hello over -$fam" | timeout -k 5 15 "$CAT" --raw -"$fam" -w 5 -p "$PORT" "$host" 2>"$T/fam.cli"
   rc=$?
   wait "$spid"
   src=$?

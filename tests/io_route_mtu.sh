@@ -31,7 +31,7 @@ perf() {
   spid=$!
   PIDS="$PIDS $spid"
   sleep 0.3
-  timeout 30 "$PERF" -c "$host" --udp-port "$U" -p "$D" -t 1 -l "$len" -J "$@" \
+  timeout -k 5 30 "$PERF" -c "$host" --udp-port "$U" -p "$D" -t 1 -l "$len" -J "$@" \
     >"$T/perf.json" 2>"$T/perf.err"
   rc=$?
   n=0
@@ -62,11 +62,11 @@ for len in 16000 60000; do
     >"$T/in.$len"
   for host in 127.0.0.1 ::1; do
     D=$((D + 1))
-    timeout 30 "$CAT" -l -d -v --udp-port "$U" "$D" >"$T/cat.out" 2>"$T/cat.srv" &
+    timeout -k 5 30 "$CAT" -l -d -v --udp-port "$U" "$D" >"$T/cat.out" 2>"$T/cat.srv" &
     lpid=$!
     PIDS="$PIDS $lpid"
     sleep 0.3
-    timeout 30 "$CAT" -v --udp-port "$U" "$host" "$D" <"$T/in.$len" 2>"$T/cat.cli"
+    timeout -k 5 30 "$CAT" -v --udp-port "$U" "$host" "$D" <"$T/in.$len" 2>"$T/cat.cli"
     rc=$?
     wait "$lpid"
     lrc=$?
@@ -83,11 +83,11 @@ done
 # native DCCP (root): the IP header counts in the MTU, the slots hold it
 if [ "$(id -u)" = 0 ]; then
   D=$((D + 1))
-  timeout 30 "$CAT" -l -d --raw "$D" >"$T/cat.out" 2>"$T/cat.srv" &
+  timeout -k 5 30 "$CAT" -l -d --raw "$D" >"$T/cat.out" 2>"$T/cat.srv" &
   lpid=$!
   PIDS="$PIDS $lpid"
   sleep 0.3
-  timeout 30 "$CAT" -v --raw 127.0.0.1 "$D" <"$T/in.60000" 2>"$T/cat.cli"
+  timeout -k 5 30 "$CAT" -v --raw 127.0.0.1 "$D" <"$T/in.60000" 2>"$T/cat.cli"
   rc=$?
   wait "$lpid"
   lrc=$?
@@ -141,13 +141,13 @@ for i in range(200):
 s.close()
 print("ok mps", mps)
 '
-  env LD_PRELOAD="$LIB" UDCCP_UDP_PORT="$U" timeout 30 python3 -c "$PYSRV" "$D" \
+  env LD_PRELOAD="$LIB" UDCCP_UDP_PORT="$U" timeout -k 5 30 python3 -c "$PYSRV" "$D" \
     >"$T/py.srv" 2>&1 &
   ppid=$!
   PIDS="$PIDS $ppid"
   n=0
   while ! grep -q listening "$T/py.srv" && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
-  env LD_PRELOAD="$LIB" UDCCP_UDP_PORT="$U" timeout 30 python3 -c "$PYCLI" "$D" \
+  env LD_PRELOAD="$LIB" UDCCP_UDP_PORT="$U" timeout -k 5 30 python3 -c "$PYCLI" "$D" \
     >"$T/py.cli" 2>&1
   rc=$?
   wait "$ppid"

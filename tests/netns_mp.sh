@@ -76,7 +76,7 @@ set +e
 FAILS=0
 srv() { # NAME ARGS...: a udccp-perf server in S, one test
   name=$1; shift
-  ip netns exec "$S" timeout 60 "$PERF" -s -1 "$@" >"$TMP/$name.log" 2>&1 &
+  ip netns exec "$S" timeout -k 5 60 "$PERF" -s -1 "$@" >"$TMP/$name.log" 2>&1 &
   PIDS="$PIDS $!"
   i=0
   while ! grep -q server "$TMP/$name.log" 2>/dev/null && [ $i -lt 50 ]; do
@@ -85,7 +85,7 @@ srv() { # NAME ARGS...: a udccp-perf server in S, one test
 
 # (a) aggregation: both links
 srv mp --multipath
-ip netns exec "$C" timeout 60 "$PERF" -c 10.81.9.9 \
+ip netns exec "$C" timeout -k 5 60 "$PERF" -c 10.81.9.9 \
   --multipath 10.81.1.1,10.81.2.1 -t 10 -l 1400 -J >"$TMP/c.json" 2>"$TMP/c.err"
 rc=$?
 cat "$TMP/c.err"
@@ -111,7 +111,7 @@ PY
 # the middle of an 8 s transfer: link 2 takes over, link 1 comes back,
 # the connection lives on
 srv ho --multipath
-ip netns exec "$C" timeout 60 "$PERF" -c 10.81.9.9 \
+ip netns exec "$C" timeout -k 5 60 "$PERF" -c 10.81.9.9 \
   --multipath 10.81.1.1,10.81.2.1 --mp-sched backup -t 8 -l 1400 -J \
   >"$TMP/h.json" 2>"$TMP/h.err" &
 HPID=$!
@@ -141,7 +141,7 @@ PY
 
 # (b) fallback: a server without multipath
 srv plain
-ip netns exec "$C" timeout 30 "$PERF" -c 10.81.9.9 \
+ip netns exec "$C" timeout -k 5 30 "$PERF" -c 10.81.9.9 \
   --multipath 10.81.1.1,10.81.2.1 -t 2 >"$TMP/f.log" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'plain DCCP' "$TMP/f.log"; then

@@ -14,7 +14,7 @@ command -v python3 >/dev/null || { echo "FAIL: python3 is needed"; exit 1; }
 
 U=$((40000 + ($$ % 5000) * 2)) # this run's UDP port
 D=$((10000 + $$ % 5000))       # and DCCP port
-timeout 60 "$PERF" -s --udp-port "$U" -p "$D" >"$T/srv.log" 2>&1 &
+timeout -k 5 60 "$PERF" -s --udp-port "$U" -p "$D" >"$T/srv.log" 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.4
@@ -30,7 +30,7 @@ jcheck() {
 }
 
 # -P 3: three connections, per-stream and summed figures
-timeout 20 $C -P 3 -t 0.6 -b 5m -J >"$T/p3.json" 2>"$T/p3.err" ||
+timeout -k 5 20 $C -P 3 -t 0.6 -b 5m -J >"$T/p3.json" 2>"$T/p3.err" ||
   fail "-P 3: exit $?: $(cat "$T/p3.err")"
 jcheck "-P 3: 3 streams, sum = streams, all complete" "$T/p3.json" \
   "d['num_streams'] == 3 and len(d['end']['streams']) == 3 and d['complete'] and \
@@ -38,7 +38,7 @@ jcheck "-P 3: 3 streams, sum = streams, all complete" "$T/p3.json" \
    all(len(i['streams']) == 3 for i in d['intervals'][:1])"
 
 # --bidir: both directions at once, each with data
-timeout 20 $C --bidir -t 0.6 -b 5m -J >"$T/bi.json" 2>"$T/bi.err" ||
+timeout -k 5 20 $C --bidir -t 0.6 -b 5m -J >"$T/bi.json" 2>"$T/bi.err" ||
   fail "--bidir: exit $?: $(cat "$T/bi.err")"
 jcheck "--bidir: data both ways" "$T/bi.json" \
   "d['bidir'] and d['end']['sum']['packets'] > 50 and \
@@ -46,14 +46,14 @@ jcheck "--bidir: data both ways" "$T/bi.json" \
    sorted(c['role'] for c in d['start']['connected']) == ['RX-C', 'TX-C']"
 
 # -i 0.3: about three lines a second; -i 0: none
-timeout 20 $C -t 1 -b 5m -i 0.3 >"$T/i.txt" 2>&1 || fail "-i 0.3: exit $?"
+timeout -k 5 20 $C -t 1 -b 5m -i 0.3 >"$T/i.txt" 2>&1 || fail "-i 0.3: exit $?"
 n=$(grep -c '^\[ *[0-9.]*- *[0-9.]* s\]' "$T/i.txt")
 if [ "$n" -ge 3 ] && grep -q '^\[  0.00-  0.[23][0-9] s\]' "$T/i.txt"; then
   pass "-i 0.3: $n interval lines"
 else
   fail "-i 0.3: $n interval lines: $(cat "$T/i.txt")"
 fi
-timeout 20 $C -t 0.3 -b 5m -i 0 >"$T/i0.txt" 2>&1 || fail "-i 0: exit $?"
+timeout -k 5 20 $C -t 0.3 -b 5m -i 0 >"$T/i0.txt" 2>&1 || fail "-i 0: exit $?"
 if ! grep -q ' s\] ' "$T/i0.txt" && grep -q 'sender: goodput' "$T/i0.txt"; then
   pass "-i 0: no interval lines, a summary"
 else
@@ -61,19 +61,19 @@ else
 fi
 
 # -n / -k: an amount instead of a time
-timeout 20 $C -n 400p -b 20m -J >"$T/n.json" 2>&1 || fail "-n 400p: exit $?"
+timeout -k 5 20 $C -n 400p -b 20m -J >"$T/n.json" 2>&1 || fail "-n 400p: exit $?"
 jcheck "-n 400p: exactly 400 datagrams" "$T/n.json" \
   "d['sent_pkts'] == 400 and d['complete']"
-timeout 20 $C -k 250 -b 20m -J >"$T/k.json" 2>&1 || fail "-k 250: exit $?"
+timeout -k 5 20 $C -k 250 -b 20m -J >"$T/k.json" 2>&1 || fail "-k 250: exit $?"
 jcheck "-k 250: exactly 250 datagrams" "$T/k.json" "d['sent_pkts'] == 250"
-timeout 20 $C -n 100000 -l 1000 -b 20m -J >"$T/nb.json" 2>&1 || fail "-n 100000: exit $?"
+timeout -k 5 20 $C -n 100000 -l 1000 -b 20m -J >"$T/nb.json" 2>&1 || fail "-n 100000: exit $?"
 jcheck "-n 100000 -l 1000: 100 datagrams of 1000 bytes" "$T/nb.json" \
   "d['sent_bytes'] == 100000 and d['sent_pkts'] == 100"
 
 # -b: a paced sender sleeps between its datagrams.  It once spun instead
 # (waits under a millisecond were cut to 0): a whole core at any rate,
 # about 2 CPU-seconds for these 2 s; now a few hundredths.
-timeout 20 python3 "$SRC/bench/cpurun.py" "$T/pace.cpu" $C -t 2 -b 20m -J \
+timeout -k 5 20 python3 "$SRC/bench/cpurun.py" "$T/pace.cpu" $C -t 2 -b 20m -J \
   >"$T/pace.json" 2>"$T/pace.err" || fail "-b 20m -t 2: exit $?"
 jcheck "-b 20m: paced at 20 Mbit/s" "$T/pace.json" \
   "d['complete'] and abs(d['goodput_bps'] - 20e6) < 1e6"
@@ -85,7 +85,7 @@ fi
 
 # --logfile: nothing on stdout, all in the file
 rm -f "$T/log"
-timeout 20 $C -t 0.3 -b 5m --logfile "$T/log" >"$T/lf.out" 2>&1 || fail "--logfile: exit $?"
+timeout -k 5 20 $C -t 0.3 -b 5m --logfile "$T/log" >"$T/lf.out" 2>&1 || fail "--logfile: exit $?"
 if [ ! -s "$T/lf.out" ] && grep -q 'sender: goodput' "$T/log"; then
   pass "--logfile: output in the file only"
 else
@@ -93,14 +93,14 @@ else
 fi
 
 # --get-server-output: the server's lines for this test, text and JSON
-timeout 20 $C -t 0.5 -b 5m --get-server-output >"$T/so.txt" 2>&1 || fail "--get-server-output: exit $?"
+timeout -k 5 20 $C -t 0.5 -b 5m --get-server-output >"$T/so.txt" 2>&1 || fail "--get-server-output: exit $?"
 if sed -n '/^Server output:/,$p' "$T/so.txt" | grep -q '^server: goodput' &&
    sed -n '/^Server output:/,$p' "$T/so.txt" | grep -q '^accepted '; then
   pass "--get-server-output: the server's summary came back"
 else
   fail "--get-server-output: $(cat "$T/so.txt")"
 fi
-timeout 20 $C -t 0.5 -b 5m -R --get-server-output -J >"$T/so.json" 2>&1 || fail "--get-server-output -R -J: exit $?"
+timeout -k 5 20 $C -t 0.5 -b 5m -R --get-server-output -J >"$T/so.json" 2>&1 || fail "--get-server-output -R -J: exit $?"
 jcheck "--get-server-output -R -J: server_output_text" "$T/so.json" \
   "'server: goodput' in d['server_output_text'] and 'server sends' in d['server_output_text']"
 

@@ -31,14 +31,14 @@ jcheck() {
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-timeout 60 "$PERF" -s --udp-port "$U" -p "$D" >"$T/srv.txt" 2>&1 &
+timeout -k 5 60 "$PERF" -s --udp-port "$U" -p "$D" >"$T/srv.txt" 2>&1 &
 PIDS="$PIDS $!"
 sleep 0.4
 
 # -O: 4 Mbit/s of 1000-byte datagrams is 500 a second; -t 0.5 -O 0.5 runs
 # one second and counts half: about 250 datagrams, not 500.
 t0=$(now_ms)
-timeout 20 $C -t 0.5 -O 0.5 -i 0.2 -b 4m -l 1000 >"$T/o.txt" 2>&1 || fail "-O: exit $?: $(cat "$T/o.txt")"
+timeout -k 5 20 $C -t 0.5 -O 0.5 -i 0.2 -b 4m -l 1000 >"$T/o.txt" 2>&1 || fail "-O: exit $?: $(cat "$T/o.txt")"
 ms=$(($(now_ms) - t0))
 sent=$(sed -n 's/^sender: CCID 2, [0-9.]* s, sent \([0-9]*\) pkts.*/\1/p' "$T/o.txt")
 dur=$(sed -n 's/^sender: CCID 2, \([0-9.]*\) s, sent.*/\1/p' "$T/o.txt")
@@ -50,28 +50,28 @@ else
   fail "-O 0.5: $ms ms, sent '$sent', duration '$dur', $nom omitted lines: $(cat "$T/o.txt")"
 fi
 # -O with -R (the server omits) and in the JSON: only the counted half
-timeout 20 $C -t 0.4 -O 0.4 -R -b 4m -l 1000 -J >"$T/o.json" 2>&1 || fail "-O -R: exit $?"
+timeout -k 5 20 $C -t 0.4 -O 0.4 -R -b 4m -l 1000 -J >"$T/o.json" 2>&1 || fail "-O -R: exit $?"
 jcheck "-O 0.4 -R -J: the server's sending counted for 0.4 s only" "$T/o.json" \
   "d['complete'] and 150 <= d['sent_pkts'] <= 250 and d['received_pkts'] == d['sent_pkts'] and 0.3 <= d['duration_s'] <= 0.6 and all(i['end'] <= 0.7 for i in d['intervals'])"
 
 # --repeating-payload, both directions (--bidir), seen in the client's
 # capture; without it the payload is random
-timeout 20 $C -t 0.4 --bidir -b 2m -l 500 --repeating-payload --pcap "$T/rp.pcap" \
+timeout -k 5 20 $C -t 0.4 --bidir -b 2m -l 500 --repeating-payload --pcap "$T/rp.pcap" \
   >"$T/rp.txt" 2>&1 || fail "--repeating-payload: exit $?: $(cat "$T/rp.txt")"
-timeout 20 $C -t 0.4 -b 2m -l 500 --pcap "$T/rnd.pcap" >"$T/rnd.txt" 2>&1 ||
+timeout -k 5 20 $C -t 0.4 -b 2m -l 500 --pcap "$T/rnd.pcap" >"$T/rnd.txt" 2>&1 ||
   fail "random payload run: exit $?"
 
 # -S: usage, then the wire (tcpdump, root) and our own capture
 for bad in "-S 256" "-S x"; do
   # shellcheck disable=SC2086
-  timeout 10 $C $bad -t 1 >/dev/null 2>&1
+  timeout -k 5 10 $C $bad -t 1 >/dev/null 2>&1
   rc=$?
   [ "$rc" -eq 2 ] || fail "$bad: exit $rc, not a usage error (2)"
 done
 wire=""
 if [ "$(id -u)" = 0 ] && command -v tcpdump >/dev/null 2>&1; then
   chmod 755 "$T"
-  timeout 20 tcpdump -U -n -i lo -w "$T/tos.pcap" udp port "$U" >/dev/null 2>"$T/td.err" &
+  timeout -k 5 20 tcpdump -U -n -i lo -w "$T/tos.pcap" udp port "$U" >/dev/null 2>"$T/td.err" &
   tpid=$!
   PIDS="$PIDS $tpid"
   i=0
@@ -84,9 +84,9 @@ else
 fi
 # 0x2b: DSCP 10 (AF11) with both ECN bits set, which must not reach the
 # wire (ECN is the CCID's: Not-ECT here); IPv6: 0x48, DSCP 18
-timeout 20 $C -t 0.3 -b 2m -l 500 -S 0x2b --pcap "$T/s4.pcap" >/dev/null 2>"$T/s4.err" ||
+timeout -k 5 20 $C -t 0.3 -b 2m -l 500 -S 0x2b --pcap "$T/s4.pcap" >/dev/null 2>"$T/s4.err" ||
   fail "-S 0x2b: exit $?: $(cat "$T/s4.err")"
-timeout 20 "$PERF" -c ::1 --udp-port "$U" -p "$D" -t 0.3 -b 2m -l 500 -S 0x48 \
+timeout -k 5 20 "$PERF" -c ::1 --udp-port "$U" -p "$D" -t 0.3 -b 2m -l 500 -S 0x48 \
   >/dev/null 2>"$T/s6.err" || fail "-S 0x48 (IPv6): exit $?: $(cat "$T/s6.err")"
 if [ -n "$wire" ]; then
   sleep 1 # tcpdump, slow on a loaded machine, reads what the kernel holds
@@ -170,12 +170,12 @@ fi
 
 # --server-bitrate-limit 1m/1 on a second server
 U2=$((U + 1))
-timeout 60 "$PERF" -s --udp-port "$U2" -p "$D" --server-bitrate-limit 1m/1 >"$T/lim.txt" 2>&1 &
+timeout -k 5 60 "$PERF" -s --udp-port "$U2" -p "$D" --server-bitrate-limit 1m/1 >"$T/lim.txt" 2>&1 &
 PIDS="$PIDS $!"
 sleep 0.4
 L="$PERF -c 127.0.0.1 --udp-port $U2 -p $D"
 t0=$(now_ms)
-timeout 20 $L -t 4 -l 1000 >"$T/l1.txt" 2>&1
+timeout -k 5 20 $L -t 4 -l 1000 >"$T/l1.txt" 2>&1
 rc=$?
 ms=$(($(now_ms) - t0))
 if [ "$rc" = 1 ] && [ "$ms" -lt 3500 ] &&
@@ -184,17 +184,17 @@ if [ "$rc" = 1 ] && [ "$ms" -lt 3500 ] &&
 else
   fail "--server-bitrate-limit: exit $rc after $ms ms: $(cat "$T/l1.txt")"
 fi
-timeout 20 $L -t 2 -b 3m -l 1000 -J >"$T/l2.json" 2>/dev/null
+timeout -k 5 20 $L -t 2 -b 3m -l 1000 -J >"$T/l2.json" 2>/dev/null
 rc=$?
 [ "$rc" = 1 ] || fail "-b 3m against a 1m limit: exit $rc"
 jcheck "--server-bitrate-limit: a test asking for 3 Mbit/s is refused (JSON error)" "$T/l2.json" \
   "'exceeds the server' in d['error'] and d['sent_pkts'] < 50"
-timeout 20 $L -t 1.2 -b 400k -l 1000 >"$T/l3.txt" 2>&1 &&
+timeout -k 5 20 $L -t 1.2 -b 400k -l 1000 >"$T/l3.txt" 2>&1 &&
   pass "--server-bitrate-limit: a 400 kbit/s test runs to its end" ||
   fail "400 kbit/s under a 1m limit: exit $?: $(cat "$T/l3.txt")"
 for bad in "-s --server-bitrate-limit 1m/0" "-c 127.0.0.1 --server-bitrate-limit 1m"; do
   # shellcheck disable=SC2086
-  timeout 10 "$PERF" $bad >/dev/null 2>&1
+  timeout -k 5 10 "$PERF" $bad >/dev/null 2>&1
   rc=$?
   [ "$rc" -eq 2 ] || fail "$bad: exit $rc, not a usage error (2)"
 done
@@ -212,17 +212,17 @@ sleep 0.4
 aff=$(taskset -cp "$apid" 2>/dev/null | sed 's/.*: //')
 [ "$aff" = "$cpu" ] && pass "-A $cpu: the server runs on CPU $aff only" ||
   fail "-A $cpu: affinity '$aff' ($(cat "$T/a.txt"))"
-timeout 20 "$PERF" -c 127.0.0.1 --udp-port "$U2" -p $((D + 1)) -t 0.3 -b 1m --bind-dev lo \
+timeout -k 5 20 "$PERF" -c 127.0.0.1 --udp-port "$U2" -p $((D + 1)) -t 0.3 -b 1m --bind-dev lo \
   >"$T/bd.txt" 2>&1 && pass "--bind-dev lo: a test over loopback on both ends" ||
   fail "--bind-dev lo: exit $?: $(cat "$T/bd.txt")"
 kill "$apid" 2>/dev/null
-timeout 10 $C -t 0.3 --bind-dev nosuch0 >/dev/null 2>"$T/bd2.err"
+timeout -k 5 10 $C -t 0.3 --bind-dev nosuch0 >/dev/null 2>"$T/bd2.err"
 rc=$?
 [ "$rc" = 1 ] && grep -q "no such network interface" "$T/bd2.err" ||
   fail "--bind-dev nosuch0: exit $rc: $(cat "$T/bd2.err")"
 other=$(ip -o link 2>/dev/null | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2; exit }')
 if [ -n "$other" ]; then
-  timeout 10 $C -t 0.3 --connect-timeout 500 --bind-dev "$other" >/dev/null 2>"$T/bd3.err"
+  timeout -k 5 10 $C -t 0.3 --connect-timeout 500 --bind-dev "$other" >/dev/null 2>"$T/bd3.err"
   rc=$?
   [ "$rc" = 1 ] && pass "--bind-dev $other: 127.0.0.1 is out of reach (exit 1)" ||
     fail "--bind-dev $other: exit $rc, the binding had no effect: $(cat "$T/bd3.err")"

@@ -54,7 +54,7 @@ ends() {
 # 1. The client gives up after connecting: -l above any MPS (65507 bytes
 # of UDP payload leave no room for the DCCP header).
 server "$T/s1.out" -1
-timeout 20 $C -t 3 -l 65507 --ccid 2 >"$T/c1.out" 2>&1
+timeout -k 5 20 $C -t 3 -l 65507 --ccid 2 >"$T/c1.out" 2>&1
 crc=$?
 ends "$SPID" 8
 if [ "$crc" -eq 1 ] && grep -q 'out of range' "$T/c1.out"; then
@@ -70,7 +70,7 @@ fi
 
 # 2. A complete test: the -1 server exits 0.
 server "$T/s2.out" -1
-timeout 20 $C -t 0.5 -b 5m >"$T/c2.out" 2>&1 || fail "short test: exit $?: $(cat "$T/c2.out")"
+timeout -k 5 20 $C -t 0.5 -b 5m >"$T/c2.out" 2>&1 || fail "short test: exit $?: $(cat "$T/c2.out")"
 ends "$SPID" 10
 [ "$RC" = 0 ] && pass "-1 server: complete test, exit 0" ||
   fail "-1 server after a complete test: status $RC: $(cat "$T/s2.out")"
@@ -78,7 +78,7 @@ ends "$SPID" 10
 # 3. A connection that closes without a HELLO (udccp-cat speaking the
 # Service Code PERF: one junk line, then EOF).
 server "$T/s3.out" -1
-echo junk | timeout 10 "$CAT" --service PERF --udp-port "$U" 127.0.0.1 "$D" \
+echo junk | timeout -k 5 10 "$CAT" --service PERF --udp-port "$U" 127.0.0.1 "$D" \
   >"$T/c3.out" 2>&1
 ends "$SPID" 8
 if [ "$RC" = 1 ] && grep -q 'without starting a test' "$T/s3.out"; then
@@ -127,7 +127,7 @@ done
 # worker of a one-stream test kept the -1 server running for ever).
 for P in 1 3; do
   server "$T/s7.out" -1 --threads 2
-  timeout 20 $C -t 0.5 -b 5m -P $P >"$T/c7.out" 2>&1 ||
+  timeout -k 5 20 $C -t 0.5 -b 5m -P $P >"$T/c7.out" 2>&1 ||
     fail "--threads 2, -P $P: client exit $?: $(cat "$T/c7.out")"
   ends "$SPID" 10
   [ "$RC" = 0 ] && pass "-1 --threads 2 server: -P $P test, exit 0 ($ELAPSED/10 s)" ||
@@ -136,8 +136,8 @@ done
 
 # 6. Without -1 the server goes on serving after a failed test.
 server "$T/s6.out"
-timeout 20 $C -t 1 -l 65507 >/dev/null 2>&1
-timeout 20 $C -t 0.5 -b 5m >"$T/c6.out" 2>&1
+timeout -k 5 20 $C -t 1 -l 65507 >/dev/null 2>&1
+timeout -k 5 20 $C -t 0.5 -b 5m >"$T/c6.out" 2>&1
 crc=$?
 if [ "$crc" -eq 0 ] && kill -0 "$SPID" 2>/dev/null &&
    grep -q 'the client gave up' "$T/s6.out"; then

@@ -26,7 +26,7 @@ jcheck() {
 
 # -D -I --logfile --idle-timeout: a background server that writes its pid,
 # logs to a file and leaves (removing the pid file) after 4 idle seconds
-timeout 10 "$PERF" -s -D -I "$T/pid" --logfile "$T/srv.log" --idle-timeout 4 \
+timeout -k 5 10 "$PERF" -s -D -I "$T/pid" --logfile "$T/srv.log" --idle-timeout 4 \
   --udp-port "$U" -p "$D" -w 1M -V >"$T/d.out" 2>&1
 rc=$?
 i=0
@@ -40,7 +40,7 @@ else
 fi
 
 # -f, -T, --timestamps, -w, -V, -u, --forceflush, --udp-counters-64bit, -C
-timeout 20 $C -t 0.5 -b 5m -f K -T tag --timestamps -w 65536 -V -u --forceflush \
+timeout -k 5 20 $C -t 0.5 -b 5m -f K -T tag --timestamps -w 65536 -V -u --forceflush \
   --udp-counters-64bit -C 2 >"$T/c.txt" 2>&1 || fail "client: exit $?: $(cat "$T/c.txt")"
 if grep -q '^.* tag:  \[  0.00-  0.[0-9]* s\] .*KByte/s' "$T/c.txt" &&
    grep -q ' tag:  sender: goodput [0-9.]* KByte/s' "$T/c.txt" &&
@@ -50,11 +50,11 @@ if grep -q '^.* tag:  \[  0.00-  0.[0-9]* s\] .*KByte/s' "$T/c.txt" &&
 else
   fail "-f -T --timestamps -w: $(cat "$T/c.txt")"
 fi
-timeout 20 $C -t 0.3 -b 5m -f k -C 3 -J >"$T/c3.json" 2>&1 || fail "-C 3: exit $?"
+timeout -k 5 20 $C -t 0.3 -b 5m -f k -C 3 -J >"$T/c3.json" 2>&1 || fail "-C 3: exit $?"
 ccid=$(json_num "$T/c3.json" ccid)
 [ "$ccid" = 3 ] && pass "-C 3: CCID 3" || fail "-C 3: $(cat "$T/c3.json")"
 # --json-stream, --extra-data, --dont-fragment: JSON lines, the end last
-timeout 20 $C -t 1 -i 0.4 -b 5m --json-stream --extra-data 'run "7"' --dont-fragment \
+timeout -k 5 20 $C -t 1 -i 0.4 -b 5m --json-stream --extra-data 'run "7"' --dont-fragment \
   >"$T/js.txt" 2>"$T/js.err" || fail "--json-stream: exit $?: $(cat "$T/js.err")"
 if python3 -c "
 import json, sys
@@ -68,11 +68,11 @@ assert ev[-1]['data']['extra_data'] == 'run \"7\"', ev[-1]['data'].get('extra_da
 else
   fail "--json-stream: $(cat "$T/py.err") $(head -c 400 "$T/js.txt")"
 fi
-timeout 20 $C -t 0.3 -b 5m -f g >"$T/g.txt" 2>&1 || fail "-f g: exit $?"
+timeout -k 5 20 $C -t 0.3 -b 5m -f g >"$T/g.txt" 2>&1 || fail "-f g: exit $?"
 grep -q 'sender: goodput 0.00[0-9] Gbit/s' "$T/g.txt" || fail "-f g: $(cat "$T/g.txt")"
 for bad in "-w 100" "-f x" "--connect-timeout 0" "--rcv-timeout x"; do
   # shellcheck disable=SC2086
-  timeout 10 $C $bad -t 1 >/dev/null 2>&1
+  timeout -k 5 10 $C $bad -t 1 >/dev/null 2>&1
   rc=$?
   [ "$rc" -eq 2 ] || fail "$bad: exit $rc, not a usage error (2)"
 done
@@ -105,7 +105,7 @@ i=0
 while [ ! -s "$T/hole" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 HP=$(cat "$T/hole")
 t0=$(date +%s%N)
-timeout 20 "$PERF" -c 127.0.0.1 --udp-port "$HP" --connect-timeout 400 -t 1 >/dev/null 2>"$T/ct.err"
+timeout -k 5 20 "$PERF" -c 127.0.0.1 --udp-port "$HP" --connect-timeout 400 -t 1 >/dev/null 2>"$T/ct.err"
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 kill "$hpid" 2>/dev/null
@@ -140,11 +140,11 @@ else
 fi
 
 # --threads 2: streams of one test spread over two workers on one port
-timeout 30 "$PERF" -s --threads 2 --udp-port "$((U + 1))" -p "$D" >"$T/th.srv" 2>&1 &
+timeout -k 5 30 "$PERF" -s --threads 2 --udp-port "$((U + 1))" -p "$D" >"$T/th.srv" 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.4
-timeout 20 "$PERF" -c 127.0.0.1 --udp-port "$((U + 1))" -p "$D" -P 4 -t 0.5 -b 5m -J \
+timeout -k 5 20 "$PERF" -c 127.0.0.1 --udp-port "$((U + 1))" -p "$D" -P 4 -t 0.5 -b 5m -J \
   >"$T/th.json" 2>"$T/th.err" || fail "--threads 2: exit $?: $(cat "$T/th.err")"
 jcheck "--threads 2: a -P 4 test completes" "$T/th.json" \
   "d['complete'] and len(d['end']['streams']) == 4"

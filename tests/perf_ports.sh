@@ -14,7 +14,7 @@ command -v python3 >/dev/null || { echo "FAIL: python3 is needed"; exit 1; }
 
 U=$((50000 + ($$ % 5000) * 2)) # this run's UDP port
 D=$((25000 + $$ % 5000))       # and DCCP port
-timeout 60 "$PERF" -s --udp-port "$U" -p "$D" >"$T/srv.log" 2>&1 &
+timeout -k 5 60 "$PERF" -s --udp-port "$U" -p "$D" >"$T/srv.log" 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.4
@@ -31,7 +31,7 @@ jcheck() {
 
 # -B, --cport, -4 and -V: the local UDP port is the one asked for
 CP=$((U + 1))
-timeout 20 $C -B 127.0.0.1 --cport "$CP" -4 -V -t 0.3 -b 5m >"$T/b.txt" 2>&1 ||
+timeout -k 5 20 $C -B 127.0.0.1 --cport "$CP" -4 -V -t 0.3 -b 5m >"$T/b.txt" 2>&1 ||
   fail "-B --cport -4 -V: exit $?: $(cat "$T/b.txt")"
 if grep -q "^local UDP port $CP;" "$T/b.txt" && grep -q '^udccp-perf [0-9]' "$T/b.txt" &&
    grep -q '^endpoint: [0-9]* datagrams sent' "$T/b.txt"; then
@@ -40,9 +40,9 @@ else
   fail "-B --cport -4 -V: $(cat "$T/b.txt")"
 fi
 # -6: IPv6 only; an IPv4 host is then an error
-timeout 20 "$PERF" -c ::1 --udp-port "$U" -p "$D" -6 -t 0.3 -b 5m >"$T/6.txt" 2>&1 ||
+timeout -k 5 20 "$PERF" -c ::1 --udp-port "$U" -p "$D" -6 -t 0.3 -b 5m >"$T/6.txt" 2>&1 ||
   fail "-6 to ::1: exit $?: $(cat "$T/6.txt")"
-timeout 20 $C -6 -t 0.3 >"$T/6b.txt" 2>&1
+timeout -k 5 20 $C -6 -t 0.3 >"$T/6b.txt" 2>&1
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q 'IPv6' "$T/6b.txt"; then
   pass "-6 with an IPv4 host: $(cat "$T/6b.txt")"
@@ -54,11 +54,11 @@ kill "$spid" 2>/dev/null
 
 # One-port model: -p names the DCCP port; both ends meet on UDP 6511
 # (shared with other servers by DCCP port) without --udp-port.
-timeout 20 "$PERF" -s -1 -p "$D" >"$T/op.srv" 2>&1 &
+timeout -k 5 20 "$PERF" -s -1 -p "$D" >"$T/op.srv" 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.4
-timeout 20 "$PERF" -c 127.0.0.1 -p "$D" -t 0.3 -b 5m -J >"$T/op.json" 2>"$T/op.err" ||
+timeout -k 5 20 "$PERF" -c 127.0.0.1 -p "$D" -t 0.3 -b 5m -J >"$T/op.json" 2>"$T/op.err" ||
   fail "-p $D over UDP 6511: exit $?: $(cat "$T/op.err") $(cat "$T/op.srv")"
 jcheck "-p $D: DCCP port $D over UDP port 6511" "$T/op.json" "d['complete']"
 grep -q "DCCP port $D over UDP port 6511" "$T/op.srv" || fail "-p $D: server: $(cat "$T/op.srv")"
@@ -67,7 +67,7 @@ grep -q "DCCP port $D over UDP port 6511" "$T/op.srv" || fail "-p $D: server: $(
 # "--raw needs root"); a DCCP port 80 over UDP 6511 needs no privilege.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   cp "$PERF" "$T/perf-copy" && chmod 755 "$T" "$T/perf-copy"
-  timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
+  timeout -k 5 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$T/perf-copy" -s -1 --udp-port 80 >/dev/null 2>"$T/80.err"
   rc=$?
   if [ "$rc" -eq 1 ] && grep -q 'UDP port 80 needs privilege' "$T/80.err" &&

@@ -41,11 +41,11 @@ wait_pid() {
 }
 
 # 1. -R, unpaced CCID 2, with a -s -J -1 server: both JSON objects.
-timeout 30 "$PERF" -s -1 -J --udp-port "$U" -p "$D" >"$T/srv.json" 2>"$T/srv.err" &
+timeout -k 5 30 "$PERF" -s -1 -J --udp-port "$U" -p "$D" >"$T/srv.json" 2>"$T/srv.err" &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.4
-timeout 20 $C -R -t 3 -i 0.5 --ccid 2 -J >"$T/r.json" 2>"$T/r.err" || fail "-R: exit $?: $(cat "$T/r.err")"
+timeout -k 5 20 $C -R -t 3 -i 0.5 --ccid 2 -J >"$T/r.json" 2>"$T/r.err" || fail "-R: exit $?: $(cat "$T/r.err")"
 wait_pid "$spid" 10 || fail "-s -1 -J: the server did not exit"
 jcheck "-s -J: the server's object (receiver figures, intervals)" "$T/srv.json" \
   "d['received_pkts'] > 0 and d['reverse'] and len(d['intervals']) >= 2 and \
@@ -81,7 +81,7 @@ jcheck "-R: one-way delay min/p50/p95/p99/max at both ends" "$T/r.json" \
 # 2. Ctrl-C on a sending client: a summary within a second, losses
 # confirmed only (paced at 20 Mbit/s on loopback: nothing is really lost,
 # but datagrams are in flight when the signal comes).
-timeout 30 "$PERF" -s -1 --udp-port "$U" -p "$D" >"$T/c.srv" 2>&1 &
+timeout -k 5 30 "$PERF" -s -1 --udp-port "$U" -p "$D" >"$T/c.srv" 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
 sleep 0.4
@@ -106,16 +106,16 @@ grep -q 'interrupted: datagrams still in flight are not counted' "$T/c.srv" ||
   fail "Ctrl-C: server: $(cat "$T/c.srv")"
 
 # 3. A JSON error object on stdout for every failure.
-timeout 20 $C -t 1 -J >"$T/e1.json" 2>/dev/null
+timeout -k 5 20 $C -t 1 -J >"$T/e1.json" 2>/dev/null
 rc=$?
 [ "$rc" -eq 1 ] || fail "no server: exit $rc"
 jcheck "no server: JSON error naming the UDP port" "$T/e1.json" \
   "'UDP port $U' in d['error'] and d['intervals'] == []"
-timeout 20 "$PERF" -c 127.0.0.1 -P 0 -J >"$T/e2.json" 2>/dev/null
+timeout -k 5 20 "$PERF" -c 127.0.0.1 -P 0 -J >"$T/e2.json" 2>/dev/null
 rc=$?
 [ "$rc" -eq 2 ] || fail "-P 0: exit $rc"
 jcheck "usage error: JSON error" "$T/e2.json" "'-P' in d['error']"
-timeout 20 "$PERF" -c 127.0.0.1 --udp-port "$U" -l 100000 -J >"$T/e3.json" 2>/dev/null
+timeout -k 5 20 "$PERF" -c 127.0.0.1 --udp-port "$U" -l 100000 -J >"$T/e3.json" 2>/dev/null
 [ $? -eq 2 ] || fail "-l 100000: not a usage error"
 jcheck "-l too large: JSON error" "$T/e3.json" "'length' in d['error']"
 # the server side: a UDP port held by a socket that does not share it
@@ -130,7 +130,7 @@ PIDS="$PIDS $hpid"
 i=0
 while [ ! -s "$T/held" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 HP=$(cat "$T/held")
-timeout 20 "$PERF" -s -1 -J --udp-port "$HP" >"$T/e4.json" 2>/dev/null
+timeout -k 5 20 "$PERF" -s -1 -J --udp-port "$HP" >"$T/e4.json" 2>/dev/null
 rc=$?
 kill "$hpid" 2>/dev/null
 [ "$rc" -eq 1 ] || fail "server, UDP port $HP held: exit $rc"

@@ -38,11 +38,11 @@ count() { # count FILE OUTPUT: the "N packets captured in FILE" of OUTPUT
 }
 
 # 1. udccp-perf over DCCP-UDP on IPv4: both ends capture.
-timeout 30 "$PERF" -s -1 -V -p 5301 --udp-port $port --pcap "$TMP/srv.pcap" \
+timeout -k 5 30 "$PERF" -s -1 -V -p 5301 --udp-port $port --pcap "$TMP/srv.pcap" \
   >"$TMP/srv.out" 2>&1 &
 spid=$!; pids="$pids $spid"
 sleep 0.5
-timeout 30 "$PERF" -c 127.0.0.1 -p 5301 --udp-port $port -t 0.5 -b 8mbit -l 500 \
+timeout -k 5 30 "$PERF" -c 127.0.0.1 -p 5301 --udp-port $port -t 0.5 -b 8mbit -l 500 \
   -V --pcap "$TMP/cli.pcap" >"$TMP/cli.out" 2>&1 ||
   { cat "$TMP/cli.out" "$TMP/srv.out"; fail "udccp-perf test failed"; }
 wait $spid || { cat "$TMP/srv.out"; fail "udccp-perf server failed"; }
@@ -50,11 +50,11 @@ n_cli=$(count "$TMP/cli.pcap" "$TMP/cli.out") || exit 1
 n_srv=$(count "$TMP/srv.pcap" "$TMP/srv.out") || exit 1
 
 # 2. udccp-cat over DCCP-UDP on IPv6.
-timeout 20 "$CAT" -l -6 -v --udp-port $port ::1 5302 --pcap "$TMP/l.pcap" \
+timeout -k 5 20 "$CAT" -l -6 -v --udp-port $port ::1 5302 --pcap "$TMP/l.pcap" \
   >"$TMP/cat.out" 2>"$TMP/l.err" &
 lpid=$!; pids="$pids $lpid"
 sleep 0.5
-seq 1 200 | timeout 20 "$CAT" --udp-port $port -v --pcap "$TMP/c.pcap" ::1 5302 \
+seq 1 200 | timeout -k 5 20 "$CAT" --udp-port $port -v --pcap "$TMP/c.pcap" ::1 5302 \
   2>"$TMP/c.err" || { cat "$TMP/l.err" "$TMP/c.err"; fail "udccp-cat transfer failed"; }
 wait $lpid || { cat "$TMP/l.err"; fail "udccp-cat listener failed"; }
 [ "$(wc -l <"$TMP/cat.out")" = 200 ] || fail "udccp-cat: $(wc -l <"$TMP/cat.out") of 200 lines arrived"
@@ -64,10 +64,10 @@ n_l=$(count "$TMP/l.pcap" "$TMP/l.err") || exit 1
 # 3. native DCCP (--raw): IP protocol 33, needs root.
 n_raw=0
 if [ "$(id -u)" = 0 ]; then
-  timeout 30 "$PERF" -s -1 --raw -p 5303 >"$TMP/rsrv.out" 2>&1 &
+  timeout -k 5 30 "$PERF" -s -1 --raw -p 5303 >"$TMP/rsrv.out" 2>&1 &
   spid=$!; pids="$pids $spid"
   sleep 0.5
-  timeout 30 "$PERF" -c 127.0.0.1 --raw -p 5303 -t 0.5 -b 4mbit -l 500 -V \
+  timeout -k 5 30 "$PERF" -c 127.0.0.1 --raw -p 5303 -t 0.5 -b 4mbit -l 500 -V \
     --pcap "$TMP/raw.pcap" >"$TMP/rcli.out" 2>&1 ||
     { cat "$TMP/rcli.out" "$TMP/rsrv.out"; fail "udccp-perf --raw failed"; }
   wait $spid || { cat "$TMP/rsrv.out"; fail "udccp-perf --raw server failed"; }

@@ -30,7 +30,7 @@ cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
 port=$((30000 + $$ % 20000))
 
-timeout 30 tcpdump -U -n -i lo -w "$TMP/cap.pcap" udp port $port \
+timeout -k 5 30 tcpdump -U -n -i lo -w "$TMP/cap.pcap" udp port $port \
   >/dev/null 2>"$TMP/tcpdump.err" &
 tpid=$!
 pids="$pids $tpid"
@@ -39,10 +39,10 @@ until grep -q listening "$TMP/tcpdump.err" 2>/dev/null; do
   k=$((k + 1)); [ $k -lt 100 ] || { cat "$TMP/tcpdump.err"; fail "tcpdump did not start"; }
   sleep 0.1
 done
-timeout 20 "$CAT" -l --udp-port $port 127.0.0.1 5555 >"$TMP/out" 2>"$TMP/l.err" &
+timeout -k 5 20 "$CAT" -l --udp-port $port 127.0.0.1 5555 >"$TMP/out" 2>"$TMP/l.err" &
 pids="$pids $!"
 sleep 0.5
-seq 1 50 | timeout 20 "$CAT" --udp-port $port 127.0.0.1 5555 2>"$TMP/c.err" ||
+seq 1 50 | timeout -k 5 20 "$CAT" --udp-port $port 127.0.0.1 5555 2>"$TMP/c.err" ||
   { cat "$TMP/l.err" "$TMP/c.err"; fail "udccp-cat transfer failed"; }
 sleep 1
 kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null
