@@ -69,19 +69,32 @@ size_t udccp_io_gro_size(struct msghdr *m) {
   return 0;
 }
 
+/* Does packet i carry application data (DCCP-Data or -DataAck, RFC 4340
+ * §5.1: the Type field, bits 1..4 of byte 8)? */
+static int carries_data(const udccp_endpoint *ep, size_t i) {
+  const uint8_t *h = ep->tiov[i].iov_base;
+  unsigned type = ep->tiov[i].iov_len > 8 ? (h[8] >> 1) & 0x0fu : 0;
+  return type == 2 || type == 4;
+}
+
 /* Can packet j join the run that starts at packet i? */
 static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
   const struct msghdr *a = &ep->tmsg[i].msg_hdr, *b = &ep->tmsg[j].msg_hdr;
+  /* Data packets: one connection per run (its DCCP ports, the first 4
+   * bytes of each packet).  The receiver's GRO keeps a run as one
+   * message and a worker group steers a message by its first packet's
+   * ports (io/share.c), so a bulk run mixing connections would put half
+   * of it through the relay.  Control packets (handshakes, Acks, closes)
+   * of many connections to one peer still share runs: one GSO send for
+   * a burst of handshakes, three times the handshakes per second over
+   * loopback, and a few relayed packets at worst. */
+  if ((carries_data(ep, i) || carries_data(ep, j)) &&
+      memcmp(ep->tiov[i].iov_base, ep->tiov[j].iov_base, 4) != 0) {
+    return 0;
+  }
   /* A burst's packets share one address and one ancillary buffer
    * (endpoint.c, tx_commit): equal pointers, nothing to compare. */
-  /* One connection per run (its DCCP ports, the first 4 bytes of each
-   * packet): the receiver's GRO keeps the run as one message, and a
-   * worker group steers a message by its first packet's ports
-   * (io/share.c), so a run mixing connections would land whole on one
-   * worker. */
-  return ep->tfidx[i] == ep->tfidx[j] &&
-         memcmp(ep->tiov[i].iov_base, ep->tiov[j].iov_base, 4) == 0 &&
-         a->msg_namelen == b->msg_namelen &&
+  return ep->tfidx[i] == ep->tfidx[j] && a->msg_namelen == b->msg_namelen &&
          (a->msg_name == b->msg_name ||
           memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0) &&
          a->msg_controllen == b->msg_controllen &&
