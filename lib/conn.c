@@ -626,6 +626,28 @@ udccp_ssize udccp_conn_read_datagram(udccp_conn *conn, void *buf, size_t cap) {
   return udccp_conn_read_datagram_ex(conn, buf, cap, NULL);
 }
 
+/* An empty receive queue's answer to a read (udccp_conn_read_datagram_ex()
+ * and udccp_conn_peek_datagram()). */
+static udccp_ssize read_empty(const udccp_conn *conn) {
+  if (conn->error <= UDCCP_ERR_FATAL &&
+      (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
+       conn->state == UDCCP_STATE_TIMEWAIT)) {
+    return conn->error;
+  }
+  return UDCCP_ERR_AGAIN;
+}
+
+/* Fills the members of *ri the caller's struct has (ri->size): the
+ * datagram's losses before it and its sequence number. */
+static void fill_recv_info(udccp_recv_info *ri, uint64_t lost, uint64_t seq) {
+  if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {
+    ri->lost_before = lost;
+  }
+  if (ri->size >= offsetof(udccp_recv_info, seq) + 8) {
+    ri->seq = seq;
+  }
+}
+
 udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
                                         size_t cap, udccp_recv_info *ri) {
   const udccp_rxq_ent *e;
@@ -637,38 +659,16 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
   /* An empty queue answered first: the application reads until it is
    * (issue 13: every batch ends with this call). */
   if (udccp_rxq_len(&conn->rxq) == 0) {
-    if (conn->error <= UDCCP_ERR_FATAL &&
-        (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
-         conn->state == UDCCP_STATE_TIMEWAIT)) {
-      return conn->error;
-    }
-    return UDCCP_ERR_AGAIN;
+    return read_empty(conn);
   }
   e = udccp_rxq_head(&conn->rxq);
   seq = e->seq;
   lost = e->lost;
   n = udccp_rxq_pop(&conn->rxq, buf, cap);
   if (n >= 0 && ri != NULL) {
-    /* only the members the caller's struct has (size) */
-    if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {
-      ri->lost_before = lost;
-    }
-    if (ri->size >= offsetof(udccp_recv_info, seq) + 8) {
-      ri->seq = seq;
-    }
+    fill_recv_info(ri, lost, seq);
   }
   return n;
-}
-
-/* An empty receive queue's answer to a read (udccp_conn_read_datagram_ex()
- * and udccp_conn_peek_datagram()). */
-static udccp_ssize read_empty(const udccp_conn *conn) {
-  if (conn->error <= UDCCP_ERR_FATAL &&
-      (conn->peer_closed || conn->state == UDCCP_STATE_CLOSED ||
-       conn->state == UDCCP_STATE_TIMEWAIT)) {
-    return conn->error;
-  }
-  return UDCCP_ERR_AGAIN;
 }
 
 udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
@@ -682,12 +682,7 @@ udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
   }
   e = udccp_rxq_head(&conn->rxq);
   if (ri != NULL) {
-    if (ri->size >= offsetof(udccp_recv_info, lost_before) + 8) {
-      ri->lost_before = e->lost;
-    }
-    if (ri->size >= offsetof(udccp_recv_info, seq) + 8) {
-      ri->seq = e->seq;
-    }
+    fill_recv_info(ri, e->lost, e->seq);
   }
   return udccp_rxq_peek(&conn->rxq, pdata);
 }
