@@ -33,7 +33,11 @@
  * big-endian), the packet; two builds that must put the same bytes on
  * the wire give identical files.
  *
- *   udccp-ippbench --ccid 2|3 --window W [--zc] [--dump FILE] [--packets N]
+ *   udccp-ippbench --ccid 2|3 --window W [--zc] [--udp] [--dump FILE] [--packets N]
+ *
+ * --udp runs both ends as io/ runs DCCP-UDP: the DCCP checksum is sent as
+ * zero and not checked (RFC 6773 §3.3; the UDP checksum, the kernel's, protects
+ * the packet), so neither end computes the Internet checksum.
  *   udccp-ippbench --floor|--cksum [--packets N]
  */
 #include <getopt.h>
@@ -239,9 +243,10 @@ int main(int argc, char **argv) {
                                      {"cksum", no_argument, NULL, 'k'},
                                      {"dump", required_argument, NULL, 'd'},
                                      {"zc", no_argument, NULL, 'z'},
+                                     {"udp", no_argument, NULL, 'u'},
                                      {NULL, 0, NULL, 0}};
   const char *dump = NULL;
-  int ccid = 2, do_floor = 0, zc = 0, o;
+  int ccid = 2, do_floor = 0, zc = 0, udp = 0, o;
   unsigned long w = 50, packets = 20000;
   udccp_pair p;
   udccp_settings cs, ss;
@@ -257,9 +262,10 @@ int main(int argc, char **argv) {
     case 'k': do_floor = 2; break;
     case 'd': dump = optarg; break;
     case 'z': zc = 1; break;
+    case 'u': udp = 1; break;
     default:
       fprintf(stderr, "usage: udccp-ippbench --ccid 2|3 --window W "
-                      "[--zc] [--dump FILE] [--packets N] | --floor|--cksum [--packets N]\n");
+                      "[--zc] [--udp] [--dump FILE] [--packets N] | --floor|--cksum [--packets N]\n");
       return 2;
     }
   }
@@ -277,6 +283,11 @@ int main(int argc, char **argv) {
   udccp_pair_settings(&p, &cs);
   udccp_pair_settings(&p, &ss);
   cs.ccid = ss.ccid = (uint8_t)ccid;
+  if (udp) {
+    /* DCCP-UDP, as io/ runs it: the UDP checksum protects the packet and
+     * the DCCP checksum is sent as zero and not checked (RFC 6773 §3.3). */
+    cs.cksum_mode = ss.cksum_mode = UDCCP_CKSUM_NONE;
+  }
   /* Each end allocates from an endpoint pool, as io/endpoint.c sets up:
    * buffers a connection gives back when its queues drain come back from
    * the pool's free lists, not from the C heap. */
