@@ -105,6 +105,7 @@ typedef struct bbr_pkt {
   uint64_t seq;
   udccp_tstamp send_time, delivered_time, first_send_time;
   uint32_t delivered, lost, tx_in_flight;
+  uint32_t nth; /* the data packet's number in sending order */
   uint8_t out; /* sent and neither acknowledged nor lost */
   uint8_t app_limited;
 } bbr_pkt;
@@ -159,9 +160,12 @@ typedef struct bbr_st {
   uint32_t loss_events_in_round;
   uint64_t round_lost0, round_delivered0;
   /* Startup's loss exit: lost sequence ranges since the last loss round
-   * start (a loss not adjacent to the previous one opens a range) */
+   * start (a loss not adjacent to the previous one opens a range).
+   * Adjacent means next in the order data packets were sent (nth): DCCP
+   * numbers every packet, and an Ack or a Sync the sender sent between two
+   * data packets does not split a burst of drops in two. */
   uint32_t lost_ranges;
-  uint64_t last_lost_seq;
+  uint32_t sent_nth, last_lost_nth;
   int have_last_lost;
 
   double full_bw;
@@ -413,13 +417,16 @@ static void note_loss(bbr_st *b) {
 }
 
 /* A lost packet (or an ECN mark) for Startup's loss exit: the draft
- * counts discontiguous lost sequence ranges, not packets. */
-static void count_lost_range(bbr_st *b, uint64_t seq) {
-  if (!b->have_last_lost || seq != udccp_seq_add(b->last_lost_seq, 1)) {
+ * counts discontiguous lost sequence ranges, not packets.  p is its
+ * record; a loss the ring no longer holds opens a range. */
+static void count_lost_range(bbr_st *b, const bbr_pkt *p) {
+  if (p == NULL || !b->have_last_lost || p->nth != b->last_lost_nth + 1) {
     b->lost_ranges++;
   }
-  b->last_lost_seq = seq;
-  b->have_last_lost = 1;
+  b->have_last_lost = p != NULL;
+  if (p != NULL) {
+    b->last_lost_nth = p->nth;
+  }
 }
 
 /* HandleLostPacket, with InflightAtLoss for a one-packet P.  The loss
@@ -526,6 +533,7 @@ static void bbr_on_sent(void *cs, const udccp_ccid2_win *w, uint64_t seq,
   p->delivered = (uint32_t)b->delivered;
   p->lost = (uint32_t)b->lost;
   p->tx_in_flight = inflight;
+  p->nth = b->sent_nth++;
   p->app_limited = b->app_limited != 0;
 }
 
@@ -561,7 +569,7 @@ static void bbr_on_acked(void *cs, uint64_t seq, int marked, udccp_tstamp ts) {
   if (marked) { /* an ECN mark: a congestion signal like a loss */
     b->lost++;
     b->rs_newly_lost++;
-    count_lost_range(b, seq);
+    count_lost_range(b, p);
     handle_lost(b, p, ts);
   }
 }
@@ -571,7 +579,7 @@ static void bbr_on_lost(void *cs, uint64_t seq, udccp_tstamp ts) {
   bbr_pkt *p = ring_find(b, seq);
   b->lost++;
   b->rs_newly_lost++;
-  count_lost_range(b, seq);
+  count_lost_range(b, p);
   if (p == NULL) {
     note_loss(b);
     return;

@@ -25,6 +25,8 @@ typedef struct {
   udccp_ccid_state st; /* CCID 2's part unused; BBR's after it */
   udccp_ccid2_win w;
   bneck p; /* the path (tests/support/bneck.h) */
+  uint64_t seq_stride; /* DCCP sequence numbers per data packet: 1, or 2
+                          when a non-data packet follows each */
 } feed;
 
 static feed g_f;
@@ -42,6 +44,7 @@ static udccp_bbr_model model(feed *f) {
 static feed *feed_init(void) {
   memset(&g_f, 0, sizeof(g_f));
   g_f.w.cwnd = 10;
+  g_f.seq_stride = 1;
   g_f.w.ssthresh = UINT32_MAX;
   udccp_bbr_cc.init(cs_of(&g_f), &g_f.w, 0);
   return &g_f;
@@ -57,13 +60,14 @@ static int feed_free(void **state) {
 static void feed_step(feed *f) {
   if (bneck_inflight(&f->p) > 0) {
     uint64_t q = bneck_ack(&f->p);
-    udccp_bbr_cc.on_acked(cs_of(f), q, 0, f->p.now);
+    udccp_bbr_cc.on_acked(cs_of(f), q * f->seq_stride, 0, f->p.now);
     f->w.pipe = (uint32_t)bneck_inflight(&f->p);
     udccp_bbr_cc.on_ack(cs_of(f), &f->w, f->p.now);
   }
   while (bneck_room(&f->p, f->w.cwnd)) {
     f->w.pipe = (uint32_t)(bneck_inflight(&f->p) + 1);
-    udccp_bbr_cc.on_sent(cs_of(f), &f->w, f->p.next, 0, f->p.now);
+    udccp_bbr_cc.on_sent(cs_of(f), &f->w, f->p.next * f->seq_stride, 0,
+                         f->p.now);
     (void)bneck_send(&f->p);
   }
 }
@@ -149,17 +153,20 @@ static void test_bbr_up_queue_exit_not_when_the_probe_finds_bandwidth(void **sta
 static void feed_lose(feed *f, unsigned n, unsigned stride) {
   unsigned i;
   for (i = n; i > 0; i--) {
-    udccp_bbr_cc.on_lost(cs_of(f), f->p.next - (uint64_t)i * stride,
+    udccp_bbr_cc.on_lost(cs_of(f),
+                         (f->p.next - (uint64_t)i * stride) * f->seq_stride,
                          f->p.now);
   }
 }
 
 /* Runs Startup until cwnd reaches 60 (below the 100-packet BDP), loses n
  * packets (every stride-th of the newest), then 200 ms: 2 rounds. */
-static feed *startup_with_losses(unsigned n, unsigned stride) {
+static feed *startup_with_losses_seq(unsigned n, unsigned stride,
+                                     uint64_t seq_stride) {
   feed *f = feed_init();
   udccp_tstamp t0;
   int steps = 0;
+  f->seq_stride = seq_stride;
   while (model(f).cwnd < 60 && steps++ < 100000) {
     feed_step(f);
   }
@@ -170,6 +177,10 @@ static feed *startup_with_losses(unsigned n, unsigned stride) {
     feed_step(f);
   }
   return f;
+}
+
+static feed *startup_with_losses(unsigned n, unsigned stride) {
+  return startup_with_losses_seq(n, stride, 1);
 }
 
 static void test_bbr_draft_startup_loss_exit_counts_lost_ranges(void **state) {
@@ -199,6 +210,18 @@ static void test_bbr_draft_startup_loss_exit_counts_lost_ranges(void **state) {
   assert_true(m.full_bw_reached);
   assert_int_not_equal(m.state, UDCCP_BBR_STARTUP);
   assert_true(m.inflight_longterm < 1e299);
+  udccp_bbr_cc.exit(cs_of(f));
+  /* DCCP numbers every packet: with a non-data packet (an Ack, a Sync)
+   * after each data packet, 12 consecutive data packets lost are still one
+   * range of the data the sender sent; counted by sequence number they
+   * were 12 ranges and ended Startup. */
+  f = startup_with_losses_seq(12, 1, 2);
+  m = model(f);
+  printf("bbr policy, Startup, 12 consecutive data packets lost, an Ack "
+         "between each two: full_bw_reached %d, state %d\n",
+         m.full_bw_reached, m.state);
+  assert_false(m.full_bw_reached);
+  assert_int_equal(m.state, UDCCP_BBR_STARTUP);
 }
 
 static void test_bbr_draft_no_inflight_cut_on_a_lossy_ack_sample(void **state) {
