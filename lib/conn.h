@@ -342,13 +342,13 @@ static inline void udccp_conn_update_aw(udccp_conn *conn) {
   }
 }
 
-/* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1).
- * Inline: every packet received moves GSR (issue 13). */
-static inline void udccp_conn_update_windows(udccp_conn *conn) {
+/* The SWL/SWH half of udccp_conn_update_windows, for when only GSR moved
+ * (every packet received, issue 13: AWL/AWH follow GSS, W' and ISS, and
+ * every change to those recomputes them where it happens).  RFC 4340
+ * §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the peer's
+ * Sequence Window. */
+static inline void udccp_conn_update_sw(udccp_conn *conn) {
   uint64_t w = conn->seqwin_remote;
-  /* RFC 4340 §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the
-   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours
-   * (udccp_conn_update_aw). */
   if (conn->have_isr) {
     conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));
     conn->swh = udccp_seq_add(conn->gsr, (int64_t)((3 * w + 3) / 4));
@@ -359,6 +359,11 @@ static inline void udccp_conn_update_windows(udccp_conn *conn) {
       conn->swl = conn->isr;
     }
   }
+}
+
+/* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */
+static inline void udccp_conn_update_windows(udccp_conn *conn) {
+  udccp_conn_update_sw(conn);
   udccp_conn_update_aw(conn);
 }
 

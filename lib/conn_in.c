@@ -106,7 +106,7 @@ static void set_gsr(udccp_conn *conn, uint64_t seq) {
   if (!conn->have_isr || udccp_seq_gt(seq, conn->gsr)) {
     conn->gsr = seq;
   }
-  udccp_conn_update_windows(conn);
+  udccp_conn_update_sw(conn); /* only GSR moved */
 }
 
 int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
