@@ -419,6 +419,17 @@ static inline void udccp_conn_sync_env(udccp_conn *conn) {
   conn->env_rx.rto = conn->env.rto;
   conn->env_rx.min_rtt = conn->env.min_rtt;
 }
+/* The part of udccp_conn_sync_env that a sender half's packet may move:
+ * its RTT estimate (the CCID's outputs).  MPS, the Sequence Windows and
+ * ECN are inputs, changed only where udccp_conn_update_mps and
+ * udccp_conn_apply_features set both envs (issue 13: after every packet
+ * the sender half reads). */
+static inline void udccp_conn_sync_env_rtt(udccp_conn *conn) {
+  conn->env_rx.srtt = conn->env.srtt;
+  conn->env_rx.rttvar = conn->env.rttvar;
+  conn->env_rx.rto = conn->env.rto;
+  conn->env_rx.min_rtt = conn->env.min_rtt;
+}
 /* Starts both CCID halves (once the CCIDs are known). */
 int udccp_conn_start_ccids(udccp_conn *conn, udccp_tstamp ts);
 

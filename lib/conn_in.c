@@ -565,7 +565,7 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
       return;
     }
     check_ack_ratio(conn);
-    udccp_conn_sync_env(conn);
+    udccp_conn_sync_env_rtt(conn);
     if (p->h.has_ack) {
       tune_seqwin(conn, ts);
     }
