@@ -234,6 +234,12 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
     if (t < 32) {
       /* §5.8: types 0..31 are single bytes. */
       i++;
+      if (t == UDCCP_OPT_PADDING) {
+        /* The usual one (the last word's fill, §5.8.1), tested first;
+         * "Mandatory Padding" is valid: two bytes of padding. */
+        mand = 0;
+        continue;
+      }
       if (t == UDCCP_OPT_MANDATORY) {
         if (!mand_ok) {
           continue;
@@ -249,9 +255,8 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
       if (t == UDCCP_OPT_SLOW_RECEIVER) {
         out->slow_receiver = 1;
         out->present |= UDCCP_OPTS_HAS_SLOW_RECEIVER;
-      } else if (t != UDCCP_OPT_PADDING && mand) {
-        /* Reserved single-byte option, not understood (§5.8.2).
-         * "Mandatory Padding" is valid: two bytes of padding. */
+      } else if (mand) {
+        /* Reserved single-byte option, not understood (§5.8.2). */
         set_err(out, t, NULL, 0);
         return UDCCP_ERR_MANDATORY;
       }
