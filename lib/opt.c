@@ -87,6 +87,9 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint64_t allowed,
     if (out->n_ccid == UDCCP_OPTS_MAX_CCID) {
       return 0;
     }
+    if (mand) {
+      out->present |= UDCCP_OPTS_HAS_MANDATORY_CCID;
+    }
     put_opt(&out->ccid[out->n_ccid++], t, mand, val, vlen);
     return 1;
   }

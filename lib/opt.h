@@ -90,7 +90,10 @@ enum {
   UDCCP_OPTS_HAS_TIMESTAMP = 1u << 4,
   UDCCP_OPTS_HAS_TS_ECHO = 1u << 5,
   UDCCP_OPTS_HAS_ELAPSED = 1u << 6,
-  UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7
+  UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7,
+  /* a CCID option (128..255) preceded by Mandatory: the CCIDs look for
+   * one they do not know (§5.8.2) only then (issue 13) */
+  UDCCP_OPTS_HAS_MANDATORY_CCID = 1u << 8
 };
 
 /* 1 if an option of this type may appear on a packet of this type: the
