@@ -1381,6 +1381,10 @@ void udccp_ccid2_tx_get_info(const udccp_ccid_state *st,
   info->nonce_mismatches = tx->nonce_mismatches;
 }
 
+uint32_t udccp_ccid2_tx_cwnd(const udccp_ccid_state *st) {
+  return ctx_of(st)->cwnd;
+}
+
 /* RFC 4341 §4: Ack Vectors are mandatory.  Ack Ratio 2 is the RFC 4340
  * §11.3 default, named here for completeness; the sender changes it. */
 const udccp_ccid_dep udccp_ccid2_deps[UDCCP_CCID2_N_DEPS] = {

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "ccid2.h"
 #include "cksum.h"
 #include "conn.h"
 
@@ -500,10 +501,15 @@ static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     conn->win_mark_seq = conn->gss;
     conn->win_mark_ts = ts;
   }
-  /* Only cwnd is read: the rest of the (large) info stays unset, as this
-   * runs on every ack (issue 13); get_info only writes fields. */
+  /* Only cwnd is read, on every ack (issue 13): from CCID 2's state
+   * directly when its get_info would answer; else the rest of the (large)
+   * info stays unset, get_info only writes fields. */
   tmp.cwnd = 0;
-  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
+  if (!conn->tx_ccid_up || conn->tx_ccid->tx_get_info == NULL) {
+    /* no window */
+  } else if (conn->tx_ccid->tx_get_info == udccp_ccid2_tx_get_info) {
+    tmp.cwnd = udccp_ccid2_tx_cwnd(conn->tx_st);
+  } else {
     conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
   }
   per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
