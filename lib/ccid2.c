@@ -1293,8 +1293,10 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
      * packets are its acks) has nothing the walk could resolve: its
      * history holds no data and no nonces (nonce_room), so the vector is
      * only checked (§11.4: no reserved state), not walked (issue 13). */
-    rc = udccp_ackvec_parse(o, pkt->ack & UDCCP_SEQ_MASK,
-                            tx->sent_any ? av_run : NULL, &c);
+    rc = udccp_ackvec_check(o);
+    if (rc == 0 && tx->sent_any) {
+      udccp_ackvec_walk(o, pkt->ack, av_run, &c);
+    }
   }
   if (rc == 0) {
     if (tx->sent_any) {
