@@ -638,7 +638,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
    * them: step 8 parses them (resetting them first), and a plain packet
    * (below) reads them in no earlier step (issue 13: not reset twice). */
   p.recorded = 0;
-  if (udccp_hdr_decode(&p.h, pkt, len) != 0) {
+  if (udccp_hdr_decode_inline(&p.h, pkt, len) != 0) {
     conn->info.pkts_malformed++;
     return drop(conn, UDCCP_ERR_PROTO);
   }

@@ -7,22 +7,9 @@
 
 #include "pkt.h"
 
-/* Network-order loads and stores.  Written as whole-word shifts so that
- * compilers turn the 32-bit ones into one load or store and a byte swap
- * (issue 13: every packet in and out). */
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-         (uint32_t)p[3];
-}
-
-static uint64_t get48(const uint8_t *p) {
-  return (uint64_t)get32(p) << 16 | (uint64_t)p[4] << 8 | (uint64_t)p[5];
-}
-
-static uint32_t get24(const uint8_t *p) {
-  return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | (uint32_t)p[2];
-}
-
+/* Network-order stores (the loads are in pkt.h, for the inline decoder).
+ * Written as whole-word shifts so that compilers turn the 32-bit ones into
+ * one store and a byte swap (issue 13: every packet out). */
 static void put32(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)(v >> 24);
   p[1] = (uint8_t)(v >> 16);
@@ -43,88 +30,7 @@ static void put24(uint8_t *p, uint64_t v) {
 }
 
 int udccp_hdr_decode(udccp_hdr *h, const uint8_t *pkt, size_t len) {
-  size_t fixed, doff_bytes, off;
-  uint8_t type, x;
-
-  /* RFC 4340 §8.5 step 1, in its order. */
-  if (len < 12) {
-    return UDCCP_ERR_PROTO;
-  }
-  type = (pkt[8] >> 1) & 0x0F;
-  x = pkt[8] & 1u;
-  /* §5.1: reserved types MUST be ignored (11..15; 10 is Listen). */
-  if (type >= UDCCP_NUM_PKT_TYPES) {
-    return UDCCP_ERR_PROTO;
-  }
-  /* §5.1: only Data, Ack and DataAck may have X = 0 (Listen: RFC 5596
-   * §2.2.1, "X MUST be 1"). */
-  fixed = udccp_hdr_fixed_len(type, x);
-  if (fixed == 0) {
-    return UDCCP_ERR_PROTO;
-  }
-  /* §5.1 Data Offset: ignore packets whose offset is smaller than the
-   * type's header or larger than the packet. */
-  doff_bytes = (size_t)pkt[4] * 4;
-  if (doff_bytes < fixed || doff_bytes > len) {
-    return UDCCP_ERR_PROTO;
-  }
-  /* §9.2, §8.5 step 1: CsCov asking for more data than the packet has
-   * makes it invalid, whether or not the checksum is checked (DCCP-UDP). */
-  if ((pkt[5] & 0x0F) != 0 &&
-      doff_bytes + ((size_t)(pkt[5] & 0x0F) - 1) * 4 > len) {
-    return UDCCP_ERR_PROTO;
-  }
-
-  h->sport = (uint16_t)(pkt[0] << 8 | pkt[1]);
-  h->dport = (uint16_t)(pkt[2] << 8 | pkt[3]);
-  h->doff = pkt[4];
-  h->ccval = pkt[5] >> 4;
-  h->cscov = pkt[5] & 0x0F;
-  h->cksum = (uint16_t)(pkt[6] << 8 | pkt[7]);
-  h->type = type;
-  h->x = x;
-  h->has_ack = (uint8_t)((UDCCP_PKT_ACK_TYPES_MASK >> type) & 1u);
-  h->ack = 0;
-  h->service_code = 0;
-  h->reset_code = 0;
-  h->reset_data[0] = h->reset_data[1] = h->reset_data[2] = 0;
-  /* Reserved fields are ignored on receipt (§5.1). */
-  if (x) {
-    h->seq = get48(pkt + 10);
-    off = 16;
-    if (h->has_ack) {
-      h->ack = get48(pkt + 18);
-      off = 24;
-    }
-  } else {
-    h->seq = get24(pkt + 9);
-    off = 12;
-    if (h->has_ack) {
-      h->ack = get24(pkt + 13);
-      off = 16;
-    }
-  }
-  switch (type) {
-  case UDCCP_PKT_REQUEST:
-  case UDCCP_PKT_RESPONSE:
-  case UDCCP_PKT_LISTEN:
-    h->service_code = get32(pkt + off);
-    break;
-  case UDCCP_PKT_RESET:
-    h->reset_code = pkt[off];
-    h->reset_data[0] = pkt[off + 1];
-    h->reset_data[1] = pkt[off + 2];
-    h->reset_data[2] = pkt[off + 3];
-    break;
-  default:
-    break;
-  }
-  h->hdr_len = fixed;
-  h->opts = pkt + fixed;
-  h->opts_len = doff_bytes - fixed;
-  h->payload = pkt + doff_bytes;
-  h->payload_len = len - doff_bytes;
-  return 0;
+  return udccp_hdr_decode_inline(h, pkt, len);
 }
 
 udccp_ssize udccp_pkt_encode(uint8_t *dst, size_t cap, const udccp_hdr *h,

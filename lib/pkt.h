@@ -87,6 +87,112 @@ static inline size_t udccp_hdr_fixed_len(uint8_t type, uint8_t x) {
  * except the checksum itself (udccp_cksum_check()). */
 int udccp_hdr_decode(udccp_hdr *h, const uint8_t *pkt, size_t len);
 
+/* Network-order loads, written as whole-word shifts so that compilers
+ * turn the 32-bit one into one load and a byte swap (issue 13: every
+ * packet in). */
+static inline uint32_t udccp_get32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         (uint32_t)p[3];
+}
+
+static inline uint64_t udccp_get48(const uint8_t *p) {
+  return (uint64_t)udccp_get32(p) << 16 | (uint64_t)p[4] << 8 | (uint64_t)p[5];
+}
+
+static inline uint32_t udccp_get24(const uint8_t *p) {
+  return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | (uint32_t)p[2];
+}
+
+/* The body of udccp_hdr_decode, for the connection's input path, where
+ * it is inlined: every packet received (issue 13); the caller then skips
+ * filling the fields it never reads. */
+static inline int udccp_hdr_decode_inline(udccp_hdr *h, const uint8_t *pkt,
+                                          size_t len) {
+  size_t fixed, doff_bytes, off;
+  uint8_t type, x;
+
+  /* RFC 4340 §8.5 step 1, in its order. */
+  if (len < 12) {
+    return UDCCP_ERR_PROTO;
+  }
+  type = (pkt[8] >> 1) & 0x0F;
+  x = pkt[8] & 1u;
+  /* §5.1: reserved types MUST be ignored (11..15; 10 is Listen). */
+  if (type >= UDCCP_NUM_PKT_TYPES) {
+    return UDCCP_ERR_PROTO;
+  }
+  /* §5.1: only Data, Ack and DataAck may have X = 0 (Listen: RFC 5596
+   * §2.2.1, "X MUST be 1"). */
+  fixed = udccp_hdr_fixed_len(type, x);
+  if (fixed == 0) {
+    return UDCCP_ERR_PROTO;
+  }
+  /* §5.1 Data Offset: ignore packets whose offset is smaller than the
+   * type's header or larger than the packet. */
+  doff_bytes = (size_t)pkt[4] * 4;
+  if (doff_bytes < fixed || doff_bytes > len) {
+    return UDCCP_ERR_PROTO;
+  }
+  /* §9.2, §8.5 step 1: CsCov asking for more data than the packet has
+   * makes it invalid, whether or not the checksum is checked (DCCP-UDP). */
+  if ((pkt[5] & 0x0F) != 0 &&
+      doff_bytes + ((size_t)(pkt[5] & 0x0F) - 1) * 4 > len) {
+    return UDCCP_ERR_PROTO;
+  }
+
+  h->sport = (uint16_t)(pkt[0] << 8 | pkt[1]);
+  h->dport = (uint16_t)(pkt[2] << 8 | pkt[3]);
+  h->doff = pkt[4];
+  h->ccval = pkt[5] >> 4;
+  h->cscov = pkt[5] & 0x0F;
+  h->cksum = (uint16_t)(pkt[6] << 8 | pkt[7]);
+  h->type = type;
+  h->x = x;
+  h->has_ack = (uint8_t)((UDCCP_PKT_ACK_TYPES_MASK >> type) & 1u);
+  h->ack = 0;
+  h->service_code = 0;
+  h->reset_code = 0;
+  h->reset_data[0] = h->reset_data[1] = h->reset_data[2] = 0;
+  /* Reserved fields are ignored on receipt (§5.1). */
+  if (x) {
+    h->seq = udccp_get48(pkt + 10);
+    off = 16;
+    if (h->has_ack) {
+      h->ack = udccp_get48(pkt + 18);
+      off = 24;
+    }
+  } else {
+    h->seq = udccp_get24(pkt + 9);
+    off = 12;
+    if (h->has_ack) {
+      h->ack = udccp_get24(pkt + 13);
+      off = 16;
+    }
+  }
+  switch (type) {
+  case UDCCP_PKT_REQUEST:
+  case UDCCP_PKT_RESPONSE:
+  case UDCCP_PKT_LISTEN:
+    h->service_code = udccp_get32(pkt + off);
+    break;
+  case UDCCP_PKT_RESET:
+    h->reset_code = pkt[off];
+    h->reset_data[0] = pkt[off + 1];
+    h->reset_data[1] = pkt[off + 2];
+    h->reset_data[2] = pkt[off + 3];
+    break;
+  default:
+    break;
+  }
+  h->hdr_len = fixed;
+  h->opts = pkt + fixed;
+  h->opts_len = doff_bytes - fixed;
+  h->payload = pkt + doff_bytes;
+  h->payload_len = len - doff_bytes;
+  return 0;
+}
+
+
 /* Writes a packet: header from h (doff, hdr_len, opts*, payload* ignored),
  * options (opts_len bytes, padded here to a multiple of 4 with Padding at
  * the end), then payload.  The checksum field is written as 0; see
