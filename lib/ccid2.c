@@ -48,7 +48,8 @@
  * RFC 4340 §11.3 Receiver half: lib/ccid2_rx.c.
  *
  * §7 (SHOULD)    ECN Nonce Echo verification: nonces of the last 2^16
- *                packets kept; a wrong echo counts as a mark (RFC 4340
+ *                packets kept while ECN is on (Not-ECT packets carry none,
+ *                RFC 3540 §2); a wrong echo counts as a mark (RFC 4340
  *                §12.3).
  */
 #include <string.h>
