@@ -711,8 +711,11 @@ void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
     return; /* nothing newer than ackno can be reported */
   }
   /* ...and so did every packet its Ack Vectors report received (§11.4). */
-  if (opts != NULL &&
-      udccp_ackvec_parse(opts, ackno, peer_run, &w) == 0 && w.found) {
+  if (opts == NULL || udccp_ackvec_check(opts) != 0) {
+    return;
+  }
+  udccp_ackvec_walk(opts, ackno, peer_run, &w);
+  if (w.found) {
     av_clear_old(av, av->rec_n - 1 - w.i);
   }
 }
@@ -741,31 +744,24 @@ static int has_reserved(const uint8_t *v, size_t n) {
   return 0;
 }
 
-int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
-                       udccp_ackvec_run_cb cb, void *user_data) {
-  uint64_t cur = ackno & UDCCP_SEQ_MASK;
-  size_t i, j;
-  /* Check every byte first so that a bad vector reports nothing. */
+int udccp_ackvec_check(const udccp_opts *opts) {
+  size_t i;
   for (i = 0; i < opts->n_ackvec; i++) {
     if (has_reserved(opts->ackvec[i].val, opts->ackvec[i].len)) {
       return UDCCP_ERR_OPTION;
     }
   }
-  if (cb == NULL) {
-    return 0; /* only checked */
+  return 0;
+}
+
+int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
+                       udccp_ackvec_run_cb cb, void *user_data) {
+  /* Check every byte first so that a bad vector reports nothing. */
+  if (udccp_ackvec_check(opts) != 0) {
+    return UDCCP_ERR_OPTION;
   }
-  /* §11.4: the second option begins where the first left off. */
-  for (i = 0; i < opts->n_ackvec; i++) {
-    const udccp_opt *o = &opts->ackvec[i];
-    for (j = 0; j < o->len; j++) {
-      uint8_t st = (uint8_t)(o->val[j] >> 6);
-      uint64_t run = (uint64_t)(o->val[j] & 0x3F) + 1;
-      uint64_t lo = udccp_seq_add(cur, -(int64_t)(run - 1));
-      if (cb(cur, lo, st, user_data)) {
-        return 0;
-      }
-      cur = udccp_seq_add(lo, -1);
-    }
+  if (cb != NULL) {
+    udccp_ackvec_walk(opts, ackno, cb, user_data);
   }
   return 0;
 }

@@ -151,6 +151,30 @@ typedef int (*udccp_ackvec_run_cb)(uint64_t hi, uint64_t lo, uint8_t state,
 int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
                        udccp_ackvec_run_cb cb, void *user_data);
 
+/* udccp_ackvec_parse in two steps, for a caller on every ack (issue 13):
+ * the check (0, or UDCCP_ERR_OPTION for a reserved state), then the
+ * walk, inline so that a cb known at the call site is called directly
+ * (or inlined) rather than through a pointer, once per run. */
+int udccp_ackvec_check(const udccp_opts *opts);
+static inline void udccp_ackvec_walk(const udccp_opts *opts, uint64_t ackno,
+                                     udccp_ackvec_run_cb cb, void *user_data) {
+  uint64_t cur = ackno & UDCCP_SEQ_MASK;
+  size_t i, j;
+  /* §11.4: the second option begins where the first left off. */
+  for (i = 0; i < opts->n_ackvec; i++) {
+    const udccp_opt *o = &opts->ackvec[i];
+    for (j = 0; j < o->len; j++) {
+      uint8_t st = (uint8_t)(o->val[j] >> 6);
+      uint64_t run = (uint64_t)(o->val[j] & 0x3F) + 1;
+      uint64_t lo = udccp_seq_add(cur, -(int64_t)(run - 1));
+      if (cb(cur, lo, st, user_data)) {
+        return;
+      }
+      cur = udccp_seq_add(lo, -1);
+    }
+  }
+}
+
 /* Sender side, §12.2: the nonce (0 or 1) packet seq was sent with, or -1
  * if unknown (forgotten, or never sent). */
 typedef int (*udccp_ackvec_nonce_fn)(uint64_t seq, void *user_data);

@@ -48,7 +48,8 @@
  * RFC 4340 §11.3 Receiver half: lib/ccid2_rx.c.
  *
  * §7 (SHOULD)    ECN Nonce Echo verification: nonces of the last 2^16
- *                packets kept; a wrong echo counts as a mark (RFC 4340
+ *                packets kept while ECN is on (Not-ECT packets carry none,
+ *                RFC 3540 §2); a wrong echo counts as a mark (RFC 4340
  *                §12.3).
  */
 #include <string.h>
@@ -133,9 +134,14 @@ typedef struct ccid2_tx {
    * is the nonce our packet seq carried, known for the last nonce_bits
    * packets from nonce_first on.  Memory on demand (issue 13): no bitmap
    * until the first data packet (all nonces before it are 0), then one
-   * that doubles with the packets sent, up to NONCE_BITS. */
+   * that doubles with the packets sent, up to NONCE_BITS.  Only while
+   * ECN is on (nonce_on): without it every packet is Not-ECT, carries no
+   * nonce (RFC 3540 §2) and check_nonces reads none, so the bitmap is
+   * neither kept nor allocated (issue 13: ECN is off by default); when
+   * ECN comes on, the record starts again from that packet. */
   uint8_t *nonces;
   uint32_t nonce_bits;
+  uint8_t nonce_on;
   uint64_t nonce_first;
   uint64_t ecn_marks, nonce_checks, nonce_mismatches;
 
@@ -858,10 +864,21 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
   if (first) {
     tx->nonce_first = seq;
   }
-  if (nonce_room(tx, seq, is_data)) {
-    uint8_t bit = (uint8_t)(1u << (seq & 7u));
-    uint8_t *b = &tx->nonces[(seq & (tx->nonce_bits - 1)) >> 3];
-    *b = (uint8_t)(tx->env->tx_nonce && is_data ? (*b | bit) : (*b & ~bit));
+  if (!tx->env->ecn) {
+    tx->nonce_on = 0;
+  } else {
+    if (!tx->nonce_on) {
+      /* ECN on from here: earlier packets' nonces are unknown (nonce_of
+       * answers -1 for them), not stale bits of an earlier ECN period. */
+      tx->nonce_first = seq;
+      tx->nonce_on = 1;
+    }
+    if (nonce_room(tx, seq, is_data)) {
+      uint8_t bit = (uint8_t)(1u << (seq & 7u));
+      uint8_t *b = &tx->nonces[(seq & (tx->nonce_bits - 1)) >> 3];
+      *b = (uint8_t)(tx->env->tx_nonce && is_data ? (*b | bit)
+                                                   : (*b & ~bit));
+    }
   }
   if (first || udccp_seq_gt(seq, tx->gss)) {
     tx->gss = seq;
@@ -1277,8 +1294,10 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
      * packets are its acks) has nothing the walk could resolve: its
      * history holds no data and no nonces (nonce_room), so the vector is
      * only checked (§11.4: no reserved state), not walked (issue 13). */
-    rc = udccp_ackvec_parse(o, pkt->ack & UDCCP_SEQ_MASK,
-                            tx->sent_any ? av_run : NULL, &c);
+    rc = udccp_ackvec_check(o);
+    if (rc == 0 && tx->sent_any) {
+      udccp_ackvec_walk(o, pkt->ack, av_run, &c);
+    }
   }
   if (rc == 0) {
     if (tx->sent_any) {
@@ -1379,6 +1398,10 @@ void udccp_ccid2_tx_get_info(const udccp_ccid_state *st,
   info->ecn_marks = tx->ecn_marks;
   info->nonce_checks = tx->nonce_checks;
   info->nonce_mismatches = tx->nonce_mismatches;
+}
+
+uint32_t udccp_ccid2_tx_cwnd(const udccp_ccid_state *st) {
+  return ctx_of(st)->cwnd;
 }
 
 /* RFC 4341 §4: Ack Vectors are mandatory.  Ack Ratio 2 is the RFC 4340

@@ -219,12 +219,8 @@ double udccp_ccid3_opt_to_p(uint32_t v) {
 
 /* An unknown option in our range preceded by Mandatory (RFC 4340 §5.8.2):
  * the HC-Receiver handles 128..191, the HC-Sender 192..255 (§10.3). */
-int udccp_tfrc_ccid_mandatory_unknown(const udccp_opts *o, int sender,
-                                      int sp) {
+int udccp_tfrc_ccid_mandatory_scan(const udccp_opts *o, int sender, int sp) {
   size_t i;
-  if (!o) {
-    return 0;
-  }
   for (i = 0; i < o->n_ccid; i++) {
     uint8_t t = o->ccid[i].type;
     if (!o->ccid[i].mandatory || (sender ? t < 192 : t >= 192)) {

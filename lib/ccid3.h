@@ -132,8 +132,16 @@ double udccp_ccid3_opt_to_p(uint32_t v);
 /* 1 if an option this half handles (the HC-Receiver 128..191, the
  * HC-Sender 192..255, RFC 4340 §10.3) is preceded by Mandatory and unknown
  * (§5.8.2): the packet then gets a Reset with Mandatory Error. */
-int udccp_tfrc_ccid_mandatory_unknown(const udccp_opts *o, int sender,
-                                      int sp);
+int udccp_tfrc_ccid_mandatory_scan(const udccp_opts *o, int sender, int sp);
+/* Inline: every packet asks, and almost none has a Mandatory CCID option
+ * (issue 13). */
+static inline int udccp_tfrc_ccid_mandatory_unknown(const udccp_opts *o,
+                                                    int sender, int sp) {
+  if (o == NULL || !(o->present & UDCCP_OPTS_HAS_MANDATORY_CCID)) {
+    return 0;
+  }
+  return udccp_tfrc_ccid_mandatory_scan(o, sender, sp);
+}
 
 /* The halves, shared by CCID 3 and CCID 4; the *_init functions take the
  * parameters.  The others have the signatures of udccp_ccid_ops. */

@@ -342,13 +342,13 @@ static inline void udccp_conn_update_aw(udccp_conn *conn) {
   }
 }
 
-/* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1).
- * Inline: every packet received moves GSR (issue 13). */
-static inline void udccp_conn_update_windows(udccp_conn *conn) {
+/* The SWL/SWH half of udccp_conn_update_windows, for when only GSR moved
+ * (every packet received, issue 13: AWL/AWH follow GSS, W' and ISS, and
+ * every change to those recomputes them where it happens).  RFC 4340
+ * §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the peer's
+ * Sequence Window. */
+static inline void udccp_conn_update_sw(udccp_conn *conn) {
   uint64_t w = conn->seqwin_remote;
-  /* RFC 4340 §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the
-   * peer's Sequence Window; [GSS + 1 - W', GSS] with W' ours
-   * (udccp_conn_update_aw). */
   if (conn->have_isr) {
     conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));
     conn->swh = udccp_seq_add(conn->gsr, (int64_t)((3 * w + 3) / 4));
@@ -359,6 +359,11 @@ static inline void udccp_conn_update_windows(udccp_conn *conn) {
       conn->swl = conn->isr;
     }
   }
+}
+
+/* Recomputes SWL/SWH, AWL/AWH from GSR/GSS and the windows (§7.5.1). */
+static inline void udccp_conn_update_windows(udccp_conn *conn) {
+  udccp_conn_update_sw(conn);
   udccp_conn_update_aw(conn);
 }
 
@@ -409,6 +414,17 @@ static inline void udccp_conn_sync_env(udccp_conn *conn) {
   conn->env_rx.seq_window_out = conn->env.seq_window_out;
   conn->env_rx.seq_window_in = conn->env.seq_window_in;
   conn->env_rx.ecn = conn->env.ecn;
+  conn->env_rx.srtt = conn->env.srtt;
+  conn->env_rx.rttvar = conn->env.rttvar;
+  conn->env_rx.rto = conn->env.rto;
+  conn->env_rx.min_rtt = conn->env.min_rtt;
+}
+/* The part of udccp_conn_sync_env that a sender half's packet may move:
+ * its RTT estimate (the CCID's outputs).  MPS, the Sequence Windows and
+ * ECN are inputs, changed only where udccp_conn_update_mps and
+ * udccp_conn_apply_features set both envs (issue 13: after every packet
+ * the sender half reads). */
+static inline void udccp_conn_sync_env_rtt(udccp_conn *conn) {
   conn->env_rx.srtt = conn->env.srtt;
   conn->env_rx.rttvar = conn->env.rttvar;
   conn->env_rx.rto = conn->env.rto;

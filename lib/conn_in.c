@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "ccid2.h"
 #include "cksum.h"
 #include "conn.h"
 
@@ -106,7 +107,7 @@ static void set_gsr(udccp_conn *conn, uint64_t seq) {
   if (!conn->have_isr || udccp_seq_gt(seq, conn->gsr)) {
     conn->gsr = seq;
   }
-  udccp_conn_update_windows(conn);
+  udccp_conn_update_sw(conn); /* only GSR moved */
 }
 
 int udccp_conn_apply_features(udccp_conn *conn, udccp_tstamp ts) {
@@ -500,10 +501,15 @@ static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     conn->win_mark_seq = conn->gss;
     conn->win_mark_ts = ts;
   }
-  /* Only cwnd is read: the rest of the (large) info stays unset, as this
-   * runs on every ack (issue 13); get_info only writes fields. */
+  /* Only cwnd is read, on every ack (issue 13): from CCID 2's state
+   * directly when its get_info would answer; else the rest of the (large)
+   * info stays unset, get_info only writes fields. */
   tmp.cwnd = 0;
-  if (conn->tx_ccid_up && conn->tx_ccid->tx_get_info != NULL) {
+  if (!conn->tx_ccid_up || conn->tx_ccid->tx_get_info == NULL) {
+    /* no window */
+  } else if (conn->tx_ccid->tx_get_info == udccp_ccid2_tx_get_info) {
+    tmp.cwnd = udccp_ccid2_tx_cwnd(conn->tx_st);
+  } else {
     conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
   }
   per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
@@ -565,7 +571,7 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
       return;
     }
     check_ack_ratio(conn);
-    udccp_conn_sync_env(conn);
+    udccp_conn_sync_env_rtt(conn);
     if (p->h.has_ack) {
       tune_seqwin(conn, ts);
     }
@@ -632,7 +638,7 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
    * them: step 8 parses them (resetting them first), and a plain packet
    * (below) reads them in no earlier step (issue 13: not reset twice). */
   p.recorded = 0;
-  if (udccp_hdr_decode(&p.h, pkt, len) != 0) {
+  if (udccp_hdr_decode_inline(&p.h, pkt, len) != 0) {
     conn->info.pkts_malformed++;
     return drop(conn, UDCCP_ERR_PROTO);
   }

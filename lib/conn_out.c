@@ -167,7 +167,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   size_t ob_res;
   uint16_t empty_owed = 0;
 
-  /* The fields udccp_pkt_encode reads, no more (not a memset of the whole
+  /* The fields udccp_pkt_encode_inline reads, no more (not a memset of the whole
    * header on every packet, issue 13); the type-specific ones below. */
   h.ccval = 0;
   h.cscov = 0;
@@ -327,8 +327,8 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       }
     }
   }
-  n = udccp_pkt_encode(dst, cap, &h, ob.buf + ob_res, ob.len - ob_res,
-                       payload, payload_len);
+  n = udccp_pkt_encode_inline(dst, cap, &h, ob.buf + ob_res,
+                              ob.len - ob_res, payload, payload_len);
   if (n < 0) {
     return n;
   }

@@ -86,13 +86,17 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
     return 0;
   }
   t = tmin(t, conn->t_retx);
-  t = tmin(t, conn->t_timewait);
-  t = tmin(t, conn->t_listen);
   /* A queued datagram's expiry: it is dropped then, not sent late. */
   t = tmin(t, udccp_sendq_next_expiry(&conn->sendq));
   t = tmin(t, conn->t_trim);
-  if (conn->state == UDCCP_STATE_TIMEWAIT) {
-    return t;
+  if (conn->state != UDCCP_STATE_OPEN) {
+    /* TIMEWAIT's end and LISTEN's repetitions: set only in those states
+     * (never again once OPEN), so not looked at on the busy path. */
+    t = tmin(t, conn->t_timewait);
+    t = tmin(t, conn->t_listen);
+    if (conn->state == UDCCP_STATE_TIMEWAIT) {
+      return t;
+    }
   }
   if (conn->settings.idle_timeout && conn->state != UDCCP_STATE_LISTEN) {
     /* not in LISTEN, where handle_expiry does not apply it (RFC 5596: the

@@ -87,6 +87,9 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint64_t allowed,
     if (out->n_ccid == UDCCP_OPTS_MAX_CCID) {
       return 0;
     }
+    if (mand) {
+      out->present |= UDCCP_OPTS_HAS_MANDATORY_CCID;
+    }
     put_opt(&out->ccid[out->n_ccid++], t, mand, val, vlen);
     return 1;
   }
@@ -189,28 +192,29 @@ static uint64_t allowed_mask(uint8_t pkt_type) {
 }
 
 void udccp_opts_reset(udccp_opts *out) {
+  /* In field order: the compiler merges the stores. */
   out->present = 0;
   out->slow_receiver = 0;
+  out->init_cookie_len = 0;
+  out->n_init_cookie = 0;
+  out->data_dropped_len = 0;
   out->n_feat = 0;
   out->feat_more = NULL;
   out->feat_more_len = 0;
   out->init_cookie = NULL;
-  out->init_cookie_len = 0;
-  out->n_init_cookie = 0;
   out->ndp_count = 0;
   out->n_ackvec = 0;
   out->data_dropped = NULL;
-  out->data_dropped_len = 0;
   out->timestamp = 0;
   out->ts_echo = 0;
   out->ts_echo_elapsed = 0;
   out->elapsed_time = 0;
   out->data_checksum = 0;
-  out->mp = NULL;
   out->mp_len = 0;
   out->n_mp = 0;
-  out->n_ccid = 0;
   out->err_data[0] = out->err_data[1] = out->err_data[2] = 0;
+  out->mp = NULL;
+  out->n_ccid = 0;
 }
 
 int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
@@ -234,6 +238,12 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
     if (t < 32) {
       /* §5.8: types 0..31 are single bytes. */
       i++;
+      if (t == UDCCP_OPT_PADDING) {
+        /* The usual one (the last word's fill, §5.8.1), tested first;
+         * "Mandatory Padding" is valid: two bytes of padding. */
+        mand = 0;
+        continue;
+      }
       if (t == UDCCP_OPT_MANDATORY) {
         if (!mand_ok) {
           continue;
@@ -249,9 +259,8 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
       if (t == UDCCP_OPT_SLOW_RECEIVER) {
         out->slow_receiver = 1;
         out->present |= UDCCP_OPTS_HAS_SLOW_RECEIVER;
-      } else if (t != UDCCP_OPT_PADDING && mand) {
-        /* Reserved single-byte option, not understood (§5.8.2).
-         * "Mandatory Padding" is valid: two bytes of padding. */
+      } else if (mand) {
+        /* Reserved single-byte option, not understood (§5.8.2). */
         set_err(out, t, NULL, 0);
         return UDCCP_ERR_MANDATORY;
       }

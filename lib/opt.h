@@ -46,24 +46,24 @@ typedef struct udccp_opt {
   const uint8_t *val;  /* points into the packet */
 } udccp_opt;
 
-/* The options of one packet, parsed.  Pointers point into the packet. */
+/* The options of one packet, parsed.  Pointers point into the packet.
+ * The fields udccp_opts_reset clears come first, the arrays last, so that
+ * the reset is a few wide stores (issue 13: every packet received). */
 typedef struct udccp_opts {
   uint32_t present;    /* bit (1u << k) per field below, UDCCP_OPTS_HAS_* */
   uint8_t slow_receiver;
-  size_t n_feat;       /* Change L/R, Confirm L/R, in packet order */
-  udccp_opt feat[UDCCP_OPTS_MAX_FEAT];
+  uint8_t init_cookie_len;
+  uint8_t n_init_cookie;       /* how many Init Cookie options there were */
+  uint8_t data_dropped_len;
+  size_t n_feat;       /* Change L/R, Confirm L/R, in packet order (feat[]) */
   /* When more came than feat[] holds: the options area from the first one
    * left out (read it with udccp_opts_next_feat); NULL if none. */
   const uint8_t *feat_more;
   size_t feat_more_len;
   const uint8_t *init_cookie;  /* the first Init Cookie option */
-  uint8_t init_cookie_len;
-  uint8_t n_init_cookie;       /* how many Init Cookie options there were */
   uint64_t ndp_count;
-  size_t n_ackvec;     /* Ack Vector options, in packet order */
-  udccp_opt ackvec[UDCCP_OPTS_MAX_AV];
+  size_t n_ackvec;     /* Ack Vector options, in packet order (ackvec[]) */
   const uint8_t *data_dropped;
-  uint8_t data_dropped_len;
   uint32_t timestamp;
   uint32_t ts_echo;
   uint32_t ts_echo_elapsed;    /* 10 us units (0 if absent, §13.3) */
@@ -72,14 +72,16 @@ typedef struct udccp_opts {
   /* Multipath options (type 46, RFC 9897 §3.2): the area from the first
    * one to the end of the options (walk it with udccp_mp_next, mp_opt.h);
    * NULL if none.  n_mp counts them. */
-  const uint8_t *mp;
   uint16_t mp_len;
   uint8_t n_mp;
-  size_t n_ccid;       /* options 128..255, in packet order */
-  udccp_opt ccid[UDCCP_OPTS_MAX_CCID];
   /* When parsing fails, the Reset's Data 1..3 (§5.6: the offending option
    * type and the first two bytes of its data, zero where it has fewer). */
   uint8_t err_data[3];
+  const uint8_t *mp;
+  size_t n_ccid;       /* options 128..255, in packet order (ccid[]) */
+  udccp_opt feat[UDCCP_OPTS_MAX_FEAT];
+  udccp_opt ackvec[UDCCP_OPTS_MAX_AV];
+  udccp_opt ccid[UDCCP_OPTS_MAX_CCID];
 } udccp_opts;
 
 enum {
@@ -90,7 +92,10 @@ enum {
   UDCCP_OPTS_HAS_TIMESTAMP = 1u << 4,
   UDCCP_OPTS_HAS_TS_ECHO = 1u << 5,
   UDCCP_OPTS_HAS_ELAPSED = 1u << 6,
-  UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7
+  UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7,
+  /* a CCID option (128..255) preceded by Mandatory: the CCIDs look for
+   * one they do not know (§5.8.2) only then (issue 13) */
+  UDCCP_OPTS_HAS_MANDATORY_CCID = 1u << 8
 };
 
 /* 1 if an option of this type may appear on a packet of this type: the

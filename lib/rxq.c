@@ -124,55 +124,15 @@ int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len) {
   return udccp_rxq_push_meta(q, data, len, 0, 0);
 }
 
-int udccp_rxq_push_meta(udccp_rxq *q, const void *data, size_t len,
-                        uint64_t seq, uint64_t lost) {
-  size_t tail, first;
-  udccp_rxq_ent *e;
-  int rv;
-
-  if (q->qlen == 0) {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
-  if (len > q->arena_size) {
-    q->drops++;
-    return UDCCP_ERR_MSGSIZE;
-  }
-  if (!udccp_rxq_fits(q, len)) {
-    /* RFC 4340 §11.7: the caller reports Drop Code 2, Receive Buffer. */
-    q->drops++;
-    return UDCCP_ERR_AGAIN;
-  }
-  rv = grow(q, len);
+int udccp_rxq_make_room(udccp_rxq *q, size_t need) {
+  int rv = grow(q, need);
   if (rv != 0) {
     q->drops++;
     if (q->count == 0) {
       release(q);
     }
-    return rv;
   }
-  /* byte_head < arena_cap and bytes <= arena_cap, so no overflow. */
-  tail = q->byte_head + q->bytes;
-  if (tail >= q->arena_cap) {
-    tail -= q->arena_cap;
-  }
-  first = q->arena_cap - tail;
-  if (first > len) {
-    first = len;
-  }
-  if (len > 0) {
-    memcpy(q->arena + tail, data, first);
-    if (len > first) {
-      memcpy(q->arena, (const uint8_t *)data + first, len - first);
-    }
-  }
-  e = &q->ents[(q->head + q->count) % q->ents_cap];
-  e->off = tail;
-  e->len = len;
-  e->seq = seq;
-  e->lost = lost;
-  q->count++;
-  q->bytes += len;
-  return 0;
+  return rv;
 }
 
 udccp_ssize udccp_rxq_peek_len(const udccp_rxq *q) {

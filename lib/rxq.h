@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <udccp/udccp.h>
 
@@ -71,10 +72,68 @@ void udccp_rxq_free(udccp_rxq *q);
  * ring could not grow.  Failures count in drops. */
 int udccp_rxq_push(udccp_rxq *q, const void *data, size_t len);
 
+/* For udccp_rxq_push_meta: grows the ring and the entry table so that
+ * one more entry of need bytes fits; 0, or UDCCP_ERR_NOMEM (counted in
+ * drops; an empty queue gives its memory back). */
+int udccp_rxq_make_room(udccp_rxq *q, size_t need);
+
+/* 1 if a datagram of len bytes would be accepted now. */
+static inline int udccp_rxq_fits(const udccp_rxq *q, size_t len) {
+  return q->count < q->qlen && len <= q->arena_size - q->bytes;
+}
+
 /* As udccp_rxq_push(), keeping the datagram's sequence number and the
- * count of data packets lost before it (udccp_recv_info) with it. */
-int udccp_rxq_push_meta(udccp_rxq *q, const void *data, size_t len,
-                        uint64_t seq, uint64_t lost);
+ * count of data packets lost before it (udccp_recv_info) with it.
+ * Inline: every data packet received (issue 13); the ring and the table
+ * grow out of line, when they must. */
+static inline int udccp_rxq_push_meta(udccp_rxq *q, const void *data,
+                                      size_t len, uint64_t seq,
+                                      uint64_t lost) {
+  size_t tail, first;
+  udccp_rxq_ent *e;
+  if (q->qlen == 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (len > q->arena_size) {
+    q->drops++;
+    return UDCCP_ERR_MSGSIZE;
+  }
+  if (!udccp_rxq_fits(q, len)) {
+    /* RFC 4340 §11.7: the caller reports Drop Code 2, Receive Buffer. */
+    q->drops++;
+    return UDCCP_ERR_AGAIN;
+  }
+  if (q->arena == NULL || q->bytes + len > q->arena_cap ||
+      q->count == q->ents_cap) {
+    int rv = udccp_rxq_make_room(q, len);
+    if (rv != 0) {
+      return rv;
+    }
+  }
+  /* byte_head < arena_cap and bytes <= arena_cap, so no overflow. */
+  tail = q->byte_head + q->bytes;
+  if (tail >= q->arena_cap) {
+    tail -= q->arena_cap;
+  }
+  first = q->arena_cap - tail;
+  if (first > len) {
+    first = len;
+  }
+  if (len > 0) {
+    memcpy(q->arena + tail, data, first);
+    if (len > first) {
+      memcpy(q->arena, (const uint8_t *)data + first, len - first);
+    }
+  }
+  e = &q->ents[(q->head + q->count) % q->ents_cap];
+  e->off = tail;
+  e->len = len;
+  e->seq = seq;
+  e->lost = lost;
+  q->count++;
+  q->bytes += len;
+  return 0;
+}
 
 /* The oldest datagram's entry (seq, lost), or NULL if the queue is
  * empty; valid until the next push, pop or discard. */
@@ -116,10 +175,5 @@ static inline size_t udccp_rxq_mem(const udccp_rxq *q) {
 
 /* Datagrams refused by push (for rx_qdrops). */
 static inline uint64_t udccp_rxq_drops(const udccp_rxq *q) { return q->drops; }
-
-/* 1 if a datagram of len bytes would be accepted now. */
-static inline int udccp_rxq_fits(const udccp_rxq *q, size_t len) {
-  return q->count < q->qlen && len <= q->arena_size - q->bytes;
-}
 
 #endif /* UDCCP_RXQ_H */

@@ -120,6 +120,30 @@ static void test_rfc4340_12_1_not_ect_unless_negotiated(void **state) {
   udccp_pair_free(&p);
 }
 
+/* RFC 3540 §2: a Not-ECT packet carries no nonce, so a sender without
+ * ECN keeps no nonce record (issue 13): its heap is an ECN sender's less
+ * the 8 KiB bitmap of 2^16 nonces, and it checks no echo. */
+static void test_rfc4340_12_2_no_nonce_record_without_ecn(void **state) {
+  udccp_pair on, off;
+  ecn_tap t_on, t_off;
+  udccp_conn_info ci_on, ci_off;
+  (void)state;
+  memset(&t_on, 0, sizeof(t_on));
+  memset(&t_off, 0, sizeof(t_off));
+  run_transfer(&on, &t_on, 1, 3, 2000);
+  run_transfer(&off, &t_off, 0, 3, 2000);
+  udccp_conn_get_info(on.c[0], &ci_on);
+  udccp_conn_get_info(off.c[0], &ci_off);
+  print_message("sender heap: ECN %llu B, no ECN %llu B\n",
+                (unsigned long long)ci_on.mem_bytes,
+                (unsigned long long)ci_off.mem_bytes);
+  assert_true(ci_on.nonce_checks > 0);
+  assert_int_equal(ci_off.nonce_checks, 0);
+  assert_true(ci_on.mem_bytes >= ci_off.mem_bytes + 8192);
+  udccp_pair_free(&on);
+  udccp_pair_free(&off);
+}
+
 /* RFC 4341 §5, §7: a CE mark reported in state 1 is a congestion event:
  * the window shrinks although nothing is lost. */
 static void test_rfc4341_7_ce_mark_is_congestion_without_loss(void **state) {
@@ -164,6 +188,7 @@ static void test_rfc4340_12_3_concealed_marks_caught_by_nonce(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_12_2_nonces_random_and_echo_checked),
+      cmocka_unit_test(test_rfc4340_12_2_no_nonce_record_without_ecn),
       cmocka_unit_test(test_rfc4340_12_1_not_ect_unless_negotiated),
       cmocka_unit_test(test_rfc4341_7_ce_mark_is_congestion_without_loss),
       cmocka_unit_test(test_rfc4340_12_3_concealed_marks_caught_by_nonce),

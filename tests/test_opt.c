@@ -304,6 +304,11 @@ static void test_rfc4340_10_3_ccid_options_recorded(void **state) {
   assert_int_equal(o.ccid[1].mandatory, 1);
   assert_int_equal(o.ccid[2].type, 255);
   assert_int_equal(o.ccid[2].val[0], 9);
+  /* The CCIDs scan for a Mandatory one they do not know (§5.8.2) only
+   * when the parser saw one. */
+  assert_true(o.present & UDCCP_OPTS_HAS_MANDATORY_CCID);
+  assert_int_equal(parse_ack(b, 6), 0);
+  assert_false(o.present & UDCCP_OPTS_HAS_MANDATORY_CCID);
   /* CCID options are allowed on DCCP-Data ("-" in the §5.8 table). */
   assert_int_equal(udccp_opts_parse(&o, UDCCP_PKT_DATA, b, sizeof(b)), 0);
   assert_int_equal(o.n_ccid, 3);
