@@ -96,4 +96,9 @@ grep -q "^flow 0 path 1: .*share" "$TMP/mp.txt" || fail "no per-path line"
 grep -q "^path 1: 2.00 Mbit/s, 20 ms" "$TMP/mp.txt" || fail "no path line"
 "$SIM" --flows 2xtcp $BASE --csv "$TMP/s.csv" >/dev/null || fail "csv run"
 [ "$(wc -l <"$TMP/s.csv")" -eq 3 ] || fail "csv: expected header + 2 rows"
+# Numbers a person can read: a long delay in seconds, not "1e+08 ms".
+"$SIM" --flows ccid2 --rate 10mbit --delay 100000s --duration 1s \
+  >"$TMP/long.txt" || fail "long delay run"
+head -n 1 "$TMP/long.txt" | grep -q "100000 s one-way delay" ||
+  fail "long delay: $(head -n 1 "$TMP/long.txt")"
 echo "PASS"
