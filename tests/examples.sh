@@ -37,6 +37,29 @@ printf 'first line\nsecond line\n' | cmp -s - "$TMP/echo_out" ||
   { cat "$TMP/echo_out"; fail "echo_client did not print the two lines back"; }
 echo "ok: echo client/server"
 
+# --- echo: a datagram larger than 2 KiB comes back whole (the server's
+# buffer was 2048 bytes: it said "buffer too small" and hung up), and a
+# port that is not a number is a usage error, not "listening on UDP 0"
+EXAMPLE_MAX_CLIENTS=1 timeout -k 5 30 "$EX/echo_server" $((base + 2)) 7 >"$TMP/echo_srv2" 2>&1 &
+pids="$pids $!"
+sleep 0.5
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "b"; printf "\n" }' >"$TMP/long"
+# stdin stays open 2 s after the line: udccp-cat closes at its end, and
+# the answer must come back first
+(cat "$TMP/long"; sleep 2) |
+  timeout -k 5 20 "$BUILD/udccp-cat" --service ECHO --udp-port $((base + 2)) \
+    127.0.0.1 7 >"$TMP/long_back" 2>"$TMP/long.err" &
+lc=$!
+pids="$pids $lc"
+wait $lc
+cmp -s "$TMP/long" "$TMP/long_back" ||
+  { cat "$TMP/echo_srv2" "$TMP/long.err"; fail "echo_server: a 3001-byte datagram came back as $(wc -c <"$TMP/long_back") bytes"; }
+if timeout -k 5 5 "$EX/echo_server" --help >"$TMP/echo_usage" 2>&1; then
+  fail "echo_server --help: exit 0: $(cat "$TMP/echo_usage")"
+fi
+grep -q usage "$TMP/echo_usage" || fail "echo_server --help: $(cat "$TMP/echo_usage")"
+echo "ok: echo server: 3001-byte datagram echoed whole; bad port is a usage error"
+
 # --- chat: two clients, each sees the other's line and the joins
 chat=$((base + 1))
 # -k 5: once stopped, the server gets 5 s to exit; under a loaded machine
