@@ -101,4 +101,16 @@ grep -q "^path 1: 2.00 Mbit/s, 20 ms" "$TMP/mp.txt" || fail "no path line"
   >"$TMP/long.txt" || fail "long delay run"
 head -n 1 "$TMP/long.txt" | grep -q "100000 s one-way delay" ||
   fail "long delay: $(head -n 1 "$TMP/long.txt")"
+# Utilization is over the capacity the link had: with --rate-change it is
+# the time-weighted rate (over the last rate, a drop to 1kbit at 1 s gave
+# 1449.984), and for 10 -> 20 Mbit/s at 5 s a full link reads about 0.9.
+"$SIM" --flows ccid2 --rate 10mbit --delay 10ms --duration 3s \
+  --rate-change 1s:1kbit --json >"$TMP/rc1.json" || fail "rate-change run"
+"$SIM" --flows ccid2 --rate 10mbit --delay 10ms --duration 10s \
+  --rate-change 5s:20mbit --json >"$TMP/rc2.json" || fail "rate-change run 2"
+for f in rc1 rc2; do
+  u=$(sed -n 's/.*"utilization": *\([-0-9.eE+]*\).*/\1/p' "$TMP/$f.json" | head -n 1)
+  awk -v u="$u" -v f="$f" 'BEGIN { exit !(u != "" && u > (f == "rc2" ? 0.8 : 0.1) && u <= 1.0) }' ||
+    fail "--rate-change ($f): utilization '$u' is not the share of the capacity"
+done
 echo "PASS"
