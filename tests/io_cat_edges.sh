@@ -5,6 +5,7 @@
 #     listener must not die of SIGPIPE and leave its peer waiting for the
 #     keepalive (90 s); it resets the connection, says why and exits 1,
 #     and the client learns at once (reset by the peer, input unsent);
+#     standard output on a full disk (/dev/full) is reported the same way;
 #  2. a second client while a listener without -k serves the first: it is
 #     refused (Reset Too Busy) and exits 1, instead of having its data
 #     acknowledged, never written anywhere, and exiting 0; the first
@@ -73,6 +74,27 @@ else
   else
     fail "reader gone: listener exit ${src:-?} (want 1, not 141: SIGPIPE), client exit $crc; listener: $(cat "$T/pipe.srv"); client: $(cat "$T/pipe.cli")"
   fi
+fi
+
+# 1b. Standard output on a full disk (/dev/full): the same, with the
+# reason.  The client keeps its stdin open so that the Reset finds it.
+if [ -w /dev/full ]; then
+  P=$((BASE + 6))
+  timeout -k 5 30 "$CAT" -l "$P" </dev/null >/dev/full 2>"$T/full.srv" &
+  spid=$!
+  PIDS="$PIDS $spid"
+  sleep 0.5
+  (echo hello; sleep 3) | timeout -k 5 30 "$CAT" 127.0.0.1 "$P" >/dev/null 2>"$T/full.cli"
+  crc=$?
+  wait_pid "$spid" 10 || fail "full disk: the listener hangs"
+  if [ "$RC" -eq 1 ] && grep -q "No space left on device" "$T/full.srv" &&
+     [ "$crc" -eq 1 ]; then
+    pass "full disk: listener exit 1 ($(cat "$T/full.srv")), client exit 1"
+  else
+    fail "full disk: listener exit $RC, client exit $crc; listener: $(cat "$T/full.srv"); client: $(cat "$T/full.cli")"
+  fi
+else
+  fail "/dev/full is not writable here"
 fi
 
 # 2. A second client while the first is served (no -k).

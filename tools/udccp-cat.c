@@ -271,10 +271,12 @@ static int out_flush(void) {
 
 /* Says that stdout failed, and how much of what arrived is not in it. */
 static void report_stdout(void) {
-  fprintf(stderr, "udccp-cat: cannot write to standard output (%s): the "
-                  "reader is gone; connection aborted (Reset sent to the "
-                  "peer); %llu datagram%s received not (fully) written\n",
-          strerror(g_out_errno), (unsigned long long)g_out_lost,
+  fprintf(stderr, "udccp-cat: cannot write to standard output (%s)%s; "
+                  "connection aborted (Reset sent to the peer); %llu "
+                  "datagram%s received not (fully) written\n",
+          strerror(g_out_errno),
+          g_out_errno == EPIPE ? ": the reader is gone" : "",
+          (unsigned long long)g_out_lost,
           g_out_lost == 1 ? "" : "s");
 }
 
