@@ -9,7 +9,7 @@
 #  2. a second client while a listener without -k serves the first: it is
 #     refused (Reset Too Busy) and exits 1, instead of having its data
 #     acknowledged, never written anywhere, and exiting 0; the first
-#     client's lines arrive intact;
+#     client's lines arrive intact; the same with --multipath;
 #  3. a -k listener ended by SIGTERM while a client waits in its accept
 #     queue: that client is reset (Aborted) at once, not left waiting;
 #  4. -w 0 (connect returns before the handshake, then a garbage loss
@@ -121,6 +121,31 @@ if [ "$rc1" -eq 0 ] && [ "$RC" -eq 0 ] &&
   pass "two clients, no -k: the second refused ($(head -n 1 "$T/two2.cli")), the first intact"
 else
   fail "two clients: first exit $rc1, second exit $rc2 (want 1), listener exit $RC, got '$(cat "$T/two.out")'; listener: $(cat "$T/two.srv"); second: $(cat "$T/two2.cli")"
+fi
+
+# 2b. The same with --multipath (udccp_mpsock_accept) on both ends.
+P=$((BASE + 7))
+timeout -k 5 60 "$CAT" -l --multipath "$P" </dev/null >"$T/mp.out" 2>"$T/mp.srv" &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.5
+(echo first-a; sleep 2; echo first-b) |
+  timeout -k 5 30 "$CAT" --multipath 127.0.0.1 "$P" >/dev/null 2>"$T/mp1.cli" &
+c1=$!
+PIDS="$PIDS $c1"
+sleep 0.5
+(echo second-a; sleep 1; echo second-b) |
+  timeout -k 5 30 "$CAT" --multipath 127.0.0.1 "$P" >/dev/null 2>"$T/mp2.cli"
+rc2=$?
+wait_pid "$c1" 20 || fail "two multipath clients: the first client hangs"
+rc1=$RC
+wait_pid "$spid" 20 || fail "two multipath clients: the listener hangs"
+if [ "$rc1" -eq 0 ] && [ "$RC" -eq 0 ] &&
+   [ "$(cat "$T/mp.out")" = "$(printf 'first-a\nfirst-b')" ] &&
+   [ "$rc2" -eq 1 ] && grep -q "refused the multipath connection" "$T/mp.srv"; then
+  pass "two multipath clients, no -k: the second refused ($(head -n 1 "$T/mp2.cli")), the first intact"
+else
+  fail "two multipath clients: first exit $rc1, second exit $rc2 (want 1), listener exit $RC, got '$(cat "$T/mp.out")'; listener: $(cat "$T/mp.srv"); second: $(cat "$T/mp2.cli")"
 fi
 
 # 3. -k listener stopped by SIGTERM with a client in its accept queue

@@ -309,6 +309,22 @@ static void refuse_waiting(udccp_endpoint *ep, uint8_t code,
   }
 }
 
+/* refuse_waiting() for a --multipath listener: the waiting connections
+ * are reset (udccp_mpsock_abort, every subflow). */
+static void refuse_waiting_mp(udccp_endpoint *ep, const char *why) {
+  udccp_mpsock *x = NULL;
+  while (udccp_mpsock_accept(ep, &x, 0) == 0) {
+    udccp_mp_info mi;
+    char a[64];
+    udccp_mpsock_get_info(x, &mi);
+    addr_str(a, sizeof(a), mi.sub[0].path.family, mi.sub[0].path.remote_addr);
+    fprintf(stderr, "udccp-cat: refused the multipath connection from %s "
+                    "port %u: %s\n",
+            a, (unsigned)mi.sub[0].path.remote_port, why);
+    udccp_mpsock_abort(x);
+  }
+}
+
 static uint64_t mono_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -770,9 +786,15 @@ static int run_mp(const cat_opts *o, udccp_endpoint *ep, udccp_mpsock *m,
   uint64_t sent = 0;
   udccp_mp_info mi;
   int status = 0, closed = 0;
+  uint64_t next_refuse = 0;
   for (;;) {
     udccp_ssize n;
     int end = 0;
+    if (o->listen && !o->keep && mono_ms() >= next_refuse) {
+      refuse_waiting_mp(ep, "serving one connection already (-k serves "
+                            "them in turn)");
+      next_refuse = mono_ms() + 100;
+    }
     while ((n = udccp_mpsock_recv(m, rbuf, sizeof(rbuf), 0)) >= 0) {
       out_write(rbuf, (size_t)n);
     }
@@ -1081,6 +1103,9 @@ static int main_mp(const cat_opts *o, udccp_endpoint *ep) {
     }
   }
   free(in.buf);
+  if (o->listen) {
+    refuse_waiting_mp(ep, "udccp-cat is exiting");
+  }
   return status;
 }
 
