@@ -40,14 +40,14 @@ echo "ok: echo client/server"
 # --- echo: a datagram larger than 2 KiB comes back whole (the server's
 # buffer was 2048 bytes: it said "buffer too small" and hung up), and a
 # port that is not a number is a usage error, not "listening on UDP 0"
-EXAMPLE_MAX_CLIENTS=1 timeout -k 5 30 "$EX/echo_server" $((base + 2)) 7 >"$TMP/echo_srv2" 2>&1 &
+EXAMPLE_MAX_CLIENTS=1 timeout -k 5 30 "$EX/echo_server" $((base + 7)) 7 >"$TMP/echo_srv2" 2>&1 &
 pids="$pids $!"
 sleep 0.5
 awk 'BEGIN { for (i = 0; i < 3000; i++) printf "b"; printf "\n" }' >"$TMP/long"
 # stdin stays open 2 s after the line: udccp-cat closes at its end, and
 # the answer must come back first
 (cat "$TMP/long"; sleep 2) |
-  timeout -k 5 20 "$BUILD/udccp-cat" --service ECHO --udp-port $((base + 2)) \
+  timeout -k 5 20 "$BUILD/udccp-cat" --service ECHO --udp-port $((base + 7)) \
     127.0.0.1 7 >"$TMP/long_back" 2>"$TMP/long.err" &
 lc=$!
 pids="$pids $lc"
@@ -70,7 +70,10 @@ EXAMPLE_MAX_SECONDS=25 timeout -k 5 40 "$EX/chat_server" $chat 5300 >"$TMP/chat_
 srv=$!
 pids="$pids $srv"
 sleep 0.5
-( sleep 1.5; echo "hello from A"; sleep 4 ) |
+# A first says a 2000-byte line: the server's 1500-byte buffer refused it
+# and left it first in A's queue, so that nothing A said was read again.
+( sleep 1.5; awk 'BEGIN { for (i = 0; i < 2000; i++) printf "L"; printf "\n" }'
+  echo "hello from A"; sleep 4 ) |
   timeout -k 5 20 "$BUILD/udccp-cat" --service CHAT --udp-port $chat 127.0.0.1 5300 \
     >"$TMP/a" 2>"$TMP/a.err" &
 a=$!
@@ -88,6 +91,7 @@ grep -q '\] hi from B$' "$TMP/a" || { show; fail "client A did not get B's line"
 grep -q '\] hello from A$' "$TMP/b" || { show; fail "client B did not get A's line"; }
 grep -q 'hello from A' "$TMP/a" && { show; fail "client A got its own line back"; }
 grep -q '^\* guest[0-9]* joined$' "$TMP/a" || { show; fail "no join announced"; }
+grep -q 'LLLL \[600 bytes cut\]$' "$TMP/b" || { show; fail "client B did not get A's long line, cut"; }
 grep -q 'left (closed)' "$TMP/chat_srv" || { show; fail "the server saw no client leave"; }
 echo "ok: chat server (event interface) with two clients"
 
