@@ -123,6 +123,21 @@ env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout -k 5 30 "$PY" \
 printf 'one\ntwo\nthree\n' | cmp -s - "$TMP/py_cli" ||
   { cat -A "$TMP/py_cli"; fail "dccp_echo.py did not echo its words"; }
 echo "ok: Python socket API (SOCK_DCCP) through libudccp-preload"
+# --- the media receiver takes any datagram (a 2 KiB buffer ended its run
+# at the first 3001-byte one, with exit 0 and the rest unread)
+mb=$((base + 8))
+timeout -k 5 30 "$EX/media_sender" recv $mb >"$TMP/media_big" 2>&1 &
+mbx=$!
+pids="$pids $mbx"
+sleep 0.5
+(cat "$TMP/long"; echo after; sleep 1) |
+  timeout -k 5 20 "$BUILD/udccp-cat" --service MEDI --udp-port $mb \
+    127.0.0.1 5004 >/dev/null 2>"$TMP/media_big.cli"
+wait $mbx
+grep -q "^receiver: done: 2 datagrams, 3007 bytes" "$TMP/media_big" ||
+  { cat "$TMP/media_big" "$TMP/media_big.cli"; fail "media_sender recv: a 3001-byte datagram"; }
+echo "ok: media receiver: $(tail -n 1 "$TMP/media_big")"
+
 # --- CCID 3 media sender through a 4 Mbit/s, 10 ms link (udccp-linkem):
 # it asks for up to 20 Mbit/s and must settle below the link's rate,
 # following udccp_conn_info.x
