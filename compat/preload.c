@@ -738,7 +738,13 @@ EXPORT int shutdown(int fd, int how) {
     return fail(ENOTCONN); /* Linux inet_shutdown() in state CLOSED */
   }
   if (st == UCOMPAT_LISTENING) {
-    return 0;
+    /* Linux's inet_shutdown(): SHUT_RD (or RDWR) on a listener stops it
+     * and wakes a thread blocked in accept(), which fails with EINVAL, as
+     * every later accept() does: how servers stop their accept threads.
+     * Our end of the pair shut for reading gives just that (do_accept()
+     * reads end of file); the thread's later hand-overs fail and reset
+     * their connections. */
+    return how != SHUT_WR ? ucompat_libc.shutdown(fd, SHUT_RD) : 0;
   }
   /* As Linux's DCCP: nothing goes on the wire (dccp_shutdown() does
    * nothing; DCCP closes whole connections, close() does).  SHUT_WR makes

@@ -339,6 +339,19 @@ int main(int argc, char **argv) {
   ok("recv after SHUT_RD returns 0", recv(c, buf, sizeof(buf), 0) == 0);
   close(c);
   close(s);
+  /* shutdown(SHUT_RDWR) stops a listener (Linux inet_shutdown(): the
+   * listener is disconnected and a thread blocked in accept() wakes with
+   * EINVAL): how a server stops its accept threads.  Non-blocking here,
+   * so that a listener that did not stop fails (EAGAIN) instead of
+   * hanging. */
+  ok("shutdown(SHUT_RDWR) of the listener", shutdown(lis, SHUT_RDWR) == 0);
+  {
+    struct pollfd lp = {lis, POLLIN, 0};
+    ok("poll wakes on the stopped listener", poll(&lp, 1, 3000) == 1);
+  }
+  fcntl(lis, F_SETFL, fcntl(lis, F_GETFL) | O_NONBLOCK);
+  expect("accept on the stopped listener: EINVAL", accept(lis, NULL, NULL),
+         EINVAL);
   close(lis);
   free(big);
   printf("PASS dccp_errno\n");
