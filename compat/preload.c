@@ -321,6 +321,17 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
     rv = fail(EALREADY);
   } else if (st == UCOMPAT_OPEN || st == UCOMPAT_LISTENING) {
     rv = fail(EISCONN);
+  } else if (st == UCOMPAT_CLOSED && ucompat_slot_valid(cs) &&
+             atomic_load(&cs->st->mps) == 0) {
+    /* The handshake failed (never open: no MPS).  Linux's
+     * __inet_stream_connect() answers a second connect() with the
+     * socket's error, once, then ECONNABORTED: programs learn a
+     * non-blocking connect's outcome so (it was EBADFD).  Linux would
+     * then start a new handshake; this socket cannot (doc/preload.md). */
+    int e = take_err(cs);
+    rv = fail(e != 0 ? e : ECONNABORTED);
+  } else if (st == UCOMPAT_CLOSED) {
+    rv = fail(EISCONN); /* was connected: Linux's SS_CONNECTED */
   } else if (st != UCOMPAT_NEW) {
     rv = fail(EBADFD);
   } else if (!cs->owned) {
