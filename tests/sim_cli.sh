@@ -37,6 +37,8 @@ expect_error "has no unit" --flows tcp --rate 50 --delay 10ms
 expect_error "use bit, kbit, mbit or gbit" --flows tcp --rate 50mbps --delay 10ms
 expect_error "has no unit" --flows tcp --rate 10mbit --delay 20
 expect_error "cannot create --plot file" --flows tcp $BASE --plot /nonexistent/x.svg
+expect_error "No such file or directory" --flows tcp $BASE --csv /nonexistent/x.csv
+expect_error "cannot create --pcap file '/nonexistent/x.pcap' (No such" --flows tcp $BASE --pcap /nonexistent/x.pcap
 expect_error "missing --flows" $BASE
 expect_error "would drop everything" --flows tcp $BASE --loss 1
 expect_error "probability" --flows tcp $BASE --loss 2
