@@ -40,7 +40,12 @@
  * A peer that goes away is reported: a Reset from it (RFC 4340 §5.6) as
  * "reset by the peer" with its reason, silence beyond --idle-timeout as a
  * timeout.  SIGINT/SIGTERM abort the connection with Reset "Aborted", so
- * the peer learns at once that this end is gone.
+ * the peer learns at once that this end is gone, and so does a standard
+ * output that fails (a reader that exited: SIGPIPE is ignored).
+ *
+ * A listener without -k serves one connection: others that complete
+ * their handshake meanwhile are reset (Too Busy) rather than left in the
+ * accept queue, acknowledged and never read.
  *
  * It drives the endpoint from its own poll() loop (udccp_endpoint_fd,
  * udccp_endpoint_timeout_ms, udccp_endpoint_process), the way an
