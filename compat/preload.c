@@ -321,6 +321,17 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
     rv = fail(EALREADY);
   } else if (st == UCOMPAT_OPEN || st == UCOMPAT_LISTENING) {
     rv = fail(EISCONN);
+  } else if (st == UCOMPAT_CLOSED && ucompat_slot_valid(cs) &&
+             atomic_load(&cs->st->mps) == 0) {
+    /* The handshake failed (never open: no MPS).  Linux's
+     * __inet_stream_connect() answers a second connect() with the
+     * socket's error, once, then ECONNABORTED: programs learn a
+     * non-blocking connect's outcome so (it was EBADFD).  Linux would
+     * then start a new handshake; this socket cannot (doc/preload.md). */
+    int e = take_err(cs);
+    rv = fail(e != 0 ? e : ECONNABORTED);
+  } else if (st == UCOMPAT_CLOSED) {
+    rv = fail(EISCONN); /* was connected: Linux's SS_CONNECTED */
   } else if (st != UCOMPAT_NEW) {
     rv = fail(EBADFD);
   } else if (!cs->owned) {
@@ -738,7 +749,13 @@ EXPORT int shutdown(int fd, int how) {
     return fail(ENOTCONN); /* Linux inet_shutdown() in state CLOSED */
   }
   if (st == UCOMPAT_LISTENING) {
-    return 0;
+    /* Linux's inet_shutdown(): SHUT_RD (or RDWR) on a listener stops it
+     * and wakes a thread blocked in accept(), which fails with EINVAL, as
+     * every later accept() does: how servers stop their accept threads.
+     * Our end of the pair shut for reading gives just that (do_accept()
+     * reads end of file); the thread's later hand-overs fail and reset
+     * their connections. */
+    return how != SHUT_WR ? ucompat_libc.shutdown(fd, SHUT_RD) : 0;
   }
   /* As Linux's DCCP: nothing goes on the wire (dccp_shutdown() does
    * nothing; DCCP closes whole connections, close() does).  SHUT_WR makes

@@ -63,9 +63,26 @@ static void leave(client *c, const char *why) {
   fputs(msg, stdout);
 }
 
+/* A port argument: 1..65535 (0 for the UDP port: any free one). */
+static int port_arg(const char *s, unsigned min, uint16_t *port) {
+  char *end = NULL;
+  unsigned long v = strtoul(s, &end, 10);
+  if (end == s || *end != '\0' || v < min || v > 65535) {
+    fprintf(stderr, "usage: chat_server [UDP_PORT [DCCP_PORT]] (ports are "
+                    "numbers, e.g. 6511 5300; not '%s')\n", s);
+    return -1;
+  }
+  *port = (uint16_t)v;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  uint16_t udp_port = argc > 1 ? (uint16_t)atoi(argv[1]) : UDCCP_UDP_PORT_DEFAULT;
-  uint16_t dccp_port = argc > 2 ? (uint16_t)atoi(argv[2]) : 5300;
+  uint16_t udp_port = UDCCP_UDP_PORT_DEFAULT;
+  uint16_t dccp_port = 5300;
+  if (argc > 3 || (argc > 1 && port_arg(argv[1], 0, &udp_port) != 0) ||
+      (argc > 2 && port_arg(argv[2], 1, &dccp_port) != 0)) {
+    return 2;
+  }
   const char *max_env = getenv("EXAMPLE_MAX_SECONDS");
   time_t end = max_env != NULL ? time(NULL) + atol(max_env) : 0;
   signal(SIGINT, on_signal);
@@ -93,7 +110,7 @@ int main(int argc, char **argv) {
   struct epoll_event watch = {.events = EPOLLIN};
   epoll_ctl(efd, EPOLL_CTL_ADD, udccp_endpoint_fd(ep), &watch);
   printf("chat_server: UDP %u, DCCP port %u, service CHAT\n",
-         (unsigned)udp_port, (unsigned)dccp_port);
+         (unsigned)udccp_endpoint_local_port(ep), (unsigned)dccp_port);
   fflush(stdout);
   int next_id = 1;
   while (!stop && (end == 0 || time(NULL) < end)) {
@@ -131,11 +148,27 @@ int main(int argc, char **argv) {
         continue;
       }
       if (ev[k].events & UDCCP_EV_READABLE) {
-        char buf[1500], msg[1600];
+        /* Room for any datagram (a loopback MPS is about 64 KiB): with
+         * less, udccp_recv() refuses a long line (UDCCP_ERR_NOBUF) and it
+         * stays first in the queue, so that nothing this client said
+         * afterwards would be read either.  A line longer than a chat
+         * line is cut, and the cut is said. */
+        static char buf[65536];
+        char msg[1600];
         udccp_ssize r;
         while ((r = udccp_recv(c->sock, buf, sizeof(buf), 0)) >= 0) {
-          int m = snprintf(msg, sizeof(msg), "[%s] %.*s\n", c->name,
-                           (int)r, buf);
+          int len = (int)r, cut = 0;
+          if (len > 0 && buf[len - 1] == '\n') {
+            len--; /* udccp-cat sends the line with its newline */
+          }
+          if (len > 1400) {
+            cut = len - 1400;
+            len = 1400;
+          }
+          int m = cut ? snprintf(msg, sizeof(msg), "[%s] %.*s [%d bytes cut]\n",
+                                 c->name, len, buf, cut)
+                      : snprintf(msg, sizeof(msg), "[%s] %.*s\n", c->name,
+                                 len, buf);
           broadcast(c, msg, (size_t)m);
         }
       }

@@ -14,9 +14,26 @@
 
 #include <udccp/udccp.h>
 
+/* A port argument: 1..65535 (0 for the UDP port: any free one). */
+static int port_arg(const char *s, unsigned min, uint16_t *port) {
+  char *end = NULL;
+  unsigned long v = strtoul(s, &end, 10);
+  if (end == s || *end != '\0' || v < min || v > 65535) {
+    fprintf(stderr, "usage: echo_server [UDP_PORT [DCCP_PORT]] (ports are "
+                    "numbers, e.g. 6511 7; not '%s')\n", s);
+    return -1;
+  }
+  *port = (uint16_t)v;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  uint16_t udp_port = argc > 1 ? (uint16_t)atoi(argv[1]) : UDCCP_UDP_PORT_DEFAULT;
-  uint16_t dccp_port = argc > 2 ? (uint16_t)atoi(argv[2]) : 7;
+  uint16_t udp_port = UDCCP_UDP_PORT_DEFAULT;
+  uint16_t dccp_port = 7;
+  if (argc > 3 || (argc > 1 && port_arg(argv[1], 0, &udp_port) != 0) ||
+      (argc > 2 && port_arg(argv[2], 1, &dccp_port) != 0)) {
+    return 2;
+  }
   const char *max_env = getenv("EXAMPLE_MAX_CLIENTS");
   long max_clients = max_env != NULL ? atol(max_env) : -1;
   uint32_t service;
@@ -38,14 +55,17 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("echo_server: listening on UDP %u, DCCP port %u, service ECHO\n",
-         (unsigned)udp_port, (unsigned)dccp_port);
+         (unsigned)udccp_endpoint_local_port(ep), (unsigned)dccp_port);
   fflush(stdout);
   for (long served = 0; max_clients < 0 || served < max_clients; served++) {
     udccp_sock *s = NULL;
     if (udccp_accept(ep, &s, -1) != 0) {
       break;
     }
-    uint8_t buf[2048];
+    /* Room for the largest datagram a peer may send (a connection's MPS
+     * over loopback is about 64 KiB): with less, udccp_recv() refuses
+     * the datagram (UDCCP_ERR_NOBUF) and it would not come back. */
+    static uint8_t buf[65536];
     udccp_ssize n;
     while ((n = udccp_recv(s, buf, sizeof(buf), 30000)) >= 0) {
       if (udccp_send(s, buf, (size_t)n, 5000) < 0) {

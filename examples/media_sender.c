@@ -67,7 +67,7 @@ static int receiver(uint16_t udp_port, double read_bps) {
   }
   udccp_tstamp start = udccp_now(), mark = start;
   uint64_t bytes = 0, total = 0, dgrams = 0;
-  uint8_t buf[2048];
+  static uint8_t buf[65536]; /* any datagram: less refuses big ones */
   for (;;) {
     udccp_tstamp now = udccp_now();
     if (read_bps > 0 && (double)total * 8.0 > read_bps * secs(now - start)) {
@@ -82,7 +82,10 @@ static int receiver(uint16_t udp_port, double read_bps) {
       total += (uint64_t)n;
       dgrams++;
     } else if (n != UDCCP_ERR_AGAIN) {
-      break; /* UDCCP_ERR_CLOSED: the sender closed */
+      if (n != UDCCP_ERR_CLOSED) { /* the sender closed: the normal end */
+        fprintf(stderr, "media_sender recv: %s\n", udccp_io_strerror((int)n));
+      }
+      break;
     }
     if (now - mark >= UDCCP_NS_PER_S) {
       printf("receiver: %5.1f s  %8.3f Mbit/s\n", secs(now - start),

@@ -185,16 +185,26 @@ const char *sim_fmt_rate(char *buf, size_t cap, double bps) {
   return buf;
 }
 
+/* A duration for people: "20 ms", "250 s", "100000 s" (never 1e+08 ms). */
+static const char *fmt_dur(char *buf, size_t cap, double ns) {
+  if (ns < 1e10) {
+    snprintf(buf, cap, "%.3g ms", ns / 1e6);
+  } else {
+    snprintf(buf, cap, "%.0f s", ns / 1e9);
+  }
+  return buf;
+}
+
 void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
                       double wall_s) {
-  char rate[32], gp[32];
+  char rate[32], gp[32], dl[32];
   fprintf(out,
-          "%zu flow%s over %s, %.3g ms one-way delay, queue %u packets, "
+          "%zu flow%s over %s, %s one-way delay, queue %u packets, "
           "loss %.4g, seed %llu: %.3g s simulated\n",
           res->n_flows, res->n_flows == 1 ? "" : "s",
           sim_fmt_rate(rate, sizeof(rate), (double)cfg->rate_bps),
-          (double)cfg->delay / 1e6, res->queue_pkts, cfg->loss,
-          (unsigned long long)cfg->seed, res->sim_time_s);
+          fmt_dur(dl, sizeof(dl), (double)cfg->delay), res->queue_pkts,
+          cfg->loss, (unsigned long long)cfg->seed, res->sim_time_s);
   fprintf(out, "%-4s %-10s %5s %14s %8s %9s %9s %9s %6s  %s\n", "flow", "kind",
           "size", "goodput", "loss", "rtt", "sent", "delivered", "cov",
           "connection");
@@ -291,8 +301,10 @@ void sim_report_table(FILE *out, const sim_config *cfg, const sim_result *res,
           "fairness %.3f", res->utilization, res->link_utilization,
           res->jain_fairness);
   if (wall_s >= 0) {
-    fprintf(out, "; %.3g s simulated in %.3g s wall (%.0fx)", res->sim_time_s,
-            wall_s, wall_s > 0 ? res->sim_time_s / wall_s : 0.0);
+    /* slower than real time reads 0.02x, not 0x */
+    double speed = wall_s > 0 ? res->sim_time_s / wall_s : 0.0;
+    fprintf(out, "; %.3g s simulated in %.3g s wall (%.*fx)", res->sim_time_s,
+            wall_s, speed >= 10 || speed == 0 ? 0 : speed >= 1 ? 1 : 3, speed);
   }
   fputc('\n', out);
 }

@@ -37,6 +37,29 @@ printf 'first line\nsecond line\n' | cmp -s - "$TMP/echo_out" ||
   { cat "$TMP/echo_out"; fail "echo_client did not print the two lines back"; }
 echo "ok: echo client/server"
 
+# --- echo: a datagram larger than 2 KiB comes back whole (the server's
+# buffer was 2048 bytes: it said "buffer too small" and hung up), and a
+# port that is not a number is a usage error, not "listening on UDP 0"
+EXAMPLE_MAX_CLIENTS=1 timeout -k 5 30 "$EX/echo_server" $((base + 7)) 7 >"$TMP/echo_srv2" 2>&1 &
+pids="$pids $!"
+sleep 0.5
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "b"; printf "\n" }' >"$TMP/long"
+# stdin stays open 2 s after the line: udccp-cat closes at its end, and
+# the answer must come back first
+(cat "$TMP/long"; sleep 2) |
+  timeout -k 5 20 "$BUILD/udccp-cat" --service ECHO --udp-port $((base + 7)) \
+    127.0.0.1 7 >"$TMP/long_back" 2>"$TMP/long.err" &
+lc=$!
+pids="$pids $lc"
+wait $lc
+cmp -s "$TMP/long" "$TMP/long_back" ||
+  { cat "$TMP/echo_srv2" "$TMP/long.err"; fail "echo_server: a 3001-byte datagram came back as $(wc -c <"$TMP/long_back") bytes"; }
+if timeout -k 5 5 "$EX/echo_server" --help >"$TMP/echo_usage" 2>&1; then
+  fail "echo_server --help: exit 0: $(cat "$TMP/echo_usage")"
+fi
+grep -q usage "$TMP/echo_usage" || fail "echo_server --help: $(cat "$TMP/echo_usage")"
+echo "ok: echo server: 3001-byte datagram echoed whole; bad port is a usage error"
+
 # --- chat: two clients, each sees the other's line and the joins
 chat=$((base + 1))
 # -k 5: once stopped, the server gets 5 s to exit; under a loaded machine
@@ -47,7 +70,10 @@ EXAMPLE_MAX_SECONDS=25 timeout -k 5 40 "$EX/chat_server" $chat 5300 >"$TMP/chat_
 srv=$!
 pids="$pids $srv"
 sleep 0.5
-( sleep 1.5; echo "hello from A"; sleep 4 ) |
+# A first says a 2000-byte line: the server's 1500-byte buffer refused it
+# and left it first in A's queue, so that nothing A said was read again.
+( sleep 1.5; awk 'BEGIN { for (i = 0; i < 2000; i++) printf "L"; printf "\n" }'
+  echo "hello from A"; sleep 4 ) |
   timeout -k 5 20 "$BUILD/udccp-cat" --service CHAT --udp-port $chat 127.0.0.1 5300 \
     >"$TMP/a" 2>"$TMP/a.err" &
 a=$!
@@ -65,6 +91,7 @@ grep -q '\] hi from B$' "$TMP/a" || { show; fail "client A did not get B's line"
 grep -q '\] hello from A$' "$TMP/b" || { show; fail "client B did not get A's line"; }
 grep -q 'hello from A' "$TMP/a" && { show; fail "client A got its own line back"; }
 grep -q '^\* guest[0-9]* joined$' "$TMP/a" || { show; fail "no join announced"; }
+grep -q 'LLLL \[600 bytes cut\]$' "$TMP/b" || { show; fail "client B did not get A's long line, cut"; }
 grep -q 'left (closed)' "$TMP/chat_srv" || { show; fail "the server saw no client leave"; }
 echo "ok: chat server (event interface) with two clients"
 
@@ -96,6 +123,21 @@ env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout -k 5 30 "$PY" \
 printf 'one\ntwo\nthree\n' | cmp -s - "$TMP/py_cli" ||
   { cat -A "$TMP/py_cli"; fail "dccp_echo.py did not echo its words"; }
 echo "ok: Python socket API (SOCK_DCCP) through libudccp-preload"
+# --- the media receiver takes any datagram (a 2 KiB buffer ended its run
+# at the first 3001-byte one, with exit 0 and the rest unread)
+mb=$((base + 8))
+timeout -k 5 30 "$EX/media_sender" recv $mb >"$TMP/media_big" 2>&1 &
+mbx=$!
+pids="$pids $mbx"
+sleep 0.5
+(cat "$TMP/long"; echo after; sleep 1) |
+  timeout -k 5 20 "$BUILD/udccp-cat" --service MEDI --udp-port $mb \
+    127.0.0.1 5004 >/dev/null 2>"$TMP/media_big.cli"
+wait $mbx
+grep -q "^receiver: done: 2 datagrams, 3007 bytes" "$TMP/media_big" ||
+  { cat "$TMP/media_big" "$TMP/media_big.cli"; fail "media_sender recv: a 3001-byte datagram"; }
+echo "ok: media receiver: $(tail -n 1 "$TMP/media_big")"
+
 # --- CCID 3 media sender through a 4 Mbit/s, 10 ms link (udccp-linkem):
 # it asks for up to 20 Mbit/s and must settle below the link's rate,
 # following udccp_conn_info.x

@@ -15,7 +15,8 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 # expect2 PATTERN ARGS...: exit 2, PATTERN on stderr
 expect2() {
   pat=$1; shift
-  "$L" "$@" >"$TMP/out" 2>"$TMP/err"
+  # bounded: a spec taken for valid would run the emulator for ever
+  timeout -k 5 10 "$L" "$@" >"$TMP/out" 2>"$TMP/err"
   rc=$?
   [ $rc = 2 ] || fail "udccp-linkem $*: exit $rc, not 2 ($(cat "$TMP/err"))"
   grep -q "$pat" "$TMP/err" || fail "udccp-linkem $*: no '$pat' in: $(cat "$TMP/err")"
@@ -30,6 +31,9 @@ expect2 "write tun:NAME" -a tun: -b tun:lkcli1 --link rate=1mbit
 expect2 "write tun:NAME" -a tun:lkcli0@ -b tun:lkcli1 --link rate=1mbit
 expect2 "udp:LADDR:LPORT:RADDR:RPORT" -a udp:1.2.3:5:6 -b tun:lkcli1 --link rate=1mbit
 expect2 "udp:LADDR:LPORT:RADDR:RPORT" -a udp:127.0.0.1:0:127.0.0.1:9 -b tun:lkcli1 --link rate=1mbit
+expect2 "ports 1..65535" -a udp:127.0.0.1:5000x:127.0.0.1:9 -b tun:lkcli1 --link rate=1mbit
+expect2 "ports 1..65535" -a udp:127.0.0.1:5000:127.0.0.1:6000:7 -b tun:lkcli1 --link rate=1mbit
+expect2 "ports 1..65535" -a udp:127.0.0.1:99999:127.0.0.1:9 -b tun:lkcli1 --link rate=1mbit
 expect2 "no rate" -a tun:lkcli0 -b tun:lkcli1 --link delay=1ms
 expect2 "need -a PORT" -a tun:lkcli0
 "$L" --help >/dev/null 2>&1 || fail "--help exit $?"

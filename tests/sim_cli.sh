@@ -37,6 +37,8 @@ expect_error "has no unit" --flows tcp --rate 50 --delay 10ms
 expect_error "use bit, kbit, mbit or gbit" --flows tcp --rate 50mbps --delay 10ms
 expect_error "has no unit" --flows tcp --rate 10mbit --delay 20
 expect_error "cannot create --plot file" --flows tcp $BASE --plot /nonexistent/x.svg
+expect_error "No such file or directory" --flows tcp $BASE --csv /nonexistent/x.csv
+expect_error "cannot create --pcap file '/nonexistent/x.pcap' (No such" --flows tcp $BASE --pcap /nonexistent/x.pcap
 expect_error "missing --flows" $BASE
 expect_error "would drop everything" --flows tcp $BASE --loss 1
 expect_error "probability" --flows tcp $BASE --loss 2
@@ -96,4 +98,21 @@ grep -q "^flow 0 path 1: .*share" "$TMP/mp.txt" || fail "no per-path line"
 grep -q "^path 1: 2.00 Mbit/s, 20 ms" "$TMP/mp.txt" || fail "no path line"
 "$SIM" --flows 2xtcp $BASE --csv "$TMP/s.csv" >/dev/null || fail "csv run"
 [ "$(wc -l <"$TMP/s.csv")" -eq 3 ] || fail "csv: expected header + 2 rows"
+# Numbers a person can read: a long delay in seconds, not "1e+08 ms".
+"$SIM" --flows ccid2 --rate 10mbit --delay 100000s --duration 1s \
+  >"$TMP/long.txt" || fail "long delay run"
+head -n 1 "$TMP/long.txt" | grep -q "100000 s one-way delay" ||
+  fail "long delay: $(head -n 1 "$TMP/long.txt")"
+# Utilization is over the capacity the link had: with --rate-change it is
+# the time-weighted rate (over the last rate, a drop to 1kbit at 1 s gave
+# 1449.984), and for 10 -> 20 Mbit/s at 5 s a full link reads about 0.9.
+"$SIM" --flows ccid2 --rate 10mbit --delay 10ms --duration 3s \
+  --rate-change 1s:1kbit --json >"$TMP/rc1.json" || fail "rate-change run"
+"$SIM" --flows ccid2 --rate 10mbit --delay 10ms --duration 10s \
+  --rate-change 5s:20mbit --json >"$TMP/rc2.json" || fail "rate-change run 2"
+for f in rc1 rc2; do
+  u=$(sed -n 's/.*"utilization": *\([-0-9.eE+]*\).*/\1/p' "$TMP/$f.json" | head -n 1)
+  awk -v u="$u" -v f="$f" 'BEGIN { exit !(u != "" && u > (f == "rc2" ? 0.8 : 0.1) && u <= 1.0) }' ||
+    fail "--rate-change ($f): utilization '$u' is not the share of the capacity"
+done
 echo "PASS"

@@ -40,7 +40,12 @@
  * A peer that goes away is reported: a Reset from it (RFC 4340 §5.6) as
  * "reset by the peer" with its reason, silence beyond --idle-timeout as a
  * timeout.  SIGINT/SIGTERM abort the connection with Reset "Aborted", so
- * the peer learns at once that this end is gone.
+ * the peer learns at once that this end is gone, and so does a standard
+ * output that fails (a reader that exited: SIGPIPE is ignored).
+ *
+ * A listener without -k serves one connection: others that complete
+ * their handshake meanwhile are reset (Too Busy) rather than left in the
+ * accept queue, acknowledged and never read.
  *
  * It drives the endpoint from its own poll() loop (udccp_endpoint_fd,
  * udccp_endpoint_timeout_ms, udccp_endpoint_process), the way an
@@ -56,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <udccp/udccp.h>
@@ -211,8 +217,12 @@ static void on_signal(int sig) {
 static void report_dead(const cat_opts *o, udccp_sock *s, int err) {
   int rc = udccp_sock_reset_code(s);
   if (err == UDCCP_ERR_RESET) {
-    fprintf(stderr, "udccp-cat: connection reset by the peer (Reset: %s)\n",
-            udccp_reset_code_str(rc));
+    fprintf(stderr, "udccp-cat: connection reset by the peer (Reset: %s)%s\n",
+            udccp_reset_code_str(rc),
+            rc == UDCCP_RESET_TOO_BUSY
+                ? ": the listener serves one connection at a time, try "
+                  "again later"
+                : "");
   } else if (err == UDCCP_ERR_TIMEOUT && o->idle_ns == 0) {
     fprintf(stderr, "udccp-cat: connection timed out: the peer answered "
                     "none of %u keepalive probes (peer gone, or the network "
@@ -231,6 +241,101 @@ static void report_dead(const cat_opts *o, udccp_sock *s, int err) {
   }
 }
 
+/* Standard output failed (the reader exited: EPIPE, or a full disk):
+ * the errno of the first failure, 0 while it works.  SIGPIPE is ignored,
+ * so that a reader that exits early (udccp-cat -l 5000 | head) does not
+ * kill us before the peer is told: the connection is reset instead of
+ * left for the peer's keepalive to find 90 s later. */
+static int g_out_errno;
+static uint64_t g_out_lost;    /* datagrams received, not (all) written */
+static uint64_t g_out_pending; /* datagrams in stdio's buffer, not flushed */
+
+/* Writes one datagram received to stdout; on failure counts it unwritten
+ * and remembers why. */
+static void out_write(const uint8_t *buf, size_t n) {
+  if (g_out_errno != 0) {
+    g_out_lost++;
+    return;
+  }
+  g_out_pending++;
+  if (n > 0 && fwrite(buf, 1, n, stdout) != n) {
+    g_out_errno = errno != 0 ? errno : EIO;
+    g_out_lost += g_out_pending;
+  }
+}
+
+/* Flushes stdout; returns 0, or -1 once it failed (now or before). */
+static int out_flush(void) {
+  if (g_out_errno == 0 && fflush(stdout) != 0) {
+    g_out_errno = errno != 0 ? errno : EIO;
+    g_out_lost += g_out_pending; /* stdio's buffer: some, or all, lost */
+  }
+  g_out_pending = 0;
+  return g_out_errno != 0 ? -1 : 0;
+}
+
+/* Says that stdout failed, and how much of what arrived is not in it. */
+static void report_stdout(void) {
+  fprintf(stderr, "udccp-cat: cannot write to standard output (%s)%s; "
+                  "connection aborted (Reset sent to the peer); %llu "
+                  "datagram%s received not (fully) written\n",
+          strerror(g_out_errno),
+          g_out_errno == EPIPE ? ": the reader is gone" : "",
+          (unsigned long long)g_out_lost,
+          g_out_lost == 1 ? "" : "s");
+}
+
+static void addr_str(char *b, size_t cap, uint8_t family, const uint8_t *a) {
+  if (inet_ntop(family == UDCCP_AF_INET ? AF_INET : AF_INET6, a, b,
+                (socklen_t)cap) == NULL) {
+    snprintf(b, cap, "?");
+  }
+}
+
+/* Resets every connection waiting to be accepted, saying so on stderr.
+ * A listener without -k serves one connection, as netcat's: a second
+ * client that completes its handshake meanwhile would otherwise sit in
+ * the accept queue, its datagrams acknowledged (RFC 4340 §11.4: received,
+ * not read) and never written anywhere, and it would exit 0 after a clean
+ * close.  Reset Too Busy (§5.6) tells it at once; when udccp-cat exits
+ * (end of the connection, a signal between -k connections) the waiting
+ * ones get Reset Aborted instead of silence. */
+static void refuse_waiting(udccp_endpoint *ep, uint8_t code,
+                           const char *why) {
+  udccp_sock *x = NULL;
+  while (udccp_accept(ep, &x, 0) == 0) {
+    const udccp_path *p = udccp_sock_get_path(x);
+    char a[64];
+    addr_str(a, sizeof(a), p->family, p->remote_addr);
+    fprintf(stderr, "udccp-cat: refused the connection from %s port %u: "
+                    "%s (Reset: %s)\n",
+            a, (unsigned)p->remote_port, why, udccp_reset_code_str(code));
+    udccp_abort_code(x, code);
+  }
+}
+
+/* refuse_waiting() for a --multipath listener: the waiting connections
+ * are reset (udccp_mpsock_abort, every subflow). */
+static void refuse_waiting_mp(udccp_endpoint *ep, const char *why) {
+  udccp_mpsock *x = NULL;
+  while (udccp_mpsock_accept(ep, &x, 0) == 0) {
+    udccp_mp_info mi;
+    char a[64];
+    udccp_mpsock_get_info(x, &mi);
+    addr_str(a, sizeof(a), mi.sub[0].path.family, mi.sub[0].path.remote_addr);
+    fprintf(stderr, "udccp-cat: refused the multipath connection from %s "
+                    "port %u: %s\n",
+            a, (unsigned)mi.sub[0].path.remote_port, why);
+    udccp_mpsock_abort(x);
+  }
+}
+
+static uint64_t mono_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
 /* Writes every datagram waiting; returns 0, or a negative code once the
  * connection is over (UDCCP_ERR_CLOSED: the peer closed). */
 static int pump_out(udccp_sock *s, uint8_t *buf, size_t cap) {
@@ -242,9 +347,7 @@ static int pump_out(udccp_sock *s, uint8_t *buf, size_t cap) {
     if (n < 0) {
       return (int)n;
     }
-    if (n > 0 && fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
-      return UDCCP_ERR_SOCKET;
-    }
+    out_write(buf, (size_t)n);
   }
 }
 
@@ -336,8 +439,14 @@ static int report_loss(const cat_conn *c) {
   uint64_t missing = span > got ? span - got : 0;
   int lost = 0;
   if (info.pkts_lost > 0) {
-    fprintf(stderr, "udccp-cat: %llu of %llu datagrams sent were lost in "
-                    "the network (declared lost by CCID %u)\n",
+    /* The CCID's count is the sender's view: a packet not acknowledged
+     * before the retransmission timer fired counts as lost although it
+     * may have arrived late (a receiver stalled for seconds: its reader
+     * slow, or it descheduled); the receiver's gap count is exact. */
+    fprintf(stderr, "udccp-cat: %llu of %llu datagrams sent were declared "
+                    "lost by CCID %u (not acknowledged in time: lost in the "
+                    "network, or the receiver stalled; the receiver's "
+                    "report says which)\n",
             (unsigned long long)info.pkts_lost,
             (unsigned long long)info.data_pkts_sent, (unsigned)info.tx_ccid);
     lost = 1;
@@ -435,11 +544,15 @@ static int close_conn(const cat_opts *o, udccp_endpoint *ep, cat_conn *c,
     (void)udccp_endpoint_process(ep);
     (void)pump_out(s, rbuf, cap);
   }
-  fflush(stdout);
   if (o->verbose) {
     print_stats(s);
   }
   int status = 0;
+  if (out_flush() != 0) {
+    report_stdout();
+    udccp_abort(s);
+    return 1;
+  }
   if (g_sig != 0) {
     (void)report_unsent(c, in);
     udccp_abort(s);
@@ -505,9 +618,23 @@ static int run(const cat_opts *o, udccp_endpoint *ep, udccp_sock *s,
   cat_conn c;
   conn_start(&c, s);
   int status = 0;
+  uint64_t next_refuse = 0;
   for (;;) {
+    if (o->listen && !o->keep && mono_ms() >= next_refuse) {
+      refuse_waiting(ep, UDCCP_RESET_TOO_BUSY,
+                     "serving one connection already (-k serves them in "
+                     "turn)");
+      next_refuse = mono_ms() + 100;
+    }
     int rv = pump_out(s, rbuf, cap);
-    fflush(stdout);
+    if (out_flush() != 0) {
+      report_stdout();
+      (void)report_unsent(&c, in);
+      udccp_abort(s);
+      s = NULL;
+      status = 1;
+      break;
+    }
     if (rv != 0) {
       /* The peer closed (or reset): fine unless input was left. */
       if (rv != UDCCP_ERR_CLOSED) {
@@ -582,13 +709,6 @@ static const char *sched_name(int s) {
   }
 }
 
-static void mp_addr(char *b, size_t cap, uint8_t family, const uint8_t *a) {
-  if (inet_ntop(family == UDCCP_AF_INET ? AF_INET : AF_INET6, a, b,
-                (socklen_t)cap) == NULL) {
-    snprintf(b, cap, "?");
-  }
-}
-
 /* Per path, on stderr (-v): addresses, state, what it carried, its RTT
  * and losses, its share of the datagrams sent. */
 static void mp_print_paths(const udccp_mp_info *mi) {
@@ -603,8 +723,8 @@ static void mp_print_paths(const udccp_mp_info *mi) {
   for (size_t i = 0; i < mi->n_subflows; i++) {
     const udccp_mp_subflow_info *p = &mi->sub[i];
     char la[64], ra[64];
-    mp_addr(la, sizeof(la), p->path.family, p->path.local_addr);
-    mp_addr(ra, sizeof(ra), p->path.family, p->path.remote_addr);
+    addr_str(la, sizeof(la), p->path.family, p->path.local_addr);
+    addr_str(ra, sizeof(ra), p->path.family, p->path.remote_addr);
     fprintf(stderr, "udccp-cat: path %zu %s -> %s: %s%s, sent %llu "
                     "datagrams (%llu bytes, %u.%u %%), received %llu (%llu "
                     "bytes), rtt %.1f ms, %llu lost\n",
@@ -671,16 +791,26 @@ static int run_mp(const cat_opts *o, udccp_endpoint *ep, udccp_mpsock *m,
   uint64_t sent = 0;
   udccp_mp_info mi;
   int status = 0, closed = 0;
+  uint64_t next_refuse = 0;
   for (;;) {
     udccp_ssize n;
     int end = 0;
-    while ((n = udccp_mpsock_recv(m, rbuf, sizeof(rbuf), 0)) >= 0) {
-      if (n > 0 && fwrite(rbuf, 1, (size_t)n, stdout) != (size_t)n) {
-        n = UDCCP_ERR_SOCKET;
-        break;
-      }
+    if (o->listen && !o->keep && mono_ms() >= next_refuse) {
+      refuse_waiting_mp(ep, "serving one connection already (-k serves "
+                            "them in turn)");
+      next_refuse = mono_ms() + 100;
     }
-    fflush(stdout);
+    while ((n = udccp_mpsock_recv(m, rbuf, sizeof(rbuf), 0)) >= 0) {
+      out_write(rbuf, (size_t)n);
+    }
+    if (out_flush() != 0) {
+      report_stdout();
+      udccp_mpsock_get_info(m, &mi);
+      (void)mp_report(&mi, sent, in);
+      udccp_mpsock_abort(m);
+      in->len = in->off = 0;
+      return 1;
+    }
     if (n != UDCCP_ERR_AGAIN) {
       /* the peer closed (or reset): fine unless input was left */
       if (n != UDCCP_ERR_CLOSED) {
@@ -872,7 +1002,9 @@ static int accept_next(const cat_opts *o, udccp_endpoint *ep, udccp_sock **s,
     if (wait >= 0) {
       wait -= step;
       if (wait <= 0) {
-        return report("no connection came", rv);
+        fprintf(stderr, "udccp-cat: no connection came within %.3g s (-w)\n",
+                (double)o->wait_ms / 1000.0);
+        return 1;
       }
     }
   }
@@ -929,9 +1061,14 @@ static int main_mp(const cat_opts *o, udccp_endpoint *ep) {
         }
       }
       if (rv != 0) {
+        if (status == 0 && g_sig == 0 && rv == UDCCP_ERR_AGAIN) {
+          fprintf(stderr, "udccp-cat: no connection came within %.3g s "
+                          "(-w)\n", (double)o->wait_ms / 1000.0);
+        }
         status = status != 0 ? status
                  : g_sig != 0 ? 128 + g_sig
-                              : report("no connection came", rv);
+                 : rv == UDCCP_ERR_AGAIN ? 1
+                              : report("accept", rv);
         break;
       }
     } else {
@@ -966,11 +1103,14 @@ static int main_mp(const cat_opts *o, udccp_endpoint *ep) {
     int r = run_mp(o, ep, m, &in);
     m = NULL;
     status = status != 0 ? status : r;
-    if (!o->keep || g_sig != 0) {
+    if (!o->keep || g_sig != 0 || g_out_errno != 0) {
       break;
     }
   }
   free(in.buf);
+  if (o->listen) {
+    refuse_waiting_mp(ep, "udccp-cat is exiting");
+  }
   return status;
 }
 
@@ -1010,6 +1150,7 @@ int main(int argc, char **argv) {
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
   int c;
+  (void)signal(SIGPIPE, SIG_IGN); /* a reader gone is out_flush()'s */
   while ((c = getopt_long(argc, argv, "lkp:s:46dw:i:vh", lopts, NULL)) !=
          -1) {
     unsigned long v;
@@ -1052,9 +1193,12 @@ int main(int argc, char **argv) {
       break;
     case 'd': o.no_stdin = 1; break;
     case 'w':
+      /* 0 would make connect return before the handshake (and accept
+       * give up at once): no wait is no connection. */
       if (udccp_io_parse_time(optarg, &ns) != 0 ||
-          ns > 86400 * UDCCP_NS_PER_S) {
-        fprintf(stderr, "udccp-cat: invalid time '%s'\n", optarg);
+          ns > 86400 * UDCCP_NS_PER_S || ns < UDCCP_NS_PER_MS) {
+        fprintf(stderr, "udccp-cat: invalid wait '%s' (1ms to 86400 s, "
+                        "e.g. 5 or 500ms)\n", optarg);
         return 2;
       }
       o.wait_ms = (int)(ns / UDCCP_NS_PER_MS);
@@ -1173,6 +1317,7 @@ int main(int argc, char **argv) {
     cfg.remote_udp_port = o.udp_port;
   }
   udccp_endpoint *ep = NULL;
+  errno = 0;
   int rv = udccp_endpoint_new_config(&ep, &cfg);
   if (rv == UDCCP_ERR_ADDRINUSE) {
     fprintf(stderr, "udccp-cat: UDP port %u is already in use; choose "
@@ -1188,6 +1333,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "udccp-cat: invalid local address '%s' (give a numeric "
                     "IPv4 or IPv6 address)\n", lhost);
     return 2;
+  }
+  if (rv == UDCCP_ERR_SOCKET && errno != 0) {
+    /* bind(2) said why: an address not on this host, a port taken */
+    fprintf(stderr, "udccp-cat: cannot open the endpoint%s%s: %s\n",
+            lhost != NULL ? " on " : "", lhost != NULL ? lhost : "",
+            strerror(errno));
+    return 1;
   }
   if (rv != 0) {
     return report("cannot open the endpoint", rv);
@@ -1273,11 +1425,14 @@ int main(int argc, char **argv) {
     int r = run(&o, ep, s, &in);
     s = NULL;
     status = status != 0 ? status : r;
-    if (!o.keep || g_sig != 0) {
+    if (!o.keep || g_sig != 0 || g_out_errno != 0) {
       break;
     }
   }
   free(in.buf);
+  if (o.listen) {
+    refuse_waiting(ep, UDCCP_RESET_ABORTED, "udccp-cat is exiting");
+  }
   udccp_endpoint_del(ep);
   if (cap != NULL) {
     uint64_t frames = udccp_pcap_frames(cap);

@@ -396,6 +396,11 @@ static int udp_parse(const lk_port *p, const char *v, struct sockaddr_in *local,
     len[i] = (size_t)(c - s);
     s = c + 1;
   }
+  /* ports are all digits: "5000x" or "6000:extra" is a typo, not 5000 */
+  if (len[1] == 0 || len[3] == 0 || strspn(f[1], "0123456789") != len[1] ||
+      strspn(f[3], "0123456789") != len[3]) {
+    goto bad;
+  }
   unsigned long lp = strtoul(f[1], NULL, 10), rp = strtoul(f[3], NULL, 10);
   if (lp == 0 || lp > 65535 || rp == 0 || rp > 65535 ||
       parse_v4(f[0], len[0], (uint16_t)lp, local) != 0 ||
@@ -404,7 +409,8 @@ static int udp_parse(const lk_port *p, const char *v, struct sockaddr_in *local,
   }
   return 0;
 bad:
-  fprintf(stderr, PROG ": %s: write udp:LADDR:LPORT:RADDR:RPORT (IPv4)\n",
+  fprintf(stderr, PROG ": %s: write udp:LADDR:LPORT:RADDR:RPORT (IPv4 "
+                  "addresses, ports 1..65535)\n",
           p->spec);
   return -1;
 }

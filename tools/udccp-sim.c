@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,8 +421,9 @@ int main(int argc, char **argv) {
   if (csv_path != NULL) {
     csv = fopen(csv_path, "w");
     if (csv == NULL) {
-      snprintf(err, sizeof(err), "cannot create --csv file '%s': check the "
-               "directory exists and is writable", csv_path);
+      snprintf(err, sizeof(err), "cannot create --csv file '%s' (%s): check "
+               "the directory exists and is writable", csv_path,
+               strerror(errno));
       return fail(err);
     }
     fprintf(csv, "time_s,flow,kind,goodput_bps,rtt_ms,cwnd,ack_ratio,"
@@ -435,10 +437,30 @@ int main(int argc, char **argv) {
       if (csv != NULL) {
         fclose(csv);
       }
-      snprintf(err, sizeof(err), "cannot create --plot file '%s': check the "
-               "directory exists and is writable", plot_path);
+      int e = errno;
+      snprintf(err, sizeof(err), "cannot create --plot file '%s' (%s): check "
+               "the directory exists and is writable", plot_path,
+               strerror(e));
       return fail(err);
     }
+  }
+  if (cfg.pcap_path != NULL) {
+    /* before the run, as --csv and --plot: a usage error, with the reason */
+    FILE *pf = fopen(cfg.pcap_path, "w");
+    if (pf == NULL) {
+      int e = errno;
+      if (csv != NULL) {
+        fclose(csv);
+      }
+      if (svg != NULL) {
+        fclose(svg);
+      }
+      snprintf(err, sizeof(err), "cannot create --pcap file '%s' (%s): "
+               "check the directory exists and is writable", cfg.pcap_path,
+               strerror(e));
+      return fail(err);
+    }
+    fclose(pf);
   }
   if (progress || isatty(STDERR_FILENO)) {
     cfg.progress = on_progress;

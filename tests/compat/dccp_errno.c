@@ -179,6 +179,29 @@ int main(int argc, char **argv) {
   /* --- refusals */
   expect("connect, wrong service code: EBADRQC (Linux's mapping)",
          connect_to(g_port, 43), EBADRQC);
+  {
+    /* A non-blocking connect's outcome learnt by calling connect() again
+     * (Linux __inet_stream_connect(): the socket's error, once). */
+    int nb = dccp_socket(43);
+    struct sockaddr_in na = addr(g_port);
+    fcntl(nb, F_SETFL, fcntl(nb, F_GETFL) | O_NONBLOCK);
+    expect("non-blocking connect: EINPROGRESS",
+           connect(nb, (struct sockaddr *)&na, sizeof(na)), EINPROGRESS);
+    struct pollfd np = {nb, POLLOUT, 0};
+    ok("poll for the handshake's end", poll(&np, 1, 5000) == 1);
+    /* poll says writable at once under the preload: EALREADY until the
+     * handshake's end, as Linux while it lasts */
+    int crv = -1;
+    for (int i = 0; i < 100; i++) {
+      crv = connect(nb, (struct sockaddr *)&na, sizeof(na));
+      if (crv == 0 || errno != EALREADY) {
+        break;
+      }
+      usleep(50000);
+    }
+    expect("connect again after the refusal: EBADRQC", crv, EBADRQC);
+    close(nb);
+  }
   if (argc > 2 && strcmp(argv[2], "noconn") == 0) {
     expect("connect, nobody listening: ECONNREFUSED",
            connect_to(g_port + 1, 42), ECONNREFUSED);
@@ -339,6 +362,19 @@ int main(int argc, char **argv) {
   ok("recv after SHUT_RD returns 0", recv(c, buf, sizeof(buf), 0) == 0);
   close(c);
   close(s);
+  /* shutdown(SHUT_RDWR) stops a listener (Linux inet_shutdown(): the
+   * listener is disconnected and a thread blocked in accept() wakes with
+   * EINVAL): how a server stops its accept threads.  Non-blocking here,
+   * so that a listener that did not stop fails (EAGAIN) instead of
+   * hanging. */
+  ok("shutdown(SHUT_RDWR) of the listener", shutdown(lis, SHUT_RDWR) == 0);
+  {
+    struct pollfd lp = {lis, POLLIN, 0};
+    ok("poll wakes on the stopped listener", poll(&lp, 1, 3000) == 1);
+  }
+  fcntl(lis, F_SETFL, fcntl(lis, F_GETFL) | O_NONBLOCK);
+  expect("accept on the stopped listener: EINVAL", accept(lis, NULL, NULL),
+         EINVAL);
   close(lis);
   free(big);
   printf("PASS dccp_errno\n");
