@@ -744,6 +744,7 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
   info->data_bytes_recv = k->data_bytes_recv;
   info->pkts_dropped = k->pkts_dropped;
   info->pkts_seq_invalid = k->pkts_seq_invalid;
+  info->pkts_dup = k->pkts_dup;
   info->pkts_malformed = k->pkts_malformed;
   info->pkts_bad_cksum = k->pkts_bad_cksum;
   info->rx_qdrops = k->rx_qdrops;

@@ -68,6 +68,12 @@
 #define UDCCP_CONN_ACKACK_EVERY 1
 /* Initial Sequence Window before negotiation (§7.5.2). */
 #define UDCCP_CONN_SEQWIN_INIT 100
+/* Sequence numbers up to the highest received for which a network
+ * duplicate is recognised and dropped (a power of 2, so 2^48 is a multiple
+ * of it): all that udccp's default Sequence Window (1000) lets below GSR
+ * (§7.5.1: SWL = GSR + 1 - W/4); a copy the network delays by more than
+ * that in a wider window passes as new.  32 bytes per connection. */
+#define UDCCP_CONN_DUP_BITS 256
 
 /* Acks built when the receiver half asks for them, waiting for write_pkt:
  * CCID 2 grows its window per acknowledgement (RFC 4341 §5), so acks due
@@ -114,6 +120,7 @@ typedef struct udccp_conn_counters {
   uint64_t data_pkts_sent, data_pkts_recv;
   uint64_t data_bytes_sent, data_bytes_recv;
   uint64_t pkts_dropped, pkts_seq_invalid, pkts_malformed, pkts_bad_cksum;
+  uint64_t pkts_dup;
   uint64_t tx_qdrops, rx_qdrops;
   uint64_t syncs_sent, syncs_recv;
   uint64_t retransmits;
@@ -223,6 +230,12 @@ struct udccp_conn {
                               here) since the last datagram queued for the
                               application: its udccp_recv_info.lost_before */
   uint8_t rx_high_set;
+  uint8_t dup_set;         /* dup_high and dup_bits hold a packet */
+  uint64_t dup_high;       /* highest sequence number in dup_bits (48 bits) */
+  /* Network duplicates (§7: sequence numbers detect them): bit s mod
+   * UDCCP_CONN_DUP_BITS is set when valid packet s of the last
+   * UDCCP_CONN_DUP_BITS up to dup_high was received (lib/conn_in.c). */
+  uint64_t dup_bits[UDCCP_CONN_DUP_BITS / 64];
   udccp_tstamp peer_ts_rx; /* when it arrived */
   udccp_tstamp slow_until; /* peer sent Slow Receiver: hold rate until */
 

@@ -328,6 +328,49 @@ static int deliver(udccp_conn *conn, const udccp_conn_rxpkt *p,
   return 0;
 }
 
+/* Clears n bits of the duplicate ring from sequence number from on. */
+static void dup_clear(uint64_t *bits, uint64_t from, uint64_t n) {
+  while (n > 0) {
+    unsigned pos = (unsigned)(from & (UDCCP_CONN_DUP_BITS - 1));
+    unsigned off = pos & 63u;
+    uint64_t take = 64u - off;
+    if (take > n) {
+      take = n;
+    }
+    bits[pos >> 6] &= ~(take == 64 ? ~(uint64_t)0
+                                   : (((uint64_t)1 << take) - 1) << off);
+    from += take;
+    n -= take;
+  }
+}
+
+/* §7: "sequence numbers ... detect ... network duplicates".  Returns 1 if
+ * valid packet seq was received before (a copy the network made: the
+ * caller drops it, so that the application never reads a datagram twice
+ * and the CCID never counts one twice), else records it and returns 0. */
+static int dup_check(udccp_conn *conn, uint64_t seq) {
+  int64_t d;
+  uint64_t bit;
+  if (!conn->dup_set) {
+    memset(conn->dup_bits, 0, sizeof(conn->dup_bits));
+    conn->dup_set = 1;
+    conn->dup_high = seq;
+  } else if ((d = udccp_seq_sub(seq, conn->dup_high)) > 0) {
+    dup_clear(conn->dup_bits, udccp_seq_add(conn->dup_high, 1),
+              (uint64_t)d < UDCCP_CONN_DUP_BITS ? (uint64_t)d
+                                                : UDCCP_CONN_DUP_BITS);
+    conn->dup_high = seq;
+  } else if ((uint64_t)-d >= UDCCP_CONN_DUP_BITS) {
+    return 0; /* older than the ring: cannot tell */
+  }
+  bit = seq & (UDCCP_CONN_DUP_BITS - 1);
+  if (conn->dup_bits[bit >> 6] & ((uint64_t)1 << (bit & 63))) {
+    return 1;
+  }
+  conn->dup_bits[bit >> 6] |= (uint64_t)1 << (bit & 63);
+  return 0;
+}
+
 static int drop(udccp_conn *conn, int err) {
   conn->info.pkts_dropped++;
   return err;
@@ -799,6 +842,12 @@ step6:
       send_sync(conn, p.seq, ts);
     }
     return drop_seq(conn, UDCCP_ERR_SEQ);
+  }
+  if ((type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK ||
+       type == UDCCP_PKT_ACK) &&
+      dup_check(conn, p.seq)) {
+    conn->info.pkts_dup++;
+    return drop(conn, UDCCP_ERR_DROPPED);
   }
   set_gsr(conn, p.seq);
   if (p.h.has_ack && type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK) {

@@ -372,7 +372,13 @@ static void test_rfc4340_9_2_1_cscov_and_min_cscov(void **state) {
   n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
   assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now),
                    UDCCP_ERR_DROPPED);
-  /* CsCov 3 is fine. */
+  /* CsCov 3 is fine (the next sequence number: the packet above was
+   * received, its data refused, and a second packet numbered the same is a
+   * network duplicate, RFC 4340 §7). */
+  udccp_tb_pkt_init(&tp, UDCCP_PKT_DATAACK, (si.gsr + 2) & UDCCP_SEQ_MASK,
+                    si.gss);
+  tp.payload = buf;
+  tp.payload_len = 40;
   tp.cscov = 3;
   n = udccp_tb_encode(pkt, sizeof(pkt), &p.path[0], &tp);
   assert_int_equal(udccp_conn_read_pkt(p.c[1], pkt, (size_t)n, 0, p.now), 0);

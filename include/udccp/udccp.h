@@ -643,7 +643,12 @@ typedef struct udccp_conn_info {
                                  what its CCID reports, else srtt - min_rtt
                                  of its RTT estimate; 0 if unknown (issue
                                  17: every CCID has one this way) */
-  uint64_t reserved[15];  /* 0: room for members added later without
+  uint64_t pkts_dup;          /* received packets dropped as network
+                                 duplicates of a Data, DataAck or Ack
+                                 already received (RFC 4340 §7; also in
+                                 pkts_dropped): the application reads each
+                                 datagram once */
+  uint64_t reserved[14];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_conn_info;
 
