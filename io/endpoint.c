@@ -781,6 +781,7 @@ static void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   ep->towner[i] = owner;
   ep->tfidx[i] = fidx;
   ep->tecn[i] = ecn;
+  ep->tsame[i] = (uint8_t)same;
   if (same) {
     /* The same connection as the packet before, with the same ECN
      * codepoint (a burst): the same address and ancillary data, so the
@@ -931,20 +932,25 @@ static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
                          uint16_t udp_rport, const uint8_t *pkt, size_t len,
                          uint8_t ecn, udccp_tstamp now, int from_peer,
                          udccp_sock **hint) {
-  udccp_pkt_peek pk;
-  if (udccp_pkt_peek_hdr(&pk, pkt, len) != 0) {
-    ep->stats.rx_bad++;
+  /* The ports decide where the packet goes; a connection's own input
+   * checks the rest of the header (RFC 4340 §8.5 step 1), so a packet
+   * for a connection is decoded once, there.  Only one that no
+   * connection takes is decoded here (its type picks the answer). */
+  if (len < 12) {
+    ep->stats.rx_bad++; /* §8.5 step 1, as udccp_pkt_peek_hdr would */
     return;
   }
-  path->local_port = pk.dport;
-  path->remote_port = pk.sport;
+  uint16_t sport = (uint16_t)(pkt[0] << 8 | pkt[1]);
+  uint16_t dport = (uint16_t)(pkt[2] << 8 | pkt[3]);
+  path->local_port = dport;
+  path->remote_port = sport;
   /* Init Cookies are bound to the client's UDP port (RFC 6773 §3.5). */
   path->encap_port =
       ep->cfg.transport == UDCCP_TRANSPORT_UDP ? udp_rport : 0;
   if (ep->group_n > 1 && !from_peer) {
     /* A worker group: the rule, not the kernel's choice, decides (GRO may
      * have brought another worker's packet; share.c). */
-    uint32_t w = udccp_io_steer(pk.sport, pk.dport, ep->group_n);
+    uint32_t w = udccp_io_steer(sport, dport, ep->group_n);
     if (w != ep->group_k) {
       udccp_io_share_relay(ep, w, path, udp_rport, pkt, len, ecn);
       return;
@@ -953,17 +959,14 @@ static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
   if (ep->cfg.transport == UDCCP_TRANSPORT_RAW) {
     /* Not our port: someone else's DCCP, or our own outgoing packet seen
      * on loopback.  Stay silent (DESIGN.md §3). */
-    if (ep->portref[pk.dport] == 0) {
+    if (ep->portref[dport] == 0) {
       ep->stats.rx_ignored++;
       return;
     }
   }
-  if (ep->pcap != NULL) {
-    udccp_io_capture(ep, 0, path, udp_rport, pkt, len, ecn);
-  }
   udccp_sock *s = hint != NULL ? *hint : NULL;
-  if (s == NULL || s->path.local_port != pk.dport ||
-      s->path.remote_port != pk.sport) {
+  if (s == NULL || s->path.local_port != dport ||
+      s->path.remote_port != sport) {
     udccp_demux_key k;
     udccp_demux_key_make(&k, path, udp_rport);
     s = udccp_demux_find(&ep->demux, &k);
@@ -974,11 +977,10 @@ static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
      * loop's turn, never during a read. */
     *hint = s != NULL && s->conn != NULL && s->mp == NULL ? s : NULL;
   }
-  if (s != NULL && s->conn == NULL) {
-    tomb_input(ep, fidx, path, udp_rport, pkt, len);
-    return;
-  }
-  if (s != NULL) {
+  if (s != NULL && s->conn != NULL) {
+    if (ep->pcap != NULL) {
+      udccp_io_capture(ep, 0, path, udp_rport, pkt, len, ecn);
+    }
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
     if (s->mp != NULL) {
       udccp_io_mp_on_read(s, now); /* RFC 9897 §3.2.5: its MP_SEQ */
@@ -991,6 +993,18 @@ static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
     if (st >= UDCCP_STATE_PARTOPEN && st != UDCCP_STATE_TIMEWAIT) {
       s->seen_open = 1;
     }
+    return;
+  }
+  udccp_pkt_peek pk;
+  if (udccp_pkt_peek_hdr(&pk, pkt, len) != 0) {
+    ep->stats.rx_bad++;
+    return;
+  }
+  if (ep->pcap != NULL) {
+    udccp_io_capture(ep, 0, path, udp_rport, pkt, len, ecn);
+  }
+  if (s != NULL) {
+    tomb_input(ep, fidx, path, udp_rport, pkt, len);
     return;
   }
   udccp_listener *lis = find_listener(ep, pk.dport, fidx);

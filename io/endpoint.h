@@ -158,6 +158,10 @@ struct udccp_endpoint {
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];
   int tfidx[UDCCP_IO_BATCH_MAX];
   uint8_t tecn[UDCCP_IO_BATCH_MAX]; /* ECN codepoint of each packet */
+  uint8_t tsame[UDCCP_IO_BATCH_MAX]; /* packet i continues packet i-1's
+                                        burst: the same connection, socket,
+                                        address, ancillary data (tx_commit;
+                                        gso.c joins it without comparing) */
   uint8_t *tbuf;           /* UDCCP_IO_TXARENA bytes, packets packed */
   size_t ntx;
   size_t tused;            /* bytes of tbuf the batch's packets take */

@@ -77,7 +77,9 @@ static int carries_data(const udccp_endpoint *ep, size_t i) {
   return type == 2 || type == 4;
 }
 
-/* Can packet j join the run that starts at packet i? */
+/* Can packet j join the run that starts at packet i?  (A packet that
+ * continues its predecessor's burst, tsame, can: group() asks only while
+ * every packet since i joined, so it is the same as i's.) */
 static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
   const struct msghdr *a = &ep->tmsg[i].msg_hdr, *b = &ep->tmsg[j].msg_hdr;
   /* Data packets: one connection per run (its DCCP ports, the first 4
@@ -108,7 +110,7 @@ static size_t group(udccp_endpoint *ep) {
   while (i < ep->ntx) {
     size_t seg = ep->tiov[i].iov_len, total = seg, j = i + 1;
     while (j < ep->ntx && j - i < GSO_MAX_SEGS && seg <= ep->gso_seg_max &&
-           same_run(ep, i, j) &&
+           (ep->tsame[j] || same_run(ep, i, j)) &&
            ep->tiov[j].iov_len <= seg &&
            total + ep->tiov[j].iov_len <= GSO_MAX_BYTES) {
       total += ep->tiov[j].iov_len;
