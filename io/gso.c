@@ -12,7 +12,7 @@
  *
  * Receive (UDP_GRO, Linux >= 5.0): the kernel may hand us several
  * datagrams of one flow as one buffer with the segment size in a control
- * message; endpoint.c cuts it back into packets (RFC 6773 §3.3 still
+ * message; rx.c cuts it back into packets (RFC 6773 §3.3 still
  * applies to each: every segment was one UDP datagram).
  */
 #include <errno.h>
@@ -95,7 +95,7 @@ static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
     return 0;
   }
   /* A burst's packets share one address and one ancillary buffer
-   * (endpoint.c, tx_commit): equal pointers, nothing to compare. */
+   * (tx.c, udccp_io_tx_commit): equal pointers, nothing to compare. */
   return ep->tfidx[i] == ep->tfidx[j] && a->msg_namelen == b->msg_namelen &&
          (a->msg_name == b->msg_name ||
           memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0) &&
