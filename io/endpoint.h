@@ -133,6 +133,8 @@ struct udccp_endpoint {
   udccp_demux demux;
   udccp_sock **socks;
   size_t nsocks, capsocks;
+  size_t nsocks_fam[2];    /* of them on UDCCP_IO_V4 / _V6 (rx.c: a burst
+                              reads only a socket with connections) */
   udccp_io_listen *lis;
   size_t nlis, caplis;
   uint16_t *portref;       /* 65536 counters: DCCP ports this endpoint owns */

@@ -404,7 +404,11 @@ int udccp_io_recv(udccp_endpoint *ep, int fidx, udccp_tstamp now,
 udccp_tstamp udccp_io_rx_drain(udccp_endpoint *ep) {
   udccp_tstamp now = udccp_io_ep_now(ep);
   for (int f = 0; f < 2; f++) {
-    if (ep->fd[f] >= 0) {
+    /* Not a socket without connections (an endpoint with no local
+     * address has both, and a bulk sender uses one: a recvmmsg that
+     * found nothing every 64 packets); its listeners' packets wait for
+     * the loop's turn, which reads what epoll reports. */
+    if (ep->fd[f] >= 0 && ep->nsocks_fam[f] > 0) {
       /* One batch: what a sender needs is the acks that came in; the
        * loop's turns, between which the application reads, keep taking
        * the rest.  A socket error is for the loop to report. */

@@ -46,6 +46,7 @@ udccp_sock *udccp_io_sock_add(udccp_endpoint *ep, udccp_conn *conn,
   udccp_io_port_ref(ep, path->local_port, +1);
   s->idx = ep->nsocks;
   ep->socks[ep->nsocks++] = s;
+  ep->nsocks_fam[s->fidx]++;
   udccp_io_sched_touch(s);
   return s;
 }
@@ -97,6 +98,7 @@ void udccp_io_sock_free(udccp_sock *s) {
   }
   udccp_conn_del(s->conn);
   ep->socks_freed++;
+  ep->nsocks_fam[s->fidx]--;
   size_t i = s->idx;
   ep->socks[i] = ep->socks[--ep->nsocks];
   ep->socks[i]->idx = i;
