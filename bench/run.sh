@@ -8,6 +8,11 @@
 #
 #   sh bench/run.sh BUILD_DIR [SECONDS]     (BENCH_SECONDS, BENCH_LEN too)
 #
+# BENCH_PERF=PATH: another udccp-perf binary (A/B runs of two builds).
+# BENCH_A5=1: only issue 13's acceptance 5, side by side (the UDP GSO/GRO
+# blaster, CCID 2 over DCCP-UDP, iperf3 TCP) and its ratio line; BENCH_REPS=N
+# repeats that N times (a range on a noisy machine).
+#
 # Every figure is payload goodput measured at the receiver.  The ratio is
 # to the sendmmsg/recvmmsg row of the same run.  Loopback numbers depend
 # on what else the machine runs: compare rows of one run, not runs.
@@ -17,7 +22,7 @@ SECS=${2:-${BENCH_SECONDS:-3}}
 LEN=${BENCH_LEN:-1200}
 BLAST=$BUILD/bench/udccp-udpblast
 HSBENCH=$BUILD/bench/udccp-hsbench
-PERF=$BUILD/udccp-perf
+PERF=${BENCH_PERF:-$BUILD/udccp-perf}
 CPURUN="python3 $(dirname "$0")/cpurun.py"
 for p in "$BLAST" "$PERF" "$HSBENCH"; do
   if [ ! -x "$p" ]; then
@@ -137,6 +142,34 @@ tcp() {
 }
 
 echo "udccp bench: loopback, $LEN-byte payloads, $SECS s per row ($(uname -r), $(nproc) CPUs)"
+
+# The acceptance-5 line: CCID 2 over DCCP-UDP against the UDP GSO/GRO
+# blaster, and its CPU per GB against TCP's, all of this run.
+a5_line() {
+  for f in ccid2_udp.bps udp_gso.bps ccid2_udp.spgb tcp_iperf3.spgb udp_gso.spgb; do
+    cat "$TMP/$f" 2>/dev/null || echo 0
+  done | awk '{ v[NR] = $1 } END {
+      if (v[1] > 0 && v[2] > 0)
+        printf "CCID 2 DCCP-UDP / UDP GSO/GRO: %.2fx (%.2f / %.2f Gbit/s)", v[1] / v[2], v[1] / 1e9, v[2] / 1e9;
+      if (v[3] > 0 && v[4] > 0)
+        printf "; CPU per GB, CCID 2 / iperf3 TCP: %.2fx (%.2f / %.2f s/GB)", v[3] / v[4], v[3], v[4];
+      if (v[5] > 0 && v[4] > 0)
+        printf " (UDP GSO/GRO blaster / TCP: %.2fx)", v[5] / v[4];
+      printf "\n" }'
+}
+if [ "${BENCH_A5:-0}" = 1 ]; then
+  r=0
+  while [ $r -lt "${BENCH_REPS:-1}" ]; do
+    rm -f "$TMP"/*.bps "$TMP"/*.spgb
+    blast udp_gso $((BASE + 1)) --gso --gro
+    perf ccid2_udp $((BASE + 2)) 2 ""
+    tcp tcp_iperf3 $((BASE + 9))
+    echo "$(cat "$TMP/ccid2_udp.note" 2>/dev/null)"
+    a5_line
+    r=$((r + 1))
+  done
+  exit 0
+fi
 # The limit is measured first and last; the better of the two counts, so
 # that a busy machine makes the ratios smaller, never larger.
 blast udp_mmsg $BASE "" ""
@@ -187,16 +220,7 @@ echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the r
 # Issue 13 acceptance 5, side by side in this run: CCID 2 over DCCP-UDP
 # against the UDP GSO/GRO blaster, and its CPU per GB against TCP's.
 # The blaster's own CPU per GB is the floor for 1200-byte datagrams.
-for f in ccid2_udp.bps udp_gso.bps ccid2_udp.spgb tcp_iperf3.spgb udp_gso.spgb; do
-  cat "$TMP/$f" 2>/dev/null || echo 0
-done | awk '{ v[NR] = $1 } END {
-    if (v[1] > 0 && v[2] > 0)
-      printf "CCID 2 DCCP-UDP / UDP GSO/GRO: %.2fx", v[1] / v[2];
-    if (v[3] > 0 && v[4] > 0)
-      printf "; CPU per GB, CCID 2 / iperf3 TCP: %.2fx", v[3] / v[4];
-    if (v[5] > 0 && v[4] > 0)
-      printf " (UDP GSO/GRO blaster / TCP: %.2fx)", v[5] / v[4];
-    printf "\n" }'
+a5_line
 
 # The sans-I/O core per connection (issue 13): handshakes per CPU-second
 # (C heap and endpoint pool) next to a malloc+memset floor, heap per idle

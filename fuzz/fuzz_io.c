@@ -8,7 +8,7 @@
  *     same with IPv6 addresses;
  *   - a recvmsg control buffer as the kernel fills it: UDP_GRO's segment
  *     size (udccp_io_gro_size over arbitrary cmsg chains), then the
- *     payload cut at it as io/endpoint.c does, each segment peeked;
+ *     payload cut at it as io/rx.c does, each segment peeked;
  *   - a sockaddr as recvmsg returns it (udccp_io_addr_from_sockaddr);
  *   - the raw socket's port filter: built for ports from the input and run
  *     (udccp_io_bpf_run) over the packet, which must agree with the port

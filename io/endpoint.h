@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internals of the socket runtime shared by endpoint.c (sockets, batches,
- * the event loop) and sock.c (the socket-like calls).
+ * Internals of the socket runtime shared by its files: endpoint.c
+ * (creation, sockets), ports.c, socks.c (connection slots), tx.c and
+ * rx.c (the batches), loop.c (the event loop), sock.c (the socket-like
+ * calls) and the rest of io/.
  */
 #ifndef UDCCP_IO_ENDPOINT_H
 #define UDCCP_IO_ENDPOINT_H
@@ -15,10 +17,10 @@
 #include "demux.h"
 
 #define UDCCP_IO_BATCH_MAX 64
-/* A burst reads the sockets after this many data packets (endpoint.c),
+/* A burst reads the sockets after this many data packets (tx.c),
  * whatever the batch: the peer's unread acks must stay within its W'. */
 #define UDCCP_IO_DRAIN_PKTS 64
-/* recvmmsg rounds per turn of the loop (endpoint.c, recv_fd). */
+/* recvmmsg rounds per turn of the loop (rx.c, udccp_io_recv). */
 #define UDCCP_IO_RX_ROUNDS 8
 /* The most datagrams the kernel coalesces into one UDP_GRO message. */
 #define UDCCP_IO_GRO_SEGS_MAX 64
@@ -53,7 +55,7 @@ enum { UDCCP_IO_V4 = 0, UDCCP_IO_V6 = 1 };
 
 struct udccp_sock {
   udccp_endpoint *ep;
-  udccp_conn *conn;             /* NULL: a TIMEWAIT tombstone (endpoint.c,
+  udccp_conn *conn;             /* NULL: a TIMEWAIT tombstone (socks.c,
                                    sock_entomb): closed by the application,
                                    its connection freed, exp its end */
   udccp_path path;              /* local/remote addresses and DCCP ports;
@@ -131,6 +133,8 @@ struct udccp_endpoint {
   udccp_demux demux;
   udccp_sock **socks;
   size_t nsocks, capsocks;
+  size_t nsocks_fam[2];    /* of them on UDCCP_IO_V4 / _V6 (rx.c: a burst
+                              reads only a socket with connections) */
   udccp_io_listen *lis;
   size_t nlis, caplis;
   uint16_t *portref;       /* 65536 counters: DCCP ports this endpoint owns */
@@ -158,13 +162,17 @@ struct udccp_endpoint {
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];
   int tfidx[UDCCP_IO_BATCH_MAX];
   uint8_t tecn[UDCCP_IO_BATCH_MAX]; /* ECN codepoint of each packet */
+  uint8_t tsame[UDCCP_IO_BATCH_MAX]; /* packet i continues packet i-1's
+                                        burst: the same connection, socket,
+                                        address, ancillary data (tx.c;
+                                        gso.c joins it without comparing) */
   uint8_t *tbuf;           /* UDCCP_IO_TXARENA bytes, packets packed */
   size_t ntx;
   size_t tused;            /* bytes of tbuf the batch's packets take */
   uint32_t gso_seg_max;    /* gso.c: larger packets are sent one by one
                               (a run of them was refused) */
   /* data packets put in the transmit batch since the sockets were last
-   * read: a long burst reads in between (endpoint.c, rx_drain) */
+   * read: a long burst reads in between (tx.c, udccp_io_rx_drain) */
   uint32_t tx_since_rx;
   /* the last clock reading of the loop or of a call that generated
    * packets (udccp_io_ep_now): what a queued datagram is stamped with
@@ -207,6 +215,18 @@ static inline udccp_tstamp udccp_io_ep_now(udccp_endpoint *ep) {
   return ep->now;
 }
 
+/* Packets one turn of rounds reads at most: rounds batches, but no more
+ * than an application's receive queue holds (a larger transmit batch
+ * must not make a turn overrun it: the excess would be dropped there). */
+static inline size_t udccp_io_rx_budget(const udccp_endpoint *ep,
+                                        int rounds) {
+  size_t b = (size_t)rounds * ep->batch;
+  if (ep->settings.rx_qlen > 0 && b > ep->settings.rx_qlen) {
+    b = ep->settings.rx_qlen;
+  }
+  return b;
+}
+
 /* Fills dest with random bytes (getrandom); the core's udccp_rand_cb. */
 void udccp_io_rand(uint8_t *dest, size_t len, void *user_data);
 
@@ -236,6 +256,39 @@ void udccp_io_sock_flush_at(udccp_sock *s, udccp_tstamp now);
  * batches; the loop (or the next flush) sends the rest. */
 void udccp_io_sock_gen(udccp_sock *s);
 void udccp_io_sock_gen_at(udccp_sock *s, udccp_tstamp now);
+
+/* tx.c.  Sends the transmit batch (GSO runs where on) and empties it. */
+void udccp_io_tx_flush(udccp_endpoint *ep);
+/* Room for a packet of up to cap bytes in the transmit batch (flushed
+ * first when full); udccp_io_tx_commit() takes what the packet used. */
+uint8_t *udccp_io_tx_slot(udccp_endpoint *ep, size_t cap);
+/* Adds the len-byte packet written at udccp_io_tx_slot() to the batch,
+ * to path's remote address and udp_port, from socket fidx with ECN
+ * codepoint ecn; owner is its connection's socket (NULL: an answer of
+ * the endpoint's own). */
+void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
+                        const udccp_path *path, uint16_t udp_port, size_t len,
+                        uint8_t ecn);
+/* Lets s's connection write its packets into the transmit batch (full
+ * batches leave; a long burst reads the sockets every
+ * UDCCP_IO_DRAIN_PKTS data packets). */
+void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now);
+
+/* rx.c.  Reads socket fidx: up to rounds batches, within the receive
+ * budget.  Returns 0 or UDCCP_ERR_SOCKET. */
+int udccp_io_recv(udccp_endpoint *ep, int fidx, udccp_tstamp now, int rounds);
+/* Reads both sockets once (one batch each), without waiting and without
+ * generating output: the connections that got packets are marked dirty
+ * for the loop.  Returns the time after reading. */
+udccp_tstamp udccp_io_rx_drain(udccp_endpoint *ep);
+
+/* ports.c.  Rebuilds the raw transport's BPF port filter (clears
+ * filter_dirty; nothing to do on DCCP-UDP). */
+void udccp_io_filter_update(udccp_endpoint *ep);
+
+/* socks.c.  After s's turn of the loop: its new expiry, and its end
+ * (freed, entombed, or unlinked from the demultiplexer). */
+void udccp_io_sock_settle(udccp_sock *s);
 
 /* Sends tmsg[from..to) one packet per message (sendmmsg); returns how
  * many the kernel took.  EMSGSIZE updates the path MTU; other failures
@@ -383,7 +436,7 @@ int udccp_io_wait(udccp_endpoint *ep, udccp_tstamp deadline,
 /* The deadline timeout_ms from now (-1: never). */
 udccp_tstamp udccp_io_deadline(int timeout_ms);
 
-/* endpoint.c.  Takes s out of the accept queue (if it is in it). */
+/* socks.c.  Takes s out of the accept queue (if it is in it). */
 void udccp_io_acceptq_remove(udccp_endpoint *ep, udccp_sock *s);
 
 /* sock.c.  The source address the routing table picks towards addr. */

@@ -55,7 +55,7 @@ static void reverse(udccp_sock **a, size_t from, size_t to) {
 static uint32_t sock_events(const udccp_sock *s) {
   uint32_t ev = 0;
   if (s->conn == NULL) {
-    return 0; /* a tombstone (endpoint.c): nobody holds it */
+    return 0; /* a tombstone (socks.c): nobody holds it */
   }
   int dead = udccp_io_sock_dead(s);
   int st = udccp_conn_get_state(s->conn);

@@ -12,7 +12,7 @@
  *
  * Receive (UDP_GRO, Linux >= 5.0): the kernel may hand us several
  * datagrams of one flow as one buffer with the segment size in a control
- * message; endpoint.c cuts it back into packets (RFC 6773 §3.3 still
+ * message; rx.c cuts it back into packets (RFC 6773 §3.3 still
  * applies to each: every segment was one UDP datagram).
  */
 #include <errno.h>
@@ -77,7 +77,9 @@ static int carries_data(const udccp_endpoint *ep, size_t i) {
   return type == 2 || type == 4;
 }
 
-/* Can packet j join the run that starts at packet i? */
+/* Can packet j join the run that starts at packet i?  (A packet that
+ * continues its predecessor's burst, tsame, can: group() asks only while
+ * every packet since i joined, so it is the same as i's.) */
 static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
   const struct msghdr *a = &ep->tmsg[i].msg_hdr, *b = &ep->tmsg[j].msg_hdr;
   /* Data packets: one connection per run (its DCCP ports, the first 4
@@ -93,7 +95,7 @@ static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
     return 0;
   }
   /* A burst's packets share one address and one ancillary buffer
-   * (endpoint.c, tx_commit): equal pointers, nothing to compare. */
+   * (tx.c, udccp_io_tx_commit): equal pointers, nothing to compare. */
   return ep->tfidx[i] == ep->tfidx[j] && a->msg_namelen == b->msg_namelen &&
          (a->msg_name == b->msg_name ||
           memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0) &&
@@ -108,7 +110,7 @@ static size_t group(udccp_endpoint *ep) {
   while (i < ep->ntx) {
     size_t seg = ep->tiov[i].iov_len, total = seg, j = i + 1;
     while (j < ep->ntx && j - i < GSO_MAX_SEGS && seg <= ep->gso_seg_max &&
-           same_run(ep, i, j) &&
+           (ep->tsame[j] || same_run(ep, i, j)) &&
            ep->tiov[j].iov_len <= seg &&
            total + ep->tiov[j].iov_len <= GSO_MAX_BYTES) {
       total += ep->tiov[j].iov_len;

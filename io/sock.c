@@ -439,20 +439,25 @@ udccp_ssize udccp_recv(udccp_sock *s, void *buf, size_t cap, int timeout_ms) {
   return udccp_recv_ex(s, buf, cap, NULL, timeout_ms);
 }
 
-udccp_ssize udccp_recv_ex(udccp_sock *s, void *buf, size_t cap,
-                          udccp_recv_info *ri, int timeout_ms) {
-  if (s == NULL || (buf == NULL && cap > 0) || (ri != NULL && ri->size < 8)) {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
+/* udccp_recv_ex() and udccp_recv_peek(): buf != NULL or cap == 0 copies
+ * the datagram out (and removes it), else *pdata points at it in place. */
+static udccp_ssize recv_common(udccp_sock *s, void *buf, size_t cap,
+                               const uint8_t **pdata, udccp_recv_info *ri,
+                               int timeout_ms) {
   /* The deadline is for waiting: read the clock only then (a receiver
    * that drains a batch calls this once per datagram). */
   udccp_tstamp deadline = 0;
   for (int round = 0;; round++) {
-    udccp_ssize r = udccp_conn_read_datagram_ex(s->conn, buf, cap, ri);
+    udccp_ssize r = pdata != NULL
+                        ? udccp_conn_peek_datagram(s->conn, pdata, ri)
+                        : udccp_conn_read_datagram_ex(s->conn, buf, cap, ri);
     if (r >= 0 || r == UDCCP_ERR_NOBUF) {
-      /* Room in the receive queue may let the core ack or say more: the
-       * next loop turn asks it (no sweep would). */
-      udccp_io_sched_touch(s);
+      if (pdata == NULL) {
+        /* Room in the receive queue may let the core ack or say more:
+         * the next loop turn asks it (no sweep would).  A peek changes
+         * nothing: udccp_recv_consume() marks it. */
+        udccp_io_sched_touch(s);
+      }
       return r;
     }
     if (r != UDCCP_ERR_AGAIN) {
@@ -475,6 +480,33 @@ udccp_ssize udccp_recv_ex(udccp_sock *s, void *buf, size_t cap,
       return rv;
     }
   }
+}
+
+udccp_ssize udccp_recv_ex(udccp_sock *s, void *buf, size_t cap,
+                          udccp_recv_info *ri, int timeout_ms) {
+  if (s == NULL || (buf == NULL && cap > 0) || (ri != NULL && ri->size < 8)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return recv_common(s, buf, cap, NULL, ri, timeout_ms);
+}
+
+udccp_ssize udccp_recv_peek(udccp_sock *s, const uint8_t **pdata,
+                            udccp_recv_info *ri, int timeout_ms) {
+  if (s == NULL || pdata == NULL || (ri != NULL && ri->size < 8)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  return recv_common(s, NULL, 0, pdata, ri, timeout_ms);
+}
+
+int udccp_recv_consume(udccp_sock *s) {
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  int r = udccp_conn_consume_datagram(s->conn);
+  if (r == 0) {
+    udccp_io_sched_touch(s); /* room in the receive queue, as a read */
+  }
+  return r;
 }
 
 udccp_ssize udccp_sock_peek_len(udccp_sock *s) {

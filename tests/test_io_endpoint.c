@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The socket runtime over loopback DCCP-UDP (io/endpoint.c, io/sock.c):
+ * The socket runtime over loopback DCCP-UDP (io/endpoint.c, rx.c, tx.c, loop.c, io/sock.c):
  * stateless answers (RFC 4340 §8.5 step 1, RFC 6773 §3.3), demultiplexing
  * (RFC 6773 §3.8), refusals (RFC 5595 §4) and the socket-like calls.  Two
  * endpoints live in this one thread; drive() runs both loops.
@@ -509,7 +509,7 @@ static void test_rfc4340_14_send_larger_than_mps_fails(void **state) {
  * peer accepts acknowledgement numbers only within its last W' sequence
  * numbers sent (Linux keeps W' = 100).  A long burst sent through
  * udccp_send_more() alone, with the peer's acks waiting in our socket,
- * must read them on the way (io/endpoint.c rx_drain), or GSR falls
+ * must read them on the way (io/rx.c udccp_io_rx_drain), or GSR falls
  * behind and the peer drops our packets as sequence-invalid. */
 static int all_acked(void *arg) {
   pair *p = arg;
@@ -626,7 +626,7 @@ static void test_rfc4340_7_5_1_burst_reads_peer_acks(void **state) {
 }
 
 /* A turn of the loop hands the connections no more datagrams than an
- * application's receive queue holds (io/endpoint.c rx_budget).  Turns
+ * application's receive queue holds (io/endpoint.h udccp_io_rx_budget).  Turns
  * that read up to 8 batches (or GRO messages of up to 64 segments)
  * between two reads of the application overflowed its queue, and the
  * excess was dropped there (Data Dropped, RFC 4340 §11.7): 15-29 % of

@@ -316,6 +316,55 @@ static int server_has_data(pair *p) {
 
 static int client_dead(pair *p) { return udccp_sock_error(p->c) != 0; }
 
+static int server_has_three(pair *p) {
+  udccp_conn_info ci;
+  udccp_sock_get_info(p->s, &ci);
+  return ci.data_pkts_recv >= 3;
+}
+
+/* The zero-copy receive (udccp_recv_peek, udccp_recv_consume): the bytes
+ * and lengths of udccp_recv(), in order; a peek neither copies nor
+ * removes (twice the same datagram), a consume removes exactly one; an
+ * empty queue is UDCCP_ERR_AGAIN for both; the peer's close ends a peek
+ * as it ends udccp_recv(). */
+static void test_io_recv_peek_consume(void **state) {
+  (void)state;
+  pair p;
+  open_pair(&p, NULL);
+  uint8_t d[3][300];
+  for (int i = 0; i < 3; i++) {
+    memset(d[i], 'a' + i, sizeof(d[i]));
+    assert_int_equal(udccp_send(p.c, d[i], 100 + 100 * (size_t)i, 1000),
+                     100 + 100 * i);
+  }
+  assert_true(drive(&p, 1, 1, server_has_three, 3000));
+  const uint8_t *b = NULL, *b2 = NULL;
+  udccp_recv_info ri = UDCCP_RECV_INFO_INIT;
+  assert_int_equal(udccp_recv_peek(p.s, NULL, NULL, 0),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_recv_peek(p.s, &b, &ri, 0), 100);
+  assert_int_equal(udccp_recv_peek(p.s, &b2, NULL, 0), 100);
+  assert_ptr_equal(b, b2); /* in place, not removed */
+  assert_int_equal(ri.lost_before, 0);
+  assert_memory_equal(b, d[0], 100);
+  assert_int_equal(udccp_recv_consume(p.s), 0);
+  assert_int_equal(udccp_recv_peek(p.s, &b, NULL, 1000), 200);
+  assert_memory_equal(b, d[1], 200);
+  assert_int_equal(udccp_recv_consume(p.s), 0);
+  uint8_t buf[400]; /* the copying read sees the same stream */
+  assert_int_equal(udccp_recv(p.s, buf, sizeof(buf), 1000), 300);
+  assert_memory_equal(buf, d[2], 300);
+  assert_int_equal(udccp_recv_peek(p.s, &b, NULL, 0), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_recv_consume(p.s), UDCCP_ERR_AGAIN);
+  assert_int_equal(udccp_close(p.c, 0), UDCCP_ERR_TIMEOUT);
+  p.c = NULL;
+  assert_int_equal(udccp_endpoint_process(p.cep), 0); /* sends the Close */
+  assert_int_equal(udccp_recv_peek(p.s, &b, NULL, 3000), UDCCP_ERR_CLOSED);
+  udccp_close(p.s, 0);
+  udccp_endpoint_del(p.cep);
+  udccp_endpoint_del(p.sep);
+}
+
 /* RFC 4340 §5.6, §8.5: a Reset ends the connection at once.  The server
  * aborts in the middle of a transfer: the client's recv and send return
  * UDCCP_ERR_RESET (udccp.h), and the Reset's code is Aborted. */
@@ -429,6 +478,7 @@ int main(void) {
       cmocka_unit_test(test_io_idle_timeout_silent_peer_recv),
       cmocka_unit_test(test_io_idle_timeout_silent_peer_send),
       cmocka_unit_test(test_io_connect_accept_close_share_one_batch),
+      cmocka_unit_test(test_io_recv_peek_consume),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1112,6 +1112,22 @@ udccp_ssize udccp_recv_ex(udccp_sock *sock, void *buf, size_t cap,
  * UDCCP_ERR_AGAIN. */
 udccp_ssize udccp_sock_peek_len(udccp_sock *sock);
 
+/* Zero-copy receive: as udccp_recv_ex() (the same waiting, returns and
+ * *ri), but the datagram is not copied nor removed: *pdata points at it
+ * where it lies in the connection's receive queue.  It stays valid for
+ * the returned length until udccp_recv_consume(), or until any other call
+ * on this socket or its endpoint (one that runs the endpoint's loop may
+ * queue more packets and move the queue's bytes).  Peeking again returns
+ * the same datagram.  UDCCP_ERR_INVALID_ARGUMENT if pdata is NULL or
+ * ri->size < 8. */
+udccp_ssize udccp_recv_peek(udccp_sock *sock, const uint8_t **pdata,
+                            udccp_recv_info *ri, int timeout_ms);
+
+/* Removes the datagram udccp_recv_peek() returned.  Returns 0, or
+ * UDCCP_ERR_AGAIN if none is queued. */
+int udccp_recv_consume(udccp_sock *sock);
+
+
 /* Starts the graceful close (RFC 4340 §8.3) without waiting: queued
  * datagrams are sent first, then Close (client) or CloseReq (server).
  * udccp_recv() still returns datagrams that arrive meanwhile.  Returns 0,

@@ -57,7 +57,13 @@ void perf_owd_add(perf_owd *o, double delay_s) {
     o->s[o->len++] = v;
     return;
   }
-  uint64_t j = next_rand(o) % o->n; /* keep it with probability CAP / n */
+  /* keep it with probability CAP / n: j uniform in [0, n), by a
+   * multiply-high (Lemire) rather than a 64-bit division per datagram */
+#ifdef __SIZEOF_INT128__
+  uint64_t j = (uint64_t)(((unsigned __int128)next_rand(o) * o->n) >> 64);
+#else
+  uint64_t j = next_rand(o) % o->n;
+#endif
   if (j < PERF_OWD_CAP) {
     o->s[j] = v;
   }

@@ -859,7 +859,13 @@ static int drain(perf_stream *st, uint8_t *buf, size_t cap) {
     if (perf_sig != 0 && (k & 63) == 63) {
       return 0; /* a faster sender: answer the signal now */
     }
-    udccp_ssize n = udccp_recv(st->s, buf, cap, 0);
+    /* DATA is read where it lies in the receive queue (rx_data only
+     * looks at its header and sends nothing); anything else is copied
+     * out first, since handling it may send, and a send may run the
+     * endpoint's loop, which may move the queue's bytes
+     * (udccp_recv_peek). */
+    const uint8_t *b = NULL;
+    udccp_ssize n = udccp_recv_peek(st->s, &b, NULL, 0);
     if (n == UDCCP_ERR_AGAIN) {
       return 0;
     }
@@ -870,7 +876,18 @@ static int drain(perf_stream *st, uint8_t *buf, size_t cap) {
       st->rx_now = perf_now();
       st->rx_now_real = perf_now_real();
     }
-    handle(st, buf, n, st->rx_now);
+    if (perf_msg_type(b, n) == M_DATA && !st->omitting) {
+      /* (the end of --omit sends a REPORT: copied, below) */
+      handle(st, b, n, st->rx_now);
+      (void)udccp_recv_consume(st->s);
+    } else {
+      if ((size_t)n > cap) {
+        return UDCCP_ERR_NOBUF; /* as udccp_recv() would say */
+      }
+      memcpy(buf, b, (size_t)n);
+      (void)udccp_recv_consume(st->s);
+      handle(st, buf, n, st->rx_now);
+    }
     if (st->phase == P_DONE) {
       return 0;
     }

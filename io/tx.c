@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transmit batch: connections write their packets into one
+ * preallocated arena, each with its message, address and ancillary data;
+ * the batch leaves in one sendmmsg (gso.c: runs of packets as UDP_SEGMENT
+ * sends) when full or when the loop runs.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "addr.h"
+#include "endpoint.h"
+
+size_t udccp_io_tx_plain(udccp_endpoint *ep, size_t from, size_t to) {
+  size_t i = from, sent = 0;
+  while (i < to) {
+    int f = ep->tfidx[i];
+    size_t j = i;
+    while (j < to && ep->tfidx[j] == f) {
+      j++;
+    }
+    while (i < j) {
+      int r = sendmmsg(ep->fd[f], &ep->tmsg[i], (unsigned)(j - i),
+                       MSG_DONTWAIT);
+      if (r > 0) {
+        ep->stats.tx_pkts += (uint64_t)r;
+        ep->stats.tx_batches++;
+        i += (size_t)r;
+        sent += (size_t)r;
+        continue;
+      }
+      if (r < 0 && errno == EINTR) {
+        continue;
+      }
+      /* Message i failed.  A full socket buffer loses it like a full
+       * router queue would: the CCID sees the loss. */
+      if (r < 0 && errno == EMSGSIZE) {
+        udccp_io_route_pmtu(ep, f, ep->tmsg[i].msg_hdr.msg_name,
+                            ep->tmsg[i].msg_hdr.msg_namelen, 0);
+      } else {
+        ep->stats.tx_errors++;
+      }
+      i++;
+    }
+  }
+  return sent;
+}
+
+void udccp_io_tx_flush(udccp_endpoint *ep) {
+  if (ep->gso && ep->ntx > 1) {
+    udccp_io_gso_flush(ep);
+  } else {
+    (void)udccp_io_tx_plain(ep, 0, ep->ntx);
+  }
+  ep->ntx = 0;
+  ep->tused = 0;
+}
+
+/* Room for a packet of up to cap bytes in the transmit batch (flushed
+ * first when full); udccp_io_tx_commit() takes what the packet used. */
+uint8_t *udccp_io_tx_slot(udccp_endpoint *ep, size_t cap) {
+  if (ep->ntx >= ep->batch || ep->tused + cap > UDCCP_IO_TXARENA) {
+    udccp_io_tx_flush(ep);
+  }
+  return ep->tbuf + ep->tused;
+}
+
+/* The most a connection's packet may take: its MPS plus the largest DCCP
+ * header (RFC 4340 §5.1: Data Offset counts 32-bit words, 1,020 bytes). */
+static size_t tx_cap(const udccp_sock *s) {
+  size_t cap = udccp_conn_get_mps(s->conn) + 1020;
+  return cap < UDCCP_IO_TXBUF       ? UDCCP_IO_TXBUF
+         : cap > UDCCP_IO_TXPKT_MAX ? UDCCP_IO_TXPKT_MAX
+                                    : cap;
+}
+
+/* Ancillary data of packet i: the source address (the pseudo-header
+ * checksum of a raw packet was computed over it) and the ECN codepoint. */
+static void tx_ancillary(udccp_endpoint *ep, size_t i, int fidx,
+                         const udccp_path *path, uint8_t ecn) {
+  /* Each message's space (padding included) is zeroed as it is written,
+   * not the whole buffer: every packet of a connection bound to an
+   * address carries IP_PKTINFO, and clearing 128 bytes per packet cost
+   * more than the rest of this function (perf, loopback bench). */
+  struct msghdr *m = &ep->tmsg[i].msg_hdr;
+  uint8_t *ctl = ep->tctl[i];
+  m->msg_control = ctl;
+  m->msg_controllen = UDCCP_IO_CTLBUF;
+  struct cmsghdr *c = CMSG_FIRSTHDR(m);
+  size_t used = 0;
+  if (!udccp_io_addr_is_any(path->family, path->local_addr)) {
+    if (fidx == UDCCP_IO_V4) {
+      struct in_pktinfo pi;
+      memset(c, 0, CMSG_SPACE(sizeof(pi)));
+      memset(&pi, 0, sizeof(pi));
+      memcpy(&pi.ipi_spec_dst, path->local_addr, 4);
+      c->cmsg_level = IPPROTO_IP;
+      c->cmsg_type = IP_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof(pi));
+      memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+      used += CMSG_SPACE(sizeof(pi));
+    } else {
+      struct in6_pktinfo pi;
+      memset(c, 0, CMSG_SPACE(sizeof(pi)));
+      memset(&pi, 0, sizeof(pi));
+      memcpy(&pi.ipi6_addr, path->local_addr, 16);
+      c->cmsg_level = IPPROTO_IPV6;
+      c->cmsg_type = IPV6_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof(pi));
+      memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+      used += CMSG_SPACE(sizeof(pi));
+    }
+    c = (struct cmsghdr *)(void *)(ctl + used);
+  }
+  if (ecn != 0) {
+    int tos = ep->tos | (ecn & 3); /* the byte's DSCP stays set_tos()'s */
+    memset(c, 0, CMSG_SPACE(sizeof(int)));
+    c->cmsg_level = fidx == UDCCP_IO_V4 ? IPPROTO_IP : IPPROTO_IPV6;
+    c->cmsg_type = fidx == UDCCP_IO_V4 ? IP_TOS : IPV6_TCLASS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &tos, sizeof(int));
+    used += CMSG_SPACE(sizeof(int));
+  }
+  m->msg_controllen = used;
+  if (used == 0) {
+    m->msg_control = NULL;
+  }
+}
+
+/* udccp_io_tx_commit(), inlined into a connection's output loop (its
+ * arguments there are a socket's own: the call cost about 20
+ * instructions per packet). */
+static inline void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
+                             const udccp_path *path, uint16_t udp_port,
+                             size_t len, uint8_t ecn) {
+  size_t i = ep->ntx++;
+  struct msghdr *m = &ep->tmsg[i].msg_hdr;
+  const uint8_t *hdr = ep->tbuf + ep->tused;
+  ep->tiov[i].iov_base = ep->tbuf + ep->tused;
+  ep->tiov[i].iov_len = len;
+  ep->tused += (len + 15) & ~(size_t)15; /* the next one aligned */
+  m->msg_iov = &ep->tiov[i];
+  m->msg_iovlen = 1;
+  m->msg_flags = 0;
+  /* Data and DataAck (RFC 4340 §5.1: type in bits 1-4 of byte 8): a
+   * sender's burst.  A receiver's acks do not count: a receiver reading
+   * on while it acks would fill its application's receive queue in one
+   * turn. */
+  uint8_t type = len > 8 ? (uint8_t)((hdr[8] >> 1) & 15) : 0;
+  if (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) {
+    ep->tx_since_rx++;
+  }
+  int same = i > 0 && owner != NULL && ep->towner[i - 1] == owner &&
+             ep->tfidx[i - 1] == fidx && ep->tecn[i - 1] == ecn;
+  ep->towner[i] = owner;
+  ep->tfidx[i] = fidx;
+  ep->tecn[i] = ecn;
+  ep->tsame[i] = (uint8_t)same;
+  if (same) {
+    /* The same connection as the packet before, with the same ECN
+     * codepoint (a burst): the same address and ancillary data, so the
+     * message points at the first one's (the kernel only reads them;
+     * they live until the batch leaves).  Building them per packet, each
+     * in cache lines of their own, cost a tenth of a bulk sender's time
+     * (perf, loopback bench). */
+    const struct msghdr *p = &ep->tmsg[i - 1].msg_hdr;
+    m->msg_name = p->msg_name;
+    m->msg_namelen = p->msg_namelen;
+    m->msg_control = p->msg_control;
+    m->msg_controllen = p->msg_controllen;
+  } else {
+    m->msg_name = &ep->tname[i];
+    m->msg_namelen = udccp_io_addr_to_sockaddr(
+        &ep->tname[i], path->family, path->remote_addr, udp_port);
+    tx_ancillary(ep, i, fidx, path, ecn);
+  }
+  if (ep->pcap != NULL) {
+    udccp_io_capture(ep, 1, path, udp_port, hdr, len, ecn);
+  }
+}
+
+void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
+                        const udccp_path *path, uint16_t udp_port, size_t len,
+                        uint8_t ecn) {
+  tx_commit(ep, fidx, owner, path, udp_port, len, ecn);
+}
+
+void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
+  udccp_endpoint *ep = s->ep;
+  if (s->conn == NULL) {
+    return; /* a tombstone sends only in answer (tomb_input) */
+  }
+  s->more_queued = 0;
+  if (s->mp != NULL) {
+    udccp_io_mp_turn(s->mp, now); /* the scheduler fills its queue */
+  }
+  /* Bounded: a CCID that never says "stop" cannot hang the loop. */
+  for (int k = 0; k < 4096; k++) {
+    if (ep->tx_since_rx >= UDCCP_IO_DRAIN_PKTS) {
+      /* 64 data packets went out since we last read: read what
+       * came in before sending more.  Every packet we send acknowledges
+       * GSR, and the peer accepts only acknowledgement numbers within its
+       * last W'
+       * sequence numbers sent (RFC 4340 §7.5.1, §7.5.3; Linux keeps
+       * W' = 100).  During a long burst the peer keeps acking what it
+       * gets; unread, those acks leave our GSR behind until the peer
+       * finds our packets sequence-invalid and drops them (§7.5.4).
+       * Reading also lets the CCID see its feedback sooner.  Every 64
+       * packets (two batches of 32, one of 64), not every 32: at Ack
+       * Ratio 2 the peer has sent at most 32 unread acks by then (64 at
+       * Ack Ratio 1, still below W' = 100), and the fast path keeps its
+       * pace (make bench: reading every 32 cost ~8 % on loopback). */
+      udccp_io_tx_flush(ep);
+      now = udccp_io_rx_drain(ep);
+    }
+    size_t cap = tx_cap(s);
+    uint8_t *buf = udccp_io_tx_slot(ep, cap);
+    uint8_t ecn = 0;
+    udccp_ssize n = udccp_conn_write_pkt(s->conn, buf, cap, &ecn, now);
+    if (n <= 0) {
+      /* A multipath subflow takes one datagram at a time (lib/mp_conn.c):
+       * while its CCID lets packets go, the scheduler refills it. */
+      if (s->mp != NULL && udccp_io_mp_turn(s->mp, now) > 0) {
+        continue;
+      }
+      break;
+    }
+    tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, ecn);
+  }
+}
+
+void udccp_io_sock_gen(udccp_sock *s) {
+  udccp_io_sock_gen_at(s, udccp_io_ep_now(s->ep));
+}
+
+void udccp_io_sock_gen_at(udccp_sock *s, udccp_tstamp now) {
+  if (s->ep->filter_dirty) {
+    udccp_io_filter_update(s->ep);
+  }
+  udccp_io_sock_output(s, now);
+  udccp_io_sched_update(s);
+  /* dirty: udccp_endpoint_timeout_ms() says 0 until the loop sends */
+  udccp_io_sched_touch(s);
+}
+
+void udccp_io_sock_flush(udccp_sock *s) {
+  udccp_io_sock_flush_at(s, udccp_io_ep_now(s->ep));
+}
+
+void udccp_io_sock_flush_at(udccp_sock *s, udccp_tstamp now) {
+  if (s->ep->filter_dirty) {
+    udccp_io_filter_update(s->ep);
+  }
+  udccp_io_sock_output(s, now);
+  udccp_io_tx_flush(s->ep);
+  udccp_io_sched_update(s);
+  /* the next loop turn reaps it if it is done */
+  udccp_io_sched_touch(s);
+}
