@@ -23,8 +23,11 @@
  * the liveness watch (dead paths, probes) runs; a subflow's timer is the
  * earlier of its connection's and the MP connection's.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "addr.h"
 #include "endpoint.h"
@@ -434,6 +437,25 @@ void udccp_io_mp_free_all(udccp_endpoint *ep) {
 
 /* ------------------------------------------------------- the calls */
 
+/* Whether a subflow can send from addr: a UDP socket binds to it (port
+ * 0).  An address no interface holds (EADDRNOTAVAIL) would have every
+ * packet of that subflow refused by sendmsg and its handshake time out.
+ * Returns 0, or UDCCP_ERR_SOCKET with errno set. */
+static int addr_is_local(uint8_t family, const uint8_t addr[16]) {
+  int fd = socket(family == UDCCP_AF_INET ? AF_INET : AF_INET6,
+                  SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return UDCCP_ERR_SOCKET;
+  }
+  struct sockaddr_storage ss;
+  socklen_t sl = udccp_io_addr_to_sockaddr(&ss, family, addr, 0);
+  int rv = bind(fd, (struct sockaddr *)&ss, sl) == 0 ? 0 : UDCCP_ERR_SOCKET;
+  int e = errno;
+  close(fd);
+  errno = e;
+  return rv;
+}
+
 static int parse_local(udccp_endpoint *ep, const char *host, uint8_t family,
                        uint8_t addr[16]) {
   uint8_t fam = 0;
@@ -447,7 +469,7 @@ static int parse_local(udccp_endpoint *ep, const char *host, uint8_t family,
                         memcmp(addr, ep->local_addr, 16) != 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  return 0;
+  return ep->local_family != 0 ? 0 : addr_is_local(family, addr);
 }
 
 static int mp_connect_ready(void *arg) {

@@ -14,7 +14,10 @@
 #     queue: that client is reset (Aborted) at once, not left waiting;
 #  4. -w 0 (connect returns before the handshake, then a garbage loss
 #     report of ~10^14 packets) is a usage error; -l -w says how long it
-#     waited.
+#     waited;
+#  5. --multipath from a local address no interface holds fails at once
+#     with the reason (its subflow's packets were all refused by sendmsg
+#     and it waited 10 s for a handshake that could not happen).
 # Each process is bounded by timeout(1) or killed by PID.
 #   sh tests/io_cat_edges.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -186,6 +189,20 @@ if [ "$rc" -eq 1 ] && grep -q "no connection came within 0.3 s" "$T/lw.err"; the
   pass "-w 0 refused; -l -w 0.3: $(cat "$T/lw.err")"
 else
   fail "-l -w 0.3: exit $rc: $(cat "$T/lw.err")"
+fi
+
+# 5. A multipath client from an address not on this host (192.0.2.1,
+# TEST-NET-1: bound, never sent to).
+t0=$(date +%s)
+timeout -k 5 20 "$CAT" --multipath=192.0.2.1 127.0.0.1 $((BASE + 6)) \
+  </dev/null >/dev/null 2>"$T/mpl.err"
+rc=$?
+t1=$(date +%s)
+if [ "$rc" -eq 1 ] && [ $((t1 - t0)) -le 2 ] &&
+   grep -q "Cannot assign requested address" "$T/mpl.err"; then
+  pass "--multipath from a foreign address: at once: $(cat "$T/mpl.err")"
+else
+  fail "--multipath=192.0.2.1: exit $rc after $((t1 - t0)) s: $(cat "$T/mpl.err")"
 fi
 
 if [ "$FAILS" -ne 0 ]; then

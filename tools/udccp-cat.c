@@ -1080,7 +1080,9 @@ static int main_mp(const cat_opts *o, udccp_endpoint *ep) {
                         "%s port %u%s: %s\n",
                 o->host, (unsigned)o->port,
                 n ? " from the addresses given" : "",
-                udccp_io_strerror(rv));
+                rv == UDCCP_ERR_SOCKET && errno != 0
+                    ? strerror(errno) /* e.g. an address not on this host */
+                    : udccp_io_strerror(rv));
         status = 1;
         break;
       }

@@ -1421,7 +1421,9 @@ typedef struct udccp_mp_info {
  * OPEN.  Returns 0 and sets *pmp, or UDCCP_ERR_INVALID_ARGUMENT (NULL
  * arguments, n > UDCCP_MP_SUBFLOWS_MAX, a local address of another family
  * than host's, or an endpoint bound to one address),
- * UDCCP_ERR_RESOLVE (host or a local address not understood), or any
+ * UDCCP_ERR_RESOLVE (host or a local address not understood),
+ * UDCCP_ERR_SOCKET with errno set (a local address this host cannot send
+ * from: EADDRNOTAVAIL), or any
  * error of udccp_connect() (UDCCP_ERR_REFUSED, UDCCP_ERR_TIMEOUT,
  * UDCCP_ERR_NOMEM, ...).  A server without multipath is no error: the
  * connection falls back to plain DCCP (udccp_mp_info.active = 0). */
