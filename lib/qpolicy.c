@@ -432,6 +432,7 @@ static int admit_slow(udccp_sendq *q, size_t len, uint32_t prio) {
   if (q->n_free > 0 && room_at(q, sz)) {
     return 0;
   }
+  q->resv = 0; /* memory may move, whether or not it can grow */
   return make_room(q, sz);
 }
 
@@ -606,6 +607,7 @@ int udccp_sendq_pop(udccp_sendq *q) {
 int udccp_sendq_trim(udccp_sendq *q) {
   uint64_t bytes, nsize = 0, cap, ncap;
 
+  q->resv = 0; /* whether or not the block moves: one rule */
   if (q->slots == NULL) {
     return 0;
   }

@@ -144,7 +144,8 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram);
  *                       whose priorities are all >= prio (PRIO); the
  *                       datagram was not queued and the refusal counted;
  *   UDCCP_ERR_NOMEM     the queue needed to grow and could not (not
- *                       queued, not counted). */
+ *                       queued, not counted; under PRIO a full queue's
+ *                       eviction of a worse datagram stands). */
 int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
                      uint32_t prio);
 
@@ -217,9 +218,8 @@ int udccp_sendq_pop(udccp_sendq *q);
 /* Gives the block of a drained queue back (kept under q->keep); moves a
  * queue whose block is more than 4 times the bytes (or slots) it holds
  * into a block twice their size (issue 13: a connection whose queue was
- * deep once does not keep that memory while it sends a trickle).  A
- * reservation does not survive either.  Returns 1 if q still holds a
- * block after. */
+ * deep once does not keep that memory while it sends a trickle).  Cancels
+ * a reservation.  Returns 1 if q still holds a block after. */
 int udccp_sendq_trim(udccp_sendq *q);
 
 /* Bytes of heap the queue holds now (its block: bookkeeping and arena). */
