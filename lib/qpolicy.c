@@ -57,7 +57,7 @@ int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
   if (mem == NULL) {
     mem = udccp_mem_default();
   }
-  if (qlen == 0 || qlen > UINT32_MAX / 2 + 1 ||
+  if (qlen == 0 ||
       (policy != UDCCP_QPOLICY_SIMPLE && policy != UDCCP_QPOLICY_PRIO) ||
       max_dgram > UDCCP_SENDQ_MAX_DGRAM) {
     return UDCCP_ERR_INVALID_ARGUMENT;
