@@ -243,10 +243,11 @@ static void compact(udccp_sendq *q) {
 }
 
 /* Moves the queue into a new block of ncap slots (a power of two, >=
- * count; the free stack holds those below qlen) and an arena of nsize bytes (>= the bytes queued), the
- * datagrams packed from offset 0 in arrival order and renumbered in that
- * order (slot i is the i-th oldest), so that a smaller block can take
- * them.  Returns 0 or UDCCP_ERR_NOMEM with q unchanged. */
+ * count; the free stack holds those below qlen) and an arena of nsize
+ * bytes (>= the bytes queued), the datagrams packed from offset 0 in
+ * arrival order and renumbered in that order (slot i is the i-th
+ * oldest), so that a smaller block can take them.  Returns 0 or
+ * UDCCP_ERR_NOMEM with q unchanged. */
 static int rehome(udccp_sendq *q, uint64_t ncap, uint64_t nsize) {
   uint64_t meta = meta_bytes(ncap);
   udccp_sendq_slot *slots;

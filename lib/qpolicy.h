@@ -26,24 +26,26 @@
  * Memory follows the bytes queued, whatever the MPS (issue 13: an idle
  * connection costs a few KiB, a busy one what it holds, not qlen x MPS;
  * over loopback the MPS is 65,443 B).  One block through the udccp_mem
- * hooks holds the bookkeeping of its slots (doubling as needed, up to
- * the first power of two >= qlen) and an arena in which each datagram is stored whole, packed
- * after the previous one (its length + 1, rounded up to 8 bytes), in
- * arrival order, wrapping to the arena's start like a ring.  Removing
- * the oldest datagram (a FIFO pop) frees its room at once; one removed
- * out of arrival order (PRIO, an eviction, an expiry) leaves a hole
- * until the oldest reaches it or a compaction.  When a datagram finds no
- * contiguous room, the queue compacts the arena in place if the bytes
- * queued and the new datagram fill at most half of it, and otherwise
- * moves into a block with twice that room (copied packed: compaction on
- * growth).  So the bytes a compaction moves are at most those pushed
- * since the one before; a FIFO queue never compacts, and allocates only
- * to hold more than half its arena.  The pop that empties the queue
- * gives the block back (unless keep: a busy connection keeps it until
- * udccp_sendq_trim()), and udccp_sendq_trim() moves a queue whose block
- * is more than 4 times what it holds into a smaller one.  The heap held
- * is at most about twice the most bytes queued since, plus 40 bytes per
- * slot (udccp_sendq_mem()); reuse, not allocation, in steady state.
+ * hooks holds the bookkeeping of its slots (doubling as needed, up to the
+ * first power of two >= qlen) and an arena in which each datagram is
+ * stored whole, packed after the previous one (its length + 1, rounded
+ * up to 8 bytes), in arrival order, wrapping to the arena's start like a
+ * ring.  Removing the oldest datagram (a FIFO pop) frees its room at
+ * once; one removed out of arrival order (PRIO, an eviction, an expiry)
+ * leaves a hole until the oldest reaches it or a compaction.  When a
+ * datagram finds no contiguous room, the queue compacts the arena in
+ * place if the bytes queued and the new datagram fill at most half of
+ * it, and otherwise moves into a block with twice that room (copied
+ * packed: compaction on growth).  So a compaction moves about as many
+ * bytes as were pushed since the one before at most; a FIFO queue never
+ * compacts, and allocates only when it must hold more than half its
+ * arena.  The pop that empties the queue gives the block back (unless
+ * keep: a busy connection keeps it until udccp_sendq_trim()), and
+ * udccp_sendq_trim() moves a queue whose block is more than 4 times what
+ * it holds into a smaller one.  The heap held is at most about twice the
+ * most bytes queued (with the room of a reservation) since the block was
+ * made or last shrunk, plus 40 bytes per slot (udccp_sendq_mem()); reuse,
+ * not allocation, in steady state.
  */
 #ifndef UDCCP_QPOLICY_H
 #define UDCCP_QPOLICY_H
