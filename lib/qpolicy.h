@@ -23,14 +23,29 @@
  * even when the new one is worse still, a datagram never pushes out one
  * that is more important than itself.
  *
- * Memory follows what is queued (issue 13: an idle connection must cost a
- * few KiB, not qlen x MPS): init allocates nothing; a push onto a queue
- * whose allocated slots are all in use doubles them (1, 2, 4, ... up to
- * qlen slots of slot_size bytes, through the udccp_mem hooks); the pop
- * that empties the queue gives everything back.  A queue that stays busy
- * therefore stops allocating once grown, and one that empties after every
- * datagram reuses the same two blocks, which an endpoint-level pool
- * (udccp_mempool) recycles without reaching the C heap.
+ * Memory follows the bytes queued, whatever the MPS (issue 13: an idle
+ * connection costs a few KiB, a busy one what it holds, not qlen x MPS;
+ * over loopback the MPS is 65,443 B).  One block through the udccp_mem
+ * hooks holds the bookkeeping of its slots (doubling as needed, up to the
+ * first power of two >= qlen) and an arena in which each datagram is
+ * stored whole, packed after the previous one (its length + 1, rounded
+ * up to 8 bytes), in arrival order, wrapping to the arena's start like a
+ * ring.  Removing the oldest datagram (a FIFO pop) frees its room at
+ * once; one removed out of arrival order (PRIO, an eviction, an expiry)
+ * leaves a hole until the oldest reaches it or a compaction.  When a
+ * datagram finds no contiguous room, the queue compacts the arena in
+ * place if the bytes queued and the new datagram fill at most half of
+ * it, and otherwise moves into a block with twice that room (copied
+ * packed: compaction on growth).  So a compaction moves about as many
+ * bytes as were pushed since the one before at most; a FIFO queue never
+ * compacts, and allocates only when it must hold more than half its
+ * arena.  The pop that empties the queue gives the block back (unless
+ * keep: a busy connection keeps it until udccp_sendq_trim()), and
+ * udccp_sendq_trim() moves a queue whose block is more than 4 times what
+ * it holds into a smaller one.  The heap held is at most about twice the
+ * most bytes queued (with the room of a reservation) since the block was
+ * made or last shrunk, plus 40 bytes per slot (udccp_sendq_mem()); reuse,
+ * not allocation, in steady state.
  */
 #ifndef UDCCP_QPOLICY_H
 #define UDCCP_QPOLICY_H
@@ -40,35 +55,57 @@
 
 #include <udccp/udccp.h>
 
-/* One queued datagram's bookkeeping; its bytes live in the arena at
- * slot index * slot_size. */
+/* The largest datagram a queue takes: offsets in the arena are 32-bit,
+ * with room for twice a queue's bytes. */
+#define UDCCP_SENDQ_MAX_DGRAM ((size_t)0x3fffffff)
+
+/* One queued datagram's bookkeeping. */
 typedef struct udccp_sendq_slot {
-  size_t len;
+  uint32_t off;   /* its bytes: arena + off (8-byte aligned) */
+  uint32_t len;   /* bytes */
   uint32_t prio;
+  uint32_t anext; /* PRIO: the next newer queued datagram and the next */
+  uint32_t aprev; /* older one (arena order); the slot after the last
+                     (omask + 1) is the list's head */
   udccp_tstamp expires; /* dropped unsent at or after this; NEVER: kept */
 } udccp_sendq_slot;
 
+/* (issue 13: every connection holds one: 112 bytes on 64-bit hosts) */
 typedef struct udccp_sendq {
   const udccp_mem *mem;
+  udccp_sendq_slot *slots; /* omask + 2 entries (the last: the PRIO
+                              arrival list's head); NULL: no block */
+  uint32_t *order;         /* ring of omask + 1 slot indices, head first */
+  uint32_t *free_slots;    /* stack of unused slot indices below qlen
+                              (omask + 1 entries); empty: full */
+  uint8_t *arena;          /* size bytes, after the bookkeeping */
+  uint32_t max_dgram;      /* largest datagram push accepts (bytes) */
   uint32_t qlen;           /* capacity in datagrams */
-  uint32_t cap;            /* slots allocated now, <= qlen (0: none) */
-  size_t max_dgram;        /* largest datagram push accepts (bytes) */
-  size_t slot_size;        /* bytes reserved per slot, >= max_dgram */
-  uint8_t *arena;          /* cap * slot_size bytes, after the slots */
-  udccp_sendq_slot *slots; /* cap entries; order and free_slots share its
-                              block */
-  uint32_t *order;         /* ring of cap slot indices, head first */
-  uint32_t *free_slots;    /* stack of unused slot indices */
+  uint32_t omask;          /* slots allocated now - 1 (a power of two,
+                              growing as needed up to the first >= qlen;
+                              0 without a block) */
   uint32_t head;           /* ring position of the head in order[] */
   uint32_t count;          /* datagrams queued */
   uint32_t n_free;         /* entries on free_slots */
+  uint32_t size;           /* arena bytes */
+  uint32_t tail;           /* arena offset where the next datagram goes.
+                              The queued bytes lie in [first, tail), or,
+                              wrapped (first >= tail), in [first, size)
+                              and [0, tail); first is the oldest
+                              datagram's offset: order[head]'s under
+                              SIMPLE, the arrival list's first under
+                              PRIO */
+  uint32_t lim;            /* tail <= lim, and [tail, lim) is free: size,
+                              or first when wrapped (a lower bound: it is
+                              refreshed when a datagram does not fit) */
   uint8_t policy;          /* enum udccp_qpolicy */
   uint8_t keep;            /* 1: a drained queue keeps its block for the
                               next push until udccp_sendq_trim() (a busy
                               connection, issue 13); 0: freed at once */
   uint8_t resv;            /* 1: free_slots[n_free - 1] is reserved
-                              (udccp_sendq_reserve); any change to the
-                              queue's contents or memory clears it */
+                              (udccp_sendq_reserve), its off, len, prio
+                              and expires set; any change to the queue's
+                              contents or memory clears it */
   uint64_t evicted;        /* PRIO: queued datagrams dropped for a better one */
   uint64_t refused;        /* pushes refused because the queue was full */
   uint64_t expired;        /* datagrams dropped unsent at their expiry */
@@ -79,7 +116,7 @@ typedef struct udccp_sendq {
 /* Sets up q for up to qlen datagrams of up to max_dgram bytes each, under
  * policy (enum udccp_qpolicy); allocates nothing.  mem NULL means
  * udccp_mem_default().  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT (qlen 0,
- * an unknown policy, or qlen * max_dgram overflowing). */
+ * an unknown policy, or max_dgram > UDCCP_SENDQ_MAX_DGRAM). */
 int udccp_sendq_init(udccp_sendq *q, const udccp_mem *mem, uint8_t policy,
                      uint32_t qlen, size_t max_dgram);
 
@@ -92,12 +129,11 @@ void udccp_sendq_free(udccp_sendq *q);
 void udccp_sendq_clear(udccp_sendq *q);
 
 /* Changes the largest datagram push accepts (the MPS changed, RFC 4340
- * §14).  Growing beyond the slot size reallocates the arena once (if one
- * is allocated) and moves the queued datagrams; shrinking only lowers the
- * limit, so datagrams
- * already queued stay (the caller may peek and pop ones now too large).
- * Returns 0, or UDCCP_ERR_NOMEM / UDCCP_ERR_INVALID_ARGUMENT with q
- * unchanged. */
+ * §14).  Allocates nothing and moves nothing: memory follows the bytes
+ * queued, not the limit.  Datagrams already queued stay when it shrinks
+ * (the caller may peek and pop ones now too large).  Cancels a
+ * reservation.  Returns 0, or UDCCP_ERR_INVALID_ARGUMENT (q freed, or
+ * max_dgram > UDCCP_SENDQ_MAX_DGRAM) with q unchanged. */
 int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram);
 
 /* Copies len bytes of data into the queue with priority prio (ignored by
@@ -110,7 +146,8 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram);
  *                       whose priorities are all >= prio (PRIO); the
  *                       datagram was not queued and the refusal counted;
  *   UDCCP_ERR_NOMEM     the queue needed to grow and could not (not
- *                       queued, not counted). */
+ *                       queued, not counted; under PRIO a full queue's
+ *                       eviction of a worse datagram stands). */
 int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
                      uint32_t prio);
 
@@ -124,18 +161,20 @@ int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
 /* Judges a datagram of up to len bytes, priority prio, as
  * udccp_sendq_push_until() would (MSGSIZE, AGAIN, NOMEM; under PRIO the
  * eviction of a worse datagram, which stands even if the reservation is
- * never committed) and, on 0, points *pdata at the len bytes of the slot
- * it will take: the caller writes the datagram there (zero-copy write,
- * issue 13).  Nothing is queued until udccp_sendq_commit(); a new
- * reservation replaces the previous one. */
+ * never committed), makes room for len bytes in the arena and, on 0,
+ * points *pdata at it (8-byte aligned): the caller writes the datagram
+ * there (zero-copy write, issue 13).  Nothing is queued until
+ * udccp_sendq_commit(); a new reservation replaces the previous one, and
+ * one never committed costs nothing (its room is the next datagram's). */
 int udccp_sendq_reserve(udccp_sendq *q, size_t len, uint32_t prio,
                         udccp_tstamp expires, uint8_t **pdata);
 
 /* Queues the reserved datagram with its first len bytes (len <= the
- * reserved length).  Returns 0; UDCCP_ERR_MSGSIZE if len is larger (the
- * reservation stays); UDCCP_ERR_INVALID_STATE if no reservation is held:
- * none was made, it was committed, or the queue changed since (a push,
- * pop, expiry, resize, trim or clear may have moved or reused the slot). */
+ * reserved length; the room not used is the next datagram's).  Returns 0;
+ * UDCCP_ERR_MSGSIZE if len is larger (the reservation stays);
+ * UDCCP_ERR_INVALID_STATE if no reservation is held: none was made, it
+ * was committed, or the queue changed since (a push, pop, expiry,
+ * resize, trim or clear may have moved or reused its room). */
 int udccp_sendq_commit(udccp_sendq *q, size_t len);
 
 /* udccp_sendq_expire() once a datagram may have expired. */
@@ -154,7 +193,8 @@ static inline uint32_t udccp_sendq_expire(udccp_sendq *q, udccp_tstamp now) {
 
 /* Points *pdata and *plen at the head datagram (the next to send) without
  * removing it; *pprio receives its priority if pprio is not NULL.  The
- * pointer stays valid until the next push, pop, resize or free.
+ * pointer stays valid until the next push, reserve, pop, expiry, trim,
+ * clear or free (a push or reserve may compact or move the arena).
  * Returns 0 or UDCCP_ERR_AGAIN if the queue is empty. */
 int udccp_sendq_peek(const udccp_sendq *q, const uint8_t **pdata,
                      size_t *plen, uint32_t *pprio);
@@ -164,28 +204,32 @@ int udccp_sendq_peek(const udccp_sendq *q, const uint8_t **pdata,
  * datagram and its length, or NULL if the queue is empty. */
 static inline const uint8_t *udccp_sendq_head(const udccp_sendq *q,
                                               size_t *plen) {
-  uint32_t s;
+  const udccp_sendq_slot *sl;
   if (q->count == 0) {
     return NULL;
   }
-  s = q->order[q->head];
-  *plen = q->slots[s].len;
-  return q->arena + (size_t)s * q->slot_size;
+  sl = &q->slots[q->order[q->head]];
+  *plen = sl->len;
+  return q->arena + sl->off;
 }
 
 /* Removes the head datagram.  Returns 0 or UDCCP_ERR_AGAIN if empty.
  * The queue's last datagram gives its block back unless q->keep. */
 int udccp_sendq_pop(udccp_sendq *q);
 
-/* Gives the block of a drained queue back (kept under q->keep); nothing
- * if datagrams are queued.  Returns 1 if q still holds a block after. */
+/* Gives the block of a drained queue back (kept under q->keep); moves a
+ * queue whose block is more than 4 times the bytes (or slots) it holds
+ * into a block twice their size (issue 13: a connection whose queue was
+ * deep once does not keep that memory while it sends a trickle).  Cancels
+ * a reservation.  Returns 1 if q still holds a block after. */
 int udccp_sendq_trim(udccp_sendq *q);
 
-/* Bytes of heap the queue holds now. */
-static inline size_t udccp_sendq_mem(const udccp_sendq *q) {
-  return (size_t)q->cap * (q->slot_size + sizeof(udccp_sendq_slot) +
-                           2 * sizeof(uint32_t));
-}
+/* Bytes of heap the queue holds now (its block: bookkeeping and arena). */
+size_t udccp_sendq_mem(const udccp_sendq *q);
+
+/* Bytes the queued datagrams take in the arena (each rounded up as
+ * stored); O(queued). */
+size_t udccp_sendq_bytes(const udccp_sendq *q);
 
 /* Datagrams queued. */
 static inline size_t udccp_sendq_len(const udccp_sendq *q) {

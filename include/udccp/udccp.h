@@ -262,7 +262,11 @@ typedef struct udccp_settings {
                                 (Mandatory Change R of feature 9, §9.3.1) */
   uint8_t server_timewait;    /* server: hold TIMEWAIT (send CloseReq-less Close) */
   uint8_t qpolicy;            /* enum udccp_qpolicy: SIMPLE */
-  uint32_t tx_qlen;           /* send queue length in datagrams: 32 */
+  uint32_t tx_qlen;           /* send queue length in datagrams: 32.  Its
+                                memory follows the bytes queued (about
+                                twice the most queued lately, plus 40 B
+                                a datagram), not tx_qlen x MPS; given
+                                back 100-200 ms after the queue drains */
   uint32_t rx_qlen;           /* receive queue length in datagrams: 256 */
   uint64_t seq_window;        /* local Sequence Window feature (§7.5.2):
                                 1000, asked for in the handshake */
@@ -417,7 +421,10 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn);
 int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts);
 
 /* Queues one datagram for sending, with priority prio (higher is more
- * important; used by UDCCP_QPOLICY_PRIO).  The data is copied.
+ * important; used by UDCCP_QPOLICY_PRIO).  The data is copied into the
+ * send queue, which holds what is queued, not a slot per MPS: it grows
+ * when the datagrams queued need more room than it has, without
+ * allocating per datagram once grown, and shrinks back once drained.
  * Returns 0, UDCCP_ERR_MSGSIZE (len > current MPS payload),
  * UDCCP_ERR_AGAIN (queue full under the simple policy),
  * UDCCP_ERR_INVALID_STATE (not open, or closing), or a fatal code. */
@@ -457,7 +464,13 @@ size_t udccp_conn_get_send_space(const udccp_conn *conn);
  * Nothing is queued until the commit; the room stays the application's
  * only until the next other call on the connection (a new reservation
  * replaces the old one; one that changes the send queue cancels it, and
- * the commit then fails): write and commit before anything else. */
+ * the commit then fails): write and commit before anything else.  *pbuf
+ * is 8-byte aligned.  The room is len contiguous bytes of the send
+ * queue's memory; what the commit does not use, or a reservation never
+ * committed, is the next datagram's.  Reserve what will be written:
+ * reserving the MPS for short datagrams makes the queue hold room for an
+ * MPS besides them (about 2 x (bytes queued + MPS); the MPS is 65 KB
+ * over loopback). */
 int udccp_conn_reserve_datagram(udccp_conn *conn, size_t len, uint32_t prio,
                                 udccp_tstamp expires, uint8_t **pbuf,
                                 udccp_tstamp ts);
@@ -633,8 +646,9 @@ typedef struct udccp_conn_info {
   uint64_t nonce_checks;      /* Ack Vectors whose Nonce Echo was checked */
   uint64_t nonce_mismatches;  /* ... and found wrong (§12.2) */
   /* Memory (issue 13): heap bytes the connection holds now, its own
-   * object included: queues sized by what they hold, Ack Vector, CCID
-   * state and history, allocator headers.  An idle OPEN CCID 2
+   * object included: queues sized by what they hold (the send queue about
+   * twice the bytes it held at most lately, not tx_qlen x MPS), Ack
+   * Vector, CCID state and history, allocator headers.  An idle OPEN CCID 2
    * connection holds under 3 KiB; TIMEWAIT and CLOSED only the object. */
   uint64_t mem_bytes;
   uint64_t tx_expired;        /* datagrams dropped unsent at their deadline
