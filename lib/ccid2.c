@@ -130,6 +130,17 @@ typedef struct ccid2_tx {
   uint64_t pkts_lost;
   udccp_tstamp now; /* of the call in progress (for the window policy) */
 
+  /* Data packets a timeout declared lost (every one in flight, RFC 4341
+   * §5, RFC 6298 §5.5) that a late ack may still report received, e.g.
+   * after a receiver that stalled for seconds: the ack takes them off
+   * pkts_lost again (as CCID 3's count does), so that a sender's loss
+   * figure is not the stall's.  Bit i is sequence number rto_base + i;
+   * allocated at a timeout, freed once every bit is cleared or replaced;
+   * at most RTO_LOST_BITS. */
+  uint64_t *rto_bits;
+  uint64_t rto_base;
+  uint32_t rto_nbits, rto_left;
+
   /* ECN nonces (RFC 4340 §12.2, RFC 4341 §7): bit seq & (nonce_bits - 1)
    * is the nonce our packet seq carried, known for the last nonce_bits
    * packets from nonce_first on.  Memory on demand (issue 13): no bitmap
@@ -157,6 +168,7 @@ typedef struct ccid2_tx {
 } ccid2_tx;
 
 #define NONCE_BITS (1u << 16)
+#define RTO_LOST_BITS (1u << 16) /* 8 KiB */
 
 _Static_assert(sizeof(ccid2_tx) <= UDCCP_CCID2_TX_STATE_SIZE, "tx state size");
 _Static_assert(UDCCP_CCID2_TX_STATE_SIZE <= UDCCP_CCID_STATE_SIZE,
@@ -287,6 +299,90 @@ static void congestion(ccid2_tx *tx, uint64_t seq) {
   tx->ca_acked = 0;
   tx->events++;
   ack_ratio_clamp(tx);
+}
+
+/* ------------------------------------------- losses a late ack undoes */
+
+static void rto_lost_free(ccid2_tx *tx) {
+  if (tx->rto_bits != NULL) {
+    tx->mem->free(tx->rto_bits, tx->mem->user_data);
+    tx->rto_bits = NULL;
+  }
+  tx->rto_nbits = tx->rto_left = 0;
+}
+
+static int rto_bit(const ccid2_tx *tx, uint64_t seq) {
+  uint64_t i = (uint64_t)udccp_seq_sub(seq, tx->rto_base);
+  return i < tx->rto_nbits && ((tx->rto_bits[i >> 6] >> (i & 63)) & 1);
+}
+
+/* A timeout is about to declare the packets lo..hi lost: the record
+ * grows to cover them (with what it held, newest RTO_LOST_BITS kept).
+ * Returns 0, or -1 when it cannot (no memory: they stay counted). */
+static int rto_lost_cover(ccid2_tx *tx, uint64_t lo, uint64_t hi) {
+  uint64_t base = lo, span, q;
+  uint64_t *nb;
+  if (tx->rto_bits != NULL && udccp_seq_lt(tx->rto_base, base)) {
+    base = tx->rto_base;
+  }
+  span = (uint64_t)udccp_seq_sub(hi, base) + 1;
+  if (span > RTO_LOST_BITS) {
+    base = udccp_seq_add(hi, -(int64_t)RTO_LOST_BITS + 1);
+    span = RTO_LOST_BITS;
+  }
+  nb = tx->mem->calloc((size_t)(span + 63) / 64, sizeof(uint64_t),
+                       tx->mem->user_data);
+  if (nb == NULL) {
+    return -1;
+  }
+  tx->rto_left = 0;
+  if (tx->rto_bits != NULL) {
+    for (q = 0; q < span; q++) {
+      if (rto_bit(tx, udccp_seq_add(base, (int64_t)q))) {
+        nb[q >> 6] |= (uint64_t)1 << (q & 63);
+        tx->rto_left++;
+      }
+    }
+    tx->mem->free(tx->rto_bits, tx->mem->user_data);
+  }
+  tx->rto_bits = nb;
+  tx->rto_base = base;
+  tx->rto_nbits = (uint32_t)span;
+  return 0;
+}
+
+static void rto_lost_set(ccid2_tx *tx, uint64_t seq) {
+  uint64_t i = (uint64_t)udccp_seq_sub(seq, tx->rto_base);
+  if (i < tx->rto_nbits) {
+    tx->rto_bits[i >> 6] |= (uint64_t)1 << (i & 63);
+    tx->rto_left++;
+  }
+}
+
+/* An ack reports lo..hi received: those a timeout declared lost arrived
+ * after all. */
+static void rto_lost_undo(ccid2_tx *tx, uint64_t hi, uint64_t lo) {
+  uint64_t top = udccp_seq_add(tx->rto_base, (int64_t)tx->rto_nbits - 1);
+  uint64_t a = udccp_seq_max(lo, tx->rto_base), b = udccp_seq_min(hi, top);
+  uint64_t q;
+  if (udccp_seq_gt(a, b)) {
+    return;
+  }
+  for (q = a;; q = udccp_seq_add(q, 1)) {
+    uint64_t i = (uint64_t)udccp_seq_sub(q, tx->rto_base);
+    uint64_t m = (uint64_t)1 << (i & 63);
+    if (tx->rto_bits[i >> 6] & m) {
+      tx->rto_bits[i >> 6] &= ~m;
+      tx->pkts_lost--;
+      tx->rto_left--;
+    }
+    if (q == b) {
+      break;
+    }
+  }
+  if (tx->rto_left == 0) {
+    rto_lost_free(tx);
+  }
 }
 
 static void lose(ccid2_tx *tx, ccid2_ent *e) {
@@ -784,6 +880,7 @@ void udccp_ccid2_tx_exit(udccp_ccid_state *st) {
     tx->mem->free(tx->nonces, tx->mem->user_data);
     tx->nonces = NULL;
   }
+  rto_lost_free(tx);
 }
 
 udccp_tstamp udccp_ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
@@ -951,6 +1048,9 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
   if (state != UDCCP_AV_RECEIVED && state != UDCCP_AV_ECN_MARKED) {
     return 0;
   }
+  if (tx->rto_left > 0) {
+    rto_lost_undo(tx, hi, lo);
+  }
   /* RFC 4341 §5 (2): any acknowledged packet counts, data or not. */
   if (span >= 2 && (tx->n_top == 0 || !udccp_seq_lt(hi, tx->top[0]))) {
     /* hi, hi - 1 and hi - 2 are the three greatest numbers up to hi, and
@@ -970,10 +1070,11 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
     }
   } /* else: hi (and what is below it) cannot enter a full top three */
   if (tx->n == 0) {
-    return tx->n_top == 3;
+    return tx->n_top == 3 && tx->rto_left == 0;
   }
   if (udccp_seq_lt(hi, tx->tail)) {
-    return tx->n_top == 3; /* older runs change nothing any more */
+    /* older runs change nothing any more, but for rto_lost_undo */
+    return tx->n_top == 3 && tx->rto_left == 0;
   }
   head = hist_head(tx);
   a = udccp_seq_max(lo, tx->tail);
@@ -1359,12 +1460,20 @@ void udccp_ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
     tx->ssthresh = tx->cwnd / 2 < 2 ? 2 : tx->cwnd / 2;
   }
   tx->cwnd = 1;
+  int undo = tx->n > 0 &&
+             rto_lost_cover(tx, tx->tail, hist_head(tx)) == 0;
   for (i = 0; i < tx->n; i++) {
     ccid2_ent *e = ent_at(tx, udccp_seq_add(tx->tail, (int64_t)i));
     if (unresolved(e)) {
       e->flags |= ENT_LOST;
       tx->pkts_lost++;
+      if (undo) {
+        rto_lost_set(tx, e->seq);
+      }
     }
+  }
+  if (undo && tx->rto_left == 0) {
+    rto_lost_free(tx);
   }
   tx->pipe = 0;
   tx->in_recovery = 1;

@@ -694,6 +694,46 @@ static void test_rfc4341_5_timeout_collapses_cwnd_and_backs_off(void **state) {
   h_free(t);
 }
 
+static void test_rfc4341_5_timeout_losses_undone_by_late_acks(void **state) {
+  /* A timeout declares every packet in flight lost (RFC 4341 §5, RFC 6298
+   * §5.5), also when they arrived and only the acks were late (a receiver
+   * that stalled for seconds): when the acks come, the packets reported
+   * received leave pkts_lost again (cwnd stays collapsed), and a packet
+   * the receiver never got stays counted.  Before, the count kept them:
+   * udccp-cat told a sender whose every byte arrived "195 of 19495
+   * declared lost" and exited 1. */
+  h *t = h_new(1000);
+  udccp_tstamp exp;
+  uint64_t k;
+  (void)state;
+  assert_int_equal(h_fill(t), 4); /* 0 1 2 3 */
+  exp = t->ops->tx_get_expiry(&t->st);
+  t->now = exp;
+  t->ops->tx_on_expiry(&t->st, t->now);
+  assert_int_equal(info(t).pkts_lost, 4);
+  assert_int_equal(h_fill(t), 1); /* 4 */
+  t->now = t->ops->tx_get_expiry(&t->st);
+  t->ops->tx_on_expiry(&t->st, t->now); /* backed off: 4 lost too */
+  assert_int_equal(info(t).pkts_lost, 5);
+  /* All but 2 arrived; the acks report them now. */
+  for (k = 0; k < 5; k++) {
+    t->rstate[k] = k == 2 ? AV_NONE : 0;
+  }
+  assert_int_equal(h_ack(t, 4), 0);
+  print_message("5 declared lost by two timeouts, 4 reported received "
+                "later: pkts_lost %llu, cwnd %u\n",
+                (unsigned long long)info(t).pkts_lost, info(t).cwnd);
+  assert_int_equal(info(t).pkts_lost, 1);
+  assert_true(info(t).cwnd <= 2);
+  /* The record of the timeout's losses is kept while one may still be
+   * undone; an ack reporting packet 2 received takes it too, and the
+   * record goes. */
+  t->rstate[2] = 0;
+  assert_int_equal(h_ack(t, 4), 0);
+  assert_int_equal(info(t).pkts_lost, 0);
+  h_free(t);
+}
+
 static void test_rfc6298_rto_from_samples_once_per_window(void **state) {
   h *t = h_new(1000);
   udccp_conn_info i;
@@ -1202,6 +1242,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4341_5_dupacks_count_nondata_packets),
       cmocka_unit_test(test_rfc4341_5_pipe_accounting_exact),
       cmocka_unit_test(test_rfc4341_5_timeout_collapses_cwnd_and_backs_off),
+      cmocka_unit_test(test_rfc4341_5_timeout_losses_undone_by_late_acks),
       cmocka_unit_test(test_rfc6298_rto_from_samples_once_per_window),
       cmocka_unit_test(test_rfc4341_5_rto_minimum_200ms),
       cmocka_unit_test(test_rfc4341_7_ecn_marked_state_is_congestion),
