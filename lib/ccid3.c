@@ -968,18 +968,14 @@ static double rr_in_s_units(const ccid3_tx *tx, uint32_t rr) {
   return (double)rr * (double)tx->tfrc.cfg.s / tx->s_mean;
 }
 
-int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
-                              const udccp_ccid_pkt *pkt, udccp_tstamp ts) {
+int udccp_tfrc_ccid_tx_on_ack(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                              udccp_tstamp ts) {
   ccid3_tx *tx = tx_of(st);
   const tx_hist *h = NULL;
   udccp_tfrc_fb fb;
   fb_opts f;
   double p;
   int new_loss = 0;
-  if (!pkt->has_ack ||
-      (pkt->type != UDCCP_PKT_ACK && pkt->type != UDCCP_PKT_DATAACK)) {
-    return 0; /* §8: our options are ignored on DCCP-Data */
-  }
   if (udccp_tfrc_ccid_mandatory_unknown(pkt->opts, 1, tx->prm.sp)) {
     return UDCCP_ERR_MANDATORY;
   }
@@ -1067,6 +1063,15 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   tx->n_fb++;
   tx_export(tx);
   return 0;
+}
+
+int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
+                              const udccp_ccid_pkt *pkt, udccp_tstamp ts) {
+  if (!pkt->has_ack ||
+      (pkt->type != UDCCP_PKT_ACK && pkt->type != UDCCP_PKT_DATAACK)) {
+    return 0; /* §8: our options are ignored on DCCP-Data */
+  }
+  return udccp_tfrc_ccid_tx_on_ack(st, pkt, ts);
 }
 
 /* RFC 6323 §3.2.1, §3.3: R in microseconds, rounded up (never below 1),

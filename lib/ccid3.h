@@ -159,6 +159,12 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
                                 int is_data, size_t len, udccp_tstamp ts);
 int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
                               const udccp_ccid_pkt *pkt, udccp_tstamp ts);
+/* udccp_tfrc_ccid_tx_on_pkt for an Ack or DataAck (pkt->has_ack), the
+ * feedback; apart, and not static so that it stays a call of its own,
+ * so that tx_on_pkt returns for every DCCP-Data the peer sends before
+ * this one's set-up (issue 13). */
+int udccp_tfrc_ccid_tx_on_ack(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                              udccp_tstamp ts);
 udccp_tstamp udccp_tfrc_ccid_tx_get_expiry(const udccp_ccid_state *st);
 void udccp_tfrc_ccid_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts);
 void udccp_tfrc_ccid_tx_get_info(const udccp_ccid_state *st,

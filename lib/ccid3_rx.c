@@ -384,6 +384,7 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   udccp_tfrc_rx_ctx cx;
   rate_now rn;
   unsigned flags;
+  udccp_tstamp r;
   int is_data = pkt->type == UDCCP_PKT_DATA || pkt->type == UDCCP_PKT_DATAACK;
   int due = 0, bad_opt = 0;
   uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
@@ -409,9 +410,11 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     }
   }
   if (is_data) {
+    cc_rtt(rx, (uint8_t)(pkt->ccval & 15u), ts);
+  }
+  r = rx_rtt(rx); /* after rtt_estimate and cc_rtt: the R of now */
+  if (is_data) {
     uint8_t c = (uint8_t)(pkt->ccval & 15u);
-    udccp_tstamp r;
-    cc_rtt(rx, c, ts);
     if (!rx->data_seen) {
       rx->data_seen = 1;
       rx->first_data_ts = ts;
@@ -420,7 +423,6 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     } else if (!rx->data_since_fb || wc_dist(rx->max_cc, c) - 1u < 7u) {
       rx->max_cc = c; /* circular maximum since the last feedback */
     }
-    r = rx_rtt(rx); /* after cc_rtt: the R of now */
     rx->bytes += pkt->payload_len;
     rx->pkts++;
     rate_snapshot(rx, ts, r);
@@ -445,31 +447,35 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
       due = 1;
     }
   }
-  memset(&rp, 0, sizeof(rp));
   rp.seq = seq;
   rp.ts = ts;
   rp.ccval = (uint8_t)(pkt->ccval & 15u);
   rp.ecn = pkt->ecn; /* CE on data is a loss, RFC 5348 §5.1 */
   rp.is_data = (uint8_t)is_data;
+  rp.ndp = 0;
   if (pkt->opts && (pkt->opts->present & UDCCP_OPTS_HAS_NDP_COUNT)) {
     rp.ndp = pkt->opts->ndp_count > UINT32_MAX ? UINT32_MAX
                                                : (uint32_t)pkt->opts->ndp_count;
   }
-  memset(&cx, 0, sizeof(cx));
-  cx.x_recv_now = NULL;
-  cx.rtt = rx_rtt(rx) ? rx_rtt(rx) : UDCCP_CCID3_DEFAULT_RTT;
-  cx.s = 0; /* packets: X_recv_max below is in packets per second */
-  cx.x_recv_max = rx->x_recv_max_pkts;
-  if (!rx->lh.have_loss) {
-    /* The rate of now counts too, computed only if the history starts
-     * the first loss event with this packet (it changes nothing that
-     * recv_rate reads). */
-    rn.rx = rx;
-    rn.ts = ts;
-    cx.x_recv_now = recv_rate_now;
-    cx.x_recv_ud = &rn;
+  flags = udccp_tfrc_lh_add_next(&rx->lh, &rp,
+                                 r ? r : UDCCP_CCID3_DEFAULT_RTT);
+  if (flags == 0) {
+    memset(&cx, 0, sizeof(cx));
+    cx.x_recv_now = NULL;
+    cx.rtt = r ? r : UDCCP_CCID3_DEFAULT_RTT;
+    cx.s = 0; /* packets: X_recv_max below is in packets per second */
+    cx.x_recv_max = rx->x_recv_max_pkts;
+    if (!rx->lh.have_loss) {
+      /* The rate of now counts too, computed only if the history starts
+       * the first loss event with this packet (it changes nothing that
+       * recv_rate reads). */
+      rn.rx = rx;
+      rn.ts = ts;
+      cx.x_recv_now = recv_rate_now;
+      cx.x_recv_ud = &rn;
+    }
+    flags = udccp_tfrc_lh_add(&rx->lh, &rp, &cx);
   }
-  flags = udccp_tfrc_lh_add(&rx->lh, &rp, &cx);
   if (flags & UDCCP_TFRC_LH_LOSS) {
     rx->p = udccp_tfrc_lh_p(&rx->lh);
     /* RFC 5348 §6.1 steps 2-4 */

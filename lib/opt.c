@@ -93,6 +93,35 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint64_t allowed,
     put_opt(&out->ccid[out->n_ccid++], t, mand, val, vlen);
     return 1;
   }
+  /* The options of every Ack and DataAck first, before the switch's
+   * jump table (issue 13). */
+  if (t == UDCCP_OPT_ACK_VECTOR_0 || t == UDCCP_OPT_ACK_VECTOR_1) {
+    /* §11.4: at least one run-length byte. */
+    if (vlen < 1 || out->n_ackvec == UDCCP_OPTS_MAX_AV) {
+      return 0;
+    }
+    put_opt(&out->ackvec[out->n_ackvec++], t, mand, val, vlen);
+    return 1;
+  }
+  if (t == UDCCP_OPT_TIMESTAMP) {
+    if (vlen != 4) { /* §13.1: length 6 */
+      return 0;
+    }
+    out->timestamp = (uint32_t)get_be(val, 4);
+    out->present |= UDCCP_OPTS_HAS_TIMESTAMP;
+    return 1;
+  }
+  if (t == UDCCP_OPT_TIMESTAMP_ECHO) {
+    /* §13.3: length 6, 8 or 10: echo, then 0, 2 or 4 bytes of Elapsed
+     * Time. */
+    if (vlen != 4 && vlen != 6 && vlen != 8) {
+      return 0;
+    }
+    out->ts_echo = (uint32_t)get_be(val, 4);
+    out->ts_echo_elapsed = (uint32_t)get_be(val + 4, (size_t)vlen - 4);
+    out->present |= UDCCP_OPTS_HAS_TS_ECHO;
+    return 1;
+  }
   switch (t) {
   case UDCCP_OPT_CHANGE_L:
   case UDCCP_OPT_CONFIRM_L:
@@ -122,14 +151,6 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint64_t allowed,
     out->ndp_count = get_be(val, vlen);
     out->present |= UDCCP_OPTS_HAS_NDP_COUNT;
     return 1;
-  case UDCCP_OPT_ACK_VECTOR_0:
-  case UDCCP_OPT_ACK_VECTOR_1:
-    /* §11.4: at least one run-length byte. */
-    if (vlen < 1 || out->n_ackvec == UDCCP_OPTS_MAX_AV) {
-      return 0;
-    }
-    put_opt(&out->ackvec[out->n_ackvec++], t, mand, val, vlen);
-    return 1;
   case UDCCP_OPT_DATA_DROPPED:
     /* §11.7: at least one block byte. */
     if (vlen < 1) {
@@ -138,23 +159,6 @@ static int take_opt(udccp_opts *out, uint8_t pkt_type, uint64_t allowed,
     out->data_dropped = val;
     out->data_dropped_len = vlen;
     out->present |= UDCCP_OPTS_HAS_DATA_DROPPED;
-    return 1;
-  case UDCCP_OPT_TIMESTAMP:
-    if (vlen != 4) { /* §13.1: length 6 */
-      return 0;
-    }
-    out->timestamp = (uint32_t)get_be(val, 4);
-    out->present |= UDCCP_OPTS_HAS_TIMESTAMP;
-    return 1;
-  case UDCCP_OPT_TIMESTAMP_ECHO:
-    /* §13.3: length 6, 8 or 10: echo, then 0, 2 or 4 bytes of Elapsed
-     * Time. */
-    if (vlen != 4 && vlen != 6 && vlen != 8) {
-      return 0;
-    }
-    out->ts_echo = (uint32_t)get_be(val, 4);
-    out->ts_echo_elapsed = (uint32_t)get_be(val + 4, (size_t)vlen - 4);
-    out->present |= UDCCP_OPTS_HAS_TS_ECHO;
     return 1;
   case UDCCP_OPT_ELAPSED_TIME:
     if (vlen != 2 && vlen != 4) { /* §13.2: length 4 or 6 */

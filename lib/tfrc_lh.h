@@ -42,6 +42,8 @@
 
 #include <udccp/udccp.h>
 
+#include "seq.h"
+
 #define UDCCP_TFRC_NDUPACK 3
 #define UDCCP_TFRC_NINTERVAL 8                          /* n, RFC 5348 §5.4 */
 #define UDCCP_TFRC_LI_MAX (UDCCP_TFRC_NINTERVAL + 1)    /* I_0 .. I_n */
@@ -161,6 +163,43 @@ void udccp_tfrc_lh_init(udccp_tfrc_lh *lh, int mode, int sp, int discount);
  * Returns a set of UDCCP_TFRC_LH_* flags (never negative). */
 unsigned udccp_tfrc_lh_add(udccp_tfrc_lh *lh, const udccp_tfrc_rx_pkt *pkt,
                            const udccp_tfrc_rx_ctx *ctx);
+
+/* udccp_tfrc_lh_add's common case, inline (issue 13): the next packet in
+ * order, nothing waiting above a hole, no loss event yet and no CE mark on
+ * data, so nothing but the current interval's counts and the frontier
+ * move (with no loss event, neither "time has passed" predicate nor DF
+ * applies, RFC 5348 §5.5).  Returns UDCCP_TFRC_LH_SETTLED after doing
+ * what udccp_tfrc_lh_add would; 0 if the case does not apply and nothing
+ * was done (the caller then calls udccp_tfrc_lh_add). */
+static inline unsigned udccp_tfrc_lh_add_next(udccp_tfrc_lh *lh,
+                                              const udccp_tfrc_rx_pkt *pkt,
+                                              udccp_tstamp rtt) {
+  uint64_t seq = pkt->seq & UDCCP_SEQ_MASK;
+  uint8_t ecn = (uint8_t)(pkt->ecn & 3), is_data = pkt->is_data != 0;
+  udccp_tfrc_li *li0 = &lh->li[0];
+  if (!lh->started || lh->have_loss || lh->n_pend != 0 ||
+      seq != udccp_seq_add(lh->last, 1) || (is_data && ecn == 3)) {
+    return 0;
+  }
+  lh->rtt = rtt;
+  lh->seq_max = udccp_seq_max(lh->seq_max, seq);
+  lh->last = seq;
+  li0->seq_len++;
+  if (is_data) {
+    li0->data_len++;
+    if (ecn == 1) {
+      li0->nonce ^= 1; /* RFC 3540: ECT(1) carries nonce 1 */
+    }
+    lh->prev_cc = (uint8_t)(pkt->ccval & 15);
+  }
+  lh->prev.seq = seq;
+  lh->prev.ts = pkt->ts;
+  lh->prev.ndp = pkt->ndp;
+  lh->prev.ccval = (uint8_t)(pkt->ccval & 15);
+  lh->prev.ecn = ecn;
+  lh->prev.is_data = is_data;
+  return UDCCP_TFRC_LH_SETTLED;
+}
 
 /* The loss event rate p = 1/I_mean (RFC 5348 §5.4; §5.5 if discounting;
  * RFC 4828 §3 if sp).  0 before the first loss event. */

@@ -429,23 +429,6 @@ void udccp_tfrc_tx_on_nofeedback(udccp_tfrc_tx *tx, udccp_tstamp ts) {
   update_sched(tx, ts);
 }
 
-udccp_tstamp udccp_tfrc_tx_get_expiry(const udccp_tfrc_tx *tx) {
-  return tx->nofb_expiry;
-}
-
-udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
-                                     udccp_tstamp ts) {
-  udccp_tstamp t = tx->t_nom > tx->t_delta ? tx->t_nom - tx->t_delta : 0;
-  (void)ts;
-  if (tx->cfg.sp && tx->sent_any) {
-    udccp_tstamp m = add_sat(tx->last_send, UDCCP_TFRC_SP_MIN_INTERVAL);
-    if (m > t) {
-      t = m; /* RFC 5622 §5: 10 ms between data packets */
-    }
-  }
-  return t;
-}
-
 void udccp_tfrc_tx_on_sent(udccp_tfrc_tx *tx, udccp_tstamp ts,
                            int rate_limited) {
   udccp_tstamp base = tx->t_nom;

@@ -145,12 +145,28 @@ void udccp_tfrc_tx_on_feedback(udccp_tfrc_tx *tx, const udccp_tfrc_fb *fb,
 /* The nofeedback timer expired (call when ts >= get_expiry): §4.4. */
 void udccp_tfrc_tx_on_nofeedback(udccp_tfrc_tx *tx, udccp_tstamp ts);
 
-/* When the nofeedback timer expires. */
-udccp_tstamp udccp_tfrc_tx_get_expiry(const udccp_tfrc_tx *tx);
+/* When the nofeedback timer expires.  Inline, as next_send: the
+ * connection asks both after every packet (issue 13). */
+static inline udccp_tstamp udccp_tfrc_tx_get_expiry(const udccp_tfrc_tx *tx) {
+  return tx->nofb_expiry;
+}
 
 /* Earliest time the next data packet may be sent (<= ts: now). */
-udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
-                                     udccp_tstamp ts);
+static inline udccp_tstamp udccp_tfrc_tx_next_send(const udccp_tfrc_tx *tx,
+                                                   udccp_tstamp ts) {
+  udccp_tstamp t = tx->t_nom > tx->t_delta ? tx->t_nom - tx->t_delta : 0;
+  (void)ts;
+  if (tx->cfg.sp && tx->sent_any) {
+    /* RFC 5622 §5: 10 ms between data packets (saturating) */
+    udccp_tstamp m = tx->last_send > UINT64_MAX - UDCCP_TFRC_SP_MIN_INTERVAL
+                         ? UINT64_MAX
+                         : tx->last_send + UDCCP_TFRC_SP_MIN_INTERVAL;
+    if (m > t) {
+      t = m;
+    }
+  }
+  return t;
+}
 
 /* A data packet was sent at ts.  rate_limited: 1 if more data was waiting,
  * i.e. the sender is sending all it is allowed (§8.2.1); consecutive such

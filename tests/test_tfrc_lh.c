@@ -870,6 +870,93 @@ static void test_rfc5348_5_extremes_no_ub(void **state) {
   }
 }
 
+/* udccp_tfrc_lh_add_next (the inline in-order case the CCID 3 receiver
+ * tries first) must leave the history exactly as udccp_tfrc_lh_add does,
+ * and must decline what it does not cover: a packet above a hole, a CE
+ * mark on data (RFC 5348 §5.1), anything after the first loss event.
+ * Two histories take the same packets, one through add_next with add as
+ * the fallback, one through add alone; their states are compared field
+ * by field after every packet. */
+static void assert_lh_same(const udccp_tfrc_lh *a, const udccp_tfrc_lh *b) {
+  uint32_t i;
+  assert_int_equal(a->started, b->started);
+  assert_int_equal(a->have_loss, b->have_loss);
+  assert_int_equal(a->last, b->last);
+  assert_int_equal(a->seq_max, b->seq_max);
+  assert_int_equal(a->prev.seq, b->prev.seq);
+  assert_int_equal(a->prev.ts, b->prev.ts);
+  assert_int_equal(a->prev.ndp, b->prev.ndp);
+  assert_int_equal(a->prev.ccval, b->prev.ccval);
+  assert_int_equal(a->prev.ecn, b->prev.ecn);
+  assert_int_equal(a->prev.is_data, b->prev.is_data);
+  assert_int_equal(a->prev_cc, b->prev_cc);
+  assert_int_equal(a->n_pend, b->n_pend);
+  assert_int_equal(a->n_li, b->n_li);
+  for (i = 0; i < a->n_li; i++) {
+    assert_int_equal(a->li[i].seq_start, b->li[i].seq_start);
+    assert_int_equal(a->li[i].seq_len, b->li[i].seq_len);
+    assert_int_equal(a->li[i].data_len, b->li[i].data_len);
+    assert_int_equal(a->li[i].nonce, b->li[i].nonce);
+    assert_int_equal(a->li[i].loss_len, b->li[i].loss_len);
+    assert_int_equal(a->li[i].drops, b->li[i].drops);
+    assert_int_equal(a->li[i].is_long, b->li[i].is_long);
+  }
+  assert_int_equal(a->rtt, b->rtt);
+  assert_int_equal(a->n_lost, b->n_lost);
+  assert_int_equal(a->n_marked, b->n_marked);
+  assert_int_equal(a->n_late, b->n_late);
+  assert_true(a->df == b->df);
+}
+
+static void test_rfc5348_5_1_inline_in_order_case_matches_add(void **state) {
+  udccp_tfrc_lh fast, ref;
+  udccp_tfrc_rx_ctx c = ctx_default();
+  /* seq offsets from 100: in order with ECT(1), ECT(0), a non-data
+   * packet and a CE mark on one (no loss: RFC 4342 §6.1), a reordering
+   * within NDUPACK (7 before 6), in order again, a CE mark on data (the
+   * first loss event), and after it a hole (12) that NDUPACK packets
+   * declare lost */
+  static const struct {
+    uint64_t seq;
+    uint8_t ecn, is_data;
+    unsigned want_fast; /* 1: add_next takes it */
+  } in[] = {
+      {0, 2, 1, 0},  {1, 1, 1, 1},  {2, 1, 1, 1},  {3, 2, 0, 1},
+      {4, 2, 1, 1},  {5, 3, 0, 1},  {7, 2, 1, 0},  {6, 2, 1, 0},
+      {8, 2, 1, 1},  {9, 1, 1, 1},  {10, 3, 1, 0}, {11, 2, 1, 0},
+      {13, 2, 1, 0}, {14, 2, 1, 0}, {15, 1, 1, 0}, {16, 2, 0, 0},
+  };
+  size_t i;
+  unsigned nfast = 0;
+  (void)state;
+  udccp_tfrc_lh_init(&fast, UDCCP_TFRC_LH_CCVAL, 0, 1);
+  udccp_tfrc_lh_init(&ref, UDCCP_TFRC_LH_CCVAL, 0, 1);
+  for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+    udccp_tfrc_rx_pkt p;
+    unsigned f, fr;
+    p.seq = 100 + in[i].seq;
+    p.ts = (udccp_tstamp)(i + 1) * MS;
+    p.ccval = (uint8_t)((i / 2) & 15);
+    p.ecn = in[i].ecn;
+    p.is_data = in[i].is_data;
+    p.ndp = 0;
+    f = udccp_tfrc_lh_add_next(&fast, &p, c.rtt);
+    assert_int_equal(f != 0, in[i].want_fast);
+    if (f == 0) {
+      f = udccp_tfrc_lh_add(&fast, &p, &c);
+    } else {
+      nfast++;
+    }
+    fr = udccp_tfrc_lh_add(&ref, &p, &c);
+    assert_int_equal(f, fr);
+    assert_lh_same(&fast, &ref);
+  }
+  assert_true(ref.have_loss);
+  assert_int_equal(ref.n_lost, 1);   /* 112 */
+  assert_int_equal(ref.n_marked, 1); /* 110 */
+  assert_int_equal(nfast, 7);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc5348_5_4_loss_interval_weights),
@@ -880,6 +967,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_5_1_loss_after_ndupack),
       cmocka_unit_test(test_rfc5348_5_1_duplicate_pending),
       cmocka_unit_test(test_rfc5348_5_1_ecn_mark_immediate),
+      cmocka_unit_test(test_rfc5348_5_1_inline_in_order_case_matches_add),
       cmocka_unit_test(test_rfc4342_6_1_ndp_count_lost_nondata),
       cmocka_unit_test(test_rfc4342_10_2_ccval_loss_events),
       cmocka_unit_test(test_rfc4342_10_2_nondata_ccval_ignored),
