@@ -21,23 +21,6 @@ NAME=io-cat
 . "$SRC/tests/support/tools_env.sh"
 BASE=$((40000 + ($$ % 2000) * 10))
 
-# wait_pid PID SECONDS: waits for a background process and sets RC to its
-# exit status; returns 1 (and kills it) if it is late.
-wait_pid() {
-  i=0
-  while kill -0 "$1" 2>/dev/null; do
-    i=$((i + 1))
-    if [ "$i" -gt $(($2 * 10)) ]; then
-      kill -KILL "$1" 2>/dev/null
-      return 1
-    fi
-    sleep 0.1
-  done
-  wait "$1"
-  RC=$?
-  return 0
-}
-
 # transfer NAME PORT FILE LISTEN-ARGS -- CLIENT-ARGS: a listener in the
 # background as a script starts it (stdin /dev/null, stdout to a file),
 # then a client fed FILE; checks both exit 0 and the output equals FILE.

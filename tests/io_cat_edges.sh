@@ -27,23 +27,6 @@ NAME=io-cat-edges
 . "$SRC/tests/support/tools_env.sh"
 BASE=$((30000 + ($$ % 900) * 10))
 
-# wait_pid PID SECONDS: sets RC to the exit status of a background process;
-# returns 1 (and kills it) if it is still running after SECONDS.
-wait_pid() {
-  i=0
-  while kill -0 "$1" 2>/dev/null; do
-    i=$((i + 1))
-    if [ "$i" -gt $(($2 * 10)) ]; then
-      kill -KILL "$1" 2>/dev/null
-      return 1
-    fi
-    sleep 0.1
-  done
-  wait "$1"
-  RC=$?
-  return 0
-}
-
 # wait_for FILE PATTERN: up to 10 s for PATTERN in FILE.
 wait_for() {
   i=0

@@ -20,21 +20,6 @@ NAME=io-cat-mp
 . "$SRC/tests/support/tools_env.sh"
 BASE=$((42000 + ($$ % 2000) * 10))
 
-wait_pid() {
-  i=0
-  while kill -0 "$1" 2>/dev/null; do
-    i=$((i + 1))
-    if [ "$i" -gt $(($2 * 10)) ]; then
-      kill -KILL "$1" 2>/dev/null
-      return 1
-    fi
-    sleep 0.1
-  done
-  wait "$1"
-  RC=$?
-  return 0
-}
-
 awk 'BEGIN{for (i = 1; i <= 20000; i++) printf "line %05d of the multipath udccp-cat test\n", i}' >"$T/lines.txt"
 
 # 1. Two paths, round-robin.

@@ -5,7 +5,8 @@
 # Sets PERF and CAT (failing at once when either is not built), T (a temp
 # dir named after NAME), PIDS (append
 # background PIDs: cleanup resumes and kills them by PID) and FAILS, with
-# fail/pass to report a case, and json_num to read udccp-perf -J.
+# fail/pass to report a case, json_num to read udccp-perf -J and wait_pid
+# to wait for a background process with a bound.
 PERF="$B/udccp-perf"
 CAT="$B/udccp-cat"
 for f in "$PERF" "$CAT"; do
@@ -36,4 +37,22 @@ pass() { echo "ok:   $*"; }
 json_num() {
   sed -e 's/, *"intervals":.*//' "$1" |
     sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" | head -n 1
+}
+
+# wait_pid PID SECONDS: waits for a background process and sets RC to its
+# exit status; returns 1 (and kills it) if it is still running after
+# SECONDS.
+wait_pid() {
+  i=0
+  while kill -0 "$1" 2>/dev/null; do
+    i=$((i + 1))
+    if [ "$i" -gt $(($2 * 10)) ]; then
+      kill -KILL "$1" 2>/dev/null
+      return 1
+    fi
+    sleep 0.1
+  done
+  wait "$1"
+  RC=$?
+  return 0
 }
