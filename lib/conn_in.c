@@ -350,7 +350,14 @@ static void dup_clear(uint64_t *bits, uint64_t from, uint64_t n) {
  * and the CCID never counts one twice), else records it and returns 0. */
 static int dup_check(udccp_conn *conn, uint64_t seq) {
   int64_t d;
-  uint64_t bit;
+  uint64_t bit = seq & (UDCCP_CONN_DUP_BITS - 1);
+  if (conn->dup_set && seq == udccp_seq_add(conn->dup_high, 1)) {
+    /* The next in order, almost every packet: its bit held seq - BITS,
+     * now out of the ring; nothing between to clear. */
+    conn->dup_bits[bit >> 6] |= (uint64_t)1 << (bit & 63);
+    conn->dup_high = seq;
+    return 0;
+  }
   if (!conn->dup_set) {
     memset(conn->dup_bits, 0, sizeof(conn->dup_bits));
     conn->dup_set = 1;
@@ -363,7 +370,6 @@ static int dup_check(udccp_conn *conn, uint64_t seq) {
   } else if ((uint64_t)-d >= UDCCP_CONN_DUP_BITS) {
     return 0; /* older than the ring: cannot tell */
   }
-  bit = seq & (UDCCP_CONN_DUP_BITS - 1);
   if (conn->dup_bits[bit >> 6] & ((uint64_t)1 << (bit & 63))) {
     return 1;
   }

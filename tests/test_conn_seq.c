@@ -694,10 +694,71 @@ static void test_rfc4340_7_network_duplicates_read_once(void **state) {
   }
 }
 
+/* Holds back the 3rd data packet of the client (delivered later by the
+ * test: reordering, not duplication). */
+static int hold_third(udccp_pair *p, int dir, const uint8_t *pkt,
+                      size_t len, uint64_t idx, void *ud) {
+  dup_log *l = ud;
+  uint8_t type = (uint8_t)((pkt[8] >> 1) & 15);
+  (void)p;
+  (void)idx;
+  if (dir == 0 && (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
+      l->n++ == 2 && len <= sizeof(l->pkt[0])) {
+    memcpy(l->pkt[0], pkt, len);
+    l->len[0] = len;
+    return 1;
+  }
+  return 0;
+}
+
+static void test_rfc4340_7_late_packet_is_not_a_duplicate(void **state) {
+  /* The duplicate check must not take a reordered packet for a copy: the
+   * 3rd of 10 datagrams arrives after the other 9 and is read, once. */
+  static dup_log l;
+  udccp_pair p;
+  udccp_settings cs;
+  udccp_conn_info ci;
+  uint8_t buf[1500];
+  int i, got = 0, seen[10] = {0};
+  (void)state;
+  memset(&p, 0, sizeof(p));
+  memset(&l, 0, sizeof(l));
+  settings_w100(&p, &cs);
+  assert_int_equal(udccp_pair_init(&p, &cs, &cs, NULL, 32), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  p.drop = hold_third;
+  p.drop_ud = &l;
+  for (i = 0; i < 10; i++) {
+    memset(buf, i, 300);
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 300, 0, p.now),
+                     0);
+    udccp_pair_run_for(&p, 5 * MS);
+  }
+  p.drop = NULL;
+  assert_true(l.len[0] > 0);
+  udccp_pair_inject(&p, 0, l.pkt[0], l.len[0]);
+  udccp_pair_run_for(&p, 100 * MS);
+  while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    assert_true(buf[0] < 10);
+    seen[buf[0]]++;
+    got++;
+  }
+  udccp_conn_get_info(p.c[1], &ci);
+  print_message("10 datagrams, the 3rd late: %d read, pkts_dup %llu\n", got,
+                (unsigned long long)ci.pkts_dup);
+  assert_int_equal(got, 10);
+  for (i = 0; i < 10; i++) {
+    assert_int_equal(seen[i], 1);
+  }
+  assert_int_equal(ci.pkts_dup, 0);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_data_elicits_sync),
       cmocka_unit_test(test_rfc4340_7_network_duplicates_read_once),
+      cmocka_unit_test(test_rfc4340_7_late_packet_is_not_a_duplicate),
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_reset_sync_acks_gsr),
       cmocka_unit_test(test_rfc4340_7_5_3_close_needs_seqno_above_gsr),
       cmocka_unit_test(test_rfc4340_7_5_3_ackno_outside_awl_awh),
