@@ -507,29 +507,16 @@ static int push_any(udccp_sendq *q, const void *data, size_t len,
 
 int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
                            uint32_t prio, udccp_tstamp expires) {
-  uint32_t n = q->n_free, t = q->tail, count = q->count, s;
-  udccp_sendq_slot *sl;
+  uint32_t t = q->tail;
 
   /* The usual case (every copied datagram, issue 13), with no call but
-   * the copy, which comes last: SIMPLE, a free slot, room at tail. */
-  if (q->policy != UDCCP_QPOLICY_SIMPLE || len > q->max_dgram || n == 0 ||
-      room_of(len) > q->lim - t) {
+   * the copy, which comes last: SIMPLE, a free slot, room at tail
+   * (enqueue's PRIO branch folds away under the policy test). */
+  if (q->policy != UDCCP_QPOLICY_SIMPLE || len > q->max_dgram ||
+      q->n_free == 0 || room_of(len) > q->lim - t) {
     return push_any(q, data, len, prio, expires);
   }
-  s = q->free_slots[n - 1];
-  sl = &q->slots[s];
-  q->n_free = n - 1;
-  q->tail = t + room_of(len);
-  sl->off = t;
-  sl->len = (uint32_t)len;
-  sl->prio = prio;
-  sl->expires = expires;
-  if (expires < q->next_exp) {
-    q->next_exp = expires;
-  }
-  q->resv = 0;
-  q->order[(q->head + count) & q->omask] = s;
-  q->count = count + 1;
+  enqueue(q, len, prio, expires);
   if (len > 0) {
     memcpy(q->arena + t, data, len);
   }
