@@ -26,20 +26,6 @@ jcheck() {
   fi
 }
 
-# wait_pid PID SECONDS: wait for a background process, kill it if late.
-wait_pid() {
-  i=0
-  while kill -0 "$1" 2>/dev/null; do
-    i=$((i + 1))
-    if [ "$i" -gt $(($2 * 10)) ]; then
-      kill -KILL "$1" 2>/dev/null
-      return 1
-    fi
-    sleep 0.1
-  done
-  return 0
-}
-
 # 1. -R, unpaced CCID 2, with a -s -J -1 server: both JSON objects.
 timeout -k 5 30 "$PERF" -s -1 -J --udp-port "$U" -p "$D" >"$T/srv.json" 2>"$T/srv.err" &
 spid=$!
@@ -91,8 +77,7 @@ PIDS="$PIDS $cpid"
 sleep 1.5
 kill -INT "$cpid"
 if wait_pid "$cpid" 5; then
-  wait "$cpid"
-  rc=$?
+  rc=$RC
   [ "$rc" -eq 1 ] && grep -q 'interrupted' "$T/c.err" || fail "Ctrl-C: exit $rc: $(cat "$T/c.err")"
   jcheck "Ctrl-C: summary with confirmed losses only (interrupted, complete)" "$T/c.json" \
     "d['interrupted'] and d['complete'] and d['sent_pkts'] > 500 and \

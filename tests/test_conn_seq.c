@@ -614,25 +614,56 @@ static void test_rfc4340_7_5_2_receiver_acks_do_not_stall_its_data(
   udccp_pair_free(&p);
 }
 
-/* Keeps a copy of each data packet the client sends (the network will
- * deliver it twice). */
+/* What the network does to the client's data packets: keeps a copy of
+ * each (hold < 0: the test delivers them twice), or holds back the
+ * hold-th (from 0) and lets the others through (the test delivers it
+ * late: reordering, not duplication). */
 typedef struct {
   uint8_t pkt[16][1500];
   size_t len[16], n;
+  int hold;
 } dup_log;
 
-static int copy_client_data(udccp_pair *p, int dir, const uint8_t *pkt,
+static int client_data_hook(udccp_pair *p, int dir, const uint8_t *pkt,
                             size_t len, uint64_t idx, void *ud) {
   dup_log *l = ud;
   uint8_t type = (uint8_t)((pkt[8] >> 1) & 15);
+  size_t k;
   (void)p;
   (void)idx;
-  if (dir == 0 && (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
-      l->n < 16 && len <= sizeof(l->pkt[0])) {
-    memcpy(l->pkt[l->n], pkt, len);
-    l->len[l->n++] = len;
+  if (dir != 0 || (type != UDCCP_PKT_DATA && type != UDCCP_PKT_DATAACK) ||
+      l->n >= 16 || len > sizeof(l->pkt[0])) {
+    return 0;
   }
-  return 0;
+  k = l->hold < 0 ? l->n : 0;
+  if (l->hold < 0 || l->n == (size_t)l->hold) {
+    memcpy(l->pkt[k], pkt, len);
+    l->len[k] = len;
+  }
+  return l->n++ == (size_t)l->hold;
+}
+
+/* Opens p (CCID ccid, Sequence Window 100) and has the client send 10
+ * datagrams of 300 bytes, the i-th filled with i, 5 ms apart, through
+ * client_data_hook with l. */
+static void send_ten(udccp_pair *p, int ccid, uint64_t seed, dup_log *l) {
+  udccp_settings cs;
+  uint8_t buf[300];
+  int i;
+  memset(p, 0, sizeof(*p));
+  settings_w100(p, &cs);
+  cs.ccid = (uint8_t)ccid;
+  assert_int_equal(udccp_pair_init(p, &cs, &cs, NULL, seed), 0);
+  assert_true(udccp_pair_run_until(p, udccp_pair_both_open, NULL, 5 * S));
+  p->drop = client_data_hook;
+  p->drop_ud = l;
+  for (i = 0; i < 10; i++) {
+    memset(buf, i, sizeof(buf));
+    assert_int_equal(
+        udccp_conn_queue_datagram(p->c[0], buf, sizeof(buf), 0, p->now), 0);
+    udccp_pair_run_for(p, 5 * MS);
+  }
+  p->drop = NULL;
 }
 
 static void test_rfc4340_7_network_duplicates_read_once(void **state) {
@@ -644,29 +675,16 @@ static void test_rfc4340_7_network_duplicates_read_once(void **state) {
    * again (udccp-sim --dup 1: 812 sent, 1,522 read). */
   static dup_log l;
   int ccid;
+  (void)state;
   for (ccid = 2; ccid <= 3; ccid++) {
     udccp_pair p;
-    udccp_settings cs;
     udccp_conn_info ci;
     uint8_t buf[1500];
     size_t i;
     int got = 0;
-    (void)state;
-    memset(&p, 0, sizeof(p));
     memset(&l, 0, sizeof(l));
-    settings_w100(&p, &cs);
-    cs.ccid = (uint8_t)ccid;
-    assert_int_equal(udccp_pair_init(&p, &cs, &cs, NULL, 31), 0);
-    assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
-    p.drop = copy_client_data;
-    p.drop_ud = &l;
-    for (i = 0; i < 10; i++) {
-      memset(buf, (int)i, 300);
-      assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 300, 0, p.now),
-                       0);
-      udccp_pair_run_for(&p, 5 * MS);
-    }
-    p.drop = NULL;
+    l.hold = -1;
+    send_ten(&p, ccid, 31, &l);
     assert_int_equal(l.n, 10);
     for (i = 0; i < l.n; i++) {
       udccp_pair_inject(&p, 0, l.pkt[i], l.len[i]);
@@ -694,47 +712,18 @@ static void test_rfc4340_7_network_duplicates_read_once(void **state) {
   }
 }
 
-/* Holds back the 3rd data packet of the client (delivered later by the
- * test: reordering, not duplication). */
-static int hold_third(udccp_pair *p, int dir, const uint8_t *pkt,
-                      size_t len, uint64_t idx, void *ud) {
-  dup_log *l = ud;
-  uint8_t type = (uint8_t)((pkt[8] >> 1) & 15);
-  (void)p;
-  (void)idx;
-  if (dir == 0 && (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
-      l->n++ == 2 && len <= sizeof(l->pkt[0])) {
-    memcpy(l->pkt[0], pkt, len);
-    l->len[0] = len;
-    return 1;
-  }
-  return 0;
-}
-
 static void test_rfc4340_7_late_packet_is_not_a_duplicate(void **state) {
   /* The duplicate check must not take a reordered packet for a copy: the
    * 3rd of 10 datagrams arrives after the other 9 and is read, once. */
   static dup_log l;
   udccp_pair p;
-  udccp_settings cs;
   udccp_conn_info ci;
   uint8_t buf[1500];
   int i, got = 0, seen[10] = {0};
   (void)state;
-  memset(&p, 0, sizeof(p));
   memset(&l, 0, sizeof(l));
-  settings_w100(&p, &cs);
-  assert_int_equal(udccp_pair_init(&p, &cs, &cs, NULL, 32), 0);
-  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
-  p.drop = hold_third;
-  p.drop_ud = &l;
-  for (i = 0; i < 10; i++) {
-    memset(buf, i, 300);
-    assert_int_equal(udccp_conn_queue_datagram(p.c[0], buf, 300, 0, p.now),
-                     0);
-    udccp_pair_run_for(&p, 5 * MS);
-  }
-  p.drop = NULL;
+  l.hold = 2;
+  send_ten(&p, 2, 32, &l);
   assert_true(l.len[0] > 0);
   udccp_pair_inject(&p, 0, l.pkt[0], l.len[0]);
   udccp_pair_run_for(&p, 100 * MS);
