@@ -10,7 +10,9 @@
  *                never twice, never for non-data packets or for packets
  *                already declared lost.
  * §5 (2)         P is lost once NUMDUPACK (3) packets sent after P, data or
- *                not, are acked; pipe -1.
+ *                not, are acked; pipe -1.  lib/ccid2_loss.c: the rule, the
+ *                timeout's losses, and under reordering (RFC 3522, 4015,
+ *                4653) the undo of spurious losses and a raised threshold.
  * §5 (3)         Timeout per RFC 6298 (RFC 2988), one RTT sample per window,
  *                exponential back-off; on timeout pipe = 0, ssthresh =
  *                cwnd/2 (>= 2), cwnd = 1; outstanding packets count as lost;
@@ -36,7 +38,8 @@
  *                received (RFC 4340 §11.7.2); a relevant Data Dropped or
  *                Slow Receiver ends slow start; Slow Receiver also stops
  *                growth for an RTT (RFC 4340 §11.6).
- * §6.1.1         Lost acks (NUMDUPACK later peer packets seen) and CE-marked
+ * §6.1.1         Lost acks (NUMDUPACK later peer packets seen; more once a
+ *                late one showed reordering, RFC 4653) and CE-marked
  *                non-data packets are ack-path congestion.
  * §6.1.2         Ack Ratio: integer, <= ceil(cwnd/2), >= 2 once cwnd >= 4;
  *                doubled per window with ack-path congestion, decreased by 1
