@@ -76,14 +76,17 @@ typedef struct ccid2_tx {
 
   /* Ack Ratio, RFC 4341 §6.1.2 */
   uint32_t ar;
-  int ar_changed_valid;
   udccp_tstamp ar_changed, ar_clean_start;
 
   /* The peer's sequence numbers, RFC 4341 §6.1.1: bit i of rp_seen is
    * rp_high - i; every number up to rp_judged has been judged. */
   int rp_started;
+  /* In what was padding: the threshold of §6.1.1 (NUMDUPACK, raised by
+   * reordered acks), Ack Ratio's flag, and dupthresh (below). */
+  uint8_t rp_thresh;
+  uint8_t ar_changed_valid;
+  uint16_t dupthresh;
   uint64_t rp_high, rp_judged, rp_seen;
-  uint8_t rp_thresh; /* NUMDUPACK, raised by reordered acks */
 
   uint64_t pkts_lost;
   udccp_tstamp now; /* of the call in progress (for the window policy) */
@@ -99,13 +102,11 @@ typedef struct ccid2_tx {
   uint64_t rto_base;
   uint32_t rto_nbits, rto_left;
 
-  /* Reordering (lib/ccid2_loss.c): the loss threshold in packets
-   * (NUMDUPACK until a loss proved spurious, RFC 4341 §5; then the
-   * reordering degree seen, as Linux's tp->reordering and RFC 4653), the
-   * record of the NUMDUPACK rule's losses a late ack may undo (NULL
-   * while there is none), and how many congestion events were undone. */
-  uint32_t dupthresh;
-  uint32_t undos;
+  /* Reordering (lib/ccid2_loss.c): dupthresh (above), the loss
+   * threshold in packets (NUMDUPACK until a loss proved spurious, RFC
+   * 4341 §5; then the reordering degree seen, as Linux's tp->reordering
+   * and RFC 4653); the record of the NUMDUPACK rule's losses a late ack
+   * may undo (NULL while there is none). */
   struct ccid2_undo *undo;
 
   /* ECN nonces (RFC 4340 §12.2, RFC 4341 §7): bit seq & (nonce_bits - 1)

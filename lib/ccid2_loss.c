@@ -314,7 +314,7 @@ static void reorder_seen(ccid2_tx *tx, uint64_t seq) {
   }
   th = d >= (int64_t)REORDER_MAX ? REORDER_MAX : (uint32_t)d + 1;
   if (th > tx->dupthresh) {
-    tx->dupthresh = th;
+    tx->dupthresh = (uint16_t)th;
   }
 }
 
@@ -378,7 +378,6 @@ void udccp_ccid2_undo_check(ccid2_tx *tx) {
   if (u->ev_valid && u->ev_left == 0) {
     /* RFC 4015 §3.2: the congestion event was spurious. */
     u->ev_valid = 0;
-    tx->undos++;
     if (!ccid2_cc_owns_cwnd(tx)) {
       if (u->cc_saved > 0) {
         memcpy(tx->ccp, u->prior_cc, u->cc_saved);
