@@ -190,6 +190,11 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->t_trim = UDCCP_TSTAMP_NEVER;
   conn->now = ts;
   conn->t_last_rx = ts;
+  conn->rx_quiet = settings->idle_timeout ? settings->idle_timeout
+                                          : UDCCP_TSTAMP_NEVER;
+  if (settings->keepalive_idle && settings->keepalive_idle < conn->rx_quiet) {
+    conn->rx_quiet = settings->keepalive_idle;
+  }
   conn->t_last_ack_tx = ts;
   conn->slow_until = 0;
 
