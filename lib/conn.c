@@ -606,7 +606,7 @@ int udccp_conn_reserve_datagram(udccp_conn *conn, size_t len, uint32_t prio,
   if (rv != 0) {
     return rv;
   }
-  return udccp_sendq_reserve(&conn->sendq, len, prio, expires, pbuf);
+  return udccp_sendq_reserve_inline(&conn->sendq, len, prio, expires, pbuf);
 }
 
 int udccp_conn_commit_datagram(udccp_conn *conn, size_t len, udccp_tstamp ts) {
@@ -616,7 +616,7 @@ int udccp_conn_commit_datagram(udccp_conn *conn, size_t len, udccp_tstamp ts) {
   if (rv != 0) {
     return rv;
   }
-  rv = udccp_sendq_commit(&conn->sendq, len);
+  rv = udccp_sendq_commit_inline(&conn->sendq, len);
   if (rv == 0) {
     udccp_conn_trim_arm(conn, ts);
   }
