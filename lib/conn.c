@@ -689,11 +689,11 @@ udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
   if (ri != NULL) {
     fill_recv_info(ri, e->lost, e->seq);
   }
-  return udccp_rxq_peek(&conn->rxq, pdata);
+  return udccp_rxq_peek_inline(&conn->rxq, pdata);
 }
 
 int udccp_conn_consume_datagram(udccp_conn *conn) {
-  return udccp_rxq_discard(&conn->rxq);
+  return udccp_rxq_discard_inline(&conn->rxq);
 }
 
 udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn) {
