@@ -167,13 +167,17 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   size_t ob_res;
   uint16_t empty_owed = 0;
 
-  /* The fields udccp_pkt_encode_inline reads, no more (not a memset of the whole
-   * header on every packet, issue 13); the type-specific ones below. */
+  /* The fields udccp_pkt_write_inline reads, no more (not a memset of the
+   * whole header on every packet, issue 13); the type-specific ones
+   * (Service Code, Reset code and data) below, for the types that carry
+   * them. */
   h.ccval = 0;
   h.cscov = 0;
-  h.service_code = 0;
-  h.reset_code = 0;
-  memset(h.reset_data, 0, sizeof(h.reset_data));
+  if (!plain) {
+    h.service_code = 0;
+    h.reset_code = 0;
+    memset(h.reset_data, 0, sizeof(h.reset_data));
+  }
   udccp_optbuf_init(&ob);
   /* §5.8: options end at Data Offset's limit, 1020 bytes from the start
    * of the header: a header longer than 12 bytes leaves them less than
