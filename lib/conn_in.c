@@ -415,7 +415,8 @@ static int mark_acknowledgeable(udccp_conn *conn, udccp_conn_rxpkt *p) {
  * Reset. */
 static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
                            udccp_tstamp ts) {
-  int rv = udccp_opts_parse(&p->opts, p->h.type, p->h.opts, p->h.opts_len);
+  int rv = udccp_opts_parse_inline(&p->opts, p->h.type, p->h.opts,
+                                   p->h.opts_len);
   if (rv != 0) {
     /* §5.8, §5.8.2: Option Error or Mandatory Error, with the option in
      * the Reset's data. */
