@@ -173,6 +173,20 @@ rc=$?
 [ $rc = 2 ] && grep -q "usage" "$TMP/ec_usage" ||
   fail "echo_client 127.0.0.1 notaport: exit $rc: $(cat "$TMP/ec_usage")"
 echo "ok: echo_client: a late answer is reported and skipped, exit 1; bad port is a usage error"
+# Arguments that are not numbers are usage errors (atoi() took them for
+# 0: "media_sender recv abc" listened on a random port for ever, "ccid_rate
+# abc" sent 0 of 0 datagrams and exited 0, "sansio -5" hung).
+for args in "media_sender recv abc" "media_sender recv 5004 -1" \
+    "media_sender send 127.0.0.1 6511 abc" "media_sender send 127.0.0.1 0 5" \
+    "ccid_rate abc" "ccid_rate 0" "sansio -5" "sansio 10 extra"; do
+  set -- $args
+  p=$1; shift
+  timeout -k 5 10 "$EX/$p" "$@" </dev/null >"$TMP/num_usage" 2>&1
+  rc=$?
+  [ $rc = 2 ] && grep -q "usage" "$TMP/num_usage" ||
+    fail "$args: exit $rc, not a usage error: $(head -c 300 "$TMP/num_usage")"
+done
+echo "ok: examples: arguments that are not numbers in range are usage errors"
 # --- the media receiver takes any datagram (a 2 KiB buffer ended its run
 # at the first 3001-byte one, with exit 0 and the rest unread)
 mb=$((base + 8))
