@@ -249,6 +249,9 @@ struct udccp_conn {
                                  last probe); NEVER if not */
   uint64_t data_mark;         /* first data packet sent after GAR */
   udccp_tstamp t_last_rx;     /* last valid packet received (idle) */
+  udccp_tstamp rx_quiet;      /* the shorter of settings.idle_timeout and
+                                 keepalive_idle that is on, NEVER if neither
+                                 (conn_timer.c) */
   udccp_tstamp ka_base;       /* t_last_rx the keepalive probes count from */
   udccp_tstamp t_last_ack_tx; /* last Ack/DataAck sent */
   udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */

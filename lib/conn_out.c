@@ -167,13 +167,17 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   size_t ob_res;
   uint16_t empty_owed = 0;
 
-  /* The fields udccp_pkt_encode_inline reads, no more (not a memset of the whole
-   * header on every packet, issue 13); the type-specific ones below. */
+  /* The fields udccp_pkt_write_inline reads, no more (not a memset of the
+   * whole header on every packet, issue 13); the type-specific ones
+   * (Service Code, Reset code and data) below, for the types that carry
+   * them. */
   h.ccval = 0;
   h.cscov = 0;
-  h.service_code = 0;
-  h.reset_code = 0;
-  memset(h.reset_data, 0, sizeof(h.reset_data));
+  if (!plain) {
+    h.service_code = 0;
+    h.reset_code = 0;
+    memset(h.reset_data, 0, sizeof(h.reset_data));
+  }
   udccp_optbuf_init(&ob);
   /* §5.8: options end at Data Offset's limit, 1020 bytes from the start
    * of the header: a header longer than 12 bytes leaves them less than
@@ -319,18 +323,20 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     }
   }
   {
+    /* What udccp_pkt_encode_inline would check holds by construction: a
+     * type with a header (fixed > 0), CCVal masked to 4 bits, CsCov from
+     * settings checked at creation (<= 15), options from ob, whose
+     * UDCCP_OPTS_MAX_LEN less ob_res keeps the header within Data
+     * Offset's 1020 bytes (§5.1); the total is checked here. */
     size_t fixed = udccp_hdr_fixed_len(type, 1);
-    size_t total = fixed + ((ob.len - ob_res + 3) & ~(size_t)3) + payload_len;
-    if (total > cap || total > pkt_max(conn) + (payload_len ? 0 : 0)) {
-      if (payload_len > 0 || total > cap) {
-        return UDCCP_ERR_NOBUF;
-      }
+    size_t hdr = fixed + ((ob.len - ob_res + 3) & ~(size_t)3);
+    size_t total = hdr + payload_len;
+    if (total > cap || (payload_len > 0 && total > pkt_max(conn))) {
+      return UDCCP_ERR_NOBUF;
     }
-  }
-  n = udccp_pkt_encode_inline(dst, cap, &h, ob.buf + ob_res,
-                              ob.len - ob_res, payload, payload_len);
-  if (n < 0) {
-    return n;
+    n = (udccp_ssize)udccp_pkt_write_inline(dst, &h, fixed, hdr,
+                                            ob.buf + ob_res, ob.len - ob_res,
+                                            payload, payload_len);
   }
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
     (void)udccp_cksum_set(dst, (size_t)n, &conn->path);
