@@ -394,6 +394,13 @@ int udccp_ackvec_skip_to_head(udccp_ackvec *av, uint64_t seq) {
   return av_put(av, seq, UDCCP_AV_NOT_RECEIVED, 0);
 }
 
+int udccp_ackvec_start_at(udccp_ackvec *av, uint64_t seq) {
+  if (av->head_valid) {
+    return 0;
+  }
+  return av_restart(av, seq & UDCCP_SEQ_MASK, UDCCP_AV_NOT_RECEIVED);
+}
+
 static int av_put_any(udccp_ackvec *av, uint64_t seq, uint8_t state,
                       uint8_t nonce) {
   if (state == UDCCP_AV_RECEIVED && nonce) {

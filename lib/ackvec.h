@@ -87,6 +87,13 @@ int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state);
  * processed (dropped at §8.5 step 7).  Nothing happens before the first
  * record.  Returns 0 or UDCCP_ERR_NOMEM. */
 int udccp_ackvec_skip_to_head(udccp_ackvec *av, uint64_t seq);
+
+/* Starts an empty vector at seq, NOT_RECEIVED: the first packet the
+ * vector must be able to report (a server's: the one after the client's
+ * Request), so that a packet overtaken by the first one recorded fills
+ * its hole instead of coming "too late" (A.1.2).  Nothing happens if
+ * something was recorded already.  Returns 0. */
+int udccp_ackvec_start_at(udccp_ackvec *av, uint64_t seq);
 static inline int udccp_ackvec_skip_to(udccp_ackvec *av, uint64_t seq) {
   /* Asked before every ack (issue 13): seq is the head already, almost
    * always, and that is answered here. */

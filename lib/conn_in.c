@@ -967,7 +967,13 @@ step6:
       udccp_conn_timer_stop(conn);
       conn->peer_partopen = 1;
       /* Send Ack Vector took effect with this packet, which step 8 could
-       * not record yet: the client's CCID must see it arrived. */
+       * not record yet: the client's CCID must see it arrived.  The vector
+       * starts after the Request: a packet of the client's this one
+       * overtook (its first Data, say) fills its hole when it comes. */
+      if (conn->send_ackvec && conn->av_up &&
+          udccp_seq_gt(p.seq, udccp_seq_add(conn->isr, 1))) {
+        (void)udccp_ackvec_start_at(&conn->av, udccp_seq_add(conn->isr, 1));
+      }
       if (mark_acknowledgeable(conn, &p) != 0) {
         return UDCCP_ERR_NOMEM;
       }

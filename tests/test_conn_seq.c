@@ -743,11 +743,56 @@ static void test_rfc4340_7_late_packet_is_not_a_duplicate(void **state) {
   udccp_pair_free(&p);
 }
 
+/* §11.4 and Appendix A: the receiver's Ack Vector reports every packet
+ * it got.  The client's first data packets go out in PARTOPEN, and the
+ * first is overtaken by the second: the server's vector started with the
+ * second, the first came "too late" for it and was never reported, and
+ * the CCID 2 sender counted it lost (cwnd halved in its first round). */
+static void test_rfc4340_11_4_first_data_packet_overtaken(void **state) {
+  static dup_log l;
+  udccp_pair p;
+  udccp_settings cs;
+  udccp_conn_info ci;
+  uint8_t buf[300];
+  int i, got = 0;
+  (void)state;
+  memset(&l, 0, sizeof(l));
+  l.hold = 0;
+  memset(&p, 0, sizeof(p));
+  settings_w100(&p, &cs);
+  cs.ccid = 2;
+  assert_int_equal(udccp_pair_init(&p, &cs, &cs, NULL, 41), 0);
+  p.drop = client_data_hook;
+  p.drop_ud = &l;
+  for (i = 0; i < 3; i++) {
+    memset(buf, i, sizeof(buf));
+    assert_int_equal(
+        udccp_conn_queue_datagram(p.c[0], buf, sizeof(buf), 0, p.now), 0);
+  }
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  udccp_pair_run_for(&p, 20 * MS);
+  p.drop = NULL;
+  assert_true(l.n >= 2);
+  assert_true(l.len[0] > 0);
+  udccp_pair_inject(&p, 0, l.pkt[0], l.len[0]);
+  udccp_pair_run_for(&p, 2 * S);
+  while (udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)) > 0) {
+    got++;
+  }
+  udccp_conn_get_info(p.c[0], &ci);
+  print_message("3 datagrams, the first overtaken: %d read, sender counted "
+                "%llu lost\n", got, (unsigned long long)ci.pkts_lost);
+  assert_int_equal(got, 3);
+  assert_int_equal(ci.pkts_lost, 0);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_data_elicits_sync),
       cmocka_unit_test(test_rfc4340_7_network_duplicates_read_once),
       cmocka_unit_test(test_rfc4340_7_late_packet_is_not_a_duplicate),
+      cmocka_unit_test(test_rfc4340_11_4_first_data_packet_overtaken),
       cmocka_unit_test(test_rfc4340_7_5_4_invalid_reset_sync_acks_gsr),
       cmocka_unit_test(test_rfc4340_7_5_3_close_needs_seqno_above_gsr),
       cmocka_unit_test(test_rfc4340_7_5_3_ackno_outside_awl_awh),
