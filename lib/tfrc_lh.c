@@ -425,6 +425,7 @@ static unsigned fill_late(udccp_tfrc_lh *lh, const udccp_tfrc_rec *r) {
     lh->have_loss = 0;
     lh->df = 1.0;
     lh->li[0].df = 1.0;
+    lh->li[0].is_long = 0; /* measured only once a loss event began */
   }
   return UDCCP_TFRC_LH_UNDONE;
 }
