@@ -89,6 +89,10 @@ struct udccp_sock {
   uint32_t more_queued;         /* datagrams queued by udccp_send_more()
                                    since its packets were last generated
                                    (sock.c: one generation per batch) */
+  uint32_t tx_sg_epoch;         /* ep->tx_epoch when a packet of this
+                                   connection whose payload lies in its
+                                   send queue joined the transmit batch
+                                   (tx.c: udccp_io_tx_unref) */
 };
 
 /* A destination's route as the kernel told a probe socket (pmtu.c). */
@@ -156,7 +160,13 @@ struct udccp_endpoint {
   uint8_t *rbuf;
   /* transmit batch, preallocated */
   struct mmsghdr tmsg[UDCCP_IO_BATCH_MAX];
-  struct iovec tiov[UDCCP_IO_BATCH_MAX];
+  /* A packet's iovecs: its header (all of it when copied) in tbuf, then
+   * its payload in its connection's send queue (zero-copy, tx.c); the
+   * batch's packets take adjacent entries, in order */
+  struct iovec tiov[2 * UDCCP_IO_BATCH_MAX];
+  size_t ntiov;
+  uint32_t tlen[UDCCP_IO_BATCH_MAX]; /* bytes of packet i, all iovecs */
+  uint32_t tx_epoch;       /* flushes of the batch, from 1 (tx.c) */
   struct sockaddr_storage tname[UDCCP_IO_BATCH_MAX];
   uint8_t tctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];
@@ -269,6 +279,15 @@ uint8_t *udccp_io_tx_slot(udccp_endpoint *ep, size_t cap);
 void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
                         const udccp_path *path, uint16_t udp_port, size_t len,
                         uint8_t ecn);
+/* Before anything but udccp_io_sock_output() acts on s's connection:
+ * packets in the transmit batch may point at bytes of its send queue
+ * (udccp_conn_write_pkt_sg), which a read, queueing, timer, close or
+ * delete may reuse or free; the batch leaves first. */
+static inline void udccp_io_tx_unref(udccp_sock *s) {
+  if (s->tx_sg_epoch == s->ep->tx_epoch) {
+    udccp_io_tx_flush(s->ep);
+  }
+}
 /* Lets s's connection write its packets into the transmit batch (full
  * batches leave; a long burst reads the sockets every
  * UDCCP_IO_DRAIN_PKTS data packets). */

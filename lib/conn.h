@@ -152,6 +152,13 @@ typedef struct udccp_conn_rxpkt {
   uint8_t recorded;  /* entered in our Ack Vector */
 } udccp_conn_rxpkt;
 
+/* udccp_conn_write_pkt_sg(): the data packet's payload, left in the send
+ * queue. */
+struct udccp_conn_sg {
+  const uint8_t *data;
+  size_t len;
+};
+
 struct udccp_conn {
   /* Memory (issue 13).  Everything the connection allocates after its own
    * struct (queues, Ack Vector, CCID state and what the CCIDs allocate)
@@ -208,6 +215,8 @@ struct udccp_conn {
   uint64_t sent_per_rtt;
   uint64_t nonce_rng;      /* xorshift64 state for ECN nonces (§12.2) */
   uint8_t *cur_pecn;       /* write_pkt's ECN codepoint out-parameter */
+  struct udccp_conn_sg *cur_sg; /* write_pkt_sg's payload out-parameter,
+                                   or NULL: copy the payload */
   uint64_t max_ack_lag;    /* largest GSS - ackno seen on a valid packet */
   uint64_t open_seq;       /* server: our first packet after the Response */
 

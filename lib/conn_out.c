@@ -165,6 +165,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
               ((1u << type) & ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) |
                                (1u << UDCCP_PKT_DATAACK))) != 0;
   size_t ob_res;
+  size_t sg_len;
   uint16_t empty_owed = 0;
 
   /* The fields udccp_pkt_encode_inline reads, no more (not a memset of the whole
@@ -327,10 +328,19 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
       }
     }
   }
+  /* udccp_conn_write_pkt_sg: the header alone (it does not depend on the
+   * payload: no length field, the checksum zero); the payload stays in
+   * the send queue and is counted below. */
+  sg_len = conn->cur_sg != NULL && is_data ? payload_len : 0;
   n = udccp_pkt_encode_inline(dst, cap, &h, ob.buf + ob_res,
-                              ob.len - ob_res, payload, payload_len);
+                              ob.len - ob_res, sg_len ? NULL : payload,
+                              payload_len - sg_len);
   if (n < 0) {
     return n;
+  }
+  if (sg_len > 0) {
+    conn->cur_sg->data = payload;
+    conn->cur_sg->len = sg_len;
   }
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
     (void)udccp_cksum_set(dst, (size_t)n, &conn->path);
@@ -386,7 +396,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   }
   conn->t_last_tx = ts;
   conn->info.pkts_sent++;
-  conn->info.bytes_sent += (uint64_t)n;
+  conn->info.bytes_sent += (uint64_t)n + sg_len;
   if (is_data) {
     conn->info.data_pkts_sent++;
     conn->info.data_bytes_sent += payload_len;
@@ -554,6 +564,24 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
   conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
   n = udccp_conn_write_pkt_next(conn, dst, cap, ts);
   conn->cur_pecn = NULL;
+  return n;
+}
+
+udccp_ssize udccp_conn_write_pkt_sg(udccp_conn *conn, uint8_t *dst,
+                                    size_t cap, const uint8_t **payload,
+                                    size_t *payload_len, uint8_t *pecn,
+                                    udccp_tstamp ts) {
+  struct udccp_conn_sg sg = {NULL, 0};
+  udccp_ssize n;
+  /* A full checksum covers the payload (§9): such packets are written
+   * whole. */
+  if (conn->settings.cksum_mode != UDCCP_CKSUM_FULL) {
+    conn->cur_sg = &sg;
+  }
+  n = udccp_conn_write_pkt(conn, dst, cap, pecn, ts);
+  conn->cur_sg = NULL;
+  *payload = sg.data;
+  *payload_len = n > 0 ? sg.len : 0;
   return n;
 }
 
