@@ -259,7 +259,6 @@ int udccp_endpoint_new_config(udccp_endpoint **pep,
   ep->fd[0] = ep->fd[1] = ep->epfd = -1;
   ep->inbox_fd = ep->fwd_fd = -1;
   ep->group_n = 1;
-  ep->tx_epoch = 1; /* a new socket's tx_sg_epoch, 0, names no batch */
   ep->batch = cfg->batch == 0 ? 64 : cfg->batch;
   if (ep->batch > UDCCP_IO_BATCH_MAX) {
     ep->batch = UDCCP_IO_BATCH_MAX;

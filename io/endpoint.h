@@ -48,6 +48,10 @@
 #define UDCCP_IO_ROUTES 16
 #define UDCCP_IO_ROUTE_TTL (10 * UDCCP_NS_PER_S)
 #define UDCCP_IO_CTLBUF 128
+/* tx.c: at the end of a connection's turn, payloads still in its send
+ * queue up to this many bytes in all are copied into the transmit batch
+ * (more, or a batch half full: the batch leaves) */
+#define UDCCP_IO_SG_COPY_MAX 32768
 #define UDCCP_IO_EPHEMERAL_LO 49152u
 #define UDCCP_IO_PORT_TABLE 64u /* RFC 6056 §3.3.4's table T */
 
@@ -89,10 +93,6 @@ struct udccp_sock {
   uint32_t more_queued;         /* datagrams queued by udccp_send_more()
                                    since its packets were last generated
                                    (sock.c: one generation per batch) */
-  uint32_t tx_sg_epoch;         /* ep->tx_epoch when a packet of this
-                                   connection whose payload lies in its
-                                   send queue joined the transmit batch
-                                   (tx.c: udccp_io_tx_unref) */
 };
 
 /* A destination's route as the kernel told a probe socket (pmtu.c). */
@@ -166,7 +166,7 @@ struct udccp_endpoint {
   struct iovec tiov[2 * UDCCP_IO_BATCH_MAX];
   size_t ntiov;
   uint32_t tlen[UDCCP_IO_BATCH_MAX]; /* bytes of packet i, all iovecs */
-  uint32_t tx_epoch;       /* flushes of the batch, from 1 (tx.c) */
+  uint32_t tx_epoch;       /* flushes of the batch (tx.c) */
   struct sockaddr_storage tname[UDCCP_IO_BATCH_MAX];
   uint8_t tctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];
@@ -279,15 +279,6 @@ uint8_t *udccp_io_tx_slot(udccp_endpoint *ep, size_t cap);
 void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
                         const udccp_path *path, uint16_t udp_port, size_t len,
                         uint8_t ecn);
-/* Before anything but udccp_io_sock_output() acts on s's connection:
- * packets in the transmit batch may point at bytes of its send queue
- * (udccp_conn_write_pkt_sg), which a read, queueing, timer, close or
- * delete may reuse or free; the batch leaves first. */
-static inline void udccp_io_tx_unref(udccp_sock *s) {
-  if (s->tx_sg_epoch == s->ep->tx_epoch) {
-    udccp_io_tx_flush(s->ep);
-  }
-}
 /* Lets s's connection write its packets into the transmit batch (full
  * batches leave; a long burst reads the sockets every
  * UDCCP_IO_DRAIN_PKTS data packets). */

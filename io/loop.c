@@ -96,7 +96,6 @@ static int process_events(udccp_endpoint *ep, const struct epoll_event *ev,
   udccp_sock *s;
   while ((s = udccp_io_sched_pop_due(ep, now)) != NULL) {
     if (s->conn != NULL) {
-      udccp_io_tx_unref(s);
       (void)udccp_conn_handle_expiry(s->conn, now);
     } else {
       s->exp = UDCCP_TSTAMP_NEVER; /* a tombstone's TIMEWAIT ended */

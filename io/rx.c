@@ -116,7 +116,6 @@ static void input_hinted(udccp_endpoint *ep, int fidx, udccp_path *path,
     if (ep->pcap != NULL) {
       udccp_io_capture(ep, 0, path, udp_rport, pkt, len, ecn);
     }
-    udccp_io_tx_unref(s);
     (void)udccp_conn_read_pkt(s->conn, pkt, len, ecn, now);
     if (s->mp != NULL) {
       udccp_io_mp_on_read(s, now); /* RFC 9897 §3.2.5: its MP_SEQ */

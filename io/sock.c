@@ -156,7 +156,6 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
   }
   if (!udccp_io_sock_dead(s)) {
     /* Our deadline, not the protocol's: tell the peer we gave up. */
-    udccp_io_tx_unref(s);
     (void)udccp_conn_abort(s->conn, UDCCP_RESET_ABORTED, udccp_io_now());
     udccp_io_sock_flush(s);
   }
@@ -338,7 +337,6 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
                                  s->ep->now != 0
                              ? s->ep->now
                              : udccp_io_ep_now(s->ep);
-      udccp_io_tx_unref(s);
       int r = udccp_conn_queue_datagram_until(s->conn, buf, len, rq->prio,
                                               rq->expires, now);
       if (r == 0) {
@@ -381,7 +379,6 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
           udccp_io_now() >= rq->expires) {
         /* Its deadline came while it waited: the core drops and counts
          * a datagram that is already too late. */
-        udccp_io_tx_unref(s);
         return udccp_conn_queue_datagram_until(s->conn, buf, len, rq->prio,
                                                rq->expires, udccp_io_now());
       }
@@ -523,7 +520,6 @@ int udccp_shutdown(udccp_sock *s) {
   if (s->shut) {
     return UDCCP_ERR_INVALID_STATE;
   }
-  udccp_io_tx_unref(s);
   int rv = udccp_conn_close(s->conn, udccp_io_now());
   s->shut = 1;
   udccp_io_sock_flush(s);
@@ -542,7 +538,6 @@ int udccp_close(udccp_sock *s, int timeout_ms) {
   }
   udccp_endpoint *ep = s->ep;
   if (!s->shut) {
-    udccp_io_tx_unref(s);
     (void)udccp_conn_close(s->conn, udccp_io_now());
     s->shut = 1;
     if (timeout_ms == 0) {
@@ -578,7 +573,6 @@ void udccp_abort_code(udccp_sock *s, uint8_t reset_code) {
     return;
   }
   if (!udccp_io_sock_dead(s)) {
-    udccp_io_tx_unref(s);
     (void)udccp_conn_abort(s->conn, reset_code, udccp_io_now());
     udccp_io_sock_flush(s);
   }
@@ -615,8 +609,7 @@ void udccp_sock_get_info(const udccp_sock *s, udccp_conn_info *info) {
 
 udccp_conn *udccp_sock_get_conn(udccp_sock *s) {
   /* The caller is about to act on the connection behind our back: give it
-   * a turn in the next loop, and let no packet point into its queue. */
-  udccp_io_tx_unref(s);
+   * a turn in the next loop. */
   udccp_io_sched_touch(s);
   return s->conn;
 }

@@ -88,7 +88,6 @@ void udccp_io_sock_free(udccp_sock *s) {
   udccp_io_ev_remove(s);
   sock_unlink(s);
   udccp_io_acceptq_remove(ep, s);
-  udccp_io_tx_unref(s);
   for (size_t i = 0; i < ep->ntx; i++) {
     if (ep->towner[i] == s) {
       ep->towner[i] = NULL;
@@ -130,7 +129,6 @@ static void sock_entomb(udccp_sock *s) {
     udccp_listener_conn_gone(s->lis, s->conn);
     s->lis = NULL;
   }
-  udccp_io_tx_unref(s);
   udccp_conn_del(s->conn);
   s->conn = NULL;
   s->exp = end;

@@ -154,7 +154,6 @@ static inline void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
     v[1].iov_base = (void *)(uintptr_t)pl; /* the kernel only reads it */
     v[1].iov_len = pl_len;
     m->msg_iovlen = 2;
-    owner->tx_sg_epoch = ep->tx_epoch;
   }
   ep->ntiov += m->msg_iovlen;
   ep->tlen[i] = (uint32_t)(len + pl_len);
@@ -203,8 +202,42 @@ void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   tx_commit(ep, fidx, owner, path, udp_port, len, NULL, 0, ecn);
 }
 
+/* The end of s's turn: no packet in the batch may point into s's send
+ * queue after it (udccp_conn_write_pkt_sg: the application's next send
+ * may write over those bytes, a read or a timer free them).  A batch at
+ * least half full, or payloads too large to be worth a copy, leave now;
+ * a few small ones are copied into the batch's arena, so that the next
+ * turns' packets still join them in one sendmmsg (with CCID 2's ack
+ * clock a turn sends ~20 packets: flushing after each halved the
+ * packets per sendmmsg, make bench). */
+static void tx_sg_settle(udccp_endpoint *ep, const udccp_sock *s) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < ep->ntx; i++) {
+    const struct msghdr *m = &ep->tmsg[i].msg_hdr;
+    if (ep->towner[i] == s && m->msg_iovlen == 2) {
+      bytes += (m->msg_iov[1].iov_len + 15) & ~(size_t)15;
+    }
+  }
+  if (ep->ntx >= ep->batch / 2 || bytes > UDCCP_IO_SG_COPY_MAX ||
+      ep->tused + bytes > UDCCP_IO_TXARENA) {
+    udccp_io_tx_flush(ep);
+    return;
+  }
+  for (size_t i = 0; i < ep->ntx; i++) {
+    struct msghdr *m = &ep->tmsg[i].msg_hdr;
+    if (ep->towner[i] == s && m->msg_iovlen == 2) {
+      struct iovec *v = &m->msg_iov[1];
+      uint8_t *d = ep->tbuf + ep->tused;
+      memcpy(d, v->iov_base, v->iov_len);
+      v->iov_base = d;
+      ep->tused += (v->iov_len + 15) & ~(size_t)15;
+    }
+  }
+}
+
 void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
   udccp_endpoint *ep = s->ep;
+  uint32_t sg_epoch = ep->tx_epoch - 1; /* no payload of s in the batch */
   if (s->conn == NULL) {
     return; /* a tombstone sends only in answer (tomb_input) */
   }
@@ -254,6 +287,12 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
     }
     tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, pl,
               pl_len, ecn);
+    if (pl_len > 0) {
+      sg_epoch = ep->tx_epoch;
+    }
+  }
+  if (sg_epoch == ep->tx_epoch) {
+    tx_sg_settle(ep, s);
   }
 }
 
