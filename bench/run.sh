@@ -133,12 +133,16 @@ tcp() {
     echo "n/a (no iperf3)" >"$TMP/$1.note"
     return
   fi
-  $CPURUN "$TMP/$1.cpu_s" iperf3 -s -1 -p "$2" >"$TMP/$1.srv" 2>&1 &
+  $CPURUN "$TMP/$1.cpu_s" iperf3 -s -1 -p "$2" --forceflush >"$TMP/$1.srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
-  sleep 0.5
-  $CPURUN "$TMP/$1.cpu_c" iperf3 -c 127.0.0.1 -p "$2" -t "$SECS" -C cubic -J \
-    >"$TMP/$1.json" 2>"$TMP/$1.err"
+  # Until it listens (a loaded machine took more than the 0.5 s once
+  # slept here: the client was refused and -1 kept the server waiting).
+  wait_for "listening" "$TMP/$1.srv" || sleep 1
+  if ! $CPURUN "$TMP/$1.cpu_c" iperf3 -c 127.0.0.1 -p "$2" -t "$SECS" -C cubic -J \
+    >"$TMP/$1.json" 2>"$TMP/$1.err"; then
+    kill $spid 2>/dev/null
+  fi
   wait $spid
   bps=$(python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' "$TMP/$1.json" 2>/dev/null)
   if [ -z "$bps" ]; then
