@@ -72,6 +72,9 @@ struct ucompat_sock {
   uint32_t txqlen;             /* 0: default */
   uint8_t is_server;           /* accepted connection */
   uint8_t wr_shut;             /* shutdown(SHUT_WR): sends fail with EPIPE */
+  uint8_t connect_pending;     /* a connect() started a handshake whose
+                                  outcome no connect() reported yet
+                                  (Linux: sock->state SS_CONNECTING) */
   struct sockaddr_storage bound;
   socklen_t boundlen;
   /* the thread's side (svc.c); valid while owned */
@@ -127,6 +130,9 @@ ucompat_sock *ucompat_svc_by_slot(int slot, uint32_t gen);
 void ucompat_svc_release(ucompat_sock *cs);
 /* Refreshes the snapshot of cs now (getsockopt of the CCID info). */
 void ucompat_svc_refresh(ucompat_sock *cs);
+/* connect() again after a failed handshake: the thread's side of cs
+ * (finished) starts afresh on svc_fd, its new end of the pair. */
+void ucompat_svc_renew(ucompat_sock *cs, int svc_fd);
 /* Applies SERVER_TIMEWAIT to a live connection. */
 int ucompat_svc_set_timewait(ucompat_sock *cs, int on);
 /* After fork, in the child: the parent's sockets keep working through the

@@ -307,6 +307,39 @@ EXPORT int listen(int fd, int backlog) {
   return rv;
 }
 
+/* connect() after a failed handshake (Linux's __inet_stream_connect() on
+ * an SS_UNCONNECTED socket in TCP_CLOSE: a new handshake).  The thread hung
+ * up the old pair; every descriptor of cs gets a new one, dup3()ed over
+ * it: the numbers, O_NONBLOCK and FD_CLOEXEC stay (an epoll registration
+ * of the old pair does not: doc/preload.md).  Call with ucompat_mu held. */
+static int renew_pair(ucompat_sock *cs, int fd) {
+  int fl = REAL(real_fcntl)(fd, F_GETFL);
+  int sv[2];
+  if (ucompat_libc.socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
+    return -1;
+  }
+  REAL(real_fcntl)(sv[1], F_SETFD, FD_CLOEXEC);
+  if (fl >= 0 && (fl & O_NONBLOCK) != 0) {
+    REAL(real_fcntl)(sv[0], F_SETFL, O_NONBLOCK);
+  }
+  for (int d = 0; d < UCOMPAT_MAX_FDS; d++) {
+    if (atomic_load_explicit(&g_fd[d], memory_order_relaxed) != cs) {
+      continue;
+    }
+    int fdfl = REAL(real_fcntl)(d, F_GETFD);
+    int cloexec = fdfl >= 0 && (fdfl & FD_CLOEXEC) != 0 ? O_CLOEXEC : 0;
+    if (REAL(real_dup3)(sv[0], d, cloexec) < 0) {
+      int e = errno;
+      ucompat_libc.close(sv[0]);
+      ucompat_libc.close(sv[1]);
+      return fail(e);
+    }
+  }
+  ucompat_libc.close(sv[0]);
+  ucompat_svc_renew(cs, sv[1]);
+  return 0;
+}
+
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
   ucompat_sock *cs = lookup(fd);
   if (cs == NULL) {
@@ -316,20 +349,35 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
     return fail(EFAULT);
   }
   pthread_mutex_lock(&ucompat_mu);
-  int st = state_of(cs), rv = 0;
+  int st = state_of(cs), rv = 0, told = 0;
   if (st == UCOMPAT_CONNECTING) {
     rv = fail(EALREADY);
-  } else if (st == UCOMPAT_OPEN || st == UCOMPAT_LISTENING) {
+  } else if (st == UCOMPAT_LISTENING) {
+    rv = fail(EISCONN);
+  } else if ((st == UCOMPAT_OPEN || st == UCOMPAT_CLOSED) &&
+             cs->connect_pending) {
+    /* A non-blocking connect()'s outcome, learnt by calling connect()
+     * again: Linux's __inet_stream_connect() answers 0 once the socket is
+     * connected, and the socket's error (else ECONNABORTED) once the
+     * handshake failed, and the socket is SS_UNCONNECTED again. */
+    cs->connect_pending = 0;
+    told = 1;
+    if (st == UCOMPAT_CLOSED) {
+      int e = take_err(cs);
+      rv = fail(e != 0 ? e : ECONNABORTED);
+    }
+  } else if (st == UCOMPAT_OPEN) {
     rv = fail(EISCONN);
   } else if (st == UCOMPAT_CLOSED && ucompat_slot_valid(cs) &&
-             atomic_load(&cs->st->mps) == 0) {
-    /* The handshake failed (never open: no MPS).  Linux's
-     * __inet_stream_connect() answers a second connect() with the
-     * socket's error, once, then ECONNABORTED: programs learn a
-     * non-blocking connect's outcome so (it was EBADFD).  Linux would
-     * then start a new handshake; this socket cannot (doc/preload.md). */
-    int e = take_err(cs);
-    rv = fail(e != 0 ? e : ECONNABORTED);
+             atomic_load(&cs->st->mps) == 0 && cs->owned) {
+    /* The handshake failed and connect() said so: as Linux, a new
+     * handshake (it was ECONNABORTED for ever). */
+    rv = renew_pair(cs, fd);
+    if (rv == 0) {
+      rv = ucompat_svc_connect(cs, sa, len);
+    }
+  } else if (st == UCOMPAT_CLOSED && !cs->owned) {
+    rv = fail(EOPNOTSUPP); /* inherited across fork (doc/preload.md) */
   } else if (st == UCOMPAT_CLOSED) {
     rv = fail(EISCONN); /* was connected: Linux's SS_CONNECTED */
   } else if (st != UCOMPAT_NEW) {
@@ -339,15 +387,23 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
   } else {
     rv = ucompat_svc_connect(cs, sa, len);
   }
+  if (rv == 0 && !told) {
+    cs->connect_pending = 1;
+  }
   pthread_mutex_unlock(&ucompat_mu);
-  if (rv != 0) {
+  if (rv != 0 || told) {
     return rv;
   }
   if (is_nonblock(fd)) {
     return fail(EINPROGRESS);
   }
   wait_connected(cs);
+  pthread_mutex_lock(&ucompat_mu);
   st = state_of(cs);
+  if (st != UCOMPAT_CONNECTING) {
+    cs->connect_pending = 0; /* the outcome is told now */
+  }
+  pthread_mutex_unlock(&ucompat_mu);
   if (st == UCOMPAT_OPEN) {
     return 0;
   }

@@ -1125,6 +1125,22 @@ static void *svc_main(void *arg) {
   return NULL;
 }
 
+void ucompat_svc_renew(ucompat_sock *cs, int svc_fd) {
+  cs->svc_fd = svc_fd;
+  cs->in_epoll = 0;
+  cs->ev = 0;
+  cs->ep = NULL;
+  cs->us = NULL;
+  cs->mp = NULL;
+  cs->app_eof = cs->thread_done = cs->shut_sent = cs->abort_req = 0;
+  cs->wr_shut = 0;
+  cs->mp_active = cs->mp_rx_end = 0;
+  cs->mp_sent = 0;
+  atomic_store(&cs->st->err, 0);
+  atomic_store(&cs->st->mps, 0);
+  atomic_store(&cs->st->state, UCOMPAT_NEW);
+}
+
 void ucompat_svc_release(ucompat_sock *cs) {
   if (!cs->owned) {
     free(cs); /* a child's copy: the slot is the owning process's */

@@ -213,8 +213,31 @@ static udccp_path make_path(int server) {
   return p;
 }
 
+/* COUNT: 1..1000000 (atoi() read "abc" as 0: "0 of 0 arrived", exit 0). */
+static int count_arg(int argc, char **argv, int dflt, int *count) {
+  if (argc > 2) {
+    return -1;
+  }
+  if (argc < 2) {
+    *count = dflt;
+    return 0;
+  }
+  char *end = NULL;
+  long v = strtol(argv[1], &end, 10);
+  if (end == argv[1] || *end != '\0' || v < 1 || v > 1000000) {
+    return -1;
+  }
+  *count = (int)v;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int count = argc > 1 ? atoi(argv[1]) : 200, sent = 0, got = 0;
+  int count, sent = 0, got = 0;
+  if (count_arg(argc, argv, 200, &count) != 0) {
+    fprintf(stderr, "usage: ccid_rate [COUNT] (datagrams to send, "
+                    "1..1000000, default 200)\n");
+    return 2;
+  }
   uint32_t service = 42;
   udccp_settings st;
   udccp_listener_settings ls;

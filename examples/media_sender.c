@@ -209,19 +209,42 @@ static int sender(const char *host, uint16_t udp_port, double seconds,
   return rv == 0 || rv == UDCCP_ERR_TIMEOUT ? 0 : 1;
 }
 
-int main(int argc, char **argv) {
-  if (argc >= 3 && strcmp(argv[1], "recv") == 0) {
-    double kbps = argc > 3 ? atof(argv[3]) : 0;
-    return receiver((uint16_t)atoi(argv[2]), kbps * 1000.0);
-  }
-  if (argc >= 5 && strcmp(argv[1], "send") == 0) {
-    double max_kbps = argc > 5 ? atof(argv[5]) : 20000;
-    uint16_t local = argc > 6 ? (uint16_t)atoi(argv[6]) : 0;
-    return sender(argv[2], (uint16_t)atoi(argv[3]), atof(argv[4]),
-                  max_kbps * 1000.0, local);
-  }
+/* A number argument in [min, max] (atoi() read "abc" as 0: "recv abc"
+ * listened on a random UDP port). */
+static int num_arg(const char *s, double min, double max, double *v) {
+  char *end = NULL;
+  *v = strtod(s, &end);
+  return end != s && *end == '\0' && *v >= min && *v <= max ? 0 : -1;
+}
+
+static int usage(void) {
   fprintf(stderr, "usage: media_sender recv UDP_PORT [READ_KBPS]\n"
                   "       media_sender send HOST UDP_PORT SECONDS "
-                  "[MAX_KBPS [LOCAL_UDP_PORT]]\n");
+                  "[MAX_KBPS [LOCAL_UDP_PORT]]\n"
+                  "(ports 1..65535, SECONDS and the rates > 0)\n");
   return 2;
+}
+
+int main(int argc, char **argv) {
+  double port, kbps = 0, secs, local = 0;
+  if (argc >= 3 && argc <= 4 && strcmp(argv[1], "recv") == 0) {
+    if (num_arg(argv[2], 1, 65535, &port) != 0 || port != (int)port ||
+        (argc > 3 && num_arg(argv[3], 1e-3, 1e9, &kbps) != 0)) {
+      return usage();
+    }
+    return receiver((uint16_t)port, kbps * 1000.0);
+  }
+  if (argc >= 5 && argc <= 7 && strcmp(argv[1], "send") == 0) {
+    double max_kbps = 20000;
+    if (num_arg(argv[3], 1, 65535, &port) != 0 || port != (int)port ||
+        num_arg(argv[4], 1e-3, 1e6, &secs) != 0 ||
+        (argc > 5 && num_arg(argv[5], 64, 1e9, &max_kbps) != 0) ||
+        (argc > 6 && (num_arg(argv[6], 1, 65535, &local) != 0 ||
+                      local != (int)local))) {
+      return usage();
+    }
+    return sender(argv[2], (uint16_t)port, secs, max_kbps * 1000.0,
+                  (uint16_t)local);
+  }
+  return usage();
 }

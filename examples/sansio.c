@@ -80,8 +80,31 @@ static udccp_path make_path(uint16_t lport, uint16_t rport, uint16_t peer_udp) {
   return p;
 }
 
+/* COUNT: 1..1000000 (atoi() read "abc" as 0 and "-5" as a hang). */
+static int count_arg(int argc, char **argv, int dflt, int *count) {
+  if (argc > 2) {
+    return -1;
+  }
+  if (argc < 2) {
+    *count = dflt;
+    return 0;
+  }
+  char *end = NULL;
+  long v = strtol(argv[1], &end, 10);
+  if (end == argv[1] || *end != '\0' || v < 1 || v > 1000000) {
+    return -1;
+  }
+  *count = (int)v;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int count = argc > 1 ? atoi(argv[1]) : 100;
+  int count;
+  if (count_arg(argc, argv, 100, &count) != 0) {
+    fprintf(stderr, "usage: sansio [COUNT] (datagrams to send, 1..1000000, "
+                    "default 100)\n");
+    return 2;
+  }
   uint8_t seed[16];
   if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
     perror("sansio: getrandom");

@@ -476,6 +476,12 @@ int udccp_tfrc_ccid_rx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     }
     flags = udccp_tfrc_lh_add(&rx->lh, &rp, &cx);
   }
+  if (flags & UDCCP_TFRC_LH_UNDONE) {
+    /* RFC 5348 §5.1: a late packet filled its hole; p is reported lower
+     * with the next feedback (§6.2 asks for early feedback only when p
+     * grows) */
+    rx->p = udccp_tfrc_lh_p(&rx->lh);
+  }
   if (flags & UDCCP_TFRC_LH_LOSS) {
     rx->p = udccp_tfrc_lh_p(&rx->lh);
     /* RFC 5348 §6.1 steps 2-4 */

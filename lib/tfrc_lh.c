@@ -30,6 +30,22 @@ static unsigned wc_dist(uint8_t from, uint8_t to) {
   return (unsigned)(to - from) & 15u;
 }
 
+/* The lost-bit of sequence number s (see udccp_tfrc_lh.lost_bits) */
+static void lost_set(udccp_tfrc_lh *lh, uint64_t s, int on) {
+  uint32_t i = (uint32_t)(s % UDCCP_TFRC_LATE_WIN);
+  uint8_t m = (uint8_t)(1u << (i & 7u));
+  if (on) {
+    lh->lost_bits[i >> 3] = (uint8_t)(lh->lost_bits[i >> 3] | m);
+  } else {
+    lh->lost_bits[i >> 3] = (uint8_t)(lh->lost_bits[i >> 3] & ~m);
+  }
+}
+
+static int lost_get(const udccp_tfrc_lh *lh, uint64_t s) {
+  uint32_t i = (uint32_t)(s % UDCCP_TFRC_LATE_WIN);
+  return (lh->lost_bits[i >> 3] >> (i & 7u)) & 1;
+}
+
 void udccp_tfrc_lh_init(udccp_tfrc_lh *lh, int mode, int sp, int discount) {
   memset(lh, 0, sizeof(*lh));
   lh->mode = (uint8_t)(mode == UDCCP_TFRC_LH_RTT ? UDCCP_TFRC_LH_RTT
@@ -116,10 +132,12 @@ static void start_event(udccp_tfrc_lh *lh, uint64_t x, udccp_tstamp t,
         xm = now;
       }
     }
+    lh->pre_loss_len = li0->data_len;
     li0->data_len = udccp_tfrc_first_interval(xm, ctx->s, ctx->rtt);
     li0->loss_len = 0;
     li0->drops = 0;
     li0->is_long = 1;
+    li0->synth = 1;
     *flags |= UDCCP_TFRC_LH_FIRST_LOSS;
   }
   if (lh->discount) {
@@ -142,7 +160,9 @@ static void start_event(udccp_tfrc_lh *lh, uint64_t x, udccp_tstamp t,
   li0->drops = 1;
   li0->df = 1.0;
   li0->nonce = 0;
+  li0->nonce_all = 0;
   li0->is_long = 0;
+  li0->synth = 0;
   lh->df = 1.0;
   lh->ev_t = t;
   lh->ev_ccval = ref_ccval;
@@ -192,6 +212,7 @@ static void settle_recv(udccp_tfrc_lh *lh, const udccp_tfrc_rec *r,
                         const udccp_tfrc_rx_ctx *ctx, unsigned *flags) {
   udccp_tfrc_li *li0;
   lh->last = r->seq;
+  lost_set(lh, r->seq, 0); /* the bit may hold s - LATE_WIN's */
   note_progress(lh, r);
   if (r->is_data && r->ecn == ECN_CE) {
     /* RFC 5348 §5.1: a marked packet is a congestion event on arrival;
@@ -206,6 +227,7 @@ static void settle_recv(udccp_tfrc_lh *lh, const udccp_tfrc_rec *r,
       li0->data_len++;
       if (r->ecn == ECN_ECT1) {
         li0->nonce ^= 1; /* RFC 3540: ECT(1) carries nonce 1 */
+        li0->nonce_all ^= 1;
       }
     }
   }
@@ -231,9 +253,15 @@ static void settle_run(udccp_tfrc_lh *lh, uint64_t a, uint64_t len,
    * it were non-data; the rest of the run must be assumed data (RFC 4342
    * §6.1). */
   uint64_t nd = r->ndp < len ? r->ndp : len;
-  uint64_t ndata = len - nd, x = a, left = ndata;
+  uint64_t ndata = len - nd, x = a, left = ndata, k;
   uint8_t ref = lh->prev_cc; /* C(X_prev), X_prev a data packet */
   lh->n_lost += ndata;
+  /* remember the lost data packets for a late arrival (only the last
+   * LATE_WIN sequence numbers of the run can still be in the window) */
+  for (k = len > UDCCP_TFRC_LATE_WIN ? len - UDCCP_TFRC_LATE_WIN : 0; k < len;
+       k++) {
+    lost_set(lh, udccp_seq_add(a, (int64_t)k), k < ndata);
+  }
   if (lh->mode == UDCCP_TFRC_LH_CCVAL) {
     /* RFC 4342 §10.2: X_prev = Y_prev for all losses of one run, so the
      * whole run belongs to one event. */
@@ -313,6 +341,94 @@ static void update_df(udccp_tfrc_lh *lh) {
   }
 }
 
+/* Interval k's losses all came late: the loss event was spurious
+ * (reordering, RFC 5348 §5.1), so k joins the interval before it, k + 1,
+ * whose lossless part now runs through k (its nonce echo with it).  If k
+ * was the current event, the next loss starts a new one. */
+static void undo_event(udccp_tfrc_lh *lh, uint32_t k) {
+  udccp_tfrc_li *a = &lh->li[k], *b = &lh->li[k + 1];
+  uint32_t i;
+  b->seq_len += a->seq_len;
+  b->data_len += a->data_len;
+  b->nonce ^= a->nonce_all;
+  b->nonce_all ^= a->nonce_all;
+  b->is_long |= a->is_long;
+  memmove(a, b, (lh->n_li - k - 1) * sizeof(*a));
+  lh->n_li--;
+  memset(&lh->li[lh->n_li], 0, sizeof(lh->li[0]));
+  lh->n_undone++;
+  if (k == 0) {
+    lh->ev_closed = 1;
+    lh->ev_t = 0;
+  }
+  if (lh->discount) {
+    /* RFC 5348 §5.5: the discount factors follow the new intervals, as a
+     * sender recomputes them from the Loss Intervals option */
+    double len[UDCCP_TFRC_LI_MAX] = {0}, df[UDCCP_TFRC_LI_MAX];
+    for (i = 0; i < lh->n_li; i++) {
+      len[i] = i == 0 ? (double)udccp_tfrc_lh_i0(lh) : (double)lh->li[i].data_len;
+    }
+    udccp_tfrc_li_discount(len, lh->n_li, df, &lh->df);
+    for (i = 0; i < lh->n_li; i++) {
+      lh->li[i].df = i == 0 ? 1.0 : df[i];
+    }
+  }
+}
+
+/* RFC 5348 §5.1: "if a packet arrives late (after NDUPACK subsequent
+ * packets arrived) in TFRC, the late packet can fill the hole in TFRC's
+ * reception record, and the receiver can recalculate the loss event
+ * rate."  r is at or below the frontier.  Returns UDCCP_TFRC_LH_UNDONE if
+ * it was declared lost and now counts as received, else 0 (a duplicate, a
+ * CE-marked packet, which stays a congestion signal, or one too late for
+ * the window or the intervals kept). */
+static unsigned fill_late(udccp_tfrc_lh *lh, const udccp_tfrc_rec *r) {
+  udccp_tfrc_li *li;
+  uint32_t k;
+  if (!lh->have_loss || sdist(lh->last, r->seq) >= UDCCP_TFRC_LATE_WIN ||
+      !lost_get(lh, r->seq)) {
+    return 0;
+  }
+  lost_set(lh, r->seq, 0);
+  if (r->is_data && r->ecn == ECN_CE) {
+    return 0;
+  }
+  for (k = 0; k < lh->n_li; k++) {
+    if (udccp_seq_le(lh->li[k].seq_start, r->seq)) {
+      break;
+    }
+  }
+  if (k == lh->n_li || lh->li[k].drops == 0 || lh->li[k].synth) {
+    return 0;
+  }
+  li = &lh->li[k];
+  li->drops--;
+  lh->n_lost--;
+  lh->n_filled++;
+  if (!r->is_data && li->data_len > 1) {
+    li->data_len--; /* counted as data (RFC 4342 §6.1), it was not */
+  }
+  if (r->is_data && r->ecn == ECN_ECT1) {
+    li->nonce_all ^= 1;
+  }
+  if (li->drops == 0 && k + 1 < lh->n_li && !lh->li[k + 1].synth) {
+    undo_event(lh, k);
+  }
+  if (lh->n_li == 2 && lh->li[1].synth && lh->li[0].drops == 0) {
+    /* the first loss event was the last left, and it was spurious: no
+     * loss at all, so p is 0 again (RFC 5348 §6.3.1's synthetic interval
+     * is for a first loss that stands) */
+    udccp_tfrc_li *b = &lh->li[1];
+    b->data_len = lh->pre_loss_len;
+    b->synth = 0;
+    undo_event(lh, 0);
+    lh->have_loss = 0;
+    lh->df = 1.0;
+    lh->li[0].df = 1.0;
+  }
+  return UDCCP_TFRC_LH_UNDONE;
+}
+
 unsigned udccp_tfrc_lh_add(udccp_tfrc_lh *lh, const udccp_tfrc_rx_pkt *pkt,
                            const udccp_tfrc_rx_ctx *ctx) {
   udccp_tfrc_rec r;
@@ -346,6 +462,10 @@ unsigned udccp_tfrc_lh_add(udccp_tfrc_lh *lh, const udccp_tfrc_rx_pkt *pkt,
     return flags;
   }
   if (udccp_seq_le(r.seq, lh->last)) {
+    flags = fill_late(lh, &r);
+    if (flags != 0) {
+      return flags;
+    }
     lh->n_late++;
     return UDCCP_TFRC_LH_DUP;
   }

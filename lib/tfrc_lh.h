@@ -60,6 +60,11 @@
  * blackout with a tiny RTT from costing unbounded time; by then the history
  * is long full of one-RTT intervals. */
 #define UDCCP_TFRC_RUN_EVENTS_MAX 1024
+/* RFC 5348 §5.1: a packet declared lost that arrives late fills its hole.
+ * The history remembers which of the last UDCCP_TFRC_LATE_WIN sequence
+ * numbers below the frontier were declared lost (one bit each); a packet
+ * later than that stays counted as lost. */
+#define UDCCP_TFRC_LATE_WIN 1024u
 
 /* CCID-specific option numbers (RFC 4342 §8, RFC 5622 §8.7). */
 #define UDCCP_TFRC_OPT_LOSS_EVENT_RATE 192
@@ -80,7 +85,10 @@ enum {
   UDCCP_TFRC_LH_FIRST_LOSS = 1u << 2,/* it was the first: the first interval
                                         was synthesized (§6.3.1) */
   UDCCP_TFRC_LH_DUP = 1u << 3,       /* duplicate or too late: ignored */
-  UDCCP_TFRC_LH_SETTLED = 1u << 4    /* the frontier advanced */
+  UDCCP_TFRC_LH_SETTLED = 1u << 4,   /* the frontier advanced */
+  UDCCP_TFRC_LH_UNDONE = 1u << 5     /* a packet declared lost came late and
+                                        filled its hole (RFC 5348 §5.1): p
+                                        may have fallen */
 };
 
 /* One received packet, as the loss history sees it. */
@@ -116,7 +124,10 @@ typedef struct udccp_tfrc_li {
   uint64_t drops;     /* lost or marked data packets (RFC 5622 Drop Count) */
   double df;          /* discount factor DF_i (RFC 5348 §5.5) */
   uint8_t nonce;      /* ECN nonce echo of the lossless part */
+  uint8_t nonce_all;  /* nonce sum of every data packet received in it
+                         (to merge it into the interval before, below) */
   uint8_t is_long;    /* lasted more than 2 RTTs (RFC 4828 §3: not short) */
+  uint8_t synth;      /* the interval before the first loss, synthesized */
 } udccp_tfrc_li;
 
 typedef struct udccp_tfrc_rec {
@@ -153,6 +164,16 @@ typedef struct udccp_tfrc_lh {
   uint64_t n_marked;   /* CE-marked data packets */
   uint64_t n_events;   /* loss events */
   uint64_t n_late;     /* duplicates and packets after their hole closed */
+  uint64_t n_filled;   /* packets declared lost that came late (n_lost no
+                          longer counts them) */
+  uint64_t pre_loss_len; /* the data length the first loss event replaced
+                            by the synthetic one (restored if it is undone) */
+  uint64_t n_undone;   /* loss events all of whose losses came late: merged
+                          into the interval before (n_events still counts
+                          them) */
+  /* bit (s % LATE_WIN): s was declared lost and has not come since; valid
+   * for the LATE_WIN sequence numbers up to last */
+  uint8_t lost_bits[UDCCP_TFRC_LATE_WIN / 8];
 } udccp_tfrc_lh;
 
 /* Prepares an empty history.  mode: enum udccp_tfrc_lh_mode; sp: 1 for

@@ -98,7 +98,12 @@ static int link_lost_before_queue(sim_link *l, udccp_tstamp now,
       double k = now > l->ge_t
                      ? (double)(now - l->ge_t) / (double)l->cfg.ge_slot
                      : 0.0;
-      double pb = pi + ((l->ge_bad ? 1.0 : 0.0) - pi) * pow(1.0 - p - r, k);
+      /* p + r > 1 (a chain that flips more often than it stays) has a
+       * negative eigenvalue, and pow() of it at a fractional k is NaN: no
+       * packet was ever lost (--burst-loss 0.9,0.2 lost nothing).  Its
+       * memory then fades within a step: take the stationary state. */
+      double base = 1.0 - p - r > 0.0 ? 1.0 - p - r : 0.0;
+      double pb = pi + ((l->ge_bad ? 1.0 : 0.0) - pi) * pow(base, k);
       l->ge_bad = sim_rng_chance(&l->rng, pb);
       if (now > l->ge_t) {
         l->ge_t = now;

@@ -737,6 +737,14 @@ static int setup(sim *s, const sim_config *cfg, sim_result *res) {
     const sim_flow_opts *fo = &cfg->flow_opts[i];
     if (fo->has_start) {
       f->start_at = fo->start;
+      if (fo->start >= cfg->duration) {
+        /* it would measure nothing, and only say "never established" */
+        snprintf(res->err, sizeof(res->err),
+                 "flow %zu starts (%.3f s) when the measured period (%.3f s) "
+                 "is over", i, (double)fo->start / 1e9,
+                 (double)cfg->duration / 1e9);
+        return -1;
+      }
     }
     f->stop_at = UDCCP_TSTAMP_NEVER;
     if (fo->stop > 0 && fo->stop < cfg->duration) {

@@ -123,6 +123,70 @@ env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$py timeout -k 5 30 "$PY" \
 printf 'one\ntwo\nthree\n' | cmp -s - "$TMP/py_cli" ||
   { cat -A "$TMP/py_cli"; fail "dccp_echo.py did not echo its words"; }
 echo "ok: Python socket API (SOCK_DCCP) through libudccp-preload"
+# --- echo_client against a server whose first answer comes 3 s late
+# (Python through the preload): the client gives line 1 up after 2 s and
+# says so, skips the late answer when it comes (it printed it as the
+# answer to line 2, and each later answer one line off), prints the
+# other lines' answers, and exits 1.  A port that is not a number is a
+# usage error (it was read as 0).
+sl=$((base + 9))
+cat >"$TMP/slow_echo.py" <<'PY'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_INET, 6, 33)
+s.setsockopt(269, 2, struct.pack("!I", int.from_bytes(b"ECHO", "big")))
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(1)
+print("listening", flush=True)
+s.settimeout(20)
+c, _ = s.accept()
+c.settimeout(20)
+first = True
+while True:
+    d = c.recv(65536)
+    if not d:
+        break
+    if first:
+        time.sleep(3)
+        first = False
+    c.send(d)
+c.close()
+PY
+env LD_PRELOAD="$LIB" UDCCP_UDP_PORT=$sl timeout -k 5 30 "$PY" \
+  "$TMP/slow_echo.py" 5008 >"$TMP/slow_srv" 2>&1 &
+pids="$pids $!"
+k=0
+until grep -q listening "$TMP/slow_srv" 2>/dev/null; do
+  k=$((k + 1)); [ $k -lt 100 ] || { cat "$TMP/slow_srv"; fail "slow echo server did not start"; }
+  sleep 0.1
+done
+printf 'one\ntwo\nthree\n' |
+  timeout -k 5 20 "$EX/echo_client" 127.0.0.1 $sl 5008 >"$TMP/slow_out" 2>"$TMP/slow_err"
+rc=$?
+showslow() { for f in slow_srv slow_out slow_err; do echo "--- $f"; cat "$TMP/$f"; done; }
+[ $rc = 1 ] || { showslow; fail "echo_client: a lost answer, exit $rc (want 1)"; }
+printf 'two\nthree\n' | cmp -s - "$TMP/slow_out" ||
+  { showslow; fail "echo_client printed answers that were not the lines'"; }
+grep -q "no answer to line 1 within 2 s" "$TMP/slow_err" || { showslow; fail "no timeout message"; }
+grep -q "late answer to line 1 skipped" "$TMP/slow_err" || { showslow; fail "late answer not reported"; }
+timeout -k 5 10 "$EX/echo_client" 127.0.0.1 notaport >"$TMP/ec_usage" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "usage" "$TMP/ec_usage" ||
+  fail "echo_client 127.0.0.1 notaport: exit $rc: $(cat "$TMP/ec_usage")"
+echo "ok: echo_client: a late answer is reported and skipped, exit 1; bad port is a usage error"
+# Arguments that are not numbers are usage errors (atoi() took them for
+# 0: "media_sender recv abc" listened on a random port for ever, "ccid_rate
+# abc" sent 0 of 0 datagrams and exited 0, "sansio -5" hung).
+for args in "media_sender recv abc" "media_sender recv 5004 -1" \
+    "media_sender send 127.0.0.1 6511 abc" "media_sender send 127.0.0.1 0 5" \
+    "ccid_rate abc" "ccid_rate 0" "sansio -5" "sansio 10 extra"; do
+  set -- $args
+  p=$1; shift
+  timeout -k 5 10 "$EX/$p" "$@" </dev/null >"$TMP/num_usage" 2>&1
+  rc=$?
+  [ $rc = 2 ] && grep -q "usage" "$TMP/num_usage" ||
+    fail "$args: exit $rc, not a usage error: $(head -c 300 "$TMP/num_usage")"
+done
+echo "ok: examples: arguments that are not numbers in range are usage errors"
 # --- the media receiver takes any datagram (a 2 KiB buffer ended its run
 # at the first 3001-byte one, with exit 0 and the rest unread)
 mb=$((base + 8))

@@ -17,7 +17,9 @@
 #     waited;
 #  5. --multipath from a local address no interface holds fails at once
 #     with the reason (its subflow's packets were all refused by sendmsg
-#     and it waited 10 s for a handshake that could not happen).
+#     and it waited 10 s for a handshake that could not happen);
+#  6. stdin or stdout closed by the shell is a usage error (a socket took
+#     the descriptor: the client read its own socket, and hung).
 # Each process is bounded by timeout(1) or killed by PID.
 #   sh tests/io_cat_edges.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -186,6 +188,27 @@ if [ "$rc" -eq 1 ] && [ $((t1 - t0)) -le 2 ] &&
   pass "--multipath from a foreign address: at once: $(cat "$T/mpl.err")"
 else
   fail "--multipath=192.0.2.1: exit $rc after $((t1 - t0)) s: $(cat "$T/mpl.err")"
+fi
+
+# 6. Standard input or output closed by the shell (<&-, >&-): the
+# endpoint's socket took descriptor 0 or 1; a client read its own socket
+# as stdin and hung (until timeout), a listener wrote a received datagram
+# into a socket ("Destination address required").  Now a usage error
+# that says so; -d (nothing to read) still works with stdin closed.
+timeout -k 5 10 "$CAT" 127.0.0.1 $((BASE + 7)) <&- >/dev/null 2>"$T/c0.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "standard input is closed: give -d" "$T/c0.err" ||
+  fail "stdin closed: exit $rc (want 2): $(cat "$T/c0.err")"
+timeout -k 5 10 "$CAT" -l $((BASE + 7)) </dev/null >&- 2>"$T/c1.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "standard output is closed" "$T/c1.err" ||
+  fail "stdout closed: exit $rc (want 2): $(cat "$T/c1.err")"
+timeout -k 5 10 "$CAT" -d -w 0.3 127.0.0.1 $((BASE + 8)) <&- >/dev/null 2>"$T/c2.err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "refused\|timed out\|no answer" "$T/c2.err"; then
+  pass "stdin/stdout closed: usage errors; -d with stdin closed connects: $(cat "$T/c2.err")"
+else
+  fail "-d with stdin closed: exit $rc: $(cat "$T/c2.err")"
 fi
 
 if [ "$FAILS" -ne 0 ]; then

@@ -3,7 +3,8 @@
 # udccp-linkem's command line (issue 15): usage errors exit 2 with a
 # message and open nothing: a malformed port, an unknown port kind, a bad
 # UDP port spec, TUN with TAP (different layers, doc/linkem.md), a missing
-# rate; --help exits 0.  No root needed: all fail before any device.
+# rate, a malformed link spec; --help exits 0.  No root needed: all fail
+# before any device.
 #
 #   sh tests/linkem_cli.sh BUILD_DIR SOURCE_DIR
 set -u
@@ -36,5 +37,28 @@ expect2 "ports 1..65535" -a udp:127.0.0.1:5000:127.0.0.1:6000:7 -b tun:lkcli1 --
 expect2 "ports 1..65535" -a udp:127.0.0.1:99999:127.0.0.1:9 -b tun:lkcli1 --link rate=1mbit
 expect2 "no rate" -a tun:lkcli0 -b tun:lkcli1 --link delay=1ms
 expect2 "need -a PORT" -a tun:lkcli0
+# Malformed link specs (each was accepted, and the emulator ran): an empty
+# item (trailing, leading or doubled comma), Gilbert-Elliott with P or R
+# zero (0/0 does nothing, R = 0 kills the link at the first bad packet),
+# an empty value in P/R/H, loss=1 (drops everything), a key given twice
+# (the second silently won), --time 0 (ran until a signal).
+expect2 "a comma at the end" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,
+expect2 "a comma at the start" -a tun:lkcli0 -b tun:lkcli1 --link ,rate=1mbit
+expect2 "a comma doubled" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,,delay=1ms
+expect2 "ge=0/0: P (good->bad) and R (bad->good) must both be > 0" \
+  -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,ge=0/0
+expect2 "must both be > 0" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --ab ge=0.1/0
+expect2 "expected P/R\[/H\] with probabilities" \
+  -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,ge=0.1//0.3
+expect2 "expected P/R\[/H\] with probabilities" \
+  -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,ge=0.1/0.3/
+expect2 "too many values" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,ge=0.1/0.3/1/1
+expect2 "loss=100%: would drop everything" \
+  -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,loss=100%
+expect2 "'rate' given twice" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,rate=2mbit
+expect2 "empty link spec" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --ba ""
+expect2 "time must be > 0" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --time 0s
+expect2 "Try 'udccp-linkem --help'" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --bogus
+"$L" --version | grep -q "^udccp-linkem (udccp) " || fail "--version"
 "$L" --help >/dev/null 2>&1 || fail "--help exit $?"
 echo "PASS: udccp-linkem usage errors exit 2 before opening anything"

@@ -13,7 +13,7 @@ command -v man >/dev/null 2>&1 || fail "man is not installed (apt-get install ma
 TMP=$(mktemp -d /tmp/udccp-man.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 bad=0
-for page in udccp-perf.1 udccp-cat.1 udccp-sim.1 udccp.3; do
+for page in udccp-perf.1 udccp-cat.1 udccp-sim.1 udccp-linkem.1 udccp.3; do
   f=$SRC/doc/$page
   [ -f "$f" ] || fail "doc/$page is missing"
   LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$f" >"$TMP/out" 2>"$TMP/err"

@@ -99,8 +99,10 @@ grep -q "^path 1: 2.00 Mbit/s, 20 ms" "$TMP/mp.txt" || fail "no path line"
 "$SIM" --flows 2xtcp $BASE --csv "$TMP/s.csv" >/dev/null || fail "csv run"
 [ "$(wc -l <"$TMP/s.csv")" -eq 3 ] || fail "csv: expected header + 2 rows"
 # Numbers a person can read: a long delay in seconds, not "1e+08 ms".
+# (that flow never establishes: exit 1, next test)
 "$SIM" --flows ccid2 --rate 10mbit --delay 100000s --duration 1s \
-  >"$TMP/long.txt" || fail "long delay run"
+  >"$TMP/long.txt" 2>/dev/null
+[ $? = 1 ] || fail "long delay run: exit status not 1"
 head -n 1 "$TMP/long.txt" | grep -q "100000 s one-way delay" ||
   fail "long delay: $(head -n 1 "$TMP/long.txt")"
 # Utilization is over the capacity the link had: with --rate-change it is
@@ -115,4 +117,43 @@ for f in rc1 rc2; do
   awk -v u="$u" -v f="$f" 'BEGIN { exit !(u != "" && u > (f == "rc2" ? 0.8 : 0.1) && u <= 1.0) }' ||
     fail "--rate-change ($f): utilization '$u' is not the share of the capacity"
 done
+# A run that measured nothing is no success (it exited 0): a flow that
+# never established (a blackout over the whole run; every packet lost in
+# a burst) prints its report, says so on stderr and exits 1; a flow that
+# starts once --duration is over is a usage error before the run.
+for how in "--blackout 0s+10s" "--burst-loss 1,0.001"; do
+  for j in "" --json; do
+    "$SIM" --flows tcp,ccid2 $BASE $how $j >"$TMP/ne.out" 2>"$TMP/ne.err"
+    rc=$?
+    [ $rc = 1 ] || fail "$how $j: every flow never established, exit $rc"
+    grep -q "flow 1 (ccid2) never established its connection" "$TMP/ne.err" ||
+      fail "$how $j: stderr: $(cat "$TMP/ne.err")"
+    grep -q "flow 0 (tcp) never established" "$TMP/ne.err" ||
+      fail "$how $j: stderr: $(cat "$TMP/ne.err")"
+    if [ -n "$j" ]; then
+      grep -q '"established": false' "$TMP/ne.out" || fail "$how: JSON"
+    else
+      grep -q "never established" "$TMP/ne.out" || fail "$how: table"
+    fi
+  done
+done
+echo "ok: never established -> exit 1: $(head -n 1 "$TMP/ne.err")"
+"$SIM" --flows ccid2 --rate 10mbit --delay 10ms --duration 5s \
+  --blackout 0s+200ms >/dev/null 2>"$TMP/ne.err" ||
+  fail "a flow established after a short blackout: $(cat "$TMP/ne.err")"
+expect_error "flow 1 (ccid2) starts at 5s, when the measured period is over" \
+  --flows tcp,ccid2:start=5s $BASE
+expect_error "starts at 1s, when the measured period is over" \
+  --flows tcp:start=1s $BASE
+expect_error "stops (stop=1s) before it starts (start=2s)" \
+  --flows tcp:start=2s:stop=1s --rate 10mbit --delay 10ms --duration 5s
+# Gilbert-Elliott with P + R > 1 (a chain that flips more often than it
+# stays) lost nothing at all: pow() of a negative number at a fractional
+# step count is NaN.  0.9,0.2,0.1: about 0.82 x 0.1 of the packets lost.
+"$SIM" --flows tcp --rate 10mbit --delay 10ms --duration 5s \
+  --burst-loss 0.9,0.2,0.1 --json >"$TMP/ge.json" || fail "burst-loss run"
+lr=$(sed -n 's/.*"loss_rate": \([0-9.]*\).*/\1/p' "$TMP/ge.json" | head -n 1)
+awk -v l="$lr" 'BEGIN { exit !(l > 0.05 && l < 0.12) }' ||
+  fail "--burst-loss 0.9,0.2,0.1: loss rate '$lr', want 0.05..0.12"
+echo "ok: --burst-loss 0.9,0.2,0.1 loses $lr"
 echo "PASS"

@@ -195,10 +195,15 @@ static void test_rfc5348_5_1_loss_after_ndupack(void **state) {
   assert_int_equal(lh.li[0].seq_start, 3);
   assert_int_equal(lh.n_li, 2);
   assert_true(udccp_tfrc_lh_p(&lh) > 0.0);
+  /* 3 was only late: it fills its hole, and with the one loss gone p is 0
+   * again (RFC 5348 §5.1; see test_rfc5348_5_1_late_packet_*) */
+  assert_int_equal(rx(&lh, &c, 3, 7 * MS, 0), UDCCP_TFRC_LH_UNDONE);
   assert_int_equal(rx(&lh, &c, 3, 7 * MS, 0), UDCCP_TFRC_LH_DUP);
   assert_int_equal(rx(&lh, &c, 6, 7 * MS, 0), UDCCP_TFRC_LH_DUP);
   assert_int_equal(lh.n_late, 2);
-  assert_int_equal(lh.n_lost, 1);
+  assert_int_equal(lh.n_lost, 0);
+  assert_int_equal(lh.n_filled, 1);
+  assert_true(udccp_tfrc_lh_p(&lh) == 0.0);
 }
 
 /* Duplicates of packets waiting above a hole are recognised too. */
@@ -647,6 +652,148 @@ static void test_rfc4342_8_6_1_nonce_echo_lossless_part(void **state) {
   assert_int_equal(lh.li[0].nonce, 1);
 }
 
+/* ------------------------------------------- late packets (RFC 5348 §5.1) */
+
+/* Data packets lo..hi in order, except skip[]; nonce (ECT(1)) on every
+ * seq divisible by 3, counters as rx_range. */
+static void feed(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c, uint64_t lo,
+                 uint64_t hi, const uint64_t *skip, size_t nskip) {
+  uint64_t s;
+  for (s = lo; s <= hi; s++) {
+    size_t i;
+    int lost = 0;
+    for (i = 0; i < nskip; i++) {
+      lost |= skip[i] == s;
+    }
+    if (!lost) {
+      rx_full(lh, c, s, s * MS, (uint8_t)((s / 4) & 15),
+              s % 3 == 0 ? 1 : 2, 1, 0);
+    }
+  }
+}
+
+static unsigned late(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
+                     uint64_t s, udccp_tstamp ts) {
+  return rx_full(lh, c, s, ts, (uint8_t)((s / 4) & 15), s % 3 == 0 ? 1 : 2,
+                 1, 0);
+}
+
+/* feed() with one packet skipped; returns the flags of all calls */
+static unsigned feed_flags(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
+                           uint64_t lo, uint64_t hi, uint64_t skip) {
+  unsigned f = 0;
+  uint64_t s;
+  for (s = lo; s <= hi; s++) {
+    if (s != skip) {
+      f |= late(lh, c, s, s * MS);
+    }
+  }
+  return f;
+}
+
+static void assert_same_history(const udccp_tfrc_lh *a,
+                                const udccp_tfrc_lh *b) {
+  uint32_t i;
+  assert_int_equal(a->n_li, b->n_li);
+  assert_int_equal(a->have_loss, b->have_loss);
+  for (i = 0; i < a->n_li; i++) {
+    assert_int_equal(a->li[i].seq_start, b->li[i].seq_start);
+    assert_int_equal(a->li[i].seq_len, b->li[i].seq_len);
+    assert_int_equal(a->li[i].loss_len, b->li[i].loss_len);
+    assert_int_equal(a->li[i].data_len, b->li[i].data_len);
+    assert_int_equal(a->li[i].drops, b->li[i].drops);
+    assert_int_equal(a->li[i].nonce, b->li[i].nonce);
+  }
+  assert_true(udccp_tfrc_lh_p(a) == udccp_tfrc_lh_p(b));
+}
+
+/* A loss event whose one lost packet comes late is undone: the history is
+ * the one of a path that never lost it (a loss before it stands). */
+static void test_rfc5348_5_1_late_packet_undoes_its_event(void **state) {
+  udccp_tfrc_lh lh, ref;
+  udccp_tfrc_rx_ctx c = ctx_default();
+  const uint64_t both[] = {20, 150}, real[] = {20};
+  uint8_t li[1 + 9 * UDCCP_TFRC_LI_MAX], li_ref[sizeof(li)];
+  (void)state;
+  udccp_tfrc_lh_init(&lh, UDCCP_TFRC_LH_CCVAL, 0, 0);
+  udccp_tfrc_lh_init(&ref, UDCCP_TFRC_LH_CCVAL, 0, 0);
+  feed(&lh, &c, 1, 200, both, 2);
+  feed(&ref, &c, 1, 150, real, 1);
+  assert_int_equal(lh.n_li, 3);
+  assert_true(udccp_tfrc_lh_p(&lh) > udccp_tfrc_lh_p(&ref));
+  assert_int_equal(late(&lh, &c, 150, 201 * MS), UDCCP_TFRC_LH_UNDONE);
+  feed(&ref, &c, 151, 200, NULL, 0);
+  assert_same_history(&lh, &ref);
+  assert_int_equal(lh.n_lost, 1);
+  assert_int_equal(lh.n_undone, 1);
+  /* the Loss Intervals option says the same (nonce echo included) */
+  assert_int_equal(udccp_tfrc_lh_write_li(&lh, 200, li, sizeof(li), 0),
+                   udccp_tfrc_lh_write_li(&ref, 200, li_ref, sizeof(li), 0));
+  assert_memory_equal(li, li_ref, 1 + 9 * lh.n_li);
+  /* and a later loss starts a new event as usual */
+  feed(&lh, &c, 201, 260, (const uint64_t[]){230}, 1);
+  assert_int_equal(lh.n_li, 3);
+  assert_int_equal(lh.li[0].seq_start, 230);
+}
+
+/* The first loss event undone: no loss at all, p = 0 again (and the next
+ * real loss synthesizes the first interval afresh, RFC 5348 §6.3.1). */
+static void test_rfc5348_5_1_late_packet_undoes_first_loss(void **state) {
+  udccp_tfrc_lh lh, ref;
+  udccp_tfrc_rx_ctx c = ctx_default();
+  (void)state;
+  udccp_tfrc_lh_init(&lh, UDCCP_TFRC_LH_CCVAL, 0, 1);
+  udccp_tfrc_lh_init(&ref, UDCCP_TFRC_LH_CCVAL, 0, 1);
+  feed(&lh, &c, 1, 60, (const uint64_t[]){40}, 1);
+  assert_true(udccp_tfrc_lh_p(&lh) > 0.0);
+  assert_int_equal(late(&lh, &c, 40, 61 * MS), UDCCP_TFRC_LH_UNDONE);
+  feed(&ref, &c, 1, 60, NULL, 0);
+  assert_same_history(&lh, &ref);
+  assert_true(udccp_tfrc_lh_p(&lh) == 0.0);
+  assert_int_equal(lh.li[0].data_len, 60);
+  assert_int_equal(
+      feed_flags(&lh, &c, 61, 80, 70) & UDCCP_TFRC_LH_FIRST_LOSS,
+      UDCCP_TFRC_LH_FIRST_LOSS);
+}
+
+/* An event with two losses stands while one of them has not come; a CE
+ * mark is a congestion signal however late it comes. */
+static void test_rfc5348_5_1_late_packet_partial_and_marked(void **state) {
+  udccp_tfrc_lh lh;
+  udccp_tfrc_rx_ctx c = ctx_default();
+  const uint64_t skip[] = {20, 100, 102};
+  double p;
+  (void)state;
+  udccp_tfrc_lh_init(&lh, UDCCP_TFRC_LH_CCVAL, 0, 0);
+  feed(&lh, &c, 1, 150, skip, 3);
+  assert_int_equal(lh.n_li, 3);
+  assert_int_equal(lh.li[0].drops, 2);
+  p = udccp_tfrc_lh_p(&lh);
+  assert_int_equal(late(&lh, &c, 100, 151 * MS), UDCCP_TFRC_LH_UNDONE);
+  assert_int_equal(lh.n_li, 3);
+  assert_int_equal(lh.li[0].drops, 1);
+  assert_true(udccp_tfrc_lh_p(&lh) == p);
+  /* 102 comes CE-marked: still a loss, the event stays */
+  assert_int_equal(rx_full(&lh, &c, 102, 152 * MS, 9, 3, 1, 0),
+                   UDCCP_TFRC_LH_DUP);
+  assert_int_equal(lh.n_li, 3);
+  assert_int_equal(lh.li[0].drops, 1);
+  assert_int_equal(lh.n_lost, 2);
+}
+
+/* Beyond the window of UDCCP_TFRC_LATE_WIN sequence numbers a late packet
+ * stays lost. */
+static void test_rfc5348_5_1_late_packet_too_late(void **state) {
+  udccp_tfrc_lh lh;
+  udccp_tfrc_rx_ctx c = ctx_default();
+  (void)state;
+  udccp_tfrc_lh_init(&lh, UDCCP_TFRC_LH_CCVAL, 0, 0);
+  feed(&lh, &c, 1, 10 + UDCCP_TFRC_LATE_WIN, (const uint64_t[]){10}, 1);
+  assert_int_equal(late(&lh, &c, 10, 0), UDCCP_TFRC_LH_DUP);
+  assert_int_equal(lh.n_lost, 1);
+  assert_true(udccp_tfrc_lh_p(&lh) > 0.0);
+}
+
 /* ---------------------------------------------------- TFRC-SP (CCID 4) */
 
 /* RFC 4828 §4.4: a short interval of N packets with K losses counts N/K.
@@ -986,6 +1133,10 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_1_wraparound),
       cmocka_unit_test(test_rfc4342_8_1_receiver_rtt_from_ccval),
       cmocka_unit_test(test_rfc5348_5_extremes_no_ub),
+      cmocka_unit_test(test_rfc5348_5_1_late_packet_undoes_its_event),
+      cmocka_unit_test(test_rfc5348_5_1_late_packet_undoes_first_loss),
+      cmocka_unit_test(test_rfc5348_5_1_late_packet_partial_and_marked),
+      cmocka_unit_test(test_rfc5348_5_1_late_packet_too_late),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,7 @@
 #define _GNU_SOURCE /* getopt_long, poll */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -1116,7 +1117,28 @@ static int main_mp(const cat_opts *o, udccp_endpoint *ep) {
   return status;
 }
 
+/* A standard descriptor the shell closed (<&-, >&-) would be the next
+ * socket's number: stdin then read the endpoint's own UDP socket (the
+ * client hung), stdout wrote datagrams into a socket ("Destination address
+ * required").  Each closed one gets /dev/null opened the other way round,
+ * so that using it fails with EBADF as it would have.  Returns a bit per
+ * descriptor that was closed. */
+static unsigned reserve_std_fds(void) {
+  unsigned closed = 0;
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      closed |= 1u << fd;
+      int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+      if (n >= 0 && n != fd) {
+        close(n);
+      }
+    }
+  }
+  return closed;
+}
+
 int main(int argc, char **argv) {
+  unsigned std_closed = reserve_std_fds();
   cat_opts o;
   memset(&o, 0, sizeof(o));
   o.port = CAT_DEFAULT_PORT;
@@ -1266,6 +1288,17 @@ int main(int argc, char **argv) {
   }
   if (o.keep && !o.listen) {
     fprintf(stderr, "udccp-cat: -k needs -l\n");
+    return 2;
+  }
+  if ((std_closed & 1u) && !o.no_stdin) {
+    fprintf(stderr, "udccp-cat: standard input is closed: give -d to only "
+                    "receive, or </dev/null\n");
+    return 2;
+  }
+  if (std_closed & 2u) {
+    fprintf(stderr, "udccp-cat: standard output is closed: received "
+                    "datagrams would be lost; redirect it (>/dev/null to "
+                    "discard them)\n");
     return 2;
   }
   if (o.multipath && o.listen && o.mp_local != NULL) {

@@ -101,8 +101,10 @@ static void usage(FILE *f) {
 "  --time TIME         exit after TIME (e.g. 60s; default: run until a signal)\n"
 "  --max-packet BYTES  largest packet forwarded (default 9216)\n"
 "  --json              statistics as one JSON object (default: key=value)\n"
+"  -h, --help          this help\n"
+"  --version           print the version\n"
 "\n"
-"SPEC: comma list of KEY=VALUE:\n"
+"SPEC: comma list of KEY=VALUE, each key once:\n"
 "  rate=RATE           bit|kbit|mbit|gbit per second (required)\n"
 "  delay=TIME          one-way delay: ns|us|ms|s (default 0)\n"
 "  queue=Q             drop-tail limit: BYTES (64k, 150000), Np (packets)\n"
@@ -161,20 +163,33 @@ static int spec_queue(const char *v, lk_dir_spec *d, char *err, size_t cap) {
   return -1;
 }
 
+/* "P/R[/H]": every value a probability, none empty ("0.1//1" and a
+ * trailing "/" were read as "0.1/1" by strtok). */
 static int spec_prob_list(const char *v, double *out, int min, int max,
                           char *err, size_t cap) {
-  char tmp[128];
+  char tmp[128], sub[160];
+  if (strlen(v) >= sizeof(tmp)) {
+    snprintf(err, cap, "'%.40s...' too long: expected P/R[/H]", v);
+    return -1;
+  }
   snprintf(tmp, sizeof(tmp), "%s", v);
   int n = 0;
-  for (char *save = NULL, *t = strtok_r(tmp, "/", &save); t != NULL;
-       t = strtok_r(NULL, "/", &save)) {
-    if (n == max || sim_parse_prob(t, &out[n], err, cap) != 0) {
-      if (n == max) {
-        snprintf(err, cap, "too many values in '%s'", v);
-      }
+  for (char *t = tmp; t != NULL;) {
+    char *slash = strchr(t, '/');
+    if (slash != NULL) {
+      *slash = '\0';
+    }
+    if (n == max) {
+      snprintf(err, cap, "too many values in '%s': expected P/R[/H]", v);
+      return -1;
+    }
+    if (sim_parse_prob(t, &out[n], sub, sizeof(sub)) != 0) {
+      snprintf(err, cap, "'%s': expected P/R[/H] with probabilities, e.g. "
+               "0.01/0.3 (%s)", v, sub);
       return -1;
     }
     n++;
+    t = slash != NULL ? slash + 1 : NULL;
   }
   if (n < min) {
     snprintf(err, cap, "'%s': expected P/R[/H]", v);
@@ -195,7 +210,15 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
     return spec_queue(v, d, err, cap);
   }
   if (strcmp(key, "loss") == 0) {
-    return sim_parse_prob(v, &d->loss, err, cap);
+    if (sim_parse_prob(v, &d->loss, err, cap) != 0) {
+      return -1;
+    }
+    if (d->loss >= 1.0) {
+      snprintf(err, cap, "would drop everything: use a fraction below 1 "
+               "(burst=TIME/N cuts the link for N packets)");
+      return -1;
+    }
+    return 0;
   }
   if (strcmp(key, "dup") == 0) {
     return sim_parse_prob(v, &d->dup, err, cap);
@@ -205,6 +228,13 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
     if (spec_prob_list(v, p, 2, 3, err, cap) < 0) {
       return -1;
     }
+    /* P = 0 never enters the bad state (the option does nothing); R = 0
+     * never leaves it (the link dies at the first bad packet) */
+    if (p[0] <= 0 || p[1] <= 0) {
+      snprintf(err, cap, "P (good->bad) and R (bad->good) must both be > 0, "
+               "e.g. ge=0.01/0.3");
+      return -1;
+    }
     d->ge_p = p[0];
     d->ge_r = p[1];
     d->ge_h = p[2];
@@ -212,6 +242,10 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
   }
   if (strcmp(key, "burst") == 0) {
     char tmp[64];
+    if (strlen(v) >= sizeof(tmp)) {
+      snprintf(err, cap, "bad burst '%.40s...': too long", v);
+      return -1;
+    }
     snprintf(tmp, sizeof(tmp), "%s", v);
     char *slash = strchr(tmp, '/');
     uint64_t n;
@@ -243,25 +277,57 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
   return -1;
 }
 
-/* Applies SPEC ("k=v,k=v") on top of d. */
+/* Applies SPEC ("k=v,k=v") on top of d.  Strict: an empty item (",,",
+ * a leading or trailing comma) and a key given twice are errors (strtok
+ * skipped empty items, and the second value silently won). */
 static int spec_parse(const char *s, lk_dir_spec *d, char *err, size_t cap) {
-  char tmp[512];
+  char tmp[512], sub[384];
   if (strlen(s) >= sizeof(tmp)) {
     snprintf(err, cap, "link spec too long");
     return -1;
   }
+  if (*s == '\0') {
+    snprintf(err, cap, "empty link spec: write KEY=VALUE,..., e.g. "
+             "rate=50mbit,delay=20ms");
+    return -1;
+  }
   snprintf(tmp, sizeof(tmp), "%s", s);
-  for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t != NULL;
-       t = strtok_r(NULL, ",", &save)) {
+  char seen[8][8];
+  int nseen = 0;
+  for (char *t = tmp; t != NULL;) {
+    char *comma = strchr(t, ',');
+    if (comma != NULL) {
+      *comma = '\0';
+    }
+    if (*t == '\0') {
+      snprintf(err, cap, "'%s': empty item (a comma %s): write "
+               "KEY=VALUE,KEY=VALUE", s,
+               t == tmp ? "at the start" : comma == NULL ? "at the end"
+                                                         : "doubled");
+      return -1;
+    }
     char *eq = strchr(t, '=');
     if (eq == NULL) {
       snprintf(err, cap, "'%s' in link spec: expected KEY=VALUE", t);
       return -1;
     }
     *eq = '\0';
-    if (spec_one(t, eq + 1, d, err, cap) != 0) {
+    for (int i = 0; i < nseen; i++) {
+      if (strcmp(seen[i], t) == 0) {
+        snprintf(err, cap, "'%s' given twice in '%s' (--ab/--ba change "
+                 "one direction of --link)", t, s);
+        return -1;
+      }
+    }
+    if (spec_one(t, eq + 1, d, sub, sizeof(sub)) != 0) {
+      snprintf(err, cap, "%s=%s: %s", t, eq + 1, sub);
       return -1;
     }
+    size_t klen = strlen(t);
+    if (nseen < 8 && klen < sizeof(seen[0])) {
+      memcpy(seen[nseen++], t, klen + 1);
+    }
+    t = comma != NULL ? comma + 1 : NULL;
   }
   return 0;
 }
@@ -652,7 +718,7 @@ static int run(lk_port port[2], sim_rtlink link[2], int sfd,
 
 int main(int argc, char **argv) {
   enum { OPT_LINK = 256, OPT_AB, OPT_BA, OPT_SEED, OPT_TIME, OPT_MAXPKT,
-         OPT_JSON };
+         OPT_JSON, OPT_VERSION };
   static const struct option lopts[] = {
       {"port-a", required_argument, NULL, 'a'},
       {"port-b", required_argument, NULL, 'b'},
@@ -664,6 +730,7 @@ int main(int argc, char **argv) {
       {"max-packet", required_argument, NULL, OPT_MAXPKT},
       {"json", no_argument, NULL, OPT_JSON},
       {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0}};
   lk_port port[2] = {{.fd = -1}, {.fd = -1}};
   lk_dir_spec dir[2] = {{.queue_bdp = 1}, {.queue_bdp = 1}};
@@ -690,6 +757,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, PROG ": --time: %s\n", err);
         return 2;
       }
+      if (duration == 0) { /* 0 meant "until a signal" */
+        fprintf(stderr, PROG ": --time must be > 0, e.g. 60s (without "
+                "--time: until SIGINT or SIGTERM)\n");
+        return 2;
+      }
       break;
     case OPT_MAXPKT:
       if (sim_parse_uint(optarg, 64, 65535, &max_pkt, err, sizeof(err))) {
@@ -699,7 +771,8 @@ int main(int argc, char **argv) {
       break;
     case OPT_JSON: json = 1; break;
     case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
+    case OPT_VERSION: printf(PROG " (udccp) %s\n", UDCCP_VERSION); return 0;
+    default: fprintf(stderr, "Try '" PROG " --help'.\n"); return 2;
     }
   }
   if (optind != argc || port[0].spec == NULL || port[1].spec == NULL) {

@@ -417,6 +417,25 @@ int main(int argc, char **argv) {
              have_delay ? "" : " --delay");
     return fail(err);
   }
+  /* A flow that starts once the measured period is over measures nothing
+   * and reported "never established" with exit 0; one that stops before
+   * it starts failed only after the files were created. */
+  for (size_t i = 0; i < cfg.n_flows; i++) {
+    const sim_flow_opts *fo = &cfg.flow_opts[i];
+    if (fo->has_start && fo->start >= cfg.duration) {
+      snprintf(err, sizeof(err), "flow %zu (%s) starts at %gs, when the "
+               "measured period is over (--duration %gs): start it earlier "
+               "or give a longer --duration", i, cfg.kinds[i]->name,
+               (double)fo->start / 1e9, (double)cfg.duration / 1e9);
+      return fail(err);
+    }
+    if (fo->has_start && fo->stop > 0 && fo->stop <= fo->start) {
+      snprintf(err, sizeof(err), "flow %zu (%s) stops (stop=%gs) before it "
+               "starts (start=%gs)", i, cfg.kinds[i]->name,
+               (double)fo->stop / 1e9, (double)fo->start / 1e9);
+      return fail(err);
+    }
+  }
   FILE *csv = NULL;
   if (csv_path != NULL) {
     csv = fopen(csv_path, "w");
@@ -503,6 +522,14 @@ int main(int argc, char **argv) {
     if (res.flows[i].err[0] != '\0') {
       fprintf(stderr, PROG ": flow %zu (%s): %s\n", i, res.flows[i].kind,
               res.flows[i].err);
+      status = 1;
+    } else if (!res.flows[i].established) {
+      /* nothing was measured: not a result to take for one (it exited 0) */
+      const char *why = res.flows[i].close_desc;
+      fprintf(stderr, PROG ": flow %zu (%s) never established its "
+              "connection, nothing was measured%s%s%s: check --loss, "
+              "--blackout, --paths and start=\n", i, res.flows[i].kind,
+              why[0] ? " (" : "", why, why[0] ? ")" : "");
       status = 1;
     }
   }

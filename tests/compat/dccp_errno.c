@@ -200,7 +200,69 @@ int main(int argc, char **argv) {
       usleep(50000);
     }
     expect("connect again after the refusal: EBADRQC", crv, EBADRQC);
+    /* The refusal told, the socket is unconnected again (Linux:
+     * SS_UNCONNECTED, TCP_CLOSE): connect() starts a new handshake (it
+     * was ECONNABORTED for ever under the preload). */
+    expect("connect once more: EINPROGRESS (a new handshake)",
+           connect(nb, (struct sockaddr *)&na, sizeof(na)), EINPROGRESS);
+    for (int i = 0; i < 100; i++) {
+      crv = connect(nb, (struct sockaddr *)&na, sizeof(na));
+      if (crv == 0 || errno != EALREADY) {
+        break;
+      }
+      usleep(50000);
+    }
+    expect("... refused again: EBADRQC", crv, EBADRQC);
     close(nb);
+  }
+  {
+    /* The same with a blocking socket, and a retry that succeeds on the
+     * same descriptor once the right service code is set. */
+    int rs = dccp_socket(43);
+    struct sockaddr_in ra = addr(g_port);
+    expect("blocking connect, wrong service code: EBADRQC",
+           connect(rs, (struct sockaddr *)&ra, sizeof(ra)), EBADRQC);
+    expect("connect again: a new handshake, EBADRQC",
+           connect(rs, (struct sockaddr *)&ra, sizeof(ra)), EBADRQC);
+    uint32_t sc42 = htonl(42);
+    ok("SERVICE set to the listener's code after the failures",
+       setsockopt(rs, SOL_DCCP, DCCP_SOCKOPT_SERVICE, &sc42,
+                  sizeof(sc42)) == 0);
+    ok("connect on the same descriptor succeeds",
+       connect(rs, (struct sockaddr *)&ra, sizeof(ra)) == 0);
+    int as = accept_one(lis);
+    struct pollfd ap = {as, POLLIN, 0};
+    ok("a datagram crosses the retried connection",
+       send(rs, "retry", 5, 0) == 5 && poll(&ap, 1, 5000) == 1 &&
+           recv(as, buf, sizeof(buf), 0) == 5 && memcmp(buf, "retry", 5) == 0);
+    expect("connect when connected: EISCONN",
+           connect(rs, (struct sockaddr *)&ra, sizeof(ra)), EISCONN);
+    close(as);
+    close(rs);
+  }
+  {
+    /* A non-blocking connect that succeeds: connect() again says 0 once
+     * (Linux's __inet_stream_connect() leaving SS_CONNECTING), then
+     * EISCONN. */
+    int ns = dccp_socket(42);
+    struct sockaddr_in sa2 = addr(g_port);
+    fcntl(ns, F_SETFL, fcntl(ns, F_GETFL) | O_NONBLOCK);
+    expect("non-blocking connect (right code): EINPROGRESS",
+           connect(ns, (struct sockaddr *)&sa2, sizeof(sa2)), EINPROGRESS);
+    int crv = -1;
+    for (int i = 0; i < 100; i++) {
+      crv = connect(ns, (struct sockaddr *)&sa2, sizeof(sa2));
+      if (crv == 0 || errno != EALREADY) {
+        break;
+      }
+      usleep(50000);
+    }
+    ok("connect again once the handshake is over: 0", crv == 0);
+    expect("and then: EISCONN",
+           connect(ns, (struct sockaddr *)&sa2, sizeof(sa2)), EISCONN);
+    int as = accept_one(lis);
+    close(as);
+    close(ns);
   }
   if (argc > 2 && strcmp(argv[2], "noconn") == 0) {
     expect("connect, nobody listening: ECONNREFUSED",
