@@ -49,9 +49,11 @@
 #define UDCCP_IO_ROUTE_TTL (10 * UDCCP_NS_PER_S)
 #define UDCCP_IO_CTLBUF 128
 /* tx.c: at the end of a connection's turn, payloads still in its send
- * queue up to this many bytes in all are copied into the transmit batch
- * (more, or a batch half full: the batch leaves) */
-#define UDCCP_IO_SG_COPY_MAX 32768
+ * queue are copied into the transmit batch if each is at most
+ * UDCCP_IO_SG_COPY_PKT bytes and all together UDCCP_IO_SG_COPY_MAX;
+ * otherwise the batch leaves */
+#define UDCCP_IO_SG_COPY_PKT 2048
+#define UDCCP_IO_SG_COPY_MAX 65536
 #define UDCCP_IO_EPHEMERAL_LO 49152u
 #define UDCCP_IO_PORT_TABLE 64u /* RFC 6056 §3.3.4's table T */
 

@@ -204,21 +204,26 @@ void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
 
 /* The end of s's turn: no packet in the batch may point into s's send
  * queue after it (udccp_conn_write_pkt_sg: the application's next send
- * may write over those bytes, a read or a timer free them).  A batch at
- * least half full, or payloads too large to be worth a copy, leave now;
- * a few small ones are copied into the batch's arena, so that the next
- * turns' packets still join them in one sendmmsg (with CCID 2's ack
- * clock a turn sends ~20 packets: flushing after each halved the
- * packets per sendmmsg, make bench). */
+ * may write over those bytes, a read or a timer free them).  Small
+ * payloads (a 1500-byte path's) are copied into the batch's arena, so
+ * that the next turns' packets still join them in one sendmmsg: with
+ * CCID 2's ack clock a turn sends 20-60 packets, and flushing after each
+ * halved the packets per sendmmsg at 1,200 bytes (45 -> 24) and cost
+ * more CPU per GB than the copies it saved (make bench, A/B).  Large
+ * ones leave now: a batch holds few of them anyway, and a copy of 8 or
+ * 64 KB costs more than a sendmmsg.  The packets that left during the
+ * turn (a full batch, a drain) were never copied. */
 static void tx_sg_settle(udccp_endpoint *ep, const udccp_sock *s) {
-  size_t bytes = 0;
+  size_t bytes = 0, most = 0;
   for (size_t i = 0; i < ep->ntx; i++) {
     const struct msghdr *m = &ep->tmsg[i].msg_hdr;
     if (ep->towner[i] == s && m->msg_iovlen == 2) {
-      bytes += (m->msg_iov[1].iov_len + 15) & ~(size_t)15;
+      size_t n = m->msg_iov[1].iov_len;
+      bytes += (n + 15) & ~(size_t)15;
+      most = n > most ? n : most;
     }
   }
-  if (ep->ntx >= ep->batch / 2 || bytes > UDCCP_IO_SG_COPY_MAX ||
+  if (most > UDCCP_IO_SG_COPY_PKT || bytes > UDCCP_IO_SG_COPY_MAX ||
       ep->tused + bytes > UDCCP_IO_TXARENA) {
     udccp_io_tx_flush(ep);
     return;
