@@ -512,6 +512,18 @@ int ucompat_svc_connect(ucompat_sock *cs, const struct sockaddr *sa,
                         socklen_t len) {
   char host[INET6_ADDRSTRLEN];
   uint16_t port;
+  /* Linux dccp_v4_connect() / dccp_v6_connect(): a short address is
+   * EINVAL, one of the other family EAFNOSUPPORT (an AF_INET socket
+   * connected to an IPv6 address; a short one was EAFNOSUPPORT). */
+  if (len < (cs->family == AF_INET ? sizeof(struct sockaddr_in)
+                                   : sizeof(struct sockaddr_in6))) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (sa->sa_family != cs->family) {
+    errno = EAFNOSUPPORT;
+    return -1;
+  }
   if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
     const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
     inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));

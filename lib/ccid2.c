@@ -10,7 +10,9 @@
  *                never twice, never for non-data packets or for packets
  *                already declared lost.
  * §5 (2)         P is lost once NUMDUPACK (3) packets sent after P, data or
- *                not, are acked; pipe -1.
+ *                not, are acked; pipe -1.  lib/ccid2_loss.c: the rule, the
+ *                timeout's losses, and under reordering (RFC 3522, 4015,
+ *                4653) the undo of spurious losses and a raised threshold.
  * §5 (3)         Timeout per RFC 6298 (RFC 2988), one RTT sample per window,
  *                exponential back-off; on timeout pipe = 0, ssthresh =
  *                cwnd/2 (>= 2), cwnd = 1; outstanding packets count as lost;
@@ -36,7 +38,8 @@
  *                received (RFC 4340 §11.7.2); a relevant Data Dropped or
  *                Slow Receiver ends slow start; Slow Receiver also stops
  *                growth for an RTT (RFC 4340 §11.6).
- * §6.1.1         Lost acks (NUMDUPACK later peer packets seen) and CE-marked
+ * §6.1.1         Lost acks (NUMDUPACK later peer packets seen; more once a
+ *                late one showed reordering, RFC 4653) and CE-marked
  *                non-data packets are ack-path congestion.
  * §6.1.2         Ack Ratio: integer, <= ceil(cwnd/2), >= 2 once cwnd >= 4;
  *                doubled per window with ack-path congestion, decreased by 1
@@ -56,123 +59,11 @@
 
 #include "ackvec.h"
 #include "ccid2.h"
+#include "ccid2_int.h"
 #include "feat.h"
 #include "seq.h"
 
-/* History entry flags. */
-#define ENT_SENT 0x01u /* seen by tx_on_sent: `sent` is valid */
-#define ENT_DATA 0x02u
-#define ENT_ACKED 0x04u /* reported in state 0 or 1 */
-#define ENT_LOST 0x08u
-#define ENT_DROP 0x10u /* its Data Dropped report was processed */
 
-typedef struct ccid2_ent {
-  uint64_t seq;
-  udccp_tstamp sent;
-  uint8_t flags;
-} ccid2_ent;
-
-typedef struct ccid2_tx {
-  udccp_ccid_env *env;
-  const udccp_mem *mem;
-  /* Ring indexed by seq & (cap - 1): our packets tail .. tail + n - 1.
-   * Everything before tail is resolved (acked, lost, or non-data). */
-  ccid2_ent *ring;
-  size_t cap;
-  uint64_t tail;
-  size_t n;
-  uint64_t gss;       /* newest sequence number sent */
-  uint64_t loss_scan; /* data packets before this were judged */
-  uint64_t top[3];    /* the three newest seqs acked, newest first */
-  int started;
-  unsigned n_top;
-
-  uint32_t cwnd, ssthresh, pipe, iw; /* packets */
-  uint32_t ca_acked;                 /* growth credit, packets */
-  int in_recovery;
-  uint64_t recovery_seq; /* gss when the last congestion event began */
-  unsigned events;       /* congestion events so far */
-
-  /* RFC 6298 estimator, ns */
-  int have_rtt;
-  udccp_tstamp srtt, rttvar, rto, min_rtt;
-  udccp_tstamp rtt_use;  /* srtt, or UDCCP_CCID2_DEFAULT_RTT before a
-                            sample: rtt_or_default, kept by rtt_sample */
-  unsigned backoff;
-  int have_rtt_next;
-  uint64_t rtt_next; /* next sample only from an ack at or after this */
-  udccp_tstamp rto_deadline;
-
-  /* RFC 2861 */
-  int sent_any;
-  uint32_t w_used;
-  int full_cur, full_prev;
-  udccp_tstamp last_data_sent;
-  udccp_tstamp cwv_start;
-  udccp_tstamp slow_rcv_until;
-
-  /* Pacing (RFC 4341 §5 MAY): earliest time of the next data packet, and
-   * whether the sender is currently held back by it (then a late wake-up
-   * may catch up). */
-  udccp_tstamp pace_next;
-  int paced;
-
-  /* Ack Ratio, RFC 4341 §6.1.2 */
-  uint32_t ar;
-  int ar_changed_valid;
-  udccp_tstamp ar_changed, ar_clean_start;
-
-  /* The peer's sequence numbers, RFC 4341 §6.1.1: bit i of rp_seen is
-   * rp_high - i; every number up to rp_judged has been judged. */
-  int rp_started;
-  uint64_t rp_high, rp_judged, rp_seen;
-
-  uint64_t pkts_lost;
-  udccp_tstamp now; /* of the call in progress (for the window policy) */
-
-  /* Data packets a timeout declared lost (every one in flight, RFC 4341
-   * §5, RFC 6298 §5.5) that a late ack may still report received, e.g.
-   * after a receiver that stalled for seconds: the ack takes them off
-   * pkts_lost again (as CCID 3's count does), so that a sender's loss
-   * figure is not the stall's.  Bit i is sequence number rto_base + i;
-   * allocated at a timeout, freed once every bit is cleared or replaced;
-   * at most RTO_LOST_BITS. */
-  uint64_t *rto_bits;
-  uint64_t rto_base;
-  uint32_t rto_nbits, rto_left;
-
-  /* ECN nonces (RFC 4340 §12.2, RFC 4341 §7): bit seq & (nonce_bits - 1)
-   * is the nonce our packet seq carried, known for the last nonce_bits
-   * packets from nonce_first on.  Memory on demand (issue 13): no bitmap
-   * until the first data packet (all nonces before it are 0), then one
-   * that doubles with the packets sent, up to NONCE_BITS.  Only while
-   * ECN is on (nonce_on): without it every packet is Not-ECT, carries no
-   * nonce (RFC 3540 §2) and check_nonces reads none, so the bitmap is
-   * neither kept nor allocated (issue 13: ECN is off by default); when
-   * ECN comes on, the record starts again from that packet. */
-  uint8_t *nonces;
-  uint32_t nonce_bits;
-  uint8_t nonce_on;
-  uint64_t nonce_first;
-  uint64_t ecn_marks, nonce_checks, nonce_mismatches;
-
-  /* Window policy (ccid2.h): NULL is RFC 4341 §5 (Reno); CUBIC
-   * (lib/ccid_cubic.c) replaces growth and reduction. */
-  const udccp_ccid2_cc *cc;
-  union {
-    double d;
-    uint64_t u;
-    uint8_t b[UDCCP_CCID2_CC_STATE_SIZE];
-  } ccst;
-  void *ccp; /* the policy's state: ccst, or after this struct (BBR) */
-} ccid2_tx;
-
-#define NONCE_BITS (1u << 16)
-#define RTO_LOST_BITS (1u << 16) /* 8 KiB */
-
-_Static_assert(sizeof(ccid2_tx) <= UDCCP_CCID2_TX_STATE_SIZE, "tx state size");
-_Static_assert(UDCCP_CCID2_TX_STATE_SIZE <= UDCCP_CCID_STATE_SIZE,
-               "tx state size");
 
 static ccid2_tx *tx_of(udccp_ccid_state *st) {
   return (ccid2_tx *)(void *)st->bytes;
@@ -202,47 +93,21 @@ uint32_t udccp_ccid2_initial_cwnd(size_t mps) {
 
 /* ------------------------------------------------------------ policy */
 
-static void cc_win(const ccid2_tx *tx, udccp_ccid2_win *w) {
-  w->cwnd = tx->cwnd;
-  w->ssthresh = tx->ssthresh;
-  w->pipe = tx->pipe;
-  w->srtt = tx->have_rtt ? tx->srtt : 0;
-  w->min_rtt = tx->have_rtt ? tx->min_rtt : 0;
-}
-
-static void cc_unwin(ccid2_tx *tx, const udccp_ccid2_win *w) {
-  tx->cwnd = w->cwnd < 1 ? 1 : w->cwnd;
-  tx->ssthresh = w->ssthresh < 2 ? 2 : w->ssthresh;
-}
-
-/* A rate-based policy (ccid2.h on_ack: BBR) sets cwnd itself. */
-static int cc_owns_cwnd(const ccid2_tx *tx) {
-  return tx->cc != NULL && tx->cc->on_ack != NULL;
-}
-
 /* CCID 2 changed cwnd on its own (RFC 2861): the policy hears of it. */
 static void cc_restart(ccid2_tx *tx, udccp_tstamp ts) {
   udccp_ccid2_win w;
   if (tx->cc == NULL || tx->cc->on_restart == NULL) {
     return;
   }
-  cc_win(tx, &w);
+  ccid2_cc_win(tx, &w);
   tx->cc->on_restart(tx->ccp, &w, ts);
-  cc_unwin(tx, &w);
+  ccid2_cc_unwin(tx, &w);
 }
 
 /* ------------------------------------------------------------ history */
 
-static ccid2_ent *ent_at(ccid2_tx *tx, uint64_t seq) {
-  return &tx->ring[seq & (tx->cap - 1)];
-}
-
-static uint64_t hist_head(const ccid2_tx *tx) {
-  return udccp_seq_add(tx->tail, (int64_t)tx->n - 1);
-}
-
 static int hist_has(const ccid2_tx *tx, uint64_t seq) {
-  return tx->n > 0 && udccp_seq_between(seq, tx->tail, hist_head(tx));
+  return tx->n > 0 && udccp_seq_between(seq, tx->tail, ccid2_hist_head(tx));
 }
 
 static int hist_grow(ccid2_tx *tx, size_t need) {
@@ -266,7 +131,7 @@ static int hist_grow(ccid2_tx *tx, size_t need) {
   }
   for (i = 0; i < tx->n; i++) {
     uint64_t s = udccp_seq_add(tx->tail, (int64_t)i);
-    nr[s & (ncap - 1)] = *ent_at(tx, s);
+    nr[s & (ncap - 1)] = *ccid2_ent_at(tx, s);
   }
   tx->mem->free(tx->ring, tx->mem->user_data);
   tx->ring = nr;
@@ -276,17 +141,22 @@ static int hist_grow(ccid2_tx *tx, size_t need) {
 
 static void ack_ratio_clamp(ccid2_tx *tx);
 
+void udccp_ccid2_ack_ratio_clamp(ccid2_tx *tx) { ack_ratio_clamp(tx); }
+
 /* RFC 4341 §5: halve once per congestion event.  A loss or mark of a
  * packet sent before the current event was detected belongs to it. */
-static void congestion(ccid2_tx *tx, uint64_t seq) {
-  if (tx->in_recovery && udccp_seq_le(seq, tx->recovery_seq)) {
+void udccp_ccid2_congestion(ccid2_tx *tx, uint64_t seq, int undoable) {
+  int joins = tx->in_recovery && udccp_seq_le(seq, tx->recovery_seq);
+  /* ccid2_loss.c keeps what it needs to undo the event (RFC 4015) */
+  udccp_ccid2_undo_event(tx, seq, undoable, !joins);
+  if (joins) {
     return;
   }
   if (tx->cc != NULL) {
     udccp_ccid2_win w;
-    cc_win(tx, &w);
+    ccid2_cc_win(tx, &w);
     tx->cc->on_congestion(tx->ccp, &w, tx->now);
-    cc_unwin(tx, &w);
+    ccid2_cc_unwin(tx, &w);
   } else {
     tx->cwnd /= 2;
     if (tx->cwnd < 1) {
@@ -301,108 +171,10 @@ static void congestion(ccid2_tx *tx, uint64_t seq) {
   ack_ratio_clamp(tx);
 }
 
-/* ------------------------------------------- losses a late ack undoes */
 
-static void rto_lost_free(ccid2_tx *tx) {
-  if (tx->rto_bits != NULL) {
-    tx->mem->free(tx->rto_bits, tx->mem->user_data);
-    tx->rto_bits = NULL;
-  }
-  tx->rto_nbits = tx->rto_left = 0;
-}
-
-static int rto_bit(const ccid2_tx *tx, uint64_t seq) {
-  uint64_t i = (uint64_t)udccp_seq_sub(seq, tx->rto_base);
-  return i < tx->rto_nbits && ((tx->rto_bits[i >> 6] >> (i & 63)) & 1);
-}
-
-/* A timeout is about to declare the packets lo..hi lost: the record
- * grows to cover them (with what it held, newest RTO_LOST_BITS kept).
- * Returns 0, or -1 when it cannot (no memory: they stay counted). */
-static int rto_lost_cover(ccid2_tx *tx, uint64_t lo, uint64_t hi) {
-  uint64_t base = lo, span, q;
-  uint64_t *nb;
-  if (tx->rto_bits != NULL && udccp_seq_lt(tx->rto_base, base)) {
-    base = tx->rto_base;
-  }
-  span = (uint64_t)udccp_seq_sub(hi, base) + 1;
-  if (span > RTO_LOST_BITS) {
-    base = udccp_seq_add(hi, -(int64_t)RTO_LOST_BITS + 1);
-    span = RTO_LOST_BITS;
-  }
-  nb = tx->mem->calloc((size_t)(span + 63) / 64, sizeof(uint64_t),
-                       tx->mem->user_data);
-  if (nb == NULL) {
-    return -1;
-  }
-  tx->rto_left = 0;
-  if (tx->rto_bits != NULL) {
-    for (q = 0; q < span; q++) {
-      if (rto_bit(tx, udccp_seq_add(base, (int64_t)q))) {
-        nb[q >> 6] |= (uint64_t)1 << (q & 63);
-        tx->rto_left++;
-      }
-    }
-    tx->mem->free(tx->rto_bits, tx->mem->user_data);
-  }
-  tx->rto_bits = nb;
-  tx->rto_base = base;
-  tx->rto_nbits = (uint32_t)span;
-  return 0;
-}
-
-static void rto_lost_set(ccid2_tx *tx, uint64_t seq) {
-  uint64_t i = (uint64_t)udccp_seq_sub(seq, tx->rto_base);
-  if (i < tx->rto_nbits) {
-    tx->rto_bits[i >> 6] |= (uint64_t)1 << (i & 63);
-    tx->rto_left++;
-  }
-}
-
-/* An ack reports lo..hi received: those a timeout declared lost arrived
- * after all. */
-static void rto_lost_undo(ccid2_tx *tx, uint64_t hi, uint64_t lo) {
-  uint64_t top = udccp_seq_add(tx->rto_base, (int64_t)tx->rto_nbits - 1);
-  uint64_t a = udccp_seq_max(lo, tx->rto_base), b = udccp_seq_min(hi, top);
-  uint64_t q;
-  if (udccp_seq_gt(a, b)) {
-    return;
-  }
-  for (q = a;; q = udccp_seq_add(q, 1)) {
-    uint64_t i = (uint64_t)udccp_seq_sub(q, tx->rto_base);
-    uint64_t m = (uint64_t)1 << (i & 63);
-    if (tx->rto_bits[i >> 6] & m) {
-      tx->rto_bits[i >> 6] &= ~m;
-      tx->pkts_lost--;
-      tx->rto_left--;
-    }
-    if (q == b) {
-      break;
-    }
-  }
-  if (tx->rto_left == 0) {
-    rto_lost_free(tx);
-  }
-}
-
-static void lose(ccid2_tx *tx, ccid2_ent *e) {
-  e->flags |= ENT_LOST;
-  if (tx->pipe > 0) {
-    tx->pipe--;
-  }
-  tx->pkts_lost++;
-  if (tx->cc != NULL && tx->cc->on_lost != NULL && (e->flags & ENT_DATA)) {
-    tx->cc->on_lost(tx->ccp, e->seq, tx->now);
-  }
-  congestion(tx, e->seq);
-}
-
-static int unresolved(const ccid2_ent *e) {
-  return (e->flags & ENT_DATA) && !(e->flags & (ENT_ACKED | ENT_LOST));
-}
 
 static void hist_advance(ccid2_tx *tx) {
-  while (tx->n > 0 && !unresolved(ent_at(tx, tx->tail))) {
+  while (tx->n > 0 && !ccid2_unresolved(ccid2_ent_at(tx, tx->tail))) {
     tx->tail = udccp_seq_add(tx->tail, 1);
     tx->n--;
   }
@@ -416,9 +188,9 @@ static void hist_advance(ccid2_tx *tx) {
 
 /* The history cannot hold this much: the oldest packets are given up. */
 static void hist_drop_oldest(ccid2_tx *tx) {
-  ccid2_ent *e = ent_at(tx, tx->tail);
-  if (unresolved(e)) {
-    lose(tx, e);
+  ccid2_ent *e = ccid2_ent_at(tx, tx->tail);
+  if (ccid2_unresolved(e)) {
+    udccp_ccid2_lose(tx, e, 0); /* given up: not undoable */
   }
   tx->tail = udccp_seq_add(tx->tail, 1);
   tx->n--;
@@ -436,7 +208,7 @@ static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
     tx->loss_scan = seq;
     d = 1;
   } else {
-    int64_t sd = udccp_seq_sub(seq, hist_head(tx));
+    int64_t sd = udccp_seq_sub(seq, ccid2_hist_head(tx));
     if (sd <= 0) {
       return; /* not newer than what we have: ignore */
     }
@@ -481,14 +253,14 @@ static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
    * unknown. */
   while (d > 1) {
     uint64_t s = udccp_seq_add(tx->tail, (int64_t)tx->n);
-    e = ent_at(tx, s);
+    e = ccid2_ent_at(tx, s);
     e->seq = s;
     e->sent = 0;
     e->flags = 0;
     tx->n++;
     d--;
   }
-  e = ent_at(tx, seq);
+  e = ccid2_ent_at(tx, seq);
   e->seq = seq;
   e->sent = ts;
   e->flags = flags;
@@ -627,8 +399,13 @@ static int is_nondata_type(uint8_t type) {
   }
 }
 
+/* At most this many of the peer's later packets before one of its is
+ * judged lost (half the 64-number window rp_track keeps). */
+#define RP_REORDER_MAX 32u
+
 /* RFC 4341 §6.1.1: the peer's packet is lost once NUMDUPACK packets with
- * greater sequence numbers arrived.  §6.1.1 also says to assume, lacking
+ * greater sequence numbers arrived (rp_thresh: more once a late one proved
+ * its loss spurious).  §6.1.1 also says to assume, lacking
  * NDP Count, that every lost packet was a non-data packet.  Returns the
  * number of packets newly judged lost. */
 static unsigned rp_track(ccid2_tx *tx, uint64_t s) {
@@ -668,25 +445,36 @@ static unsigned rp_track(ccid2_tx *tx, uint64_t s) {
     }
     tx->rp_high = s;
   } else if (d < 0 && d > -64) {
-    if (udccp_seq_gt(s, tx->rp_judged)) {
-      tx->rp_seen |= (uint64_t)1 << (unsigned)(-d);
+    uint64_t bit = (uint64_t)1 << (unsigned)(-d);
+    if (!udccp_seq_gt(s, tx->rp_judged) && !(tx->rp_seen & bit)) {
+      /* Judged lost, and here it is: the acks were reordered, not lost
+       * (RFC 4653's response, as for our own packets in ccid2_loss.c):
+       * later numbers are judged only once -d + 1 above them arrived. */
+      uint32_t th = (uint32_t)(-d) + 1;
+      if (th > RP_REORDER_MAX) {
+        th = RP_REORDER_MAX;
+      }
+      if (th > tx->rp_thresh) {
+        tx->rp_thresh = (uint8_t)th;
+      }
     }
+    tx->rp_seen |= bit;
   }
-  if ((tx->rp_seen & 7u) == 7u && UDCCP_CCID2_NUMDUPACK == 3) {
+  if ((tx->rp_seen & 7u) == 7u && tx->rp_thresh == 3) {
     /* In order: the third packet seen is rp_high - 2 (issue 13). */
     cnt = 3;
     t3 = udccp_seq_add(tx->rp_high, -2);
   } else {
     for (i = 0; i < 64; i++) {
       if ((tx->rp_seen >> i) & 1u) {
-        if (++cnt == UDCCP_CCID2_NUMDUPACK) {
+        if (++cnt == tx->rp_thresh) {
           t3 = udccp_seq_add(tx->rp_high, -(int64_t)i);
           break;
         }
       }
     }
   }
-  if (cnt == UDCCP_CCID2_NUMDUPACK) {
+  if (cnt == tx->rp_thresh) {
     uint64_t q = udccp_seq_add(tx->rp_judged, 1);
     for (; udccp_seq_lt(q, t3); q = udccp_seq_add(q, 1)) {
       uint64_t bit = (uint64_t)udccp_seq_sub(tx->rp_high, q);
@@ -713,7 +501,7 @@ static void cwv_restart(ccid2_tx *tx, udccp_tstamp ts) {
  * cwnd = (cwnd + W_used) / 2. */
 static void cwv_tick_rtt(ccid2_tx *tx, udccp_tstamp ts) {
   if (!tx->full_cur && tx->w_used > 0 && tx->w_used < tx->cwnd &&
-      !cc_owns_cwnd(tx)) {
+      !ccid2_cc_owns_cwnd(tx)) {
     uint32_t t = tx->cwnd - tx->cwnd / 4;
     if (tx->ssthresh < t) {
       tx->ssthresh = t;
@@ -746,7 +534,7 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
     return;
   }
   idle = since(ts, tx->last_data_sent);
-  if (idle < tx->rto || cc_owns_cwnd(tx)) {
+  if (idle < tx->rto || ccid2_cc_owns_cwnd(tx)) {
     return; /* a rate-based policy handles idle restart itself */
   }
   rw = tx->iw < tx->cwnd ? tx->iw : tx->cwnd;
@@ -783,7 +571,7 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
 static udccp_tstamp pace_interval(const ccid2_tx *tx) {
   if (tx->cc != NULL && tx->cc->pace_interval != NULL) {
     udccp_ccid2_win w;
-    cc_win(tx, &w);
+    ccid2_cc_win(tx, &w);
     return tx->cc->pace_interval(tx->ccp, &w);
   }
   if (!tx->have_rtt || tx->srtt == 0) {
@@ -835,6 +623,8 @@ int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
   tx->iw = udccp_ccid2_initial_cwnd(env->mps); /* RFC 4341 §5, RFC 3390 */
   tx->cwnd = tx->iw;
   tx->ssthresh = UINT32_MAX; /* §5: "arbitrarily high" */
+  tx->dupthresh = UDCCP_CCID2_NUMDUPACK;
+  tx->rp_thresh = UDCCP_CCID2_NUMDUPACK;
   tx->rto = UDCCP_CCID2_RTO_INIT;
   tx->rtt_use = UDCCP_CCID2_DEFAULT_RTT;
   tx->rto_deadline = UDCCP_TSTAMP_NEVER;
@@ -854,9 +644,9 @@ int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
   tx->now = ts;
   if (cc != NULL) {
     udccp_ccid2_win w;
-    cc_win(tx, &w);
+    ccid2_cc_win(tx, &w);
     cc->init(tx->ccp, &w, ts);
-    cc_unwin(tx, &w);
+    ccid2_cc_unwin(tx, &w);
   }
   tx_env_update(tx);
   return 0;
@@ -880,7 +670,7 @@ void udccp_ccid2_tx_exit(udccp_ccid_state *st) {
     tx->mem->free(tx->nonces, tx->mem->user_data);
     tx->nonces = NULL;
   }
-  rto_lost_free(tx);
+  udccp_ccid2_loss_free(tx);
 }
 
 udccp_tstamp udccp_ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
@@ -995,7 +785,7 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
     }
     if (tx->cc != NULL && tx->cc->on_sent != NULL) {
       udccp_ccid2_win w;
-      cc_win(tx, &w);
+      ccid2_cc_win(tx, &w);
       tx->cc->on_sent(tx->ccp, &w, seq,
                       tx->env->tx_more == UDCCP_CCID_MORE_NO &&
                           tx->pipe < tx->cwnd,
@@ -1048,9 +838,6 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
   if (state != UDCCP_AV_RECEIVED && state != UDCCP_AV_ECN_MARKED) {
     return 0;
   }
-  if (tx->rto_left > 0) {
-    rto_lost_undo(tx, hi, lo);
-  }
   /* RFC 4341 §5 (2): any acknowledged packet counts, data or not. */
   if (span >= 2 && (tx->n_top == 0 || !udccp_seq_lt(hi, tx->top[0]))) {
     /* hi, hi - 1 and hi - 2 are the three greatest numbers up to hi, and
@@ -1069,21 +856,24 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
       top_add(tx, udccp_seq_add(hi, -2));
     }
   } /* else: hi (and what is below it) cannot enter a full top three */
+  /* After the top three: a late packet's reordering degree is measured
+   * from this ack's newest. */
+  udccp_ccid2_late_acked(tx, hi, lo);
   if (tx->n == 0) {
-    return tx->n_top == 3 && tx->rto_left == 0;
+    return tx->n_top == 3 && tx->rto_left == 0 && udccp_ccid2_undo_idle(tx);
   }
   if (udccp_seq_lt(hi, tx->tail)) {
-    /* older runs change nothing any more, but for rto_lost_undo */
-    return tx->n_top == 3 && tx->rto_left == 0;
+    /* older runs change nothing any more, but for the late-ack records */
+    return tx->n_top == 3 && tx->rto_left == 0 && udccp_ccid2_undo_idle(tx);
   }
-  head = hist_head(tx);
+  head = ccid2_hist_head(tx);
   a = udccp_seq_max(lo, tx->tail);
   b = udccp_seq_min(hi, head);
   if (udccp_seq_gt(a, b)) {
     return 0;
   }
   for (q = a;; q = udccp_seq_add(q, 1)) {
-    ccid2_ent *e = ent_at(tx, q);
+    ccid2_ent *e = ccid2_ent_at(tx, q);
     if (!(e->flags & ENT_ACKED)) {
       e->flags |= ENT_ACKED;
       /* §5 (1): once per data packet, and not after it was lost. */
@@ -1097,7 +887,7 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
         }
         if (state == UDCCP_AV_ECN_MARKED) {
           tx->ecn_marks++;
-          congestion(tx, q); /* RFC 4341 §5, §7 */
+          udccp_ccid2_congestion(tx, q, 0); /* RFC 4341 §5, §7 */
         } else if (!tx->in_recovery || udccp_seq_gt(q, tx->recovery_seq)) {
           c->grow++;
         }
@@ -1142,31 +932,10 @@ static void check_nonces(ccid2_tx *tx, const udccp_ccid_pkt *pkt) {
   tx->nonce_checks += checked;
   if (bad > 0) {
     tx->nonce_mismatches += (uint64_t)bad;
-    congestion(tx, pkt->ack & UDCCP_SEQ_MASK);
+    udccp_ccid2_congestion(tx, pkt->ack & UDCCP_SEQ_MASK, 0);
   }
 }
 
-/* RFC 4341 §5 (2): everything before the third-newest acked packet that is
- * still unacknowledged is lost. */
-static void detect_losses(ccid2_tx *tx) {
-  uint64_t t3, q, head;
-  if (tx->n_top < UDCCP_CCID2_NUMDUPACK || tx->n == 0) {
-    return;
-  }
-  t3 = tx->top[UDCCP_CCID2_NUMDUPACK - 1];
-  head = hist_head(tx);
-  q = udccp_seq_max(tx->loss_scan, tx->tail);
-  while (udccp_seq_lt(q, t3) && udccp_seq_le(q, head)) {
-    ccid2_ent *e = ent_at(tx, q);
-    if (unresolved(e)) {
-      lose(tx, e);
-    }
-    q = udccp_seq_add(q, 1);
-  }
-  if (udccp_seq_gt(q, tx->loss_scan)) {
-    tx->loss_scan = q;
-  }
-}
 
 static void exit_slow_start(ccid2_tx *tx) {
   if (tx->cwnd < tx->ssthresh) {
@@ -1182,7 +951,7 @@ static void exit_slow_start(ccid2_tx *tx) {
  * as losses).  Without it a receiver that cannot keep up drops most of
  * what BBR sends while BBR sees a clean path. */
 static void cc_dropped(ccid2_tx *tx, uint64_t seq) {
-  if (cc_owns_cwnd(tx) && tx->cc->on_lost != NULL) {
+  if (ccid2_cc_owns_cwnd(tx) && tx->cc->on_lost != NULL) {
     tx->cc->on_lost(tx->ccp, seq, tx->now);
   }
 }
@@ -1210,7 +979,7 @@ static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
       if (!hist_has(tx, s)) {
         continue; /* forgotten: the report has no effect (§11.7.2) */
       }
-      e = ent_at(tx, s);
+      e = ccid2_ent_at(tx, s);
       /* Only packets reported received can be Data Dropped (§11.7). */
       if (!(e->flags & ENT_DATA) || !(e->flags & ENT_ACKED) ||
           (e->flags & ENT_DROP)) {
@@ -1229,7 +998,7 @@ static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
       default: /* 3..7: as if ECN marked (§11.7.2) */
         relevant = 1;
         cc_dropped(tx, s);
-        congestion(tx, s);
+        udccp_ccid2_congestion(tx, s, 0);
         break;
       }
     }
@@ -1237,6 +1006,7 @@ static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
   }
   /* §11.7.1: the Data Dropped reduction adds to the loss response. */
   if (n2 > 0) {
+    udccp_ccid2_undo_forget(tx); /* a cut the undo must not reverse */
     tx->cwnd = tx->cwnd > n2 ? tx->cwnd - n2 : 1;
     ack_ratio_clamp(tx);
   }
@@ -1269,7 +1039,7 @@ static inline int ack_rtt(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
   if (tx->cap == 0 || !tx->started) {
     return -1;
   }
-  e = ent_at(tx, ackno);
+  e = ccid2_ent_at(tx, ackno);
   if (e->seq != ackno || !(e->flags & ENT_SENT) ||
       udccp_seq_gt(ackno, tx->gss) || ts < e->sent) {
     return -1;
@@ -1289,7 +1059,7 @@ static inline int ack_rtt(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
  * Slow Receiver. */
 static void grow(ccid2_tx *tx, uint32_t acked, const udccp_ccid_pkt *pkt,
                  udccp_tstamp ts) {
-  if (acked == 0 || ts < tx->slow_rcv_until || cc_owns_cwnd(tx)) {
+  if (acked == 0 || ts < tx->slow_rcv_until || ccid2_cc_owns_cwnd(tx)) {
     return;
   }
   if (!tx->full_cur && !tx->full_prev) {
@@ -1314,10 +1084,10 @@ static void grow(ccid2_tx *tx, uint32_t acked, const udccp_ccid_pkt *pkt,
       if (ack_rtt(tx, pkt, ts, &r) != 0) {
         r = 0;
       }
-      cc_win(tx, &w);
+      ccid2_cc_win(tx, &w);
       inc = tx->cc->on_ss_ack(tx->ccp, &w, inc, r, pkt->ack & UDCCP_SEQ_MASK,
                               tx->gss, ts);
-      cc_unwin(tx, &w);
+      ccid2_cc_unwin(tx, &w);
     }
     tx->cwnd += inc;
     if (tx->cwnd > tx->ssthresh) {
@@ -1325,9 +1095,9 @@ static void grow(ccid2_tx *tx, uint32_t acked, const udccp_ccid_pkt *pkt,
     }
   } else if (tx->cc != NULL) {
     udccp_ccid2_win w;
-    cc_win(tx, &w);
+    ccid2_cc_win(tx, &w);
     tx->cc->on_ca_ack(tx->ccp, &w, acked, ts);
-    cc_unwin(tx, &w);
+    ccid2_cc_unwin(tx, &w);
   } else {
     tx->ca_acked += acked;
     while (tx->ca_acked >= tx->cwnd) {
@@ -1404,7 +1174,8 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     if (tx->sent_any) {
       check_nonces(tx, pkt);
     }
-    detect_losses(tx);
+    udccp_ccid2_undo_check(tx);
+    udccp_ccid2_detect_losses(tx);
     if (o && (o->present & UDCCP_OPTS_HAS_DATA_DROPPED)) {
       dropped = data_dropped(tx, o, pkt->ack & UDCCP_SEQ_MASK);
     }
@@ -1414,11 +1185,11 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
       grow(tx, c.grow, pkt, ts);
     }
     take_rtt_sample(tx, pkt, ts);
-    if (cc_owns_cwnd(tx)) {
+    if (ccid2_cc_owns_cwnd(tx)) {
       udccp_ccid2_win w;
-      cc_win(tx, &w);
+      ccid2_cc_win(tx, &w);
       tx->cc->on_ack(tx->ccp, &w, ts);
-      cc_unwin(tx, &w);
+      ccid2_cc_unwin(tx, &w);
       cwnd_limit(tx);
     }
   }
@@ -1442,7 +1213,6 @@ udccp_tstamp udccp_ccid2_tx_get_expiry(const udccp_ccid_state *st) {
 /* RFC 4341 §5 (3) and RFC 6298 §5.4-5.6. */
 void udccp_ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
-  size_t i;
   if (tx->pipe == 0 || tx->rto_deadline == UDCCP_TSTAMP_NEVER ||
       ts < tx->rto_deadline) {
     return;
@@ -1453,28 +1223,14 @@ void udccp_ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts) {
    * would be probed +1 per RTT instead of by slow start. */
   if (tx->cc != NULL) {
     udccp_ccid2_win w;
-    cc_win(tx, &w);
+    ccid2_cc_win(tx, &w);
     tx->cc->on_timeout(tx->ccp, &w, tx->backoff > 0, ts);
     tx->ssthresh = w.ssthresh < 2 ? 2 : w.ssthresh;
   } else if (tx->backoff == 0) {
     tx->ssthresh = tx->cwnd / 2 < 2 ? 2 : tx->cwnd / 2;
   }
   tx->cwnd = 1;
-  int undo = tx->n > 0 &&
-             rto_lost_cover(tx, tx->tail, hist_head(tx)) == 0;
-  for (i = 0; i < tx->n; i++) {
-    ccid2_ent *e = ent_at(tx, udccp_seq_add(tx->tail, (int64_t)i));
-    if (unresolved(e)) {
-      e->flags |= ENT_LOST;
-      tx->pkts_lost++;
-      if (undo) {
-        rto_lost_set(tx, e->seq);
-      }
-    }
-  }
-  if (undo && tx->rto_left == 0) {
-    rto_lost_free(tx);
-  }
+  udccp_ccid2_timeout_losses(tx);
   tx->pipe = 0;
   tx->in_recovery = 1;
   tx->recovery_seq = tx->gss;

@@ -147,7 +147,7 @@ typedef struct ccid3_tx {
   uint64_t synth_len;          /* our §6.3.1 first interval, 0 = none */
   /* RFC 6323 RTT Estimate value for R = rte_r (tx_write_opts) */
   udccp_tstamp rte_r;
-  uint32_t rte_us;
+  uint8_t rte_opt[8]; /* the option as sent: type, length, value */
   uint8_t rte_len, rte_valid, rte_has_rtt;
 } ccid3_tx;
 
@@ -1106,14 +1106,27 @@ int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
     tx->rte_valid = 1;
     tx->rte_r = tx->tfrc.r;
     tx->rte_has_rtt = tx->tfrc.has_rtt;
-    tx->rte_us = (uint32_t)us;
-    tx->rte_len = (uint8_t)len;
+    tx->rte_len = (uint8_t)(2 + len);
+    memset(tx->rte_opt, 0, sizeof(tx->rte_opt));
+    tx->rte_opt[0] = UDCCP_CCID3_OPT_RTT_ESTIMATE;
+    tx->rte_opt[1] = (uint8_t)(2 + len);
+    for (; len > 0; len--, us >>= 8) {
+      tx->rte_opt[1 + len] = (uint8_t)us; /* big-endian (RFC 6323 §3.3) */
+    }
   }
-  /* in place: every data packet carries it (issue 13) */
-  return udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_RTT_ESTIMATE, tx->rte_us,
-                             tx->rte_len) != 0
-             ? UDCCP_ERR_NOBUF
-             : 0;
+  /* every data packet carries it (issue 13): the option's bytes copied
+   * whole (8: one move; the bytes past its length are the next option's
+   * room, rewritten or unused) */
+  if (sizeof(ob->buf) - ob->len < sizeof(tx->rte_opt)) {
+    if (sizeof(ob->buf) - ob->len < tx->rte_len) {
+      return UDCCP_ERR_NOBUF;
+    }
+    memcpy(ob->buf + ob->len, tx->rte_opt, tx->rte_len);
+  } else {
+    memcpy(ob->buf + ob->len, tx->rte_opt, sizeof(tx->rte_opt));
+  }
+  ob->len += tx->rte_len;
+  return 0;
 }
 
 udccp_tstamp udccp_tfrc_ccid_tx_get_expiry(const udccp_ccid_state *st) {

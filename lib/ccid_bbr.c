@@ -47,8 +47,10 @@
  *                             BoundCwndForProbeRTT, BoundCwndForModel,
  *                             MinPipeCwnd 4; RTO: cwnd = inflight + 1 and
  *                             the prior cwnd restored as acks come.
- * Not done: the spurious-recovery undo (DCCP never retransmits, so a loss
- * is never proved spurious), the offload budget (no TSO).  An ECN mark
+ * Not done: the spurious-recovery undo (CCID 2 finds a loss a late ack
+ * proves spurious, lib/ccid2_loss.c, but the model keeps what on_lost
+ * did; CCID 2's reordering threshold keeps such losses rare), the
+ * offload budget (no TSO).  An ECN mark
  * counts for the loss-rate rules as a loss (the draft leaves ECN to the
  * transport).
  */

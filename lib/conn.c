@@ -190,6 +190,11 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->t_trim = UDCCP_TSTAMP_NEVER;
   conn->now = ts;
   conn->t_last_rx = ts;
+  conn->rx_quiet = settings->idle_timeout ? settings->idle_timeout
+                                          : UDCCP_TSTAMP_NEVER;
+  if (settings->keepalive_idle && settings->keepalive_idle < conn->rx_quiet) {
+    conn->rx_quiet = settings->keepalive_idle;
+  }
   conn->t_last_ack_tx = ts;
   conn->slow_until = 0;
 
@@ -601,7 +606,7 @@ int udccp_conn_reserve_datagram(udccp_conn *conn, size_t len, uint32_t prio,
   if (rv != 0) {
     return rv;
   }
-  return udccp_sendq_reserve(&conn->sendq, len, prio, expires, pbuf);
+  return udccp_sendq_reserve_inline(&conn->sendq, len, prio, expires, pbuf);
 }
 
 int udccp_conn_commit_datagram(udccp_conn *conn, size_t len, udccp_tstamp ts) {
@@ -611,7 +616,7 @@ int udccp_conn_commit_datagram(udccp_conn *conn, size_t len, udccp_tstamp ts) {
   if (rv != 0) {
     return rv;
   }
-  rv = udccp_sendq_commit(&conn->sendq, len);
+  rv = udccp_sendq_commit_inline(&conn->sendq, len);
   if (rv == 0) {
     udccp_conn_trim_arm(conn, ts);
   }
@@ -684,11 +689,11 @@ udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
   if (ri != NULL) {
     fill_recv_info(ri, e->lost, e->seq);
   }
-  return udccp_rxq_peek(&conn->rxq, pdata);
+  return udccp_rxq_peek_inline(&conn->rxq, pdata);
 }
 
 int udccp_conn_consume_datagram(udccp_conn *conn) {
-  return udccp_rxq_discard(&conn->rxq);
+  return udccp_rxq_discard_inline(&conn->rxq);
 }
 
 udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn) {

@@ -152,9 +152,11 @@ typedef struct udccp_conn_rxpkt {
   uint8_t recorded;  /* entered in our Ack Vector */
 } udccp_conn_rxpkt;
 
-/* udccp_conn_write_pkt_sg(): the data packet's payload, left in the send
- * queue. */
+/* udccp_conn_write_pkt_sg(): the packet's ECN codepoint (first: cur_pecn
+ * points at it, cur_sg says so) and the data packet's payload, left in
+ * the send queue. */
 struct udccp_conn_sg {
+  uint8_t ecn;
   const uint8_t *data;
   size_t len;
 };
@@ -215,8 +217,6 @@ struct udccp_conn {
   uint64_t sent_per_rtt;
   uint64_t nonce_rng;      /* xorshift64 state for ECN nonces (§12.2) */
   uint8_t *cur_pecn;       /* write_pkt's ECN codepoint out-parameter */
-  struct udccp_conn_sg *cur_sg; /* write_pkt_sg's payload out-parameter,
-                                   or NULL: copy the payload */
   uint64_t max_ack_lag;    /* largest GSS - ackno seen on a valid packet */
   uint64_t open_seq;       /* server: our first packet after the Response */
 
@@ -258,6 +258,9 @@ struct udccp_conn {
                                  last probe); NEVER if not */
   uint64_t data_mark;         /* first data packet sent after GAR */
   udccp_tstamp t_last_rx;     /* last valid packet received (idle) */
+  udccp_tstamp rx_quiet;      /* the shorter of settings.idle_timeout and
+                                 keepalive_idle that is on, NEVER if neither
+                                 (conn_timer.c) */
   udccp_tstamp ka_base;       /* t_last_rx the keepalive probes count from */
   udccp_tstamp t_last_ack_tx; /* last Ack/DataAck sent */
   udccp_tstamp t_listen;      /* next DCCP-Listen (RFC 5596) */
@@ -318,6 +321,8 @@ struct udccp_conn {
                               Confirm (§6.6.3 back-off) */
   uint8_t listen_triggered; /* RFC 5596 §2.2.3.1: one triggered Request */
   uint8_t peer_closed;     /* read_datagram reports CLOSED once drained */
+  uint8_t cur_sg;          /* 1: cur_pecn is a struct udccp_conn_sg's
+                              (write_pkt_sg: the payload is not copied) */
 };
 
 /* --- conn.c --- */

@@ -271,6 +271,10 @@ static void note_gap(udccp_conn *conn, const udccp_conn_rxpkt *p) {
     conn->rx_high_set = 1;
     return;
   }
+  if (p->seq == udccp_seq_add(conn->rx_high, 1)) {
+    conn->rx_high = p->seq; /* the next in order: no gap (issue 13) */
+    return;
+  }
   if (!udccp_seq_gt(p->seq, conn->rx_high)) {
     return;
   }
@@ -411,8 +415,8 @@ static int mark_acknowledgeable(udccp_conn *conn, udccp_conn_rxpkt *p) {
  * Reset. */
 static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
                            udccp_tstamp ts) {
-  uint8_t code = 0, data[3] = {0, 0, 0};
-  int rv = udccp_opts_parse(&p->opts, p->h.type, p->h.opts, p->h.opts_len);
+  int rv = udccp_opts_parse_inline(&p->opts, p->h.type, p->h.opts,
+                                   p->h.opts_len);
   if (rv != 0) {
     /* §5.8, §5.8.2: Option Error or Mandatory Error, with the option in
      * the Reset's data. */
@@ -426,6 +430,7 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
   }
   if (p->h.type != UDCCP_PKT_DATA) {
     udccp_feat_pkt fp;
+    uint8_t code = 0, data[3] = {0, 0, 0};
     uint32_t gen = conn->feat.generation;
     fp.type = p->h.type;
     fp.has_ack = p->h.has_ack;

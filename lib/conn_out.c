@@ -168,13 +168,17 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   size_t sg_len;
   uint16_t empty_owed = 0;
 
-  /* The fields udccp_pkt_encode_inline reads, no more (not a memset of the whole
-   * header on every packet, issue 13); the type-specific ones below. */
+  /* The fields udccp_pkt_write_inline reads, no more (not a memset of the
+   * whole header on every packet, issue 13); the type-specific ones
+   * (Service Code, Reset code and data) below, for the types that carry
+   * them. */
   h.ccval = 0;
   h.cscov = 0;
-  h.service_code = 0;
-  h.reset_code = 0;
-  memset(h.reset_data, 0, sizeof(h.reset_data));
+  if (!plain) {
+    h.service_code = 0;
+    h.reset_code = 0;
+    memset(h.reset_data, 0, sizeof(h.reset_data));
+  }
   udccp_optbuf_init(&ob);
   /* §5.8: options end at Data Offset's limit, 1020 bytes from the start
    * of the header: a header longer than 12 bytes leaves them less than
@@ -320,27 +324,30 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     }
   }
   {
+    /* What udccp_pkt_encode_inline would check holds by construction: a
+     * type with a header (fixed > 0), CCVal masked to 4 bits, CsCov from
+     * settings checked at creation (<= 15), options from ob, whose
+     * UDCCP_OPTS_MAX_LEN less ob_res keeps the header within Data
+     * Offset's 1020 bytes (§5.1); the total is checked here. */
     size_t fixed = udccp_hdr_fixed_len(type, 1);
-    size_t total = fixed + ((ob.len - ob_res + 3) & ~(size_t)3) + payload_len;
-    if (total > cap || total > pkt_max(conn) + (payload_len ? 0 : 0)) {
-      if (payload_len > 0 || total > cap) {
-        return UDCCP_ERR_NOBUF;
-      }
+    size_t hdr = fixed + ((ob.len - ob_res + 3) & ~(size_t)3);
+    size_t total = hdr + payload_len;
+    if (total > cap || (payload_len > 0 && total > pkt_max(conn))) {
+      return UDCCP_ERR_NOBUF;
     }
-  }
-  /* udccp_conn_write_pkt_sg: the header alone (it does not depend on the
-   * payload: no length field, the checksum zero); the payload stays in
-   * the send queue and is counted below. */
-  sg_len = conn->cur_sg != NULL && is_data ? payload_len : 0;
-  n = udccp_pkt_encode_inline(dst, cap, &h, ob.buf + ob_res,
-                              ob.len - ob_res, sg_len ? NULL : payload,
-                              payload_len - sg_len);
-  if (n < 0) {
-    return n;
+    /* udccp_conn_write_pkt_sg: the header alone (it does not depend on
+     * the payload: no length field, the checksum zero); the payload
+     * stays in the send queue and is counted below. */
+    sg_len = conn->cur_sg && is_data ? payload_len : 0;
+    n = (udccp_ssize)udccp_pkt_write_inline(dst, &h, fixed, hdr,
+                                            ob.buf + ob_res, ob.len - ob_res,
+                                            payload, payload_len - sg_len);
   }
   if (sg_len > 0) {
-    conn->cur_sg->data = payload;
-    conn->cur_sg->len = sg_len;
+    /* cur_pecn points at the first member (C11 6.7.2.1 §15) */
+    struct udccp_conn_sg *sg = (struct udccp_conn_sg *)(void *)conn->cur_pecn;
+    sg->data = payload;
+    sg->len = sg_len;
   }
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
     (void)udccp_cksum_set(dst, (size_t)n, &conn->path);
@@ -571,17 +578,24 @@ udccp_ssize udccp_conn_write_pkt_sg(udccp_conn *conn, uint8_t *dst,
                                     size_t cap, const uint8_t **payload,
                                     size_t *payload_len, uint8_t *pecn,
                                     udccp_tstamp ts) {
-  struct udccp_conn_sg sg = {NULL, 0};
+  struct udccp_conn_sg sg = {0, NULL, 0};
   udccp_ssize n;
-  /* A full checksum covers the payload (§9): such packets are written
-   * whole. */
-  if (conn->settings.cksum_mode != UDCCP_CKSUM_FULL) {
-    conn->cur_sg = &sg;
+  *payload = NULL;
+  *payload_len = 0;
+  if (pecn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  n = udccp_conn_write_pkt(conn, dst, cap, pecn, ts);
-  conn->cur_sg = NULL;
-  *payload = sg.data;
-  *payload_len = n > 0 ? sg.len : 0;
+  /* A full checksum covers the payload (§9): such packets are written
+   * whole.  The connection finds sg through the ECN out-parameter (no
+   * pointer of its own: issue 13's bytes per connection). */
+  conn->cur_sg = conn->settings.cksum_mode != UDCCP_CKSUM_FULL;
+  n = udccp_conn_write_pkt(conn, dst, cap, &sg.ecn, ts);
+  conn->cur_sg = 0;
+  *pecn = sg.ecn;
+  if (n > 0) {
+    *payload = sg.data;
+    *payload_len = sg.len;
+  }
   return n;
 }
 

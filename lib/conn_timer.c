@@ -76,8 +76,64 @@ void udccp_conn_trim(udccp_conn *conn, udccp_tstamp ts) {
   conn->t_trim = held ? ts + UDCCP_CONN_TRIM_AFTER : UDCCP_TSTAMP_NEVER;
 }
 
+/* udccp_conn_get_expiry for an OPEN connection, the caller's question
+ * after every batch (issue 13): the same timers as the general path below,
+ * in fewer tests.  The idle timeout and the first keepalive probe both
+ * count from t_last_rx: one addition of the shorter of the two (rx_quiet).
+ * A keepalive already probing (its later probes), a sum past UINT64_MAX
+ * (the two treat overflow differently) and a stalled window go the
+ * general way (UDCCP_TSTAMP_NEVER - 1). */
+static udccp_tstamp open_expiry(const udccp_conn *conn) {
+  udccp_tstamp lr = conn->t_last_rx, t = lr + conn->rx_quiet;
+  int sending = 0;
+  if (t < lr) { /* past UINT64_MAX: neither is on, or the general path */
+    if (conn->rx_quiet != UDCCP_TSTAMP_NEVER) {
+      return UDCCP_TSTAMP_NEVER - 1;
+    }
+    t = UDCCP_TSTAMP_NEVER;
+  }
+  if ((conn->ka_probes != 0 && conn->ka_base == lr) ||
+      conn->t_stall != UDCCP_TSTAMP_NEVER) {
+    return UDCCP_TSTAMP_NEVER - 1; /* the general path */
+  }
+  t = tmin(t, conn->t_retx);
+  t = tmin(t, conn->t_trim);
+  /* A queued datagram's expiry: it is dropped then, not sent late. */
+  t = tmin(t, udccp_sendq_next_expiry(&conn->sendq));
+  if (conn->tx_ccid_up) {
+    if (conn->tx_ccid->tx_get_expiry) {
+      t = tmin(t, conn->tx_ccid->tx_get_expiry(conn->tx_st));
+    }
+    if (udccp_sendq_len(&conn->sendq) > 0 && !conn->data_blocked &&
+        !udccp_conn_window_stalled(conn)) {
+      /* The CCID says when the next data packet may go (§10). */
+      t = tmin(t, conn->tx_ccid->tx_next_send(conn->tx_st, conn->now));
+      sending = 1;
+    }
+  }
+  if (conn->rx_ccid_up && conn->rx_ccid->rx_get_expiry) {
+    t = tmin(t, conn->rx_ccid->rx_get_expiry(conn->rx_st));
+  }
+  if (!sending && conn->closing_after_q) {
+    return 0; /* write_pkt starts the close at once */
+  }
+  if (conn->pkts_since_ack > 0) {
+    t = tmin(t, conn->t_ackack);
+  }
+  return tmin(t, feat_retx_time(conn));
+}
+
 udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   udccp_tstamp t = UDCCP_TSTAMP_NEVER;
+  if (conn->state == UDCCP_STATE_OPEN &&
+      (conn->pending & ~(uint32_t)UDCCP_PEND_LISTEN) == 0 &&
+      conn->ackq_n == 0) {
+    t = open_expiry(conn);
+    if (t != UDCCP_TSTAMP_NEVER - 1) {
+      return t;
+    }
+    t = UDCCP_TSTAMP_NEVER;
+  }
   if (conn->state == UDCCP_STATE_CLOSED) {
     /* A pending Reset is sent at once. */
     return (conn->pending & UDCCP_PEND_RESET) ? 0 : UDCCP_TSTAMP_NEVER;

@@ -561,8 +561,20 @@ static int on_confirm(udccp_feat_set *fs, udccp_feat_entry *e,
     return 0;
   }
   if (sp->rule == UDCCP_FEAT_NN) {
+    uint64_t got = vlen == sp->vlen ? get_be(v, vlen) : 0;
+    /* A Confirm of a value we asked for before (the current one, or the
+     * Change this one replaced) answers an older Change that arrived
+     * late: its packet can acknowledge our latest Change without the
+     * peer having received that (a DCCP ack is the greatest number
+     * received, not all below it), so §6.6.4's FGSS check lets it through.
+     * It is not part of the current negotiation (§6.6.8): ignored, and
+     * our Change goes on being sent. */
+    if (got != e->nn_want && nn_valid(e->num, got) &&
+        (got == e->val || (e->nn_prev != 0 && got == e->nn_prev))) {
+      return 0;
+    }
     /* §6.6.8: a Confirm selecting another value than ours is invalid. */
-    if (vlen != sp->vlen || get_be(v, vlen) != e->nn_want) {
+    if (vlen != sp->vlen || got != e->nn_want) {
       return fail(o, UDCCP_RESET_OPTION_ERROR, reset_code, reset_data);
     }
     set_val(fs, e, e->nn_want);
@@ -882,6 +894,9 @@ int udccp_feat_change_nn(udccp_feat_set *fs, uint8_t num, uint64_t value) {
   }
   if (e->state == UDCCP_FEAT_STABLE ? e->val == value : e->nn_want == value) {
     return 0; /* nothing new to say */
+  }
+  if (e->state == UDCCP_FEAT_CHANGING && !e->change_new) {
+    e->nn_prev = e->nn_want; /* sent: its Confirm may still come */
   }
   e->nn_want = value;
   start_change(fs, e);

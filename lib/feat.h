@@ -83,7 +83,12 @@ enum udccp_feat_rule { UDCCP_FEAT_SP = 1, UDCCP_FEAT_NN = 2 };
 typedef struct udccp_feat_entry {
   uint64_t val;           /* current value */
   union {
-    uint64_t nn_want;     /* NN: the value our Change L carries */
+    struct {
+      uint64_t nn_want;   /* NN: the value our Change L carries */
+      uint64_t nn_prev;   /* NN: the value our previous Change L carried,
+                             when a new one replaced it while CHANGING (0:
+                             none; no NN feature takes 0) */
+    };
     uint8_t pref[UDCCP_FEAT_MAX_PREF]; /* SP: our preference list, most
                                           preferred first */
   };

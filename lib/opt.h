@@ -133,6 +133,33 @@ void udccp_opts_reset(udccp_opts *out);
 int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                      size_t len);
 
+/* udccp_opts_parse() for the connection's input path (issue 13): the
+ * options area of every CCID 3 data packet (RFC 6323 §3.3: its RTT
+ * Estimate) -- one CCID-specific option (§10.3), then at most the Padding
+ * of its last word -- read inline, as udccp_opts_parse() would read it
+ * (no Mandatory, a type the parser reads); any other area goes to it. */
+static inline int udccp_opts_parse_inline(udccp_opts *out, uint8_t pkt_type,
+                                          const uint8_t *opts, size_t len) {
+  if (len >= 2 && opts[0] >= UDCCP_OPT_CCID_MIN && opts[1] >= 2 &&
+      opts[1] <= len && len - opts[1] <= 3 &&
+      pkt_type < UDCCP_PKT_LISTEN /* 10, the last type: not it, in range */) {
+    size_t k = opts[1];
+    while (k < len && opts[k] == UDCCP_OPT_PADDING) {
+      k++;
+    }
+    if (k == len) {
+      udccp_opts_reset(out);
+      out->ccid[0].type = opts[0];
+      out->ccid[0].mandatory = 0;
+      out->ccid[0].len = (uint8_t)(opts[1] - 2);
+      out->ccid[0].val = opts + 2;
+      out->n_ccid = 1;
+      return 0;
+    }
+  }
+  return udccp_opts_parse(out, pkt_type, opts, len);
+}
+
 /* Walks an options area from *pos to the next Change/Confirm option (with
  * at least a feature number): fills o (Mandatory flag included), moves
  * *pos past it and returns 1; returns 0 at the end.  For the options

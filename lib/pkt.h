@@ -226,32 +226,20 @@ static inline void udccp_put24(uint8_t *p, uint64_t v) {
   p[2] = (uint8_t)v;
 }
 
-/* The body of udccp_pkt_encode, for the connection's output path, where
- * it is inlined: every packet sent (issue 13). */
-static inline udccp_ssize udccp_pkt_encode_inline(
-    uint8_t *dst, size_t cap, const udccp_hdr *h, const uint8_t *opts,
-    size_t opts_len, const uint8_t *payload, size_t payload_len) {
-  size_t fixed, hdr, total, off;
+/* The writing half of udccp_pkt_encode_inline, for a caller that has
+ * established what its checks do (udccp_conn_build: a packet type, 4-bit
+ * CCVal and CsCov, options from a udccp_optbuf, its total against cap):
+ * writes the packet of fixed header bytes (udccp_hdr_fixed_len), hdr
+ * with the options padded, hdr + payload_len in all, and returns that
+ * total (issue 13: the checks, once per packet, are the caller's). */
+static inline size_t udccp_pkt_write_inline(uint8_t *dst, const udccp_hdr *h,
+                                            size_t fixed, size_t hdr,
+                                            const uint8_t *opts,
+                                            size_t opts_len,
+                                            const uint8_t *payload,
+                                            size_t payload_len) {
+  size_t off;
   uint8_t x = h->x ? 1 : 0;
-
-  fixed = udccp_hdr_fixed_len(h->type, x);
-  if (fixed == 0 || h->ccval > 15 || h->cscov > 15 ||
-      (opts_len && !opts) || (payload_len && !payload)) {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
-  if (opts_len > UDCCP_MAX_DOFF_BYTES) {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
-  /* §5.8: options are padded to a multiple of 32 bits. */
-  hdr = fixed + ((opts_len + 3) & ~(size_t)3);
-  if (hdr > UDCCP_MAX_DOFF_BYTES) {
-    return UDCCP_ERR_INVALID_ARGUMENT;
-  }
-  total = hdr + payload_len;
-  if (total < hdr || total > cap) {
-    return UDCCP_ERR_NOBUF;
-  }
-
   dst[0] = (uint8_t)(h->sport >> 8);
   dst[1] = (uint8_t)h->sport;
   dst[2] = (uint8_t)(h->dport >> 8);
@@ -306,7 +294,35 @@ static inline udccp_ssize udccp_pkt_encode_inline(
   if (payload_len) {
     memcpy(dst + hdr, payload, payload_len);
   }
-  return (udccp_ssize)total;
+  return hdr + payload_len;
+}
+
+/* The body of udccp_pkt_encode, inlined where the connection needs it. */
+static inline udccp_ssize udccp_pkt_encode_inline(
+    uint8_t *dst, size_t cap, const udccp_hdr *h, const uint8_t *opts,
+    size_t opts_len, const uint8_t *payload, size_t payload_len) {
+  size_t fixed, hdr, total;
+  uint8_t x = h->x ? 1 : 0;
+
+  fixed = udccp_hdr_fixed_len(h->type, x);
+  if (fixed == 0 || h->ccval > 15 || h->cscov > 15 ||
+      (opts_len && !opts) || (payload_len && !payload)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (opts_len > UDCCP_MAX_DOFF_BYTES) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  /* §5.8: options are padded to a multiple of 32 bits. */
+  hdr = fixed + ((opts_len + 3) & ~(size_t)3);
+  if (hdr > UDCCP_MAX_DOFF_BYTES) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  total = hdr + payload_len;
+  if (total < hdr || total > cap) {
+    return UDCCP_ERR_NOBUF;
+  }
+  return (udccp_ssize)udccp_pkt_write_inline(dst, h, fixed, hdr, opts,
+                                             opts_len, payload, payload_len);
 }
 
 #endif /* UDCCP_PKT_H */

@@ -177,6 +177,54 @@ int udccp_sendq_reserve(udccp_sendq *q, size_t len, uint32_t prio,
  * resize, trim or clear may have moved or reused its room). */
 int udccp_sendq_commit(udccp_sendq *q, size_t len);
 
+/* udccp_sendq_reserve() and udccp_sendq_commit() in their usual case,
+ * inline (issue 13: once per datagram of a zero-copy application each):
+ * a free slot and room at tail for the reservation; SIMPLE's FIFO append
+ * for the commit.  Anything else goes to the functions above. */
+static inline int udccp_sendq_reserve_inline(udccp_sendq *q, size_t len,
+                                             uint32_t prio,
+                                             udccp_tstamp expires,
+                                             uint8_t **pdata) {
+  udccp_sendq_slot *sl;
+  if (len > q->max_dgram || q->n_free == 0 ||
+      (uint32_t)(len | 7u) + 1u > q->lim - q->tail) {
+    return udccp_sendq_reserve(q, len, prio, expires, pdata);
+  }
+  sl = &q->slots[q->free_slots[q->n_free - 1]];
+  sl->len = (uint32_t)len;
+  sl->prio = prio;
+  sl->expires = expires;
+  q->resv = 1;
+  *pdata = q->arena + q->tail;
+  return 0;
+}
+
+static inline int udccp_sendq_commit_inline(udccp_sendq *q, size_t len) {
+  uint32_t n = q->n_free - 1, t = q->tail, count = q->count;
+  uint32_t s, omask = q->omask;
+  udccp_sendq_slot *sl;
+  if (!q->resv || q->policy != UDCCP_QPOLICY_SIMPLE) {
+    return udccp_sendq_commit(q, len);
+  }
+  s = q->free_slots[n];
+  sl = &q->slots[s];
+  if (len > sl->len) {
+    return UDCCP_ERR_MSGSIZE;
+  }
+  /* enqueue() in qpolicy.c, SIMPLE */
+  q->n_free = n;
+  q->tail = t + (uint32_t)(len | 7u) + 1u;
+  sl->off = t;
+  sl->len = (uint32_t)len;
+  if (sl->expires < q->next_exp) {
+    q->next_exp = sl->expires;
+  }
+  q->resv = 0;
+  q->order[(q->head + count) & omask] = s;
+  q->count = count + 1;
+  return 0;
+}
+
 /* udccp_sendq_expire() once a datagram may have expired. */
 uint32_t udccp_sendq_expire_run(udccp_sendq *q, udccp_tstamp now);
 

@@ -166,6 +166,43 @@ int udccp_rxq_trim(udccp_rxq *q);
 
 static inline size_t udccp_rxq_len(const udccp_rxq *q) { return q->count; }
 
+/* udccp_rxq_peek() and udccp_rxq_discard() in their usual case, inline
+ * (issue 13: once per datagram of a zero-copy application each): a head
+ * datagram that does not wrap; a discard that leaves others queued, or
+ * drains a queue that keeps its block.  Anything else goes to the
+ * functions above. */
+static inline udccp_ssize udccp_rxq_peek_inline(udccp_rxq *q,
+                                                const uint8_t **pdata) {
+  const udccp_rxq_ent *e;
+  if (q->count == 0) {
+    return UDCCP_ERR_AGAIN;
+  }
+  e = &q->ents[q->head];
+  if (e->len > q->arena_cap - e->off) {
+    return udccp_rxq_peek(q, pdata);
+  }
+  *pdata = q->arena + e->off;
+  return (udccp_ssize)e->len;
+}
+
+static inline int udccp_rxq_discard_inline(udccp_rxq *q) {
+  const udccp_rxq_ent *e;
+  if (q->count == 0 || (q->count == 1 && !q->keep)) {
+    return udccp_rxq_discard(q);
+  }
+  e = &q->ents[q->head];
+  q->bytes -= e->len;
+  if (--q->count == 0) {
+    q->head = 0;
+    q->byte_head = 0;
+    return 0;
+  }
+  /* Datagrams are packed, so the next one starts right after this one. */
+  q->byte_head = (e->off + e->len) % q->arena_cap;
+  q->head = (q->head + 1) % q->ents_cap;
+  return 0;
+}
+
 static inline size_t udccp_rxq_bytes(const udccp_rxq *q) { return q->bytes; }
 
 /* Bytes of heap the queue holds now (ring and entry table). */

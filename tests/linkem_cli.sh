@@ -58,6 +58,8 @@ expect2 "loss=100%: would drop everything" \
 expect2 "'rate' given twice" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit,rate=2mbit
 expect2 "empty link spec" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --ba ""
 expect2 "time must be > 0" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --time 0s
+expect2 "interface name 'lkcli0123456789ab' is not valid" \
+  -a tun:lkcli0 -b tun:lkcli0123456789ab --link rate=1mbit
 expect2 "Try 'udccp-linkem --help'" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --bogus
 "$L" --version | grep -q "^udccp-linkem (udccp) " || fail "--version"
 "$L" --help >/dev/null 2>&1 || fail "--help exit $?"

@@ -45,6 +45,10 @@ expect_error "probability" --flows tcp $BASE --loss 2
 expect_error "packets" --flows tcp $BASE --queue -3
 expect_error "--burst-loss" --flows tcp $BASE --burst-loss 0.1
 expect_error "unexpected argument" --flows tcp $BASE extra
+# which option a bad number belongs to
+expect_error "(--chaos: number of runs)" --chaos 0
+expect_error "(-l/--length: datagram payload bytes)" --flows tcp $BASE -l 0
+expect_error "(--seed)" --flows tcp $BASE --seed abc
 
 # JSON contract and determinism (tcp flows: no connection engine needed)
 "$SIM" --flows tcp,tcp $BASE --loss 0.02 --seed 7 --json >"$TMP/a.json" ||

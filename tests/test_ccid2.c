@@ -654,6 +654,173 @@ static void test_rfc4341_5_pipe_accounting_exact(void **state) {
   h_free(t);
 }
 
+/* ------------------------------------------------ reordering (ccid2_loss.c) */
+
+/* Sends a window; its packet `rel` arrives after `delay` later ones (the
+ * ack of rel + delay reports it), the rest in order, each acked.  Returns
+ * cwnd just before the ack that declared a loss (the window's last if
+ * none did); *after_loss: cwnd right after it (0: no loss declared). */
+static uint32_t h_window_reordered(h *t, uint64_t rel, uint64_t delay,
+                                   uint32_t *after_loss) {
+  uint64_t from = t->nsent, off, late;
+  uint64_t lost0 = info(t).pkts_lost;
+  uint32_t before = 0;
+  h_fill(t);
+  late = from + rel;
+  assert_true(late + delay < t->nsent);
+  t->av_lo = from;
+  *after_loss = 0;
+  for (off = from; off < t->nsent; off++) {
+    if (off == late) {
+      continue;
+    }
+    t->rstate[off] = 0;
+    if (off == late + delay) {
+      t->rstate[late] = 0;
+    }
+    if (*after_loss == 0) {
+      before = info(t).cwnd;
+    }
+    assert_int_equal(h_ack(t, off), 0);
+    if (*after_loss == 0 && info(t).pkts_lost > lost0) {
+      *after_loss = info(t).cwnd;
+    }
+  }
+  t->acked_to = t->nsent;
+  return before;
+}
+
+/* In congestion avoidance at about `cwnd`, nothing in flight. */
+static h *h_in_ca(const udccp_ccid_ops *ops, uint32_t cwnd) {
+  h *t = h_new_cc(1000, 2, 1000, 100000, ops);
+  h_grow_to(t, cwnd * 2);
+  h_window_with_loss(t, 0); /* a real loss ends slow start */
+  return t;
+}
+
+/* RFC 4341 §5 follows SACK TCP, and TCP undoes a congestion response
+ * that reordering caused (RFC 3522 detection, RFC 4015 response): a
+ * packet the NUMDUPACK rule declared lost and that the next acks report
+ * received brings cwnd and ssthresh back, and leaves pkts_lost.  The
+ * reordering degree it showed (5 packets) raises the loss threshold
+ * (RFC 4653, Linux's tp->reordering): the same reordering again is not a
+ * loss.  Without the undo, every reordered packet halved cwnd for good. */
+static void test_rfc4015_reordered_packet_undoes_the_halving(void **state) {
+  h *t = h_in_ca(udccp_ccid_find(2), 24);
+  uint32_t before, halved, c0 = info(t).cwnd, s0 = info(t).ssthresh;
+  uint64_t lost0 = info(t).pkts_lost;
+  (void)state;
+  assert_true(c0 >= 20);
+  before = h_window_reordered(t, 1, 5, &halved);
+  print_message("reordered by 5: cwnd %u -> %u on the 3rd later ack -> %u "
+                "when it arrived; ssthresh %u -> %u; pkts_lost %llu -> "
+                "%llu\n", before, halved, info(t).cwnd, s0,
+                info(t).ssthresh, (unsigned long long)lost0,
+                (unsigned long long)info(t).pkts_lost);
+  assert_int_equal(halved, before / 2); /* RFC 4341 §5 as before */
+  assert_true(info(t).cwnd >= before); /* RFC 4015: restored */
+  assert_true(info(t).cwnd <= before + 1);
+  assert_int_equal(info(t).ssthresh, s0);
+  assert_int_equal(info(t).pkts_lost, lost0); /* not a loss after all */
+  assert_int_equal(info(t).pipe, 0);
+  /* The threshold is now above 5: the same reordering is no loss. */
+  before = info(t).cwnd;
+  h_window_reordered(t, 1, 5, &halved);
+  assert_int_equal(halved, 0);
+  assert_int_equal(info(t).pkts_lost, lost0);
+  assert_true(info(t).cwnd >= before);
+  h_free(t);
+}
+
+/* A raised threshold still finds a real loss from acks alone (no timeout),
+ * and a congestion event is undone only when every loss in it was
+ * reordering: one of two packets arriving late leaves cwnd halved. */
+static void test_rfc4341_5_real_loss_still_halves_after_reordering(
+    void **state) {
+  h *t = h_in_ca(udccp_ccid_find(2), 24);
+  uint32_t before, halved;
+  uint64_t lost0, from, off;
+  (void)state;
+  h_window_reordered(t, 1, 5, &halved); /* threshold 6 */
+  lost0 = info(t).pkts_lost;
+  before = h_window_with_loss(t, 0);
+  assert_int_equal(info(t).pkts_lost, lost0 + 1);
+  assert_int_equal(info(t).cwnd, before / 2);
+  assert_int_equal(info(t).pipe, 0);
+  /* Packets 1 (late by 8) and 3 (lost) of one window: one event. */
+  lost0 = info(t).pkts_lost;
+  from = t->nsent;
+  h_fill(t);
+  assert_true(t->nsent - from > 12);
+  t->av_lo = from;
+  before = info(t).cwnd;
+  for (off = from; off < t->nsent; off++) {
+    if (off == from + 1 || off == from + 3) {
+      continue;
+    }
+    t->rstate[off] = 0;
+    if (off == from + 9) {
+      t->rstate[from + 1] = 0;
+    }
+    if (info(t).pkts_lost == lost0) {
+      before = info(t).cwnd;
+    }
+    assert_int_equal(h_ack(t, off), 0);
+  }
+  t->acked_to = t->nsent;
+  print_message("one late, one lost in a window: cwnd %u -> %u, pkts_lost "
+                "+%llu\n", before, info(t).cwnd,
+                (unsigned long long)(info(t).pkts_lost - lost0));
+  assert_int_equal(info(t).pkts_lost, lost0 + 1);
+  assert_true(info(t).cwnd <= before / 2 + 1);
+  assert_int_equal(info(t).pipe, 0);
+  h_free(t);
+}
+
+/* The threshold stays below half a window (RFC 4653 §3's bound, so that
+ * losses are found by acks, not the timer), and NUMDUPACK while no
+ * reordering was seen (RFC 4341 §5 exactly: the tests above). */
+static void test_rfc4653_threshold_at_most_half_cwnd(void **state) {
+  h *t = h_in_ca(udccp_ccid_find(2), 24);
+  uint32_t halved, c;
+  (void)state;
+  h_grow_to(t, 48);
+  /* Reordered by 40 packets: the threshold becomes 41. */
+  h_window_reordered(t, 1, 40, &halved);
+  assert_true(halved > 0);
+  assert_true(info(t).cwnd >= 48);
+  /* A real loss halves cwnd to about 24; in the next windows fewer than
+   * 41 packets follow a lost one, and it is still found by their acks
+   * (h_window_with_loss checks), not left to the timer. */
+  h_window_with_loss(t, 0);
+  c = info(t).cwnd;
+  assert_true(c < 40);
+  h_window_with_loss(t, 0);
+  print_message("threshold 41 from reordering; a loss in a window of %u "
+                "found by acks: cwnd %u\n", c, info(t).cwnd);
+  assert_true(info(t).cwnd <= c / 2 + 1);
+  h_free(t);
+}
+
+/* CUBIC rides on CCID 2's loss rule: the undo gives its window and its
+ * state (W_max, the epoch) back as well. */
+static void test_rfc4015_reordering_undone_for_cubic(void **state) {
+  h *t = h_in_ca(udccp_ccid_find(UDCCP_CCID_CUBIC_DEFAULT), 24);
+  uint32_t before, halved, s0 = info(t).ssthresh;
+  uint64_t lost0 = info(t).pkts_lost;
+  (void)state;
+  before = h_window_reordered(t, 1, 5, &halved);
+  print_message("cubic, reordered by 5: cwnd %u -> %u -> %u\n", before,
+                halved, info(t).cwnd);
+  assert_true(halved > 0 && halved < before);
+  assert_true(info(t).cwnd >= before);
+  assert_int_equal(info(t).ssthresh, s0);
+  assert_int_equal(info(t).pkts_lost, lost0);
+  h_window_reordered(t, 1, 5, &halved);
+  assert_int_equal(halved, 0);
+  h_free(t);
+}
+
 static void test_rfc4341_5_timeout_collapses_cwnd_and_backs_off(void **state) {
   h *t = h_new(1000);
   udccp_tstamp exp;
@@ -1091,6 +1258,47 @@ static void test_rfc4341_6_1_1_lost_acks_double_ack_ratio(void **state) {
   h_free(t);
 }
 
+/* The peer's packets can be reordered as ours are: one judged lost by
+ * §6.1.1's NUMDUPACK rule that arrives after all raises the rule's
+ * threshold (RFC 4653's response, as for data), so that the same
+ * reordering does not double Ack Ratio once per RTT (on a path reordering
+ * 5 % of the packets Ack Ratio sat at cwnd/2: two acks per window). */
+static void test_rfc4341_6_1_1_reordered_acks_are_not_lost_acks(
+    void **state) {
+  h *t = h_new(1000);
+  uint64_t from, x, keep;
+  ackp p;
+  int round;
+  (void)state;
+  h_grow_to(t, 24);
+  from = t->nsent;
+  h_fill(t);
+  assert_true(t->nsent - from >= 12);
+  t->av_lo = from;
+  memset(&p, 0, sizeof(p));
+  p.skip = 1;
+  for (round = 0; round < 2; round++) {
+    uint64_t o = from + 5 * (uint64_t)round, k;
+    x = t->peer_seq; /* the ack that comes late */
+    t->rstate[o] = 0;
+    assert_int_equal(h_ack_p(t, o, &p), 0);
+    for (k = 1; k <= 3; k++) {
+      t->rstate[o + k] = 0;
+      assert_int_equal(h_ack(t, o + k), 0);
+    }
+    print_message("round %d: a peer packet 3 behind: Ack Ratio %u\n", round,
+                  info(t).ack_ratio);
+    assert_int_equal(info(t).ack_ratio, 4); /* round 1: no doubling */
+    keep = t->peer_seq;
+    t->peer_seq = x;
+    t->rstate[o + 4] = 0;
+    assert_int_equal(h_ack(t, o + 4), 0);
+    t->peer_seq = keep;
+    t->now += RTT + RTT / 2; /* §6.1.2: at most one doubling per RTT */
+  }
+  h_free(t);
+}
+
 static void test_rfc4341_6_1_1_marked_acks_double_ack_ratio(void **state) {
   h *t = h_new(1000);
   uint64_t from;
@@ -1242,6 +1450,10 @@ int main(void) {
       cmocka_unit_test(test_rfc4341_5_dupacks_count_nondata_packets),
       cmocka_unit_test(test_rfc4341_5_pipe_accounting_exact),
       cmocka_unit_test(test_rfc4341_5_timeout_collapses_cwnd_and_backs_off),
+      cmocka_unit_test(test_rfc4015_reordered_packet_undoes_the_halving),
+      cmocka_unit_test(test_rfc4341_5_real_loss_still_halves_after_reordering),
+      cmocka_unit_test(test_rfc4653_threshold_at_most_half_cwnd),
+      cmocka_unit_test(test_rfc4015_reordering_undone_for_cubic),
       cmocka_unit_test(test_rfc4341_5_timeout_losses_undone_by_late_acks),
       cmocka_unit_test(test_rfc6298_rto_from_samples_once_per_window),
       cmocka_unit_test(test_rfc4341_5_rto_minimum_200ms),
@@ -1256,6 +1468,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4341_6_1_2_ack_ratio_floor_from_peer_window),
       cmocka_unit_test(test_rfc4341_6_1_1_lost_acks_double_ack_ratio),
       cmocka_unit_test(test_rfc4341_6_1_1_marked_acks_double_ack_ratio),
+      cmocka_unit_test(test_rfc4341_6_1_1_reordered_acks_are_not_lost_acks),
       cmocka_unit_test(test_rfc4341_6_1_2_ack_ratio_decreases_when_clean),
       cmocka_unit_test(test_rfc4340_7_1_seq_wraparound),
       cmocka_unit_test(test_rfc4341_5_large_window_history),

@@ -136,6 +136,7 @@ static void test_sg_payload_is_the_queued_datagram(void **state) {
     uint8_t d[500], buf[1500];
     const uint8_t *pl = (const uint8_t *)"x";
     size_t pl_len = 99;
+    uint8_t ecn = 9;
     (void)state;
     memset(&p, 0, sizeof(p));
     udccp_pair_settings(&p, &cs);
@@ -150,7 +151,7 @@ static void test_sg_payload_is_the_queued_datagram(void **state) {
     assert_int_equal(udccp_conn_queue_datagram(p.c[0], d, sizeof(d), 0, p.now),
                      0);
     udccp_ssize n = udccp_conn_write_pkt_sg(p.c[0], buf, sizeof(buf), &pl,
-                                            &pl_len, NULL, p.now);
+                                            &pl_len, &ecn, p.now);
     assert_true(n > 0);
     if (full) {
       assert_int_equal(pl_len, 0);
@@ -161,10 +162,13 @@ static void test_sg_payload_is_the_queued_datagram(void **state) {
       assert_true(n >= 16 && n < 100); /* the header and options */
       assert_memory_equal(pl, d, sizeof(d));
     }
+    assert_int_equal(udccp_conn_write_pkt_sg(p.c[0], buf, sizeof(buf), &pl,
+                                             &pl_len, NULL, p.now),
+                     UDCCP_ERR_INVALID_ARGUMENT);
     /* Nothing else to send: 0, and no payload. */
     pl_len = 99;
     assert_int_equal(udccp_conn_write_pkt_sg(p.c[0], buf, sizeof(buf), &pl,
-                                             &pl_len, NULL, p.now),
+                                             &pl_len, &ecn, p.now),
                      0);
     assert_int_equal(pl_len, 0);
     udccp_pair_free(&p);

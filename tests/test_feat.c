@@ -650,6 +650,58 @@ static void test_rfc4340_6_6_4_reordered_options_ignored(void **state) {
   assert_int_equal(udccp_feat_get_remote(&c.fs, UDCCP_FEAT_ACK_RATIO), 2);
 }
 
+/* §6.6.4 with reordering: our Change L(Ack Ratio, 4) is replaced by
+ * Change L(Ack Ratio, 5) before any answer; the peer gets the first late,
+ * after a packet newer than the second (so its Acknowledgement Number
+ * passes FGSS without it having seen the Change of 5) and confirms 4.
+ * That Confirm is not part of the current negotiation (§6.6.8): ignored,
+ * no reset; the Confirm of 5 then settles it.  A Confirm of a value never
+ * asked for still resets. */
+static void test_rfc4340_6_6_4_late_confirm_of_replaced_change(void **state) {
+  static const uint8_t ar2[] = {5, 0, 2}, ar4[] = {5, 0, 4}, ar5[] = {5, 0, 5};
+  static const uint8_t ar7[] = {5, 0, 7};
+  udccp_settings s = defaults();
+  udccp_optbuf ob;
+  ep c, sv;
+  uint64_t second;
+  (void)state;
+  ep_init(&c, &s, 0, 1000);
+  ep_init(&sv, &s, 1, 5000);
+  handshake(&c, &sv);
+  assert_int_equal(udccp_feat_change_nn(&c.fs, UDCCP_FEAT_ACK_RATIO, 4), 0);
+  ep_write(&c, UDCCP_PKT_ACK); /* Change L(Ack Ratio, 4) */
+  assert_int_equal(udccp_feat_change_nn(&c.fs, UDCCP_FEAT_ACK_RATIO, 5), 0);
+  second = c.seq;
+  ep_write(&c, UDCCP_PKT_ACK); /* Change L(Ack Ratio, 5): FGSS = second */
+  ep_write(&c, UDCCP_PKT_ACK); /* a later packet the peer gets first */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, ar4, 3), 0);
+  assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_ACK, 6000, 1, second + 1), 0);
+  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_ACK_RATIO), 2);
+  assert_int_equal(udccp_feat_entry_get(&c.fs, UDCCP_FEAT_ACK_RATIO, 1)->state,
+                   UDCCP_FEAT_CHANGING);
+  /* a Confirm of the value in force (an older Change still) likewise */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, ar2, 3), 0);
+  assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_ACK, 6001, 1, second + 1), 0);
+  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_ACK_RATIO), 2);
+  /* the Change of 5 stays outstanding, and its Confirm settles it */
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, ar5, 3), 0);
+  assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_ACK, 6002, 1, second + 1), 0);
+  assert_int_equal(udccp_feat_get_local(&c.fs, UDCCP_FEAT_ACK_RATIO), 5);
+  assert_true(udccp_feat_all_confirmed(&c.fs));
+  /* a value never asked for: invalid, Option Error (§6.6.8) */
+  assert_int_equal(udccp_feat_change_nn(&c.fs, UDCCP_FEAT_ACK_RATIO, 6), 0);
+  second = c.seq;
+  ep_write(&c, UDCCP_PKT_ACK);
+  udccp_optbuf_init(&ob);
+  assert_int_equal(udccp_optbuf_put(&ob, UDCCP_OPT_CONFIRM_R, 0, ar7, 3), 0);
+  assert_int_equal(ep_read(&c, &ob, UDCCP_PKT_ACK, 6003, 1, second),
+                   UDCCP_ERR_OPTION);
+  assert_int_equal(c.reset_code, UDCCP_RESET_OPTION_ERROR);
+}
+
 /* §6.6.4, the per-feature alternative FGSS(F/X) ("slightly more forgiving
  * to multiple overlapped feature negotiations"): a new Change of Ack Ratio
  * sent while our Sequence Window Change is in flight does not void the
@@ -1124,6 +1176,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_6_6_9_mandatory_no_shared_entry),
       cmocka_unit_test(test_rfc4340_6_6_8_invalid_change_empty_confirm),
       cmocka_unit_test(test_rfc4340_6_6_8_invalid_confirm_resets),
+      cmocka_unit_test(test_rfc4340_6_6_4_late_confirm_of_replaced_change),
       cmocka_unit_test(test_rfc4340_6_6_7_empty_confirm),
       cmocka_unit_test(test_rfc4340_6_6_4_reordered_options_ignored),
       cmocka_unit_test(test_rfc4340_6_6_5_unstable_ignores_change),

@@ -507,6 +507,44 @@ static void test_opts_optbuf_limits(void **state) {
   assert_int_equal(udccp_optbuf_put(&ob, 0, 0, NULL, 0), UDCCP_ERR_NOBUF);
 }
 
+/* udccp_opts_parse_inline (the input path's parser: CCID 3 data packets'
+ * RTT Estimate read inline) reads every options area as udccp_opts_parse
+ * does: every area of up to 5 bytes over an alphabet of Padding,
+ * Mandatory, Slow Receiver, small lengths and CCID-specific types, on
+ * every packet type and two out of range. */
+static void test_rfc4340_5_8_inline_parse_matches_parser(void **state) {
+  static const uint8_t alpha[] = {0, 1, 2, 3, 4, 5, 0x80, 0xFF};
+  static udccp_opts a, b;
+  uint8_t area[5];
+  size_t len, i, n;
+  unsigned t, fast = 0;
+  (void)state;
+  for (t = 0; t <= 12; t++) {
+    for (len = 0; len <= sizeof(area); len++) {
+      size_t combos = 1;
+      for (i = 0; i < len; i++) {
+        combos *= sizeof(alpha);
+      }
+      for (n = 0; n < combos; n++) {
+        size_t k = n;
+        int ra, rb;
+        for (i = 0; i < len; i++) {
+          area[i] = alpha[k % sizeof(alpha)];
+          k /= sizeof(alpha);
+        }
+        memset(&a, 0, sizeof(a));
+        memset(&b, 0, sizeof(b));
+        ra = udccp_opts_parse(&a, (uint8_t)t, area, len);
+        rb = udccp_opts_parse_inline(&b, (uint8_t)t, area, len);
+        assert_int_equal(ra, rb);
+        assert_memory_equal(&a, &b, sizeof(a));
+        fast += len >= 2 && area[0] >= 0x80 && a.n_ccid == 1;
+      }
+    }
+  }
+  assert_true(fast > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_5_8_fixed_option_lengths),
@@ -532,6 +570,7 @@ int main(void) {
       cmocka_unit_test(test_opts_ccid_overflow_and_empty_data_dropped),
       cmocka_unit_test(test_opts_optbuf_writes_parseable_options),
       cmocka_unit_test(test_opts_optbuf_limits),
+      cmocka_unit_test(test_rfc4340_5_8_inline_parse_matches_parser),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1112,6 +1112,8 @@ static int main_mp(const cat_opts *o, udccp_endpoint *ep) {
   }
   free(in.buf);
   if (o->listen) {
+    /* handshakes whose last Ack already came are completed first */
+    (void)udccp_endpoint_process(ep);
     refuse_waiting_mp(ep, "udccp-cat is exiting");
   }
   return status;
@@ -1466,6 +1468,11 @@ int main(int argc, char **argv) {
   }
   free(in.buf);
   if (o.listen) {
+    /* A client whose handshake's last Ack is in the socket buffer already
+     * says "connected": complete it, so that it is reset too (under load,
+     * a SIGTERM before the listener read that Ack left the client waiting
+     * for its keepalive, 90 s: tests/io_cat_edges.sh section 3). */
+    (void)udccp_endpoint_process(ep);
     refuse_waiting(ep, UDCCP_RESET_ABORTED, "udccp-cat is exiting");
   }
   udccp_endpoint_del(ep);

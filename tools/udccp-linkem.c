@@ -522,10 +522,16 @@ static int port_parse(lk_port *p, char *tmp, size_t cap, char **pv,
     goto bad;
   }
   *v++ = '\0';
-  if (strcmp(tmp, "tun") == 0) {
-    p->kind = LK_TUN;
-  } else if (strcmp(tmp, "tap") == 0) {
-    p->kind = LK_TAP;
+  if (strcmp(tmp, "tun") == 0 || strcmp(tmp, "tap") == 0) {
+    p->kind = strcmp(tmp, "tun") == 0 ? LK_TUN : LK_TAP;
+    if (strlen(v) >= IFNAMSIZ || strchr(v, '/') != NULL) {
+      /* a usage error, before the other port is opened (it was exit 1,
+       * found when opening) */
+      fprintf(stderr, PROG ": port '%s': interface name '%s' is not "
+              "valid (at most %d characters, no '/')\n", p->spec, v,
+              IFNAMSIZ - 1);
+      return -1;
+    }
   } else if (strcmp(tmp, "udp") == 0) {
     struct sockaddr_in a, b;
     p->kind = LK_UDP;

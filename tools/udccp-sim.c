@@ -354,6 +354,9 @@ int main(int argc, char **argv) {
       break;
     case OPT_SEED:
       bad = sim_parse_uint(optarg, 0, UINT64_MAX, &cfg.seed, err, sizeof(err));
+      if (bad) {
+        snprintf(err + strlen(err), sizeof(err) - strlen(err), " (--seed)");
+      }
       break;
     case OPT_SEQWIN:
       bad = sim_parse_uint(optarg, 32, 70368744177663ULL, &cfg.seq_window, err,
@@ -365,6 +368,10 @@ int main(int argc, char **argv) {
       break;
     case 'l':
       bad = sim_parse_uint(optarg, 1, 65535, &v, err, sizeof(err));
+      if (bad) {
+        snprintf(err + strlen(err), sizeof(err) - strlen(err),
+                 " (-l/--length: datagram payload bytes)");
+      }
       cfg.pkt_size = (uint32_t)v;
       break;
     case OPT_JSON:
@@ -384,6 +391,10 @@ int main(int argc, char **argv) {
       break;
     case OPT_CHAOS:
       bad = sim_parse_uint(optarg, 1, 100000000, &chaos, err, sizeof(err));
+      if (bad) {
+        snprintf(err + strlen(err), sizeof(err) - strlen(err),
+                 " (--chaos: number of runs)");
+      }
       break;
     case OPT_VERBOSE:
       verbose = 1;

@@ -423,7 +423,10 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
  * written whole into dst.  The payload's bytes stay valid until the next
  * call on conn other than udccp_conn_write_pkt() and
  * udccp_conn_write_pkt_sg(): read, queue, reserve, expiry, trim, close
- * or delete may reuse or free them, so send (or copy) first. */
+ * or delete may reuse or free them, so send (or copy) first.  pecn must
+ * not be NULL (UDCCP_ERR_INVALID_ARGUMENT): it receives the packet's ECN
+ * codepoint, as udccp_conn_write_pkt()'s does, 0 when nothing is
+ * written. */
 udccp_ssize udccp_conn_write_pkt_sg(udccp_conn *conn, uint8_t *dst,
                                     size_t cap, const uint8_t **payload,
                                     size_t *payload_len, uint8_t *pecn,

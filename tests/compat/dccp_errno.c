@@ -216,6 +216,25 @@ int main(int argc, char **argv) {
     close(nb);
   }
   {
+    /* Linux dccp_v4_connect(): an address too short for a sockaddr_in is
+     * EINVAL, an IPv6 one on an AF_INET socket EAFNOSUPPORT (the preload
+     * said EAFNOSUPPORT to the first and connected over IPv6 for the
+     * second); the socket stays usable. */
+    int bs = dccp_socket(42);
+    struct sockaddr_in ba = addr(g_port);
+    expect("connect with a short address: EINVAL",
+           connect(bs, (struct sockaddr *)&ba, 8), EINVAL);
+    struct sockaddr_in6 b6 = {.sin6_family = AF_INET6,
+                              .sin6_port = htons(g_port)};
+    b6.sin6_addr.s6_addr[15] = 1; /* ::1 */
+    expect("connect an AF_INET socket to an IPv6 address: EAFNOSUPPORT",
+           connect(bs, (struct sockaddr *)&b6, sizeof(b6)), EAFNOSUPPORT);
+    ok("connect the same socket properly",
+       connect(bs, (struct sockaddr *)&ba, sizeof(ba)) == 0);
+    close(accept_one(lis));
+    close(bs);
+  }
+  {
     /* The same with a blocking socket, and a retry that succeeds on the
      * same descriptor once the right service code is set. */
     int rs = dccp_socket(43);
