@@ -211,6 +211,17 @@ else
   fail "-d with stdin closed: exit $rc: $(cat "$T/c2.err")"
 fi
 
+# 7. --pcap to a path that cannot be created: a usage error, as
+# udccp-sim's (exit 1 before).
+timeout -k 5 10 "$CAT" --pcap /nonexistent/x.pcap 127.0.0.1 $((BASE + 9)) \
+  </dev/null >/dev/null 2>"$T/pc.err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "cannot create --pcap file '/nonexistent/x.pcap' (No such" "$T/pc.err"; then
+  pass "--pcap unwritable: $(cat "$T/pc.err")"
+else
+  fail "--pcap /nonexistent/x.pcap: exit $rc (want 2): $(cat "$T/pc.err")"
+fi
+
 if [ "$FAILS" -ne 0 ]; then
   echo "io_cat_edges: $FAILS failure(s)"
   exit 1

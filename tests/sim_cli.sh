@@ -76,6 +76,18 @@ expect_error "unknown attribute 'lag'" --flows mp-ccid2 \
   --paths 8mbit/10ms:lag=1 --duration 1s
 expect_error "unknown --mp-sched 'fast'" --flows mp-ccid2 \
   --paths 8mbit/10ms,2mbit/20ms --mp-sched fast
+# single-path options were ignored with --paths (and --rate printed as the
+# link's rate in the header)
+expect_error "--rate does not go with --paths" --flows mp-ccid2 \
+  --paths 4mbit/10ms --rate 50mbit --duration 1s
+expect_error "--delay does not go with --paths" --flows ccid2 --delay 1ms \
+  --paths 4mbit/10ms --duration 1s
+expect_error "--loss does not go with --paths" --flows ccid2 --loss 0.1 \
+  --paths 4mbit/10ms --duration 1s
+expect_error "--blackout does not go with --paths" --flows ccid2 \
+  --paths 4mbit/10ms --blackout 0s+1s --duration 1s
+expect_error "--queue does not go with --paths" --flows ccid2 \
+  --paths 4mbit/10ms --queue 5 --duration 1s
 for o in --paths --mp-sched --mp-no-reorder mp-ccid2; do
   grep -q -- "$o" "$TMP/help" || fail "--help does not mention $o"
 done

@@ -1385,10 +1385,12 @@ int main(int argc, char **argv) {
   if (o.pcap != NULL) {
     rv = udccp_pcap_open(&cap, o.pcap);
     if (rv != 0) {
-      fprintf(stderr, "udccp-cat: cannot create %s: %s\n", o.pcap,
-              strerror(errno));
+      /* a usage error, as udccp-sim's --pcap (it was exit 1) */
+      fprintf(stderr, "udccp-cat: cannot create --pcap file '%s' (%s): "
+                      "check the directory exists and is writable\n",
+              o.pcap, strerror(errno));
       udccp_endpoint_del(ep);
-      return 1;
+      return 2;
     }
     udccp_endpoint_set_pcap(ep, cap);
   }

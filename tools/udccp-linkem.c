@@ -32,6 +32,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,18 @@
 #include "../io/parse.h"
 #include "sim_parse.h"
 #include "sim_rtlink.h"
+
+/* snprintf into an error buffer, cut short if it must be (a quoted spec
+ * can be up to 511 bytes): through a va_list, which gcc's
+ * -Wformat-truncation does not size. */
+static void spec_err(char *err, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void spec_err(char *err, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, cap, fmt, ap);
+  va_end(ap);
+}
 
 #define PROG "udccp-linkem"
 #define LK_BUF 65536         /* read buffer: any IP packet */
@@ -158,7 +171,7 @@ static int spec_queue(const char *v, lk_dir_spec *d, char *err, size_t cap) {
       return 0;
     }
   }
-  snprintf(err, cap, "bad queue '%s': write bytes (64k, 150000), packets "
+  spec_err(err, cap, "bad queue '%s': write bytes (64k, 150000), packets "
            "(100p) or bandwidth-delay products (1bdp)", v);
   return -1;
 }
@@ -169,7 +182,7 @@ static int spec_prob_list(const char *v, double *out, int min, int max,
                           char *err, size_t cap) {
   char tmp[128], sub[160];
   if (strlen(v) >= sizeof(tmp)) {
-    snprintf(err, cap, "'%.40s...' too long: expected P/R[/H]", v);
+    spec_err(err, cap, "'%.40s...' too long: expected P/R[/H]", v);
     return -1;
   }
   snprintf(tmp, sizeof(tmp), "%s", v);
@@ -180,11 +193,11 @@ static int spec_prob_list(const char *v, double *out, int min, int max,
       *slash = '\0';
     }
     if (n == max) {
-      snprintf(err, cap, "too many values in '%s': expected P/R[/H]", v);
+      spec_err(err, cap, "too many values in '%s': expected P/R[/H]", v);
       return -1;
     }
     if (sim_parse_prob(t, &out[n], sub, sizeof(sub)) != 0) {
-      snprintf(err, cap, "'%s': expected P/R[/H] with probabilities, e.g. "
+      spec_err(err, cap, "'%s': expected P/R[/H] with probabilities, e.g. "
                "0.01/0.3 (%s)", v, sub);
       return -1;
     }
@@ -192,7 +205,7 @@ static int spec_prob_list(const char *v, double *out, int min, int max,
     t = slash != NULL ? slash + 1 : NULL;
   }
   if (n < min) {
-    snprintf(err, cap, "'%s': expected P/R[/H]", v);
+    spec_err(err, cap, "'%s': expected P/R[/H]", v);
     return -1;
   }
   return n;
@@ -214,7 +227,7 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
       return -1;
     }
     if (d->loss >= 1.0) {
-      snprintf(err, cap, "would drop everything: use a fraction below 1 "
+      spec_err(err, cap, "would drop everything: use a fraction below 1 "
                "(burst=TIME/N cuts the link for N packets)");
       return -1;
     }
@@ -231,7 +244,7 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
     /* P = 0 never enters the bad state (the option does nothing); R = 0
      * never leaves it (the link dies at the first bad packet) */
     if (p[0] <= 0 || p[1] <= 0) {
-      snprintf(err, cap, "P (good->bad) and R (bad->good) must both be > 0, "
+      spec_err(err, cap, "P (good->bad) and R (bad->good) must both be > 0, "
                "e.g. ge=0.01/0.3");
       return -1;
     }
@@ -243,14 +256,14 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
   if (strcmp(key, "burst") == 0) {
     char tmp[64];
     if (strlen(v) >= sizeof(tmp)) {
-      snprintf(err, cap, "bad burst '%.40s...': too long", v);
+      spec_err(err, cap, "bad burst '%.40s...': too long", v);
       return -1;
     }
     snprintf(tmp, sizeof(tmp), "%s", v);
     char *slash = strchr(tmp, '/');
     uint64_t n;
     if (slash == NULL) {
-      snprintf(err, cap, "bad burst '%s': write TIME/N or Kp/N, e.g. "
+      spec_err(err, cap, "bad burst '%s': write TIME/N or Kp/N, e.g. "
                "5s/200 or 1000p/200", v);
       return -1;
     }
@@ -272,7 +285,7 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
     d->burst_pkts = (uint32_t)n;
     return 0;
   }
-  snprintf(err, cap, "unknown key '%s': use rate, delay, queue, loss, ge, "
+  spec_err(err, cap, "unknown key '%s': use rate, delay, queue, loss, ge, "
            "burst or dup", key);
   return -1;
 }
@@ -283,11 +296,11 @@ static int spec_one(const char *key, const char *v, lk_dir_spec *d, char *err,
 static int spec_parse(const char *s, lk_dir_spec *d, char *err, size_t cap) {
   char tmp[512], sub[384];
   if (strlen(s) >= sizeof(tmp)) {
-    snprintf(err, cap, "link spec too long");
+    spec_err(err, cap, "link spec too long");
     return -1;
   }
   if (*s == '\0') {
-    snprintf(err, cap, "empty link spec: write KEY=VALUE,..., e.g. "
+    spec_err(err, cap, "empty link spec: write KEY=VALUE,..., e.g. "
              "rate=50mbit,delay=20ms");
     return -1;
   }
@@ -300,7 +313,7 @@ static int spec_parse(const char *s, lk_dir_spec *d, char *err, size_t cap) {
       *comma = '\0';
     }
     if (*t == '\0') {
-      snprintf(err, cap, "'%s': empty item (a comma %s): write "
+      spec_err(err, cap, "'%s': empty item (a comma %s): write "
                "KEY=VALUE,KEY=VALUE", s,
                t == tmp ? "at the start" : comma == NULL ? "at the end"
                                                          : "doubled");
@@ -308,19 +321,19 @@ static int spec_parse(const char *s, lk_dir_spec *d, char *err, size_t cap) {
     }
     char *eq = strchr(t, '=');
     if (eq == NULL) {
-      snprintf(err, cap, "'%s' in link spec: expected KEY=VALUE", t);
+      spec_err(err, cap, "'%s' in link spec: expected KEY=VALUE", t);
       return -1;
     }
     *eq = '\0';
     for (int i = 0; i < nseen; i++) {
       if (strcmp(seen[i], t) == 0) {
-        snprintf(err, cap, "'%s' given twice in '%s' (--ab/--ba change "
+        spec_err(err, cap, "'%s' given twice in '%s' (--ab/--ba change "
                  "one direction of --link)", t, s);
         return -1;
       }
     }
     if (spec_one(t, eq + 1, d, sub, sizeof(sub)) != 0) {
-      snprintf(err, cap, "%s=%s: %s", t, eq + 1, sub);
+      spec_err(err, cap, "%s=%s: %s", t, eq + 1, sub);
       return -1;
     }
     size_t klen = strlen(t);
