@@ -10,8 +10,13 @@
 #
 # BENCH_PERF=PATH: another udccp-perf binary (A/B runs of two builds).
 # BENCH_A5=1: only issue 13's acceptance 5, side by side (the UDP GSO/GRO
-# blaster, CCID 2 over DCCP-UDP, iperf3 TCP) and its ratio line; BENCH_REPS=N
-# repeats that N times (a range on a noisy machine).
+# blaster, CCID 2 over DCCP-UDP, iperf3 TCP) and its ratio line, for each
+# size of BENCH_A5_LENS; BENCH_REPS=N repeats that N times (a range on a
+# noisy machine).
+# BENCH_A5_LENS: the datagram sizes of the acceptance-5 table, each size's
+# rows side by side (default "1200 8900 default 65443": "default" is what
+# udccp-perf picks without -l, 1,408 bytes; 65,443 is the MPS of DCCP-UDP
+# over IPv4 loopback, whose MTU is 65,536); "" skips the table.
 #
 # Every figure is payload goodput measured at the receiver.  The ratio is
 # to the sendmmsg/recvmmsg row of the same run.  Loopback numbers depend
@@ -68,7 +73,7 @@ cpu_per_gb() {
 # blast NAME PORT SENDER_OPT RECEIVER_OPT -> goodput in $TMP/NAME.bps
 blast() {
   out=$TMP/$1.rx
-  $CPURUN "$TMP/$1.cpu_s" "$BLAST" -r -a 127.0.0.1 -p "$2" -T $((SECS + 15)) $4 \
+  $CPURUN "$TMP/$1.cpu_s" "$BLAST" -r -a 127.0.0.1 -p "$2" -l "$LEN" -T $((SECS + 15)) $4 \
     >"$out" 2>"$TMP/$1.rxerr" &
   rpid=$!
   PIDS="$PIDS $rpid"
@@ -105,7 +110,9 @@ perf() {
     fi
     return
   fi
-  $CPURUN "$TMP/$1.cpu_c" "$PERF" -c 127.0.0.1 -p "$2" -t "$SECS" -l "$LEN" \
+  lopt="-l $LEN"
+  [ "$LEN" = default ] && lopt=""
+  $CPURUN "$TMP/$1.cpu_c" "$PERF" -c 127.0.0.1 -p "$2" -t "$SECS" $lopt \
     --ccid "$3" $4 -J >"$TMP/$1.json" 2>"$TMP/$1.err"
   wait $spid
   bps=$(field goodput_bps "$TMP/$1.json")
@@ -114,6 +121,7 @@ perf() {
     return
   fi
   echo "$bps" >"$TMP/$1.bps"
+  field blksize "$TMP/$1.json" >"$TMP/$1.len"
   echo "loss $(field loss_rate "$TMP/$1.json"), rtt $(field rtt_ms "$TMP/$1.json") ms, $(field tx_pkts_per_batch "$TMP/$1.json") pkts/sendmmsg, $(cpu_per_gb "$1") CPU s/GB" \
     >"$TMP/$1.note"
 }
@@ -125,12 +133,16 @@ tcp() {
     echo "n/a (no iperf3)" >"$TMP/$1.note"
     return
   fi
-  $CPURUN "$TMP/$1.cpu_s" iperf3 -s -1 -p "$2" >"$TMP/$1.srv" 2>&1 &
+  $CPURUN "$TMP/$1.cpu_s" iperf3 -s -1 -p "$2" --forceflush >"$TMP/$1.srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
-  sleep 0.5
-  $CPURUN "$TMP/$1.cpu_c" iperf3 -c 127.0.0.1 -p "$2" -t "$SECS" -C cubic -J \
-    >"$TMP/$1.json" 2>"$TMP/$1.err"
+  # Until it listens (a loaded machine took more than the 0.5 s once
+  # slept here: the client was refused and -1 kept the server waiting).
+  wait_for "listening" "$TMP/$1.srv" || sleep 1
+  if ! $CPURUN "$TMP/$1.cpu_c" iperf3 -c 127.0.0.1 -p "$2" -t "$SECS" -C cubic -J \
+    >"$TMP/$1.json" 2>"$TMP/$1.err"; then
+    kill $spid 2>/dev/null
+  fi
   wait $spid
   bps=$(python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"])' "$TMP/$1.json" 2>/dev/null)
   if [ -z "$bps" ]; then
@@ -145,8 +157,12 @@ echo "udccp bench: loopback, $LEN-byte payloads, $SECS s per row ($(uname -r), $
 
 # The acceptance-5 line: CCID 2 over DCCP-UDP against the UDP GSO/GRO
 # blaster, and its CPU per GB against TCP's, all of this run.
+# a5_line [SUFFIX]: the rows named ccid2_udpSUFFIX, udp_gsoSUFFIX,
+# tcp_iperf3SUFFIX.
 a5_line() {
-  for f in ccid2_udp.bps udp_gso.bps ccid2_udp.spgb tcp_iperf3.spgb udp_gso.spgb; do
+  x=${1:-}
+  for f in ccid2_udp$x.bps udp_gso$x.bps ccid2_udp$x.spgb tcp_iperf3$x.spgb \
+           udp_gso$x.spgb; do
     cat "$TMP/$f" 2>/dev/null || echo 0
   done | awk '{ v[NR] = $1 } END {
       if (v[1] > 0 && v[2] > 0)
@@ -157,15 +173,45 @@ a5_line() {
         printf " (UDP GSO/GRO blaster / TCP: %.2fx)", v[5] / v[4];
       printf "\n" }'
 }
+# Acceptance 5 by datagram size: for each size of BENCH_A5_LENS, the UDP
+# GSO/GRO blaster, CCID 2 over DCCP-UDP and iperf3 TCP (its own write
+# size: TCP has no datagrams), side by side, then the ratio line.  TCP's
+# row is measured again for each size so that every line compares rows
+# taken within seconds of each other.
+a5_sizes() {
+  LEN0=$LEN
+  k=0
+  for LEN in ${BENCH_A5_LENS-1200 8900 default 65443}; do
+    k=$((k + 1))
+    sfx=_a5_$k
+    # udccp-perf first: "default" is the size it picks, the blaster's too.
+    perf ccid2_udp$sfx $((BASE + 10 + 3 * k)) 2 ""
+    shown=$LEN
+    if [ "$LEN" = default ]; then
+      LEN=$(cat "$TMP/ccid2_udp$sfx.len" 2>/dev/null)
+      [ -z "$LEN" ] && LEN=1408
+      shown="$LEN (udccp-perf's default)"
+    fi
+    blast udp_gso$sfx $((BASE + 11 + 3 * k)) --gso --gro
+    tcp tcp_iperf3$sfx $((BASE + 12 + 3 * k))
+    echo "$shown bytes:"
+    for nm in udp_gso tcp_iperf3 ccid2_udp; do
+      bps=$(cat "$TMP/$nm$sfx.bps" 2>/dev/null || true)
+      note=$(cat "$TMP/$nm$sfx.note" 2>/dev/null || true)
+      awk -v b="${bps:-0}" -v name="$nm" -v note="$note" 'BEGIN {
+        g = b > 0 ? sprintf("%.2f Gbit/s", b / 1e9) : "-";
+        printf "  %-12s %14s  %s\n", name, g, note }'
+    done
+    printf '  '
+    a5_line "$sfx"
+  done
+  LEN=$LEN0
+}
 if [ "${BENCH_A5:-0}" = 1 ]; then
   r=0
   while [ $r -lt "${BENCH_REPS:-1}" ]; do
-    rm -f "$TMP"/*.bps "$TMP"/*.spgb
-    blast udp_gso $((BASE + 1)) --gso --gro
-    perf ccid2_udp $((BASE + 2)) 2 ""
-    tcp tcp_iperf3 $((BASE + 9))
-    echo "$(cat "$TMP/ccid2_udp.note" 2>/dev/null)"
-    a5_line
+    rm -f "$TMP"/*.bps "$TMP"/*.spgb "$TMP"/*.note
+    a5_sizes
     r=$((r + 1))
   done
   exit 0
@@ -221,6 +267,11 @@ echo "limit = the better sendmmsg/recvmmsg row; goodput = payload bytes at the r
 # against the UDP GSO/GRO blaster, and its CPU per GB against TCP's.
 # The blaster's own CPU per GB is the floor for 1200-byte datagrams.
 a5_line
+if [ -n "${BENCH_A5_LENS-1200 8900 default 65443}" ]; then
+  echo
+  echo "Acceptance 5 by datagram size (each size's rows side by side):"
+  a5_sizes
+fi
 
 # The sans-I/O core per connection (issue 13): handshakes per CPU-second
 # (C heap and endpoint pool) next to a malloc+memset floor, heap per idle

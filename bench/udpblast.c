@@ -4,15 +4,18 @@
  * equal-size UDP payloads this host moves from one process to another,
  * with no protocol above UDP.  Two roles, run as two processes:
  *
- *   udccp-udpblast -r [-a ADDR] -p PORT [--gro] [-T SECONDS]
+ *   udccp-udpblast -r [-a ADDR] -p PORT [-l BYTES] [--gro] [-T SECONDS]
  *       receive until the sender's END (or SECONDS of wait), then print
- *       one JSON object: received goodput, packets, the sender's count.
+ *       one JSON object: received goodput, packets, the sender's count
+ *       (-l: the largest datagram expected, for the receive slots).
  *   udccp-udpblast -s -a ADDR -p PORT [-l BYTES] [-t SECONDS] [--gso]
  *       send BYTES-byte datagrams as fast as sendmmsg allows for SECONDS,
  *       then END (repeated; it carries the number of datagrams sent).
  *
  * Batches: recvmmsg/sendmmsg of 64 datagrams; with --gso the sender hands
- * the kernel 50-segment super-datagrams (UDP_SEGMENT), with --gro the
+ * the kernel super-datagrams of 50 segments, or of as many as fit the
+ * 65,507-byte UDP limit (UDP_SEGMENT: one for datagrams above half of
+ * it, 7 of 8,900 bytes), with --gro the
  * receiver asks for coalesced ones (UDP_GRO) and counts segments by the
  * gso_size control message.  Goodput counts payload bytes of the data
  * datagrams, from the first to the last received, like udccp-perf does.
@@ -40,6 +43,7 @@
 
 #define BATCH 64
 #define GSO_SEGS 50 /* 50 * 1200 = 60000 bytes: below the 64 KiB limit */
+#define UDP_MAX_PAYLOAD 65507 /* 65535 - 20 (IPv4) - 8 (UDP) */
 #define END_MAGIC "BLASTEND"
 #define RXBUF_PLAIN 2048
 #define RXBUF_GRO 65536
@@ -133,7 +137,7 @@ static int run_receiver(const opts *o) {
       return 3;
     }
   }
-  size_t bufsz = o->gro ? RXBUF_GRO : RXBUF_PLAIN;
+  size_t bufsz = o->gro || o->len > RXBUF_PLAIN ? RXBUF_GRO : RXBUF_PLAIN;
   unsigned vlen = o->gro ? 16 : BATCH;
   uint8_t *bufs = malloc(bufsz * vlen);
   struct mmsghdr msgs[BATCH];
@@ -217,7 +221,9 @@ static int run_sender(const opts *o) {
   if (fd < 0) {
     return 1;
   }
-  size_t per = o->gso ? GSO_SEGS * o->len : o->len;
+  size_t segs = UDP_MAX_PAYLOAD / o->len < GSO_SEGS ? UDP_MAX_PAYLOAD / o->len
+                                                    : GSO_SEGS;
+  size_t per = o->gso ? segs * o->len : o->len;
   unsigned vlen = o->gso ? 8 : BATCH;
   if (o->gso) {
     int seg = (int)o->len;
@@ -278,7 +284,7 @@ static int run_sender(const opts *o) {
 
 static void usage(FILE *f) {
   fprintf(f,
-"usage: udccp-udpblast -r [-a ADDR] -p PORT [--gro] [-T SECONDS]\n"
+"usage: udccp-udpblast -r [-a ADDR] -p PORT [-l BYTES] [--gro] [-T SECONDS]\n"
 "       udccp-udpblast -s -a ADDR -p PORT [-l BYTES] [-t SECONDS] [--gso]\n"
 "\n"
 "Plain UDP throughput reference for make bench (two processes).\n"
@@ -287,10 +293,12 @@ static void usage(FILE *f) {
 "  -s, --send          send as fast as sendmmsg allows\n"
 "  -a, --addr ADDR     address to bind (-r, default any) or send to (-s)\n"
 "  -p, --port PORT     UDP port (required)\n"
-"  -l, --length BYTES  payload per datagram (default 1200)\n"
+"  -l, --length BYTES  payload per datagram, 16..65507 (default 1200; the\n"
+"                      receiver sizes its slots by it)\n"
 "  -t, --time SECONDS  sending time (default 3)\n"
 "  -T, --wait SECONDS  receiver: give up after SECONDS (default 30)\n"
-"      --gso           sender: UDP_SEGMENT, %d segments per send\n"
+"      --gso           sender: UDP_SEGMENT, %d segments per send (fewer\n"
+"                      when they would pass 65507 bytes)\n"
 "      --gro           receiver: UDP_GRO, split by the gso_size cmsg\n"
 "  -h, --help          this help\n"
 "Exit status 3: GSO/GRO not supported here.\n", GSO_SEGS);
@@ -332,7 +340,7 @@ int main(int argc, char **argv) {
     }
   }
   if (o.recv == o.send || o.port == NULL || (o.send && o.addr == NULL) ||
-      o.len < 16 || o.len > 1472 || o.secs <= 0) {
+      o.len < 16 || o.len > UDP_MAX_PAYLOAD || o.secs <= 0) {
     usage(stderr);
     return 2;
   }

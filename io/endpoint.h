@@ -48,6 +48,12 @@
 #define UDCCP_IO_ROUTES 16
 #define UDCCP_IO_ROUTE_TTL (10 * UDCCP_NS_PER_S)
 #define UDCCP_IO_CTLBUF 128
+/* tx.c: at the end of a connection's turn, payloads still in its send
+ * queue are copied into the transmit batch if each is at most
+ * UDCCP_IO_SG_COPY_PKT bytes and all together UDCCP_IO_SG_COPY_MAX;
+ * otherwise the batch leaves */
+#define UDCCP_IO_SG_COPY_PKT 2048
+#define UDCCP_IO_SG_COPY_MAX 65536
 #define UDCCP_IO_EPHEMERAL_LO 49152u
 #define UDCCP_IO_PORT_TABLE 64u /* RFC 6056 §3.3.4's table T */
 
@@ -156,7 +162,13 @@ struct udccp_endpoint {
   uint8_t *rbuf;
   /* transmit batch, preallocated */
   struct mmsghdr tmsg[UDCCP_IO_BATCH_MAX];
-  struct iovec tiov[UDCCP_IO_BATCH_MAX];
+  /* A packet's iovecs: its header (all of it when copied) in tbuf, then
+   * its payload in its connection's send queue (zero-copy, tx.c); the
+   * batch's packets take adjacent entries, in order */
+  struct iovec tiov[2 * UDCCP_IO_BATCH_MAX];
+  size_t ntiov;
+  uint32_t tlen[UDCCP_IO_BATCH_MAX]; /* bytes of packet i, all iovecs */
+  uint32_t tx_epoch;       /* flushes of the batch (tx.c) */
   struct sockaddr_storage tname[UDCCP_IO_BATCH_MAX];
   uint8_t tctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   udccp_sock *towner[UDCCP_IO_BATCH_MAX];

@@ -8,7 +8,8 @@
  * (or the NIC) cuts it into ordinary UDP datagrams, each one DCCP packet
  * with its own header, so the wire is the same as without GSO.  The
  * packets are not copied: the message points at their slots (one iovec
- * each) and the segment size makes the boundaries.
+ * each, or two: the header, and the payload in the send queue) and the
+ * segment size makes the boundaries.
  *
  * Receive (UDP_GRO, Linux >= 5.0): the kernel may hand us several
  * datagrams of one flow as one buffer with the segment size in a control
@@ -72,8 +73,9 @@ size_t udccp_io_gro_size(struct msghdr *m) {
 /* Does packet i carry application data (DCCP-Data or -DataAck, RFC 4340
  * §5.1: the Type field, bits 1..4 of byte 8)? */
 static int carries_data(const udccp_endpoint *ep, size_t i) {
-  const uint8_t *h = ep->tiov[i].iov_base;
-  unsigned type = ep->tiov[i].iov_len > 8 ? (h[8] >> 1) & 0x0fu : 0;
+  const struct iovec *v = ep->tmsg[i].msg_hdr.msg_iov; /* the header */
+  const uint8_t *h = v->iov_base;
+  unsigned type = v->iov_len > 8 ? (h[8] >> 1) & 0x0fu : 0;
   return type == 2 || type == 4;
 }
 
@@ -91,7 +93,7 @@ static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
    * a burst of handshakes, three times the handshakes per second over
    * loopback, and a few relayed packets at worst. */
   if ((carries_data(ep, i) || carries_data(ep, j)) &&
-      memcmp(ep->tiov[i].iov_base, ep->tiov[j].iov_base, 4) != 0) {
+      memcmp(a->msg_iov->iov_base, b->msg_iov->iov_base, 4) != 0) {
     return 0;
   }
   /* A burst's packets share one address and one ancillary buffer
@@ -108,14 +110,15 @@ static int same_run(const udccp_endpoint *ep, size_t i, size_t j) {
 static size_t group(udccp_endpoint *ep) {
   size_t ng = 0, i = 0;
   while (i < ep->ntx) {
-    size_t seg = ep->tiov[i].iov_len, total = seg, j = i + 1;
+    size_t seg = ep->tlen[i], total = seg, j = i + 1;
+    size_t niov = ep->tmsg[i].msg_hdr.msg_iovlen;
     while (j < ep->ntx && j - i < GSO_MAX_SEGS && seg <= ep->gso_seg_max &&
-           (ep->tsame[j] || same_run(ep, i, j)) &&
-           ep->tiov[j].iov_len <= seg &&
-           total + ep->tiov[j].iov_len <= GSO_MAX_BYTES) {
-      total += ep->tiov[j].iov_len;
+           (ep->tsame[j] || same_run(ep, i, j)) && ep->tlen[j] <= seg &&
+           total + ep->tlen[j] <= GSO_MAX_BYTES) {
+      total += ep->tlen[j];
+      niov += ep->tmsg[j].msg_hdr.msg_iovlen;
       /* A shorter packet ends the run: only the last segment may be. */
-      if (ep->tiov[j++].iov_len < seg) {
+      if (ep->tlen[j++] < seg) {
         break;
       }
     }
@@ -126,7 +129,9 @@ static size_t group(udccp_endpoint *ep) {
     ep->gcount[ng] = (uint16_t)(j - i);
     if (j - i > 1) {
       struct msghdr *m = &g->msg_hdr;
-      m->msg_iovlen = j - i; /* tiov[i..j) are adjacent */
+      /* The packets' iovecs are adjacent, in order (tx.c); segments are
+       * cut by bytes, so a header and its payload make one. */
+      m->msg_iovlen = niov;
       size_t used = m->msg_controllen;
       uint8_t *ctl = ep->gctl[ng];
       memset(ctl, 0, used + CMSG_SPACE(sizeof(uint16_t)));
@@ -188,7 +193,7 @@ void udccp_io_gso_flush(udccp_endpoint *ep) {
          * (e.g. EMSGSIZE after a PMTU drop, which GSO reports as
          * EINVAL), the plain path has handled it and GSO stays. */
         if (udccp_io_tx_plain(ep, first, first + cnt) > 0) {
-          size_t seg = ep->tiov[first].iov_len;
+          size_t seg = ep->tlen[first];
           ep->stats.gso_fallbacks++;
           if (seg > 1500) {
             /* Large packets (a loopback-sized MTU): the kernel may refuse

@@ -55,7 +55,9 @@ void udccp_io_tx_flush(udccp_endpoint *ep) {
     (void)udccp_io_tx_plain(ep, 0, ep->ntx);
   }
   ep->ntx = 0;
+  ep->ntiov = 0;
   ep->tused = 0;
+  ep->tx_epoch++; /* no packet points at a send queue now */
 }
 
 /* Room for a packet of up to cap bytes in the transmit batch (flushed
@@ -131,18 +133,30 @@ static void tx_ancillary(udccp_endpoint *ep, size_t i, int fidx,
 
 /* udccp_io_tx_commit(), inlined into a connection's output loop (its
  * arguments there are a socket's own: the call cost about 20
- * instructions per packet). */
+ * instructions per packet).  The packet is the len bytes written at the
+ * slot, then pl_len bytes at pl (its payload, in the connection's send
+ * queue: udccp_conn_write_pkt_sg), which the kernel copies when the batch
+ * leaves; until then the connection is left alone (udccp_io_tx_unref). */
 static inline void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
                              const udccp_path *path, uint16_t udp_port,
-                             size_t len, uint8_t ecn) {
+                             size_t len, const uint8_t *pl, size_t pl_len,
+                             uint8_t ecn) {
   size_t i = ep->ntx++;
   struct msghdr *m = &ep->tmsg[i].msg_hdr;
   const uint8_t *hdr = ep->tbuf + ep->tused;
-  ep->tiov[i].iov_base = ep->tbuf + ep->tused;
-  ep->tiov[i].iov_len = len;
+  struct iovec *v = &ep->tiov[ep->ntiov];
+  v[0].iov_base = ep->tbuf + ep->tused;
+  v[0].iov_len = len;
   ep->tused += (len + 15) & ~(size_t)15; /* the next one aligned */
-  m->msg_iov = &ep->tiov[i];
+  m->msg_iov = v;
   m->msg_iovlen = 1;
+  if (pl_len > 0) {
+    v[1].iov_base = (void *)(uintptr_t)pl; /* the kernel only reads it */
+    v[1].iov_len = pl_len;
+    m->msg_iovlen = 2;
+  }
+  ep->ntiov += m->msg_iovlen;
+  ep->tlen[i] = (uint32_t)(len + pl_len);
   m->msg_flags = 0;
   /* Data and DataAck (RFC 4340 §5.1: type in bits 1-4 of byte 8): a
    * sender's burst.  A receiver's acks do not count: a receiver reading
@@ -177,6 +191,7 @@ static inline void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
     tx_ancillary(ep, i, fidx, path, ecn);
   }
   if (ep->pcap != NULL) {
+    /* (a capture's packets are written whole: udccp_io_sock_output) */
     udccp_io_capture(ep, 1, path, udp_port, hdr, len, ecn);
   }
 }
@@ -184,11 +199,50 @@ static inline void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
 void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
                         const udccp_path *path, uint16_t udp_port, size_t len,
                         uint8_t ecn) {
-  tx_commit(ep, fidx, owner, path, udp_port, len, ecn);
+  tx_commit(ep, fidx, owner, path, udp_port, len, NULL, 0, ecn);
+}
+
+/* The end of s's turn: no packet in the batch may point into s's send
+ * queue after it (udccp_conn_write_pkt_sg: the application's next send
+ * may write over those bytes, a read or a timer free them).  Small
+ * payloads (a 1500-byte path's) are copied into the batch's arena, so
+ * that the next turns' packets still join them in one sendmmsg: with
+ * CCID 2's ack clock a turn sends 20-60 packets, and flushing after each
+ * halved the packets per sendmmsg at 1,200 bytes (45 -> 24) and cost
+ * more CPU per GB than the copies it saved (make bench, A/B).  Large
+ * ones leave now: a batch holds few of them anyway, and a copy of 8 or
+ * 64 KB costs more than a sendmmsg.  The packets that left during the
+ * turn (a full batch, a drain) were never copied. */
+static void tx_sg_settle(udccp_endpoint *ep, const udccp_sock *s) {
+  size_t bytes = 0, most = 0;
+  for (size_t i = 0; i < ep->ntx; i++) {
+    const struct msghdr *m = &ep->tmsg[i].msg_hdr;
+    if (ep->towner[i] == s && m->msg_iovlen == 2) {
+      size_t n = m->msg_iov[1].iov_len;
+      bytes += (n + 15) & ~(size_t)15;
+      most = n > most ? n : most;
+    }
+  }
+  if (most > UDCCP_IO_SG_COPY_PKT || bytes > UDCCP_IO_SG_COPY_MAX ||
+      ep->tused + bytes > UDCCP_IO_TXARENA) {
+    udccp_io_tx_flush(ep);
+    return;
+  }
+  for (size_t i = 0; i < ep->ntx; i++) {
+    struct msghdr *m = &ep->tmsg[i].msg_hdr;
+    if (ep->towner[i] == s && m->msg_iovlen == 2) {
+      struct iovec *v = &m->msg_iov[1];
+      uint8_t *d = ep->tbuf + ep->tused;
+      memcpy(d, v->iov_base, v->iov_len);
+      v->iov_base = d;
+      ep->tused += (v->iov_len + 15) & ~(size_t)15;
+    }
+  }
 }
 
 void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
   udccp_endpoint *ep = s->ep;
+  uint32_t sg_epoch = ep->tx_epoch - 1; /* no payload of s in the batch */
   if (s->conn == NULL) {
     return; /* a tombstone sends only in answer (tomb_input) */
   }
@@ -196,6 +250,7 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
   if (s->mp != NULL) {
     udccp_io_mp_turn(s->mp, now); /* the scheduler fills its queue */
   }
+  int sg = ep->pcap == NULL && s->mp == NULL;
   /* Bounded: a CCID that never says "stop" cannot hang the loop. */
   for (int k = 0; k < 4096; k++) {
     if (ep->tx_since_rx >= UDCCP_IO_DRAIN_PKTS) {
@@ -218,7 +273,15 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
     size_t cap = tx_cap(s);
     uint8_t *buf = udccp_io_tx_slot(ep, cap);
     uint8_t ecn = 0;
-    udccp_ssize n = udccp_conn_write_pkt(s->conn, buf, cap, &ecn, now);
+    const uint8_t *pl = NULL;
+    size_t pl_len = 0;
+    /* The payload stays in the send queue and the batch's message points
+     * at it (issue 13: a copy per packet less); a capture, or a subflow
+     * (whose scheduler acts on the connection between its packets),
+     * takes whole packets. */
+    udccp_ssize n = sg ? udccp_conn_write_pkt_sg(s->conn, buf, cap, &pl,
+                                                 &pl_len, &ecn, now)
+                       : udccp_conn_write_pkt(s->conn, buf, cap, &ecn, now);
     if (n <= 0) {
       /* A multipath subflow takes one datagram at a time (lib/mp_conn.c):
        * while its CCID lets packets go, the scheduler refills it. */
@@ -227,7 +290,14 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
       }
       break;
     }
-    tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, ecn);
+    tx_commit(ep, s->fidx, s, &s->path, s->remote_udp_port, (size_t)n, pl,
+              pl_len, ecn);
+    if (pl_len > 0) {
+      sg_epoch = ep->tx_epoch;
+    }
+  }
+  if (sg_epoch == ep->tx_epoch) {
+    tx_sg_settle(ep, s);
   }
 }
 

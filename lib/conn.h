@@ -152,6 +152,15 @@ typedef struct udccp_conn_rxpkt {
   uint8_t recorded;  /* entered in our Ack Vector */
 } udccp_conn_rxpkt;
 
+/* udccp_conn_write_pkt_sg(): the packet's ECN codepoint (first: cur_pecn
+ * points at it, cur_sg says so) and the data packet's payload, left in
+ * the send queue. */
+struct udccp_conn_sg {
+  uint8_t ecn;
+  const uint8_t *data;
+  size_t len;
+};
+
 struct udccp_conn {
   /* Memory (issue 13).  Everything the connection allocates after its own
    * struct (queues, Ack Vector, CCID state and what the CCIDs allocate)
@@ -312,6 +321,8 @@ struct udccp_conn {
                               Confirm (§6.6.3 back-off) */
   uint8_t listen_triggered; /* RFC 5596 §2.2.3.1: one triggered Request */
   uint8_t peer_closed;     /* read_datagram reports CLOSED once drained */
+  uint8_t cur_sg;          /* 1: cur_pecn is a struct udccp_conn_sg's
+                              (write_pkt_sg: the payload is not copied) */
 };
 
 /* --- conn.c --- */

@@ -165,6 +165,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
               ((1u << type) & ((1u << UDCCP_PKT_DATA) | (1u << UDCCP_PKT_ACK) |
                                (1u << UDCCP_PKT_DATAACK))) != 0;
   size_t ob_res;
+  size_t sg_len;
   uint16_t empty_owed = 0;
 
   /* The fields udccp_pkt_write_inline reads, no more (not a memset of the
@@ -334,9 +335,19 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     if (total > cap || (payload_len > 0 && total > pkt_max(conn))) {
       return UDCCP_ERR_NOBUF;
     }
+    /* udccp_conn_write_pkt_sg: the header alone (it does not depend on
+     * the payload: no length field, the checksum zero); the payload
+     * stays in the send queue and is counted below. */
+    sg_len = conn->cur_sg && is_data ? payload_len : 0;
     n = (udccp_ssize)udccp_pkt_write_inline(dst, &h, fixed, hdr,
                                             ob.buf + ob_res, ob.len - ob_res,
-                                            payload, payload_len);
+                                            payload, payload_len - sg_len);
+  }
+  if (sg_len > 0) {
+    /* cur_pecn points at the first member (C11 6.7.2.1 §15) */
+    struct udccp_conn_sg *sg = (struct udccp_conn_sg *)(void *)conn->cur_pecn;
+    sg->data = payload;
+    sg->len = sg_len;
   }
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
     (void)udccp_cksum_set(dst, (size_t)n, &conn->path);
@@ -392,7 +403,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   }
   conn->t_last_tx = ts;
   conn->info.pkts_sent++;
-  conn->info.bytes_sent += (uint64_t)n;
+  conn->info.bytes_sent += (uint64_t)n + sg_len;
   if (is_data) {
     conn->info.data_pkts_sent++;
     conn->info.data_bytes_sent += payload_len;
@@ -560,6 +571,31 @@ udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
   conn->cur_pecn = pecn; /* the nonce may pick ECT(1) for a data packet */
   n = udccp_conn_write_pkt_next(conn, dst, cap, ts);
   conn->cur_pecn = NULL;
+  return n;
+}
+
+udccp_ssize udccp_conn_write_pkt_sg(udccp_conn *conn, uint8_t *dst,
+                                    size_t cap, const uint8_t **payload,
+                                    size_t *payload_len, uint8_t *pecn,
+                                    udccp_tstamp ts) {
+  struct udccp_conn_sg sg = {0, NULL, 0};
+  udccp_ssize n;
+  *payload = NULL;
+  *payload_len = 0;
+  if (pecn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  /* A full checksum covers the payload (§9): such packets are written
+   * whole.  The connection finds sg through the ECN out-parameter (no
+   * pointer of its own: issue 13's bytes per connection). */
+  conn->cur_sg = conn->settings.cksum_mode != UDCCP_CKSUM_FULL;
+  n = udccp_conn_write_pkt(conn, dst, cap, &sg.ecn, ts);
+  conn->cur_sg = 0;
+  *pecn = sg.ecn;
+  if (n > 0) {
+    *payload = sg.data;
+    *payload_len = sg.len;
+  }
   return n;
 }
 

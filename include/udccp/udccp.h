@@ -412,6 +412,26 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts);
 
+/* As udccp_conn_write_pkt() (the same packets, decisions and errors; cap
+ * is judged as there: at least the MPS), but a data packet's payload is
+ * not copied (scatter-gather write, issue 13): dst receives the header
+ * and options, whose length is returned, and *payload / *payload_len the
+ * datagram's bytes where they lie in the send queue.  The packet on the
+ * wire is dst's n bytes followed by those.  *payload_len is 0 for a
+ * packet without data, and for every packet of a connection whose
+ * checksum covers the payload (UDCCP_CKSUM_FULL, raw IP): those are
+ * written whole into dst.  The payload's bytes stay valid until the next
+ * call on conn other than udccp_conn_write_pkt() and
+ * udccp_conn_write_pkt_sg(): read, queue, reserve, expiry, trim, close
+ * or delete may reuse or free them, so send (or copy) first.  pecn must
+ * not be NULL (UDCCP_ERR_INVALID_ARGUMENT): it receives the packet's ECN
+ * codepoint, as udccp_conn_write_pkt()'s does, 0 when nothing is
+ * written. */
+udccp_ssize udccp_conn_write_pkt_sg(udccp_conn *conn, uint8_t *dst,
+                                    size_t cap, const uint8_t **payload,
+                                    size_t *payload_len, uint8_t *pecn,
+                                    udccp_tstamp ts);
+
 /* Returns when udccp_conn_handle_expiry() must be called next (a timer, or
  * the time the CCID allows the next packet), or UDCCP_TSTAMP_NEVER. */
 udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn);

@@ -166,10 +166,22 @@ static void drain(udccp_pair *p, int side) {
   int guard = 0;
   while (p->c[side] != NULL && guard++ < 100000) {
     uint8_t ecn = 0;
+    const uint8_t *pl = NULL;
+    size_t pl_len = 0;
     udccp_ssize n =
-        udccp_conn_write_pkt(p->c[side], buf, sizeof(buf), &ecn, p->now);
+        p->sg ? udccp_conn_write_pkt_sg(p->c[side], buf, sizeof(buf), &pl,
+                                        &pl_len, &ecn, p->now)
+              : udccp_conn_write_pkt(p->c[side], buf, sizeof(buf), &ecn,
+                                     p->now);
     if (n <= 0) {
       break;
+    }
+    if (pl_len > 0) {
+      if ((size_t)n + pl_len > sizeof(buf)) {
+        break; /* (the MPS keeps it below the MTU: never) */
+      }
+      memcpy(buf + n, pl, pl_len);
+      n += (udccp_ssize)pl_len;
     }
     enqueue_ecn(p, side, buf, (size_t)n, ecn);
   }

@@ -78,6 +78,8 @@ struct udccp_pair {
   uint64_t n_types[2][11];   /* packets offered per direction and type */
   size_t log_n[2];           /* types offered, in order (first LOG) */
   uint8_t log[2][UDCCP_PAIR_LOG];
+  int sg;                    /* 1: sides write with udccp_conn_write_pkt_sg,
+                                the payload appended as io's iovec does */
   uint64_t server_conns;     /* connections the listener created */
   uint64_t stateless_replies;
 };
