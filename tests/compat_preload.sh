@@ -252,6 +252,9 @@ for TR in $TRANSPORTS; do
   env $(pre "$TR" "$PORT") timeout -k 5 60 "$ERRNO" "$PORT" $extra \
     >"$T/errno.$N" 2>&1 || { cat "$T/errno.$N"; fail "$TR: dccp_errno"; }
   grep -q "^PASS" "$T/errno.$N" || { cat "$T/errno.$N"; fail "$TR: dccp_errno"; }
+  # it knew it ran under the preload (the experimental CCIDs were checked)
+  grep -q "^ok AVAILABLE_CCIDS lists 248" "$T/errno.$N" ||
+    { cat "$T/errno.$N"; fail "$TR: dccp_errno did not check CCIDs 248/249"; }
   echo "ok $TR dccp_errno: $(grep -c '^ok' "$T/errno.$N") checks"
 done
 
