@@ -525,19 +525,12 @@ int udccp_sendq_push_until(udccp_sendq *q, const void *data, size_t len,
 
 int udccp_sendq_reserve(udccp_sendq *q, size_t len, uint32_t prio,
                         udccp_tstamp expires, uint8_t **pdata) {
-  udccp_sendq_slot *sl;
   int rv = admit(q, len, prio);
 
   if (rv != 0) {
     return rv;
   }
-  /* The free slot's bookkeeping holds the reservation until commit. */
-  sl = &q->slots[q->free_slots[q->n_free - 1]];
-  sl->len = (uint32_t)len;
-  sl->prio = prio;
-  sl->expires = expires;
-  q->resv = 1;
-  *pdata = q->arena + q->tail;
+  udccp_sendq_hold_reservation(q, len, prio, expires, pdata);
   return 0;
 }
 

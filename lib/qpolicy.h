@@ -177,6 +177,20 @@ int udccp_sendq_reserve(udccp_sendq *q, size_t len, uint32_t prio,
  * resize, trim or clear may have moved or reused its room). */
 int udccp_sendq_commit(udccp_sendq *q, size_t len);
 
+/* A reservation of len bytes at tail, admitted: the free slot's
+ * bookkeeping holds it until commit. */
+static inline void udccp_sendq_hold_reservation(udccp_sendq *q, size_t len,
+                                                uint32_t prio,
+                                                udccp_tstamp expires,
+                                                uint8_t **pdata) {
+  udccp_sendq_slot *sl = &q->slots[q->free_slots[q->n_free - 1]];
+  sl->len = (uint32_t)len;
+  sl->prio = prio;
+  sl->expires = expires;
+  q->resv = 1;
+  *pdata = q->arena + q->tail;
+}
+
 /* udccp_sendq_reserve() and udccp_sendq_commit() in their usual case,
  * inline (issue 13: once per datagram of a zero-copy application each):
  * a free slot and room at tail for the reservation; SIMPLE's FIFO append
@@ -185,17 +199,11 @@ static inline int udccp_sendq_reserve_inline(udccp_sendq *q, size_t len,
                                              uint32_t prio,
                                              udccp_tstamp expires,
                                              uint8_t **pdata) {
-  udccp_sendq_slot *sl;
   if (len > q->max_dgram || q->n_free == 0 ||
       (uint32_t)(len | 7u) + 1u > q->lim - q->tail) {
     return udccp_sendq_reserve(q, len, prio, expires, pdata);
   }
-  sl = &q->slots[q->free_slots[q->n_free - 1]];
-  sl->len = (uint32_t)len;
-  sl->prio = prio;
-  sl->expires = expires;
-  q->resv = 1;
-  *pdata = q->arena + q->tail;
+  udccp_sendq_hold_reservation(q, len, prio, expires, pdata);
   return 0;
 }
 

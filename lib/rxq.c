@@ -185,30 +185,20 @@ udccp_ssize udccp_rxq_peek(udccp_rxq *q, const uint8_t **pdata) {
 }
 
 int udccp_rxq_discard(udccp_rxq *q) {
-  const udccp_rxq_ent *e;
-
   if (q->count == 0) {
     return UDCCP_ERR_AGAIN;
   }
-  e = &q->ents[q->head];
-  q->bytes -= e->len;
-  q->count--;
-  if (q->count == 0) {
+  if (q->count == 1 && !q->keep) {
     /* Drained: an idle connection holds no receive buffer; a busy one
-     * (keep) reuses the block for the next datagram, its owner trims it
-     * once idle (issue 13: an allocation and a free per packet). */
-    if (!q->keep) {
-      release(q);
-    } else {
-      q->head = 0;
-      q->byte_head = 0;
-    }
+     * (keep) reuses the block for the next datagram (the inline case),
+     * its owner trims it once idle (issue 13: an allocation and a free
+     * per packet). */
+    q->bytes -= q->ents[q->head].len;
+    q->count = 0;
+    release(q);
     return 0;
   }
-  /* Datagrams are packed, so the next one starts right after this one. */
-  q->byte_head = (e->off + e->len) % q->arena_cap;
-  q->head = (q->head + 1) % q->ents_cap;
-  return 0;
+  return udccp_rxq_discard_inline(q);
 }
 
 int udccp_rxq_trim(udccp_rxq *q) {

@@ -58,11 +58,12 @@ static unsigned rx_full(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
   return udccp_tfrc_lh_add(lh, &p, c);
 }
 
-/* Sends seq lo..hi (inclusive) except those in skip[], ccval = seq/4 mod
- * 16 (one counter per 4 packets), 1 ms apart. */
-static unsigned rx_range(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
-                         uint64_t lo, uint64_t hi, const uint64_t *skip,
-                         size_t nskip) {
+/* Data packets lo..hi (inclusive) except those in skip[], ccval = seq/4
+ * mod 16 (one counter per 4 packets), 1 ms apart; ECT(0), or with nonces
+ * ECT(1) on every seq divisible by 3.  Returns the flags of all calls. */
+static unsigned rx_seqs(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
+                        uint64_t lo, uint64_t hi, const uint64_t *skip,
+                        size_t nskip, int nonces) {
   unsigned f = 0;
   uint64_t s;
   for (s = lo; s <= hi; s++) {
@@ -72,10 +73,17 @@ static unsigned rx_range(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
       lost |= skip[i] == s;
     }
     if (!lost) {
-      f |= rx(lh, c, s, s * MS, (uint8_t)((s / 4) & 15));
+      f |= rx_full(lh, c, s, s * MS, (uint8_t)((s / 4) & 15),
+                   nonces && s % 3 == 0 ? 1 : 2, 1, 0);
     }
   }
   return f;
+}
+
+static unsigned rx_range(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
+                         uint64_t lo, uint64_t hi, const uint64_t *skip,
+                         size_t nskip) {
+  return rx_seqs(lh, c, lo, hi, skip, nskip, 0);
 }
 
 /* ---------------------------------------------------------- §5.4 */
@@ -654,22 +662,9 @@ static void test_rfc4342_8_6_1_nonce_echo_lossless_part(void **state) {
 
 /* ------------------------------------------- late packets (RFC 5348 §5.1) */
 
-/* Data packets lo..hi in order, except skip[]; nonce (ECT(1)) on every
- * seq divisible by 3, counters as rx_range. */
 static void feed(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c, uint64_t lo,
                  uint64_t hi, const uint64_t *skip, size_t nskip) {
-  uint64_t s;
-  for (s = lo; s <= hi; s++) {
-    size_t i;
-    int lost = 0;
-    for (i = 0; i < nskip; i++) {
-      lost |= skip[i] == s;
-    }
-    if (!lost) {
-      rx_full(lh, c, s, s * MS, (uint8_t)((s / 4) & 15),
-              s % 3 == 0 ? 1 : 2, 1, 0);
-    }
-  }
+  (void)rx_seqs(lh, c, lo, hi, skip, nskip, 1);
 }
 
 static unsigned late(udccp_tfrc_lh *lh, const udccp_tfrc_rx_ctx *c,
