@@ -21,17 +21,10 @@
 
 #include "sim.h"
 #include "sim_parse.h"
+#include "simrun.h"
 
 #define MS UDCCP_NS_PER_MS
 #define S UDCCP_NS_PER_S
-
-static sim_result g_res;
-
-static int free_result(void **state) {
-  (void)state;
-  sim_result_free(&g_res);
-  return 0;
-}
 
 static void run_reordered(const char *flows, double reorder, double loss) {
   sim_config cfg;
@@ -46,13 +39,13 @@ static void run_reordered(const char *flows, double reorder, double loss) {
   cfg.reorder_delay = 5 * MS;
   cfg.loss = loss;
   cfg.seed = 1;
-  if (sim_run(&cfg, &g_res) != 0) {
-    fail_msg("sim_run: %s", g_res.err);
+  if (sim_run(&cfg, &udccp_test_res) != 0) {
+    fail_msg("sim_run: %s", udccp_test_res.err);
   }
-  r = &g_res.flows[0];
+  r = &udccp_test_res.flows[0];
   printf("%s over 50 Mbit/s, 20 ms, 20 s, reorder %.2f by 5 ms, loss %.3f: "
          "goodput %.2f Mbit/s, utilization %.3f, closed cleanly %d\n",
-         flows, reorder, loss, r->goodput_bps / 1e6, g_res.utilization,
+         flows, reorder, loss, r->goodput_bps / 1e6, udccp_test_res.utilization,
          r->closed_ok);
   if (r->err[0] != '\0') {
     fail_msg("%s: %s", flows, r->err);
@@ -64,19 +57,19 @@ static void run_reordered(const char *flows, double reorder, double loss) {
 static void test_rfc4015_ccid2_fills_a_reordering_path(void **state) {
   (void)state;
   run_reordered("ccid2", 0.05, 0);
-  assert_true(g_res.utilization >= 0.70);
+  assert_true(udccp_test_res.utilization >= 0.70);
 }
 
 static void test_rfc4015_cubic_fills_a_reordering_path(void **state) {
   (void)state;
   run_reordered("cubic", 0.05, 0);
-  assert_true(g_res.utilization >= 0.70);
+  assert_true(udccp_test_res.utilization >= 0.70);
 }
 
 static void test_rfc4015_bbr_fills_a_reordering_path(void **state) {
   (void)state;
   run_reordered("bbr", 0.05, 0);
-  assert_true(g_res.utilization >= 0.70);
+  assert_true(udccp_test_res.utilization >= 0.70);
 }
 
 /* Reordering with real loss: the losses still count (BBR's model sees
@@ -84,20 +77,20 @@ static void test_rfc4015_bbr_fills_a_reordering_path(void **state) {
 static void test_rfc4015_bbr_reordering_and_loss(void **state) {
   (void)state;
   run_reordered("bbr", 0.05, 0.005);
-  assert_true(g_res.utilization >= 0.50);
-  assert_true(g_res.flows[0].loss_rate > 0.002);
+  assert_true(udccp_test_res.utilization >= 0.50);
+  assert_true(udccp_test_res.flows[0].loss_rate > 0.002);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_rfc4015_ccid2_fills_a_reordering_path,
-                                free_result),
+                                udccp_test_sim_free),
       cmocka_unit_test_teardown(test_rfc4015_cubic_fills_a_reordering_path,
-                                free_result),
+                                udccp_test_sim_free),
       cmocka_unit_test_teardown(test_rfc4015_bbr_fills_a_reordering_path,
-                                free_result),
+                                udccp_test_sim_free),
       cmocka_unit_test_teardown(test_rfc4015_bbr_reordering_and_loss,
-                                free_result),
+                                udccp_test_sim_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
