@@ -551,8 +551,10 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
   if (el > UINT32_MAX) {
     el = UINT32_MAX;
   }
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_OPT_ELAPSED_TIME, el,
-                              el <= 0xFFFFu ? 2 : 4);
+  /* written in place (types >= 32, values of 2 or 4 bytes): no call per
+   * option (issue 13: at small windows the feedback weighs) */
+  rv |= udccp_optbuf_put_be(ob, UDCCP_OPT_ELAPSED_TIME, el,
+                            el <= 0xFFFFu ? 2 : 4);
   n = udccp_tfrc_lh_write_li(&rx->lh, rx->gsr, buf, sizeof(buf), 0);
   if (n > 0) {
     rv |= udccp_optbuf_put(ob, UDCCP_CCID3_OPT_LOSS_INTERVALS, 0, buf,
@@ -566,12 +568,12 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
       }
     }
   }
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_RECEIVE_RATE,
-                              x >= (double)UINT32_MAX ? UINT32_MAX
-                                                      : (uint64_t)(x + 0.5),
-                              4);
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
-                              udccp_ccid3_p_to_opt(rx->p), 4);
+  rv |= udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_RECEIVE_RATE,
+                            x >= (double)UINT32_MAX ? UINT32_MAX
+                                                    : (uint64_t)(x + 0.5),
+                            4);
+  rv |= udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
+                            udccp_ccid3_p_to_opt(rx->p), 4);
   if (rv == 0 && !rx->fb_asked && ss_round(rx)) {
     /* An ack the connection sends for its own reasons (a Confirm of its
      * Sequence Window, an ack of an ack) carries the options, but in slow

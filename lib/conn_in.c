@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ccid2.h"
+#include "ccid3.h"
 #include "cksum.h"
 #include "conn.h"
 
@@ -563,6 +564,8 @@ static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     /* no window */
   } else if (conn->tx_ccid->tx_get_info == udccp_ccid2_tx_get_info) {
     tmp.cwnd = udccp_ccid2_tx_cwnd(conn->tx_st);
+  } else if (conn->tx_ccid->tx_get_info == udccp_tfrc_ccid_tx_get_info) {
+    /* CCID 3 and 4 (rate-based) report no window: cwnd stays 0 */
   } else {
     conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
   }
