@@ -614,8 +614,15 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
   cp.opts = &p->opts;
   if (conn->tx_ccid_up) {
     /* Every valid packet: CCID 2 also learns the peer's sequence numbers
-     * from packets without an ackno (lost acks, RFC 4341 §6.1.1). */
-    rv = conn->tx_ccid->tx_on_pkt(conn->tx_st, &cp, ts);
+     * from packets without an ackno (lost acks, RFC 4341 §6.1.1).  CCID 3
+     * and 4's sender half reads only acknowledgements (RFC 4342 §8, the
+     * feedback rides on Ack and DataAck) and answers 0 to the rest: a
+     * Data packet is not shown to it (issue 13: every packet a TFRC
+     * receiver gets). */
+    rv = !p->h.has_ack &&
+                 conn->tx_ccid->tx_on_pkt == udccp_tfrc_ccid_tx_on_pkt
+             ? 0
+             : conn->tx_ccid->tx_on_pkt(conn->tx_st, &cp, ts);
     if (rv <= UDCCP_ERR_FATAL) {
       udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, rv);
       return;
