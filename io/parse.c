@@ -4,9 +4,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <udccp/udccp.h>
 
@@ -215,4 +217,24 @@ const char *udccp_io_parse_listen_opt(const char *name, const char *arg,
   return udccp_io_parse_bound(arg, n) == 0
              ? NULL
              : "must be a count, 1..4294967294, or unlimited";
+}
+
+/* A standard descriptor the shell closed (<&-, >&-) would be the next
+ * socket's number: stdin then read the endpoint's own UDP socket (the
+ * client hung), stdout wrote datagrams into a socket ("Destination address
+ * required").  Each closed one gets /dev/null opened the other way round,
+ * so that using it fails with EBADF as it would have.  Returns a bit per
+ * descriptor that was closed. */
+unsigned udccp_io_reserve_std_fds(void) {
+  unsigned closed = 0;
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      closed |= 1u << fd;
+      int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+      if (n >= 0 && n != fd) {
+        close(n);
+      }
+    }
+  }
+  return closed;
 }

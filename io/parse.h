@@ -50,4 +50,11 @@ const char *udccp_io_parse_listen_opt(const char *name, const char *arg,
                                       uint8_t *cookies, uint32_t *half_open,
                                       uint32_t *backlog);
 
+/* Call first in main(): a standard descriptor the shell closed (<&-, >&-)
+ * would be the next socket's number, so each closed one of 0..2 gets
+ * /dev/null opened the other way round (using it fails with EBADF, as it
+ * would have).  Returns a bit per descriptor that was closed (1: stdin,
+ * 2: stdout, 4: stderr). */
+unsigned udccp_io_reserve_std_fds(void);
+
 #endif /* UDCCP_IO_PARSE_H */

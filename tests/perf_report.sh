@@ -122,6 +122,30 @@ kill "$hpid" 2>/dev/null
 jcheck "-s -J, UDP port in use: JSON error naming it" "$T/e4.json" \
   "'UDP port $HP' in d['error'] and 'in use' in d['error']"
 
+# The report has nowhere to go: standard output closed is a usage error
+# (it exited 0 having printed nothing), and a reader that goes away (| head)
+# stops the test as Ctrl-C does, the server told (SIGPIPE killed the
+# client: exit 141, and the server waited for a report that never came).
+timeout -k 5 20 $C -t 1 >&- 2>"$T/c.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "standard output is closed" "$T/c.err" &&
+  pass "stdout closed: usage error" ||
+  fail "stdout closed: exit $rc: $(cat "$T/c.err")"
+timeout -k 5 30 "$PERF" -s -1 -J --udp-port "$U" -p "$D" >"$T/srv2.json" 2>"$T/srv2.err" &
+spid=$!
+PIDS="$PIDS $spid"
+sleep 0.4
+t0=$(date +%s)
+(timeout -k 5 20 $C -t 10 -i 0.2 2>"$T/h.err"; echo $? >"$T/h.rc") | head -1 >/dev/null
+t1=$(date +%s)
+rc=$(cat "$T/h.rc" 2>/dev/null)
+[ "$rc" = 1 ] && grep -q "output closed" "$T/h.err" && [ $((t1 - t0)) -lt 8 ] &&
+  pass "| head -1: the client stops (exit 1, $((t1 - t0)) s of 10)" ||
+  fail "| head -1: exit '$rc' after $((t1 - t0)) s: $(cat "$T/h.err")"
+wait_pid "$spid" 10 || fail "| head -1: the server did not exit"
+jcheck "| head -1: the server's report is whole" "$T/srv2.json" \
+  "d['received_pkts'] > 0 and 'error' not in d"
+
 if [ "$FAILS" -ne 0 ]; then
   echo "perf_report: $FAILS failure(s)"
   exit 1

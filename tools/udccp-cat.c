@@ -59,6 +59,7 @@
 
 #include <udccp/udccp.h>
 
+#include "../io/parse.h"
 #include "cat/cat.h"
 
 /* Accepts the next connection, returning 0 or the exit status.  Waits in
@@ -90,7 +91,7 @@ static int accept_next(const cat_opts *o, udccp_endpoint *ep, udccp_sock **s,
 }
 
 int main(int argc, char **argv) {
-  unsigned std_closed = cat_reserve_std_fds();
+  unsigned std_closed = udccp_io_reserve_std_fds();
   cat_opts o;
   (void)signal(SIGPIPE, SIG_IGN); /* a reader gone is cat_out_flush()'s */
   int prv = cat_parse_args(argc, argv, std_closed, &o);

@@ -253,6 +253,8 @@ static void on_signal(int sig) {
 
 int main(int argc, char **argv) {
   static perf_opts o;
+  /* before any socket: a closed 0..2 would be one (io/parse.h) */
+  unsigned std_closed = udccp_io_reserve_std_fds();
   memset(&o, 0, sizeof(o));
   o.port = PERF_DEFAULT_PORT;
   o.udp_port = UDCCP_UDP_PORT_DEFAULT;
@@ -621,6 +623,12 @@ int main(int argc, char **argv) {
      * a HOST name resolves to it */
     o.bind = o.family == 4 ? "0.0.0.0" : "::";
   }
+  if ((std_closed & 2u) && o.logfile == NULL && !o.daemon) {
+    /* the report is the output: a test nobody can read is an error, not a
+     * silent exit 0 */
+    return usage_error("%s", "standard output is closed: the report goes "
+                             "there (--logfile FILE writes it to a file)");
+  }
   if (o.daemon && daemon(1, o.logfile != NULL) != 0) {
     perf_error("cannot run in the background: %s", strerror(errno));
     return 1;
@@ -639,6 +647,10 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   (void)sigaction(SIGINT, &sa, NULL);
   (void)sigaction(SIGTERM, &sa, NULL);
+  /* a reader of the report that went away (| head) stops the test as a
+   * signal does, and the peer is told (perf_line() sees EPIPE): not a
+   * death by SIGPIPE that leaves the server waiting */
+  (void)signal(SIGPIPE, SIG_IGN);
   if (o.cpu >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);

@@ -76,7 +76,6 @@ void cat_report_stdout(void);
 int cat_report(const char *what, int err);
 void cat_addr_str(char *b, size_t cap, uint8_t family, const uint8_t *a);
 uint64_t cat_mono_ms(void);
-unsigned cat_reserve_std_fds(void);
 
 /* ---- opts.c */
 int cat_parse_args(int argc, char **argv, unsigned std_closed, cat_opts *o);

@@ -159,22 +159,3 @@ int cat_wait_and_read(const cat_opts *o, udccp_endpoint *ep,
   return 0;
 }
 
-/* A standard descriptor the shell closed (<&-, >&-) would be the next
- * socket's number: stdin then read the endpoint's own UDP socket (the
- * client hung), stdout wrote datagrams into a socket ("Destination address
- * required").  Each closed one gets /dev/null opened the other way round,
- * so that using it fails with EBADF as it would have.  Returns a bit per
- * descriptor that was closed. */
-unsigned cat_reserve_std_fds(void) {
-  unsigned closed = 0;
-  for (int fd = 0; fd <= 2; fd++) {
-    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-      closed |= 1u << fd;
-      int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
-      if (n >= 0 && n != fd) {
-        close(n);
-      }
-    }
-  }
-  return closed;
-}

@@ -166,7 +166,7 @@ int cat_local_host(const cat_opts *o, const char **host) {
   return 0;
 }
 
-/* The command line into o (std_closed: cat_reserve_std_fds()'s bits).
+/* The command line into o (std_closed: udccp_io_reserve_std_fds()'s bits).
  * Returns -1 to go on, or the exit status: 0 after --help or --version, 2
  * for a usage error (said on stderr). */
 int cat_parse_args(int argc, char **argv, unsigned std_closed, cat_opts *o) {

@@ -191,7 +191,7 @@ static perf_stream *client_stream(const perf_opts *o, udccp_endpoint *ep,
   int rv = connect_stoppable(o, ep, &s);
   if (rv == PERF_ERR_STOPPED) {
     perf_error("%s while connecting to %s: no test run",
-               perf_sig == 2 ? "interrupted" : "terminated", o->host);
+               perf_stop_reason(), o->host);
     return NULL;
   }
   if (rv != 0) {
@@ -353,7 +353,7 @@ int perf_run_client(const perf_opts *o) {
   if (interrupted) {
     perf_error("%s: test stopped after %.2f s; losses counted are the "
                "confirmed ones only",
-               perf_sig == 2 ? "interrupted" : "terminated",
+               perf_stop_reason(),
                perf_now() - start);
     status = 1;
   }

@@ -238,6 +238,9 @@ double perf_now_real(void);
 
 /* stream.c */
 extern volatile int perf_sig; /* the signal that asked us to stop, or 0 */
+/* What perf_sig says, for messages: "interrupted" (SIGINT), "output
+ * closed" (SIGPIPE: the report's reader went away), "terminated". */
+const char *perf_stop_reason(void);
 perf_stream *perf_stream_new(udccp_sock *s, int id, int client);
 void perf_stream_free(perf_stream *st);
 /* Starts the stream's run (after the HELLO exchange). */

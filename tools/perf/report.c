@@ -48,7 +48,7 @@ void perf_report_end(const char *who, const perf_stream *st, int err) {
   int rc = st->s != NULL ? udccp_sock_reset_code(st->s) : UDCCP_RESET_NONE;
   if (err == PERF_ERR_STOPPED) {
     perf_error("%s: %s: connection aborted (Reset sent to the peer)", who,
-               perf_sig == 2 ? "interrupted" : "terminated");
+               perf_stop_reason());
   } else if (err == UDCCP_ERR_RESET) {
     perf_error("%s: connection reset by the peer (Reset: %s)", who,
                udccp_reset_code_str(rc));

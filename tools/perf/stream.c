@@ -21,7 +21,9 @@
  * "(omitted)" and kept out of the summaries and the JSON.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/random.h>
 #include <stdlib.h>
@@ -32,6 +34,12 @@
 #include "perf.h"
 
 volatile int perf_sig;
+
+const char *perf_stop_reason(void) {
+  return perf_sig == SIGINT    ? "interrupted"
+         : perf_sig == SIGPIPE ? "output closed"
+                               : "terminated";
+}
 
 #define SRVOUT_CHUNK 1000
 
@@ -120,7 +128,11 @@ void perf_stream_say(perf_stream *st, const char *fmt, ...) {
     }
     fputs(pre, stdout);
     fputs(line, stdout);
-    fflush(stdout); /* every line, as iperf3's --forceflush */
+    /* every line, as iperf3's --forceflush; a reader gone (SIGPIPE is
+     * ignored) stops the test as a signal would, the peer told */
+    if (fflush(stdout) != 0 && errno == EPIPE && perf_sig == 0) {
+      perf_sig = SIGPIPE;
+    }
   }
   if (st != NULL && !st->client && st->want_srvout) {
     out_append(st, line, len);
