@@ -195,32 +195,6 @@ static uint64_t allowed_mask(uint8_t pkt_type) {
   return ~(uint64_t)0;
 }
 
-void udccp_opts_reset(udccp_opts *out) {
-  /* In field order: the compiler merges the stores. */
-  out->present = 0;
-  out->slow_receiver = 0;
-  out->init_cookie_len = 0;
-  out->n_init_cookie = 0;
-  out->data_dropped_len = 0;
-  out->n_feat = 0;
-  out->feat_more = NULL;
-  out->feat_more_len = 0;
-  out->init_cookie = NULL;
-  out->ndp_count = 0;
-  out->n_ackvec = 0;
-  out->data_dropped = NULL;
-  out->timestamp = 0;
-  out->ts_echo = 0;
-  out->ts_echo_elapsed = 0;
-  out->elapsed_time = 0;
-  out->data_checksum = 0;
-  out->mp_len = 0;
-  out->n_mp = 0;
-  out->err_data[0] = out->err_data[1] = out->err_data[2] = 0;
-  out->mp = NULL;
-  out->n_ccid = 0;
-}
-
 int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                      size_t len) {
   size_t i = 0;
