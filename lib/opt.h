@@ -229,8 +229,9 @@ static inline int udccp_opts_parse_ack(udccp_opts *out, uint8_t pkt_type,
  * options area of every CCID 3 data packet (RFC 6323 §3.3: its RTT
  * Estimate) -- one CCID-specific option (§10.3), then at most the Padding
  * of its last word -- read inline, as udccp_opts_parse() would read it
- * (no Mandatory, a type the parser reads); and the usual area of an Ack
- * or DataAck (udccp_opts_parse_ack); any other area goes to it. */
+ * (no Mandatory, a type the parser reads); an empty area; and the usual
+ * area of an Ack or DataAck (udccp_opts_parse_ack); any other area goes
+ * to it. */
 static inline int udccp_opts_parse_inline(udccp_opts *out, uint8_t pkt_type,
                                           const uint8_t *opts, size_t len) {
   if (len >= 2 && opts[0] >= UDCCP_OPT_CCID_MIN && opts[1] >= 2 &&
@@ -249,6 +250,9 @@ static inline int udccp_opts_parse_inline(udccp_opts *out, uint8_t pkt_type,
       out->n_ccid = 1;
       return 0;
     }
+  } else if (len == 0) {
+    udccp_opts_reset(out); /* a CCID 2 data packet's: no options */
+    return 0;
   } else if (udccp_opts_parse_ack(out, pkt_type, opts, len)) {
     return 0;
   }
