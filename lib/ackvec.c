@@ -759,34 +759,10 @@ void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
   }
 }
 
-/* 1 if a byte of v[0..n) has State 2, reserved (§11.4).  Eight bytes at
- * a time: a byte's top bits are 10 iff bit 7 of (w & ~(w << 1)) is set
- * in it (the shift moves each byte's bit 6 to its bit 7; what crosses
- * into the next byte lands in bit 0, masked off).  Every ack is checked
- * whole, and a vector covers the window: a byte at a time cost more than
- * the rest of the parse at large windows (issue 13). */
-static int has_reserved(const uint8_t *v, size_t n) {
-  uint64_t w;
-  while (n >= 8) {
-    memcpy(&w, v, 8);
-    if (w & ~(w << 1) & 0x8080808080808080ULL) {
-      return 1;
-    }
-    v += 8;
-    n -= 8;
-  }
-  while (n-- > 0) {
-    if ((*v++ >> 6) == UDCCP_AV_RESERVED) {
-      return 1;
-    }
-  }
-  return 0;
-}
-
-int udccp_ackvec_check(const udccp_opts *opts) {
+int udccp_ackvec_check_all(const udccp_opts *opts) {
   size_t i;
   for (i = 0; i < opts->n_ackvec; i++) {
-    if (has_reserved(opts->ackvec[i].val, opts->ackvec[i].len)) {
+    if (udccp_opt_av_reserved(opts->ackvec[i].val, opts->ackvec[i].len)) {
       return UDCCP_ERR_OPTION;
     }
   }

@@ -256,7 +256,7 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                 avail > 1 ? avail - 1 : 0);
         return UDCCP_ERR_MANDATORY;
       }
-      return 0;
+      break;
     }
     if (t >= UDCCP_OPT_CHANGE_L && t <= UDCCP_OPT_CONFIRM_R && olen >= 3 &&
         out->n_feat == UDCCP_OPTS_MAX_FEAT &&
@@ -298,6 +298,15 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
     /* §5.8.2: Mandatory as the last byte is an Option Error. */
     set_err(out, UDCCP_OPT_MANDATORY, NULL, 0);
     return UDCCP_ERR_OPTION;
+  }
+  if (out->n_ackvec > 0) {
+    size_t k;
+    for (k = 0; k < out->n_ackvec; k++) {
+      if (udccp_opt_av_reserved(out->ackvec[k].val, out->ackvec[k].len)) {
+        return 0;
+      }
+    }
+    out->present |= UDCCP_OPTS_AV_CHECKED;
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <udccp/udccp.h>
 
@@ -95,8 +96,34 @@ enum {
   UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7,
   /* a CCID option (128..255) preceded by Mandatory: the CCIDs look for
    * one they do not know (§5.8.2) only then (issue 13) */
-  UDCCP_OPTS_HAS_MANDATORY_CCID = 1u << 8
+  UDCCP_OPTS_HAS_MANDATORY_CCID = 1u << 8,
+  /* Ack Vector options were recorded and none has a byte in the reserved
+   * State 2 (RFC 4340 §11.4): the parser checked, so that their readers
+   * need not read them again (udccp_ackvec_check; issue 13) */
+  UDCCP_OPTS_AV_CHECKED = 1u << 9
 };
+
+/* 1 if a byte of v[0..n) has State 2, reserved (§11.4).  Eight bytes at
+ * a time: a byte's top bits are 10 iff bit 7 of (w & ~(w << 1)) is set
+ * in it (the shift moves each byte's bit 6 to its bit 7; what crosses
+ * into the next byte lands in bit 0, masked off); the rest a byte at a
+ * time, the same test. */
+static inline int udccp_opt_av_reserved(const uint8_t *v, size_t n) {
+  unsigned acc = 0;
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, v, 8);
+    if (w & ~(w << 1) & 0x8080808080808080ULL) {
+      return 1;
+    }
+    v += 8;
+    n -= 8;
+  }
+  for (; n > 0; n--, v++) {
+    acc |= (unsigned)*v & ~((unsigned)*v << 1);
+  }
+  return (acc & 0x80u) != 0;
+}
 
 /* 1 if an option of this type may appear on a packet of this type: the
  * "DCCP-Data?" column of the §5.8 table (N options ignored on DCCP-Data);
@@ -221,6 +248,9 @@ static inline int udccp_opts_parse_ack(udccp_opts *out, uint8_t pkt_type,
     out->ackvec[0].len = (uint8_t)(av[1] - 2);
     out->ackvec[0].val = av + 2;
     out->n_ackvec = 1;
+    if (!udccp_opt_av_reserved(av + 2, (size_t)av[1] - 2)) {
+      out->present |= UDCCP_OPTS_AV_CHECKED;
+    }
   }
   return 1;
 }

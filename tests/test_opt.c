@@ -641,6 +641,48 @@ static void test_rfc4340_5_8_ack_parse_matches_parser(void **state) {
   }
 }
 
+/* §11.4: State 2 is reserved.  Both parsers note that the Ack Vectors
+ * they recorded were checked and hold none (UDCCP_OPTS_AV_CHECKED, which
+ * lets udccp_ackvec_check skip them), and never when one byte of any
+ * vector has it. */
+static void test_rfc4340_11_4_parser_checks_reserved_state(void **state) {
+  static udccp_opts a, b;
+  uint8_t area[24] = {41, 6, 0, 0, 0, 1, 38, 11, 0x3F, 0x3F, 0x3F, 0x3F,
+                      0x3F, 0x3F, 0x3F, 0x3F, 0x05, 0, 0, 0};
+  size_t pos;
+  (void)state;
+  /* valid: both parsers note the check */
+  assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, area, 20), 0);
+  assert_int_equal(udccp_opts_parse_inline(&b, UDCCP_PKT_ACK, area, 20), 0);
+  assert_true(a.present & UDCCP_OPTS_AV_CHECKED);
+  assert_true(b.present & UDCCP_OPTS_AV_CHECKED);
+  /* a reserved byte anywhere in the vector (the word at a time and the
+   * byte at a time parts): no note */
+  for (pos = 8; pos < 17; pos++) {
+    uint8_t keep = area[pos];
+    area[pos] = (uint8_t)(0x80 | (keep & 0x3F));
+    assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, area, 20), 0);
+    assert_int_equal(udccp_opts_parse_inline(&b, UDCCP_PKT_DATAACK, area, 20),
+                     0);
+    assert_int_equal(a.n_ackvec, 1);
+    assert_int_equal(b.n_ackvec, 1);
+    assert_false(a.present & UDCCP_OPTS_AV_CHECKED);
+    assert_false(b.present & UDCCP_OPTS_AV_CHECKED);
+    area[pos] = keep;
+  }
+  /* two vectors (the general parser), the second with the reserved
+   * state */
+  {
+    static const uint8_t two[] = {38, 3, 0x05, 39, 3, 0x85, 0, 0};
+    assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, two, sizeof(two)), 0);
+    assert_int_equal(a.n_ackvec, 2);
+    assert_false(a.present & UDCCP_OPTS_AV_CHECKED);
+  }
+  /* no vector, no note */
+  assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, area, 6), 0);
+  assert_false(a.present & UDCCP_OPTS_AV_CHECKED);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_5_8_fixed_option_lengths),
@@ -668,6 +710,7 @@ int main(void) {
       cmocka_unit_test(test_opts_optbuf_limits),
       cmocka_unit_test(test_rfc4340_5_8_inline_parse_matches_parser),
       cmocka_unit_test(test_rfc4340_5_8_ack_parse_matches_parser),
+      cmocka_unit_test(test_rfc4340_11_4_parser_checks_reserved_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
