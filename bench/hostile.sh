@@ -36,5 +36,12 @@ awk -v N="$N" '
       r = b > 0 ? per / b : 0
       printf "%-22s %-30s %12.0f %7.2fx %6s %5d/%d\n", c, what[i], per, r,
              (r <= 5.0 ? "ok" : "OVER"), acc[i], N
+      if (r > 5.0) over = over " " c
     }
+    # issue 12, acceptance 3: every hostile case <= 5x a normal packet
+    if (over != "") {
+      print "hostile: OVER 5x a normal packet:" over
+      exit 1
+    }
+    print "hostile: every case within 5x a normal packet"
   }' "$T/ir" "$T/out"

@@ -967,7 +967,15 @@ static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
   size_t i;
   for (i = 0; i < o->data_dropped_len; i++) {
     uint8_t blk = o->data_dropped[i];
-    unsigned run, code, k;
+    unsigned run, code, k, k_end;
+    int64_t above, depth;
+    if (tx->n == 0 || udccp_seq_lt(q, tx->tail)) {
+      /* blocks go backwards: this one and the rest are older than the
+       * history, so forgotten (§11.7.2: no effect).  A peer's 252-byte
+       * option costs what overlaps the history, not 252 blocks of work
+       * (issue 12: hostile options are bounded). */
+      break;
+    }
     if (!(blk & 0x80)) {
       run = (unsigned)(blk & 0x7F) + 1; /* Normal Block */
       q = udccp_seq_add(q, -(int64_t)run);
@@ -975,7 +983,12 @@ static int data_dropped(ccid2_tx *tx, const udccp_opts *o, uint64_t ackno) {
     }
     code = (unsigned)(blk >> 4) & 7u;
     run = (unsigned)(blk & 0x0F) + 1;
-    for (k = 0; k < run; k++) {
+    /* only the part of q - run + 1 .. q inside tail .. head is known */
+    above = udccp_seq_sub(q, ccid2_hist_head(tx));
+    depth = udccp_seq_sub(q, tx->tail); /* >= 0: tested above */
+    k = above <= 0 ? 0 : above < (int64_t)run ? (unsigned)above : run;
+    k_end = depth < (int64_t)run - 1 ? (unsigned)depth + 1 : run;
+    for (; k < k_end; k++) {
       uint64_t s = udccp_seq_add(q, -(int64_t)k);
       ccid2_ent *e;
       if (!hist_has(tx, s)) {

@@ -915,8 +915,16 @@ static void data_dropped(ccid3_tx *tx, const uint8_t *v, size_t len,
   uint64_t seq = ack & UDCCP_SEQ_MASK;
   size_t i;
   for (i = 0; i < len; i++) {
-    int drop = (v[i] & 0x80u) != 0;
-    uint64_t run = (drop ? (v[i] & 0x0Fu) : (v[i] & 0x7Fu)) + 1u;
+    int drop;
+    uint64_t run;
+    if (tx->dd_have && !udccp_seq_gt(seq, tx->dd_hi)) {
+      /* blocks go backwards: the rest were counted already; a peer's
+       * 252-byte option costs the blocks above the last one it reported,
+       * not 252 (issue 12: hostile options are bounded) */
+      break;
+    }
+    drop = (v[i] & 0x80u) != 0;
+    run = (drop ? (v[i] & 0x0Fu) : (v[i] & 0x7Fu)) + 1u;
     if (drop && ((v[i] >> 4) & 7u) == 2u) {
       /* the block is seq - run + 1 .. seq; those above dd_hi are new:
        * counted at once, O(1) per block whatever a peer claims */

@@ -41,6 +41,30 @@ static void lost_set(udccp_tfrc_lh *lh, uint64_t s, int on) {
   }
 }
 
+/* lost_set() over s .. s+n-1 (n <= LATE_WIN), whole bytes at a time: a
+ * hostile sequence jump (issue 12: our work per packet must not grow with
+ * the gap the peer makes) costs a memset of at most LATE_WIN / 8 bytes,
+ * not one step per sequence number.  2^48 is a multiple of LATE_WIN, so
+ * s % LATE_WIN stays continuous across the sequence space's wrap. */
+static void lost_fill(udccp_tfrc_lh *lh, uint64_t s, uint64_t n, int on) {
+  uint32_t i = (uint32_t)(s % UDCCP_TFRC_LATE_WIN);
+  while (n > 0) {
+    if ((i & 7u) == 0 && n >= 8) {
+      uint32_t bytes = (uint32_t)(n / 8), room = (UDCCP_TFRC_LATE_WIN - i) / 8;
+      if (bytes > room) {
+        bytes = room;
+      }
+      memset(&lh->lost_bits[i >> 3], on ? 0xFF : 0, bytes);
+      i = (i + bytes * 8) % UDCCP_TFRC_LATE_WIN;
+      n -= (uint64_t)bytes * 8;
+    } else {
+      lost_set(lh, i, on);
+      i = (i + 1) % UDCCP_TFRC_LATE_WIN;
+      n--;
+    }
+  }
+}
+
 static int lost_get(const udccp_tfrc_lh *lh, uint64_t s) {
   uint32_t i = (uint32_t)(s % UDCCP_TFRC_LATE_WIN);
   return (lh->lost_bits[i >> 3] >> (i & 7u)) & 1;
@@ -258,10 +282,12 @@ static void settle_run(udccp_tfrc_lh *lh, uint64_t a, uint64_t len,
   lh->n_lost += ndata;
   /* remember the lost data packets for a late arrival (only the last
    * LATE_WIN sequence numbers of the run can still be in the window) */
-  for (k = len > UDCCP_TFRC_LATE_WIN ? len - UDCCP_TFRC_LATE_WIN : 0; k < len;
-       k++) {
-    lost_set(lh, udccp_seq_add(a, (int64_t)k), k < ndata);
+  k = len > UDCCP_TFRC_LATE_WIN ? len - UDCCP_TFRC_LATE_WIN : 0;
+  if (k < ndata) {
+    lost_fill(lh, udccp_seq_add(a, (int64_t)k), ndata - k, 1);
+    k = ndata;
   }
+  lost_fill(lh, udccp_seq_add(a, (int64_t)k), len - k, 0);
   if (lh->mode == UDCCP_TFRC_LH_CCVAL) {
     /* RFC 4342 §10.2: X_prev = Y_prev for all losses of one run, so the
      * whole run belongs to one event. */

@@ -1114,6 +1114,28 @@ test_rfc4340_11_7_data_dropped_ignored_for_unreceived(void **state) {
   assert_int_equal(i.ssthresh, base.ssthresh);
 }
 
+/* RFC 4340 §11.7.2: a Drop Block reaching below the sender's history (the
+ * packets acked and forgotten before this window) counts only the packets
+ * the history still holds, and the blocks after it (older still) nothing:
+ * the walk stops at the history's oldest entry (issue 12: a 252-byte
+ * option costs what overlaps the history). */
+static void test_rfc4340_11_7_data_dropped_below_history(void **state) {
+  uint8_t dd[200];
+  udccp_conn_info i;
+  size_t k;
+  (void)state;
+  dd[0] = 0x03;                              /* newest 4: normal */
+  dd[1] = (uint8_t)(0x80 | (2 << 4) | 15);   /* 16: 12 of this window */
+  for (k = 2; k < sizeof(dd); k++) {
+    dd[k] = (uint8_t)(0x80 | (2 << 4) | 15); /* older: forgotten */
+  }
+  i = dd_scenario(dd, sizeof(dd), 0);
+  assert_int_equal(i.cwnd, 16 - 12); /* RFC 4341 §5.2: -1 per packet */
+  assert_int_equal(i.ssthresh, 16 - 12);
+  i = dd_scenario(dd, 2, 0);
+  assert_int_equal(i.cwnd, 16 - 12);
+}
+
 static void test_rfc4341_5_2_slow_receiver_exits_slow_start(void **state) {
   h *t = h_new(1000);
   uint64_t from;
@@ -1461,6 +1483,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4341_5_2_data_dropped_by_drop_code),
       cmocka_unit_test(test_rfc4340_11_7_2_receive_buffer_drops_reach_bbr),
       cmocka_unit_test(test_rfc4340_11_7_data_dropped_ignored_for_unreceived),
+      cmocka_unit_test(test_rfc4340_11_7_data_dropped_below_history),
       cmocka_unit_test(test_rfc4341_5_2_slow_receiver_exits_slow_start),
       cmocka_unit_test(test_rfc4341_5_1_idle_decays_cwnd),
       cmocka_unit_test(test_rfc4341_5_1_application_limited_decay),

@@ -796,6 +796,68 @@ static void test_rfc5348_5_1_late_packet_too_late(void **state) {
   assert_true(udccp_tfrc_lh_p(&lh) > 0.0);
 }
 
+/* The lost-packet record after runs of every size: bit s % LATE_WIN holds
+ * the last settled sequence number s with that residue: 1 for a lost data
+ * packet, 0 for one received or counted non-data by the NDP Count of the
+ * packet after its run (RFC 4340 §7.7: the last NDP numbers of the run).
+ * Runs from 1 to past LATE_WIN, at every bit offset, with NDP Counts from 0
+ * to past the run, across the wrap of the 48-bit sequence space.  The record
+ * is written a byte at a time (a peer's sequence jump costs a bounded
+ * memset, issue 12), so its edges are what this checks. */
+static void test_rfc5348_5_1_lost_record_runs(void **state) {
+  static const uint64_t runs[] = {1, 5, 13, 700, 1500, 9, 2049, 8, 1024, 3,
+                                  1031, 17, 64, 1};
+  static const uint32_t ndps[] = {0, 2, 20, 5, 1000, 0, 7, 8, 0, 1,
+                                  1030, 16, 63, 0};
+  udccp_tfrc_lh lh;
+  udccp_tfrc_rx_ctx c = ctx_default();
+  uint8_t want[UDCCP_TFRC_LATE_WIN / 8];
+  uint64_t s = UDCCP_SEQ_MASK - 2500, t = 1, k;
+  size_t i;
+  (void)state;
+  memset(want, 0, sizeof(want));
+  udccp_tfrc_lh_init(&lh, UDCCP_TFRC_LH_CCVAL, 0, 0);
+  for (k = 0; k < 10; k++, s = (s + 1) & UDCCP_SEQ_MASK) {
+    rx(&lh, &c, s, t * MS, (uint8_t)((t / 4) & 15));
+    t++;
+  }
+  for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+    uint64_t nd = ndps[i] < runs[i] ? ndps[i] : runs[i];
+    for (k = 0; k < runs[i]; k++, s = (s + 1) & UDCCP_SEQ_MASK) {
+      uint32_t b = (uint32_t)(s % UDCCP_TFRC_LATE_WIN);
+      if (k < runs[i] - nd) {
+        want[b >> 3] = (uint8_t)(want[b >> 3] | (1u << (b & 7u)));
+      } else {
+        want[b >> 3] = (uint8_t)(want[b >> 3] & ~(1u << (b & 7u)));
+      }
+    }
+    /* the packet after the run, then in-order ones */
+    for (k = 0; k < 5 + i; k++, s = (s + 1) & UDCCP_SEQ_MASK) {
+      uint32_t b = (uint32_t)(s % UDCCP_TFRC_LATE_WIN);
+      want[b >> 3] = (uint8_t)(want[b >> 3] & ~(1u << (b & 7u)));
+      rx_full(&lh, &c, s, t * MS, (uint8_t)((t / 4) & 15), 2, 1,
+              k == 0 ? ndps[i] : 0);
+      t++;
+    }
+  }
+  /* NDUPACK more settle everything before them; they are not compared */
+  for (k = 0; k < 4; k++, s = (s + 1) & UDCCP_SEQ_MASK) {
+    rx(&lh, &c, s, t * MS, (uint8_t)((t / 4) & 15));
+    t++;
+  }
+  for (k = 1; k <= 4; k++) {
+    uint32_t b = (uint32_t)(((s - k) & UDCCP_SEQ_MASK) % UDCCP_TFRC_LATE_WIN);
+    want[b >> 3] = (uint8_t)(want[b >> 3] & ~(1u << (b & 7u)));
+    lh.lost_bits[b >> 3] = (uint8_t)(lh.lost_bits[b >> 3] & ~(1u << (b & 7u)));
+  }
+  for (i = 0; i < sizeof(want); i++) {
+    if (lh.lost_bits[i] != want[i]) {
+      fail_msg("lost record byte %zu: 0x%02x, want 0x%02x", i,
+               lh.lost_bits[i], want[i]);
+    }
+  }
+}
+
 /* ---------------------------------------------------- TFRC-SP (CCID 4) */
 
 /* RFC 4828 §4.4: a short interval of N packets with K losses counts N/K.
@@ -1128,6 +1190,7 @@ int main(void) {
       cmocka_unit_test(test_rfc5348_5_1_late_packet_undoes_first_loss),
       cmocka_unit_test(test_rfc5348_5_1_late_packet_partial_and_marked),
       cmocka_unit_test(test_rfc5348_5_1_late_packet_too_late),
+      cmocka_unit_test(test_rfc5348_5_1_lost_record_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

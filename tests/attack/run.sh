@@ -259,17 +259,20 @@ hostile() {
 | hostile options from an authenticated peer | not measured (valgrind or udccp-hostile-bench missing) | FAIL |"
     return
   fi
-  if ! sh "$S/bench/hostile.sh" "$B" 300 >"$TMP/hostile.out" 2>&1; then
+  # hostile.sh exits 1 when a case is over 5x (its table is still there,
+  # judged below); without a table it did not run
+  sh "$S/bench/hostile.sh" "$B" 300 >"$TMP/hostile.out" 2>&1
+  if ! grep -q '^normal ' "$TMP/hostile.out"; then
     cat "$TMP/hostile.out"; FAILS=$((FAILS + 1))
     ROWS="$ROWS
 | hostile options from an authenticated peer | bench/hostile.sh failed | FAIL |"
     return
   fi
   sed 's/^/    /' "$TMP/hostile.out"
-  worst=$(awk 'NR > 1 && $0 !~ /^normal/ { r = $(NF - 2); sub(/x$/, "", r)
+  worst=$(awk 'NR > 1 && $0 !~ /^(normal|hostile:)/ { r = $(NF - 2); sub(/x$/, "", r)
                  if (r + 0 > m) { m = r + 0; c = $1 } }
                END { printf "%.2fx (%s)", m, c }' "$TMP/hostile.out")
-  ncase=$(awk 'NR > 1 && $1 !~ /^normal/' "$TMP/hostile.out" | wc -l)
+  ncase=$(awk 'NR > 1 && $1 !~ /^(normal|hostile:)/' "$TMP/hostile.out" | wc -l)
   verdict=ok
   if grep -q OVER "$TMP/hostile.out"; then
     verdict=FAIL; echo "FAIL: hostile: a case over 5x:"; grep OVER "$TMP/hostile.out"
