@@ -98,7 +98,11 @@ blast() {
 # perf NAME PORT CCID [OPTIONS]   (OPTIONS for both ends: --raw, --no-gso)
 perf() {
   srv=$TMP/$1.srv
-  $CPURUN "$TMP/$1.cpu_s" "$PERF" -s -1 -p "$2" $4 >"$srv" 2>&1 &
+  # Its own UDP port too: another program holding 6511 without sharing
+  # it (a test, a preloaded server) made the row fail.
+  uport="--udp-port $2"
+  case "$4" in *--raw*) uport="" ;; esac
+  $CPURUN "$TMP/$1.cpu_s" "$PERF" -s -1 -p "$2" $uport $4 >"$srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
   if ! wait_for "udccp-perf server" "$srv"; then
@@ -112,7 +116,7 @@ perf() {
   fi
   lopt="-l $LEN"
   [ "$LEN" = default ] && lopt=""
-  $CPURUN "$TMP/$1.cpu_c" "$PERF" -c 127.0.0.1 -p "$2" -t "$SECS" $lopt \
+  $CPURUN "$TMP/$1.cpu_c" "$PERF" -c 127.0.0.1 -p "$2" $uport -t "$SECS" $lopt \
     --ccid "$3" $4 -J >"$TMP/$1.json" 2>"$TMP/$1.err"
   wait $spid
   bps=$(field goodput_bps "$TMP/$1.json")

@@ -133,6 +133,13 @@ void ucompat_svc_refresh(ucompat_sock *cs);
 /* connect() again after a failed handshake: the thread's side of cs
  * (finished) starts afresh on svc_fd, its new end of the pair. */
 void ucompat_svc_renew(ucompat_sock *cs, int svc_fd);
+/* connect(AF_UNSPEC), Linux's dccp_disconnect(): aborts the connection
+ * or handshake (Reset "Aborted"), or stops the listener, and the thread
+ * lets go of cs (state UCOMPAT_CLOSED, its end of the pair closed; the
+ * caller gives cs a new pair with ucompat_svc_renew).  Returns the error
+ * the socket reports next: ECONNRESET if a connection or handshake was
+ * cut, else the one pending. */
+int ucompat_svc_disconnect(ucompat_sock *cs);
 /* Applies SERVER_TIMEWAIT to a live connection. */
 int ucompat_svc_set_timewait(ucompat_sock *cs, int on);
 /* After fork, in the child: the parent's sockets keep working through the

@@ -340,13 +340,47 @@ static int renew_pair(ucompat_sock *cs, int fd) {
   return 0;
 }
 
+/* connect() to an AF_UNSPEC address: Linux's __inet_stream_connect()
+ * disconnects the socket (dccp_disconnect()) and answers 0 whatever its
+ * state.  A connection or handshake is aborted (Reset "Aborted"; the
+ * socket's next error is ECONNRESET: send() says it, then EPIPE), a
+ * listener stops, unread data is dropped, and the socket is unconnected
+ * again: connect() and listen() work on it anew (the preload had refused
+ * with EAFNOSUPPORT, or EISCONN once connected).  A socket that was
+ * never connected nor listening is left as it is. */
+static int disconnect(ucompat_sock *cs, int fd) {
+  pthread_mutex_lock(&ucompat_mu);
+  int rv = 0;
+  if (!cs->owned) {
+    rv = fail(EOPNOTSUPP); /* inherited across fork (doc/preload.md) */
+  } else if (state_of(cs) != UCOMPAT_NEW) {
+    int e = ucompat_svc_disconnect(cs);
+    rv = renew_pair(cs, fd); /* the old pair goes, with what it held */
+    if (rv == 0) {
+      atomic_store(&cs->st->err, e);
+    }
+    cs->connect_pending = 0;
+  }
+  pthread_mutex_unlock(&ucompat_mu);
+  return rv;
+}
+
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
   ucompat_sock *cs = lookup(fd);
   if (cs == NULL) {
     return REAL(real_connect)(fd, sa, len);
   }
+  /* Linux move_addr_to_kernel() and __inet_stream_connect(): a length
+   * that cannot hold the family, or is larger than any address, is
+   * EINVAL; the family is read before anything else */
+  if (len < sizeof(sa_family_t) || len > sizeof(struct sockaddr_storage)) {
+    return fail(EINVAL);
+  }
   if (sa == NULL) {
     return fail(EFAULT);
+  }
+  if (sa->sa_family == AF_UNSPEC) {
+    return disconnect(cs, fd);
   }
   pthread_mutex_lock(&ucompat_mu);
   int st = state_of(cs), rv = 0, told = 0;
@@ -665,10 +699,16 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt) {
 /* ------------------------------------------------------------ receiving */
 
 /* Linux dccp_recvmsg(): ENOTCONN on a listening or never-connected
- * socket; after a Reset or a Close, end of file (0). */
+ * socket, the pending error first on an unconnected one (ECONNRESET once
+ * after connect(AF_UNSPEC) cut a connection); after a Reset or a Close,
+ * end of file (0). */
 static int recv_check(ucompat_sock *cs) {
   int st = state_of(cs);
-  if (st == UCOMPAT_NEW || st == UCOMPAT_LISTENING) {
+  if (st == UCOMPAT_NEW) {
+    int e = take_err(cs);
+    return fail(e != 0 ? e : ENOTCONN);
+  }
+  if (st == UCOMPAT_LISTENING) {
     return fail(ENOTCONN);
   }
   return 0;

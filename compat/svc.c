@@ -1153,6 +1153,29 @@ void ucompat_svc_renew(ucompat_sock *cs, int svc_fd) {
   atomic_store(&cs->st->state, UCOMPAT_NEW);
 }
 
+int ucompat_svc_disconnect(ucompat_sock *cs) {
+  int e = atomic_load(&cs->st->err);
+  if (cs->lport != 0) {
+    /* a listener stops: what it had not handed over yet is dropped */
+    (void)udccp_unlisten(cs->ep, cs->lport);
+    cs->lport = 0;
+  } else if (cs->us != NULL) {
+    /* in a handshake or connected: Reset "Aborted" (RFC 4340 §5.6, code
+     * 2), the ABORT of RFC 793 §3.8 Linux's dccp_disconnect() cites; its
+     * error, ECONNRESET, is the socket's next one */
+    conn_abort(cs->us, cs->mp);
+    cs->us = NULL;
+    cs->mp = NULL;
+    e = ECONNRESET;
+  }
+  atomic_store(&cs->st->state, UCOMPAT_CLOSED);
+  if (!cs->thread_done) {
+    finish(cs); /* the program holds descriptors: cs stays */
+  }
+  wake(); /* the Reset goes out on the thread's next turn */
+  return e;
+}
+
 void ucompat_svc_release(ucompat_sock *cs) {
   if (!cs->owned) {
     free(cs); /* a child's copy: the slot is the owning process's */

@@ -30,7 +30,12 @@ static int port_arg(const char *s, unsigned min, uint16_t *port) {
 int main(int argc, char **argv) {
   uint16_t udp_port = UDCCP_UDP_PORT_DEFAULT;
   uint16_t dccp_port = 7;
-  if (argc > 3 || (argc > 1 && port_arg(argv[1], 0, &udp_port) != 0) ||
+  if (argc > 3) { /* it exited 2 and said nothing */
+    fprintf(stderr, "usage: echo_server [UDP_PORT [DCCP_PORT]] (unexpected "
+                    "argument '%s')\n", argv[3]);
+    return 2;
+  }
+  if ((argc > 1 && port_arg(argv[1], 0, &udp_port) != 0) ||
       (argc > 2 && port_arg(argv[2], 1, &dccp_port) != 0)) {
     return 2;
   }

@@ -145,10 +145,10 @@ typedef struct ccid3_tx {
   uint32_t n_ev, ev_next;
   double x_recv_hi;            /* greatest X_recv before the first loss */
   uint64_t synth_len;          /* our §6.3.1 first interval, 0 = none */
-  /* RFC 6323 RTT Estimate value for R = rte_r (tx_write_opts) */
-  udccp_tstamp rte_r;
+  /* RFC 6323 RTT Estimate option for the current R (tx_write_opts),
+   * rebuilt by tx_export wherever R may change */
   uint8_t rte_opt[8]; /* the option as sent: type, length, value */
-  uint8_t rte_len, rte_valid, rte_has_rtt;
+  uint8_t rte_len;
 } ccid3_tx;
 
 
@@ -277,7 +277,39 @@ static void hist_grow(ccid3_tx *tx, uint64_t dist) {
   tx->cap = ncap;
 }
 
+/* RFC 6323 §3.2.1, §3.3: R in microseconds, rounded up (never below 1),
+ * 0 before any estimate, 0xFFFFFF above 0xFFFFFE, in the fewest bytes.
+ * The value changes only with R: built here, not for every data packet
+ * (issue 13). */
+static void rte_update(ccid3_tx *tx) {
+  uint64_t us = 0;
+  size_t len = 1;
+  if (tx->tfrc.has_rtt) {
+    us = tx->tfrc.r / 1000u + (tx->tfrc.r % 1000u != 0);
+    if (us == 0) {
+      us = 1;
+    }
+    if (us > UDCCP_CCID3_RTT_EST_MAX) {
+      us = UDCCP_CCID3_RTT_EST_MAX + 1; /* 0xFFFFFF: a delay spike */
+    }
+  }
+  while (len < 3 && (us >> (8 * len)) != 0) {
+    len++;
+  }
+  tx->rte_len = (uint8_t)(2 + len);
+  memset(tx->rte_opt, 0, sizeof(tx->rte_opt));
+  tx->rte_opt[0] = UDCCP_CCID3_OPT_RTT_ESTIMATE;
+  tx->rte_opt[1] = (uint8_t)(2 + len);
+  for (; len > 0; len--, us >>= 8) {
+    tx->rte_opt[1 + len] = (uint8_t)us; /* big-endian (RFC 6323 §3.3) */
+  }
+}
+
+/* After every change of the TFRC sender's R (tx_init, feedback, the
+ * nofeedback timer): the connection's view of it, and the RTT Estimate
+ * option. */
 static void tx_export(ccid3_tx *tx) {
+  rte_update(tx);
   if (tx->tfrc.has_rtt) {
     tx->env->srtt = tx->tfrc.r;
     tx->env->min_rtt = tx->min_rtt;
@@ -361,11 +393,15 @@ uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts) {
     tx->wc_time = ts;
   } else {
     udccp_tstamp el = ts > tx->wc_time ? ts - tx->wc_time : 0;
-    prev = tx->wc;
-    tx->wc = udccp_ccid3_wc_next(prev, el, tx->tfrc.has_rtt ? tx->tfrc.r : 0,
-                                 &adv);
-    if (adv) {
-      tx->wc_time = ts;
+    udccp_tstamp rtt = tx->tfrc.has_rtt ? tx->tfrc.r : 0;
+    /* Less than a quarter RTT since last_WC_time: no step, and no
+     * division (most packets, issue 13) */
+    if (el >= (rtt ? rtt : UDCCP_CCID3_DEFAULT_RTT) / 4) {
+      prev = tx->wc;
+      tx->wc = udccp_ccid3_wc_next(prev, el, rtt, &adv);
+      if (adv) {
+        tx->wc_time = ts;
+      }
     }
   }
   if (tx->wc_floor_valid) {
@@ -1082,8 +1118,8 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   return udccp_tfrc_ccid_tx_on_ack(st, pkt, ts);
 }
 
-/* RFC 6323 §3.2.1, §3.3: R in microseconds, rounded up (never below 1),
- * 0 before any estimate, 0xFFFFFF above 0xFFFFFE, in the fewest bytes. */
+/* RFC 6323 §3.3: an RTT Estimate option on every Data and DataAck (and
+ * on Sync, SyncAck); its bytes are kept ready (rte_update). */
 int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
                                   uint8_t type, udccp_tstamp ts) {
   ccid3_tx *tx = tx_of(st);
@@ -1092,35 +1128,6 @@ int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
       (type != UDCCP_PKT_DATA && type != UDCCP_PKT_DATAACK &&
        type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK)) {
     return 0;
-  }
-  /* the value changes only with R (at feedback): computed then, not for
-   * every data packet (issue 13) */
-  if (!tx->rte_valid || tx->rte_r != tx->tfrc.r ||
-      tx->rte_has_rtt != tx->tfrc.has_rtt) {
-    uint64_t us = 0;
-    size_t len = 1;
-    if (tx->tfrc.has_rtt) {
-      us = tx->tfrc.r / 1000u + (tx->tfrc.r % 1000u != 0);
-      if (us == 0) {
-        us = 1;
-      }
-      if (us > UDCCP_CCID3_RTT_EST_MAX) {
-        us = UDCCP_CCID3_RTT_EST_MAX + 1; /* 0xFFFFFF: a delay spike */
-      }
-    }
-    while (len < 3 && (us >> (8 * len)) != 0) {
-      len++;
-    }
-    tx->rte_valid = 1;
-    tx->rte_r = tx->tfrc.r;
-    tx->rte_has_rtt = tx->tfrc.has_rtt;
-    tx->rte_len = (uint8_t)(2 + len);
-    memset(tx->rte_opt, 0, sizeof(tx->rte_opt));
-    tx->rte_opt[0] = UDCCP_CCID3_OPT_RTT_ESTIMATE;
-    tx->rte_opt[1] = (uint8_t)(2 + len);
-    for (; len > 0; len--, us >>= 8) {
-      tx->rte_opt[1 + len] = (uint8_t)us; /* big-endian (RFC 6323 §3.3) */
-    }
   }
   /* every data packet carries it (issue 13): the option's bytes copied
    * whole (8: one move; the bytes past its length are the next option's

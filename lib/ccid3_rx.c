@@ -230,8 +230,9 @@ static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts, udccp_tstamp r) {
 }
 
 /* RFC 4342 §8.3 with the erratum / RFC 5348 §6.2 step 2: data received in
- * the last t = max(R, time since the last feedback), over t.  pkts != 0:
- * in packets per second instead of bytes.
+ * the last t = max(R, time since the last feedback), over t: *xb in
+ * bytes per second, *xp in packets per second (one pass for both: the
+ * feedback reports one and keeps the other).
  *
  * After a silence (no data for 2 R or more since the last feedback) the
  * interval is not the whole silence: RFC 5348 §6.2's feedback timer keeps
@@ -242,19 +243,23 @@ static void rate_snapshot(ccid3_rx *rx, udccp_tstamp ts, udccp_tstamp r) {
  * minimum value for the measured receive rate X_recv of one packet per
  * round-trip time"), not one packet per silence, which held a sender at
  * the t_mbi floor for minutes after the path came back (chaos seed 475). */
-static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
+static void recv_rates(const ccid3_rx *rx, udccp_tstamp ts, double *xb,
+                       double *xp) {
   udccp_tstamp r = rx_rtt(rx), since, t, gap = r ? r / 8 : UDCCP_NS_PER_MS;
   const rate_snap *best = NULL;
   unsigned i;
+  *xb = *xp = 0.0;
   if (!rx->data_seen) {
-    return 0.0;
+    return;
   }
   since = rx->fb_sent ? (ts > rx->fb_time ? ts - rx->fb_time : 0)
                       : (ts > rx->first_data_ts ? ts - rx->first_data_ts : 0);
   if (rx->fb_sent && since >= r && since > 0 && (r == 0 || since < 2 * r)) {
     /* exact: everything since the last feedback */
-    uint64_t n = pkts ? rx->pkts - rx->pkts_fb : rx->bytes - rx->bytes_fb;
-    return (double)n / ((double)since * 1e-9);
+    double sec = (double)since * 1e-9;
+    *xb = (double)(rx->bytes - rx->bytes_fb) / sec;
+    *xp = (double)(rx->pkts - rx->pkts_fb) / sec;
+    return;
   }
   if (rx->fb_sent && r > 0 && since >= 2 * r) {
     t = r + since % r; /* back to the last virtual expiry >= R ago */
@@ -262,7 +267,7 @@ static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
     t = r > since ? r : since;
   }
   if (t == 0) {
-    return 0.0;
+    return;
   }
   /* The newest snapshot at least t old; else the flow is younger than t.
    * Snapshots are at most gap apart while data arrives, so a snapshot
@@ -280,10 +285,17 @@ static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
     }
   }
   if (!best) {
-    return 0.0;
+    return;
   }
-  return (double)(pkts ? rx->pkts - best->pkts : rx->bytes - best->bytes) /
-         ((double)t * 1e-9);
+  *xb = (double)(rx->bytes - best->bytes) / ((double)t * 1e-9);
+  *xp = (double)(rx->pkts - best->pkts) / ((double)t * 1e-9);
+}
+
+/* recv_rates' bytes/s (pkts == 0) or packets/s. */
+static double recv_rate(const ccid3_rx *rx, udccp_tstamp ts, int pkts) {
+  double xb, xp;
+  recv_rates(rx, ts, &xb, &xp);
+  return pkts ? xp : xb;
 }
 
 /* The packet rate now, for the loss history when it starts the first
@@ -517,14 +529,19 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
   uint8_t buf[1 + 9 * UDCCP_TFRC_LI_MAX];
   udccp_ssize n;
   uint64_t el;
-  double x;
+  double x, xp;
   int rv = 0;
   if ((type != UDCCP_PKT_ACK && type != UDCCP_PKT_DATAACK) || !rx->data_seen) {
     return 0; /* §8.3-8.6: never on DCCP-Data; nothing to report yet */
   }
   rx->p = udccp_tfrc_lh_p(&rx->lh);
   /* RFC 5348 §6.3: the first feedback reports X_recv = 0 */
-  x = rx->fb_sent ? recv_rate(rx, ts, 0) : 0.0;
+  /* one pass for both rates: bytes/s reported, packets/s kept below */
+  if (rx->fb_sent) {
+    recv_rates(rx, ts, &x, &xp);
+  } else {
+    x = xp = 0.0;
+  }
   if (rx->fb_sent && ss_round(rx)) {
     double xr = rnd_rate(rx); /* §6.3.1, see ss_round */
     x = xr > x ? xr : x;
@@ -534,8 +551,10 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
   if (el > UINT32_MAX) {
     el = UINT32_MAX;
   }
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_OPT_ELAPSED_TIME, el,
-                              el <= 0xFFFFu ? 2 : 4);
+  /* written in place (types >= 32, values of 2 or 4 bytes): no call per
+   * option (issue 13: at small windows the feedback weighs) */
+  rv |= udccp_optbuf_put_be(ob, UDCCP_OPT_ELAPSED_TIME, el,
+                            el <= 0xFFFFu ? 2 : 4);
   n = udccp_tfrc_lh_write_li(&rx->lh, rx->gsr, buf, sizeof(buf), 0);
   if (n > 0) {
     rv |= udccp_optbuf_put(ob, UDCCP_CCID3_OPT_LOSS_INTERVALS, 0, buf,
@@ -549,12 +568,12 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
       }
     }
   }
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_RECEIVE_RATE,
-                              x >= (double)UINT32_MAX ? UINT32_MAX
-                                                      : (uint64_t)(x + 0.5),
-                              4);
-  rv |= udccp_optbuf_put_uint(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
-                              udccp_ccid3_p_to_opt(rx->p), 4);
+  rv |= udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_RECEIVE_RATE,
+                            x >= (double)UINT32_MAX ? UINT32_MAX
+                                                    : (uint64_t)(x + 0.5),
+                            4);
+  rv |= udccp_optbuf_put_be(ob, UDCCP_CCID3_OPT_LOSS_EVENT_RATE,
+                            udccp_ccid3_p_to_opt(rx->p), 4);
   if (rv == 0 && !rx->fb_asked && ss_round(rx)) {
     /* An ack the connection sends for its own reasons (a Confirm of its
      * Sequence Window, an ack of an ack) carries the options, but in slow
@@ -565,7 +584,6 @@ int udccp_tfrc_ccid_rx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
   rx->fb_asked = 0;
   /* this ack is the feedback packet: restart the rules of §10.3 / §6.2 */
   if (rx->fb_sent) {
-    double xp = recv_rate(rx, ts, 1);
     if (xp > rx->x_recv_max_pkts) {
       rx->x_recv_max_pkts = xp;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ccid2.h"
+#include "ccid3.h"
 #include "cksum.h"
 #include "conn.h"
 
@@ -563,6 +564,8 @@ static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     /* no window */
   } else if (conn->tx_ccid->tx_get_info == udccp_ccid2_tx_get_info) {
     tmp.cwnd = udccp_ccid2_tx_cwnd(conn->tx_st);
+  } else if (conn->tx_ccid->tx_get_info == udccp_tfrc_ccid_tx_get_info) {
+    /* CCID 3 and 4 (rate-based) report no window: cwnd stays 0 */
   } else {
     conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
   }
@@ -611,8 +614,15 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
   cp.opts = &p->opts;
   if (conn->tx_ccid_up) {
     /* Every valid packet: CCID 2 also learns the peer's sequence numbers
-     * from packets without an ackno (lost acks, RFC 4341 §6.1.1). */
-    rv = conn->tx_ccid->tx_on_pkt(conn->tx_st, &cp, ts);
+     * from packets without an ackno (lost acks, RFC 4341 §6.1.1).  CCID 3
+     * and 4's sender half reads only acknowledgements (RFC 4342 §8, the
+     * feedback rides on Ack and DataAck) and answers 0 to the rest: a
+     * Data packet is not shown to it (issue 13: every packet a TFRC
+     * receiver gets). */
+    rv = !p->h.has_ack &&
+                 conn->tx_ccid->tx_on_pkt == udccp_tfrc_ccid_tx_on_pkt
+             ? 0
+             : conn->tx_ccid->tx_on_pkt(conn->tx_st, &cp, ts);
     if (rv <= UDCCP_ERR_FATAL) {
       udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL, rv);
       return;
@@ -686,6 +696,52 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   }
   if (conn->state == UDCCP_STATE_CLOSED) {
     return drop(conn, UDCCP_ERR_DROPPED);
+  }
+  /* The packet received most (issue 13): DCCP-Data with X = 1 (§5.1),
+   * CsCov 0, data after its options, on an OPEN connection, the next
+   * sequence number after GSR and after the duplicate ring's newest, our
+   * ports.  Steps 1-7 as the general path runs them for this plain packet
+   * (the header checks of step 1, step 6's validity, §7's duplicate ring
+   * in its in-order case, GSR), without the header structure's other
+   * fields and the tests for other types and states; then step 8 on. */
+  if (len > 16 && (pkt[8] & 0x1F) == (UDCCP_PKT_DATA << 1 | 1) &&
+      (pkt[5] & 0x0F) == 0 && conn->state == UDCCP_STATE_OPEN &&
+      conn->dup_set) {
+    size_t doff = (size_t)pkt[4] * 4;
+    uint64_t seq = udccp_get48(pkt + 10);
+    if (doff >= 16 && doff < len &&
+        seq == udccp_seq_add(conn->dup_high, 1) &&
+        seq == udccp_seq_add(conn->gsr, 1) &&
+        udccp_seq_between(seq, conn->swl, conn->swh) &&
+        (uint16_t)(pkt[0] << 8 | pkt[1]) == conn->path.remote_port &&
+        (uint16_t)(pkt[2] << 8 | pkt[3]) == conn->path.local_port &&
+        (conn->settings.cksum_mode != UDCCP_CKSUM_FULL ||
+         udccp_cksum_check(pkt, len, &conn->path) == 0)) {
+      uint64_t bit = seq & (UDCCP_CONN_DUP_BITS - 1);
+      p.h.ccval = pkt[5] >> 4;
+      p.h.cscov = 0;
+      p.h.type = type = UDCCP_PKT_DATA;
+      p.h.x = 1;
+      p.h.has_ack = 0;
+      p.h.opts = pkt + 16;
+      p.h.opts_len = doff - 16;
+      p.h.payload = pkt + doff;
+      p.h.payload_len = len - doff;
+      p.seq = seq;
+      p.ack = 0;
+      p.ecn = (uint8_t)(ecn & 3);
+      p.recorded = 0;
+      conn->info.pkts_recv++;
+      conn->info.bytes_recv += len;
+      conn->dup_bits[bit >> 6] |= (uint64_t)1 << (bit & 63);
+      conn->dup_high = seq;
+      conn->gsr = seq;
+      udccp_conn_update_sw(conn); /* only GSR moved */
+      conn->t_last_rx = ts;
+      plain = 1;
+      cov_refused = 0;
+      goto step8;
+    }
   }
   /* Step 1: header basics.  Malformed packets get no Reset.  What
    * udccp_conn_decode does, but the options stay unset until a step reads
@@ -890,6 +946,7 @@ step6:
   }
 
   /* Step 8: options, and mark the packet acknowledgeable. */
+step8:
   rv = process_options(conn, &p, ts);
   if (rv != 0) {
     return rv;

@@ -148,6 +148,133 @@ static inline void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob,
   }
 }
 
+/* The packet udccp_conn_build sends most (issue 13): DCCP-Data in OPEN
+ * whose options are a Timestamp Echo if one is owed (§13.3) and the
+ * sender CCID's -- no NDP Count (§7.7: the previous packet carried data
+ * or the option is off), no Data Checksum (§9.3), no multipath option,
+ * CsCov 0 -- as udccp_conn_build would build it, in the same order and
+ * with the same effects (§6: Data carries no feature options,
+ * udccp_feat_write only keeps FGSS <= GSS), without its tests for other
+ * types and states and its header structure: the fields are written in
+ * place.  The caller checked the conditions (data_plain). */
+static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
+                              const uint8_t *payload, size_t payload_len,
+                              udccp_tstamp ts) {
+  /* fixed: the 16-byte header of Data with X = 1 (§5.1, §5.2) */
+  enum { fixed = 16, ob_res = fixed - 12 };
+  static const uint8_t zero4[4] = {0, 0, 0, 0};
+  udccp_optbuf ob;
+  uint64_t seq = udccp_seq_add(conn->gss, 1);
+  uint8_t ccval = 0;
+  size_t olen, hdr, total, sg_len;
+  udccp_ssize n;
+  if (conn->tx_ccid->tx_ccval) {
+    ccval = (uint8_t)(conn->tx_ccid->tx_ccval(conn->tx_st, ts) & 0xF);
+  }
+  ob.len = ob_res; /* as udccp_conn_build: the room Data Offset leaves */
+  (void)udccp_feat_write(&conn->feat, &ob, UDCCP_PKT_DATA, seq);
+  put_ts_echo(conn, &ob, ts); /* §13.3: on any packet */
+  if (conn->tx_ccid->tx_write_opts) {
+    (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, UDCCP_PKT_DATA, ts);
+  }
+  olen = (ob.len - ob_res + 3) & ~(size_t)3;
+  hdr = fixed + olen;
+  total = hdr + payload_len;
+  if (total > cap || total > pkt_max(conn)) {
+    return UDCCP_ERR_NOBUF;
+  }
+  sg_len = conn->cur_sg ? payload_len : 0;
+  /* §5.1: ports, Data Offset, CCVal, CsCov 0, checksum 0 (set below or
+   * by the UDP layer, RFC 6773 §3.3), Res 0, Type, X = 1, Reserved 0, the
+   * 48-bit Sequence Number */
+  dst[0] = (uint8_t)(conn->path.local_port >> 8);
+  dst[1] = (uint8_t)conn->path.local_port;
+  dst[2] = (uint8_t)(conn->path.remote_port >> 8);
+  dst[3] = (uint8_t)conn->path.remote_port;
+  dst[4] = (uint8_t)(hdr / 4);
+  dst[5] = (uint8_t)(ccval << 4);
+  dst[6] = 0;
+  dst[7] = 0;
+  dst[8] = (uint8_t)(UDCCP_PKT_DATA << 1 | 1);
+  dst[9] = 0;
+  udccp_put48(dst + 10, seq);
+  if (olen <= 32 && fixed + 32 <= cap && ob.len + 4 <= sizeof(ob.buf)) {
+    /* ob zero-padded to its word (§5.8.1: Padding is option 0), moved in
+     * 8-byte copies of fixed size; bytes copied past hdr land in cap,
+     * under the payload or past the packet */
+    uint8_t *d = dst + fixed;
+    const uint8_t *o = ob.buf + ob_res;
+    memcpy(ob.buf + ob.len, zero4, 4);
+    memcpy(d, o, 8);
+    if (olen > 8) {
+      memcpy(d + 8, o + 8, 8);
+      if (olen > 16) {
+        memcpy(d + 16, o + 16, 8);
+        if (olen > 24) {
+          memcpy(d + 24, o + 24, 8);
+        }
+      }
+    }
+  } else if (olen > 0) {
+    memcpy(dst + hdr - 4, zero4, 4);
+    memcpy(dst + fixed, ob.buf + ob_res, ob.len - ob_res);
+  }
+  if (sg_len > 0) {
+    /* cur_pecn points at the first member (C11 6.7.2.1 §15) */
+    struct udccp_conn_sg *sg = (struct udccp_conn_sg *)(void *)conn->cur_pecn;
+    sg->data = payload;
+    sg->len = sg_len;
+  } else {
+    memcpy(dst + hdr, payload, payload_len);
+  }
+  n = (udccp_ssize)(hdr + payload_len - sg_len);
+  if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
+    (void)udccp_cksum_set(dst, (size_t)n, &conn->path);
+  }
+  conn->gss = seq;
+  udccp_conn_update_aw(conn); /* only GSS moved */
+  udccp_feat_check_wrap(&conn->feat, conn->gsr, conn->gss);
+  conn->env.tx_nonce = 0;
+  if (conn->cur_pecn != NULL && *conn->cur_pecn != 0) {
+    /* RFC 4340 §12.2 SHOULD, RFC 4341 §7: as in udccp_conn_build */
+    uint64_t x = conn->nonce_rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    conn->nonce_rng = x;
+    conn->env.tx_nonce = (uint8_t)(x >> 63);
+    *conn->cur_pecn = conn->env.tx_nonce ? 1 : 2;
+  }
+  if (conn->tx_ccid->tx_on_sent) {
+    /* the datagram being sent is still the head of the queue */
+    conn->env.tx_more = udccp_sendq_len(&conn->sendq) > 1u
+                            ? UDCCP_CCID_MORE_YES
+                            : UDCCP_CCID_MORE_NO;
+    conn->tx_ccid->tx_on_sent(conn->tx_st, seq, 1, payload_len, ts);
+  }
+  conn->ndp_count = 0; /* §7.7 */
+  conn->data_since_ackack = 1;
+  if (conn->data_unacking < UDCCP_CONN_ACKACK_EVERY) {
+    conn->data_unacking++;
+  }
+  conn->t_last_tx = ts;
+  conn->info.pkts_sent++;
+  conn->info.bytes_sent += (uint64_t)n + sg_len;
+  conn->info.data_pkts_sent++;
+  conn->info.data_bytes_sent += payload_len;
+  return n;
+}
+
+/* 1 if build_data builds this packet. */
+static inline int data_plain(const udccp_conn *conn, uint8_t type,
+                             size_t payload_len) {
+  return type == UDCCP_PKT_DATA && payload_len > 0 &&
+         conn->state == UDCCP_STATE_OPEN && conn->tx_ccid_up &&
+         conn->mp == NULL &&
+         !(conn->send_ndp && conn->ndp_count > 0) &&
+         !data_checksum_on(conn) && conn->settings.send_cscov == 0;
+}
+
 udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
                              uint8_t type, const uint8_t *payload,
                              size_t payload_len, udccp_tstamp ts) {
@@ -339,9 +466,35 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
      * the payload: no length field, the checksum zero); the payload
      * stays in the send queue and is counted below. */
     sg_len = conn->cur_sg && is_data ? payload_len : 0;
-    n = (udccp_ssize)udccp_pkt_write_inline(dst, &h, fixed, hdr,
-                                            ob.buf + ob_res, ob.len - ob_res,
-                                            payload, payload_len - sg_len);
+    if (hdr - fixed <= 32 && fixed + 32 <= cap &&
+        ob.len + 4 <= sizeof(ob.buf)) {
+      /* An options area of up to 32 bytes (a data packet's or an ack's,
+       * issue 13): ob zero-padded to its word (§5.8.1: Padding is option
+       * 0), then moved in 8-byte copies of fixed size instead of a memcpy
+       * call and the zeroed word.  Bytes copied past hdr land in cap,
+       * under the payload or past the packet. */
+      static const uint8_t zero4[4] = {0, 0, 0, 0};
+      size_t olen = hdr - fixed;
+      uint8_t *d = dst + fixed;
+      const uint8_t *o = ob.buf + ob_res;
+      memcpy(ob.buf + ob.len, zero4, 4);
+      memcpy(d, o, 8);
+      if (olen > 8) {
+        memcpy(d + 8, o + 8, 8);
+        if (olen > 16) {
+          memcpy(d + 16, o + 16, 8);
+          if (olen > 24) {
+            memcpy(d + 24, o + 24, 8);
+          }
+        }
+      }
+      n = (udccp_ssize)udccp_pkt_write_inline(dst, &h, fixed, hdr, NULL, 0,
+                                              payload, payload_len - sg_len);
+    } else {
+      n = (udccp_ssize)udccp_pkt_write_inline(dst, &h, fixed, hdr,
+                                              ob.buf + ob_res, ob.len - ob_res,
+                                              payload, payload_len - sg_len);
+    }
   }
   if (sg_len > 0) {
     /* cur_pecn points at the first member (C11 6.7.2.1 §15) */
@@ -494,7 +647,9 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
     /* The acknowledgement just went alone: plain Data has room. */
     type = UDCCP_PKT_DATA;
   }
-  n = udccp_conn_build(conn, dst, cap, type, data, len, ts);
+  n = data_plain(conn, type, len)
+          ? build_data(conn, dst, cap, data, len, ts)
+          : udccp_conn_build(conn, dst, cap, type, data, len, ts);
   if (n == UDCCP_ERR_NOBUF && type == UDCCP_PKT_DATAACK) {
     if (conn->fallback_ack) {
       /* PARTOPEN: only DataAck with the Init Cookie may carry data

@@ -58,6 +58,14 @@ if timeout -k 5 5 "$EX/echo_server" --help >"$TMP/echo_usage" 2>&1; then
   fail "echo_server --help: exit 0: $(cat "$TMP/echo_usage")"
 fi
 grep -q usage "$TMP/echo_usage" || fail "echo_server --help: $(cat "$TMP/echo_usage")"
+# too many arguments: a usage error that says so (both servers exited 2
+# without a word)
+for p in echo_server chat_server; do
+  timeout -k 5 5 "$EX/$p" 1 2 3 >/dev/null 2>"$TMP/extra"
+  rc=$?
+  [ $rc = 2 ] && grep -q "usage: $p .*unexpected argument '3'" "$TMP/extra" ||
+    fail "$p 1 2 3: exit $rc, stderr: $(cat "$TMP/extra")"
+done
 echo "ok: echo server: 3001-byte datagram echoed whole; bad port is a usage error"
 
 # --- chat: two clients, each sees the other's line and the joins

@@ -12,7 +12,9 @@
 #    silently);
 #  - usage errors exit 2.
 # ~10 s under ASan.  Every process is bounded by timeout(1) or killed by
-# PID.   sh tests/io_cat_mp.sh BUILD_DIR SOURCE_DIR
+# PID.  A client starts once its listener's UDP port is bound
+# (wait_udp_port): started earlier it is refused at once, and "sleep 0.5"
+# was too short for an ASan listener on a loaded machine.   sh tests/io_cat_mp.sh BUILD_DIR SOURCE_DIR
 set -u
 B=${1:?usage: io_cat_mp.sh BUILD_DIR SOURCE_DIR}
 SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -27,7 +29,7 @@ P=$((BASE + 1))
 timeout -k 5 60 "$CAT" -l --multipath -v "$P" >"$T/mp.out" 2>"$T/mp.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P in 30 s"
 timeout -k 5 60 "$CAT" --multipath 127.0.0.1,127.0.0.2 --mp-sched rr -v 127.0.0.1 "$P" \
   <"$T/lines.txt" >/dev/null 2>"$T/mp.cli"
 crc=$?
@@ -48,7 +50,7 @@ P=$((BASE + 2))
 timeout -k 5 60 "$CAT" -l "$P" >"$T/fb.out" 2>"$T/fb.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P in 30 s"
 timeout -k 5 60 "$CAT" --multipath=127.0.0.1,127.0.0.2 -v 127.0.0.1 "$P" \
   <"$T/lines.txt" >/dev/null 2>"$T/fb.cli"
 crc=$?
@@ -66,17 +68,22 @@ P=$((BASE + 3))
 "$CAT" -l --multipath "$P" >"$T/kill.out" 2>"$T/kill.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
-(seq 1 1000; sleep 1; seq 1 5000) |
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P in 30 s"
+# the rest of the input comes once the listener is dead (a fixed "sleep 1"
+# let a slow machine send it all before the kill); bounded, 60 s
+(seq 1 1000; j=0
+ while [ ! -e "$T/killed" ] && [ $j -lt 600 ]; do sleep 0.1; j=$((j + 1)); done
+ seq 1 5000) |
   timeout -k 5 60 "$CAT" --multipath 127.0.0.1,127.0.0.2 -i 3 127.0.0.1 "$P" \
     >/dev/null 2>"$T/kill.cli" &
 cpid=$!
 PIDS="$PIDS $cpid"
 i=0
-while [ "$(wc -l <"$T/kill.out")" -lt 1000 ] && [ $i -lt 100 ]; do
+while [ "$(wc -l <"$T/kill.out")" -lt 1000 ] && [ $i -lt 300 ]; do
   sleep 0.1; i=$((i + 1))
 done
 kill -KILL "$spid"
+: >"$T/killed"
 if ! wait_pid "$cpid" 30; then
   fail "killed listener: the client still runs 30 s later"
 elif [ "$RC" -eq 1 ] && grep -q "input not sent" "$T/kill.cli"; then

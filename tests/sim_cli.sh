@@ -163,6 +163,30 @@ expect_error "starts at 1s, when the measured period is over" \
   --flows tcp:start=1s $BASE
 expect_error "stops (stop=1s) before it starts (start=2s)" \
   --flows tcp:start=2s:stop=1s --rate 10mbit --delay 10ms --duration 5s
+# Timed events past the measured period changed nothing measured and the
+# run exited 0 as if they had been left out: a usage error that names the
+# option, whichever comes first on the command line.
+expect_error "--blackout 40s+2s starts at 40s, when the measured period is over (--duration 1s)" \
+  --flows tcp --blackout 40s+2s $BASE
+expect_error "--blackout 1s+2s starts at 1s" --flows tcp --blackout 1s+2s $BASE
+expect_error "--rate-change at 40s comes when the measured period is over (--duration 1s)" \
+  --flows tcp --rate-change 40s:5mbit --rate 10mbit --delay 10ms --duration 1s
+expect_error "--rate-change at 5s comes when" --flows tcp --duration 5s \
+  --rate-change 5s:5mbit --rate 10mbit --delay 10ms
+expect_error "--paths: path 1's blackout=3s+1s starts at 3s" --flows mp-ccid2 \
+  --paths 4mbit/10ms,2mbit/20ms:blackout=3s+1s --duration 2s
+expect_error "--flows: flow 0 (tcp) stops at 5s (stop=)" \
+  --flows tcp:stop=5s --rate 10mbit --delay 10ms --duration 5s
+expect_error "--flows: flow 1 (tcp) stops at 9s" \
+  --flows tcp,tcp:start=1s:stop=9s --rate 10mbit --delay 10ms --duration 5s
+# no sign: a negative time is refused by the parser, with the option
+expect_error "bad --blackout '-1s+2s'" --flows tcp --blackout -1s+2s $BASE
+expect_error "bad --rate-change '-1s:5mbit'" --flows tcp $BASE \
+  --rate-change -1s:5mbit
+# the edges inside the period still run
+"$SIM" --flows tcp:stop=900ms --rate 10mbit --delay 10ms --duration 1s \
+  --blackout 500ms+10ms --blackout 999ms+5s --rate-change 0s:5mbit \
+  --rate-change 999ms:1mbit >/dev/null || fail "events inside the period"
 # Gilbert-Elliott with P + R > 1 (a chain that flips more often than it
 # stays) lost nothing at all: pow() of a negative number at a fractional
 # step count is NaN.  0.9,0.2,0.1: about 0.82 x 0.1 of the packets lost.

@@ -306,6 +306,60 @@ static void test_io_route_mtu_large_packets(void **state) {
   }
 }
 
+/* A GSO send stays one datagram up to the receiver only while it, with
+ * its UDP, IP and link headers, is under the device's gso_max_size
+ * (65,536): Linux segments a larger one in software and loopback hands
+ * the receiver each segment alone, no GRO (io/gso.c).  46 DCCP-UDP
+ * packets of 1,408-byte datagrams (udccp-perf's default size; 1,424
+ * bytes with the Data header) are 65,504 bytes: above it.  A batch of 64
+ * such packets must reach the receiver as GRO messages only.  (The
+ * packets are Data packets of no connection, put straight into the
+ * transmit batch: a connection's window rarely lets 46 go at once.) */
+static void test_io_gso_run_stays_whole(void **state) {
+  (void)state;
+  if (!kernel_has(UDP_SEGMENT, 0) || !kernel_has(UDP_GRO, 1)) {
+    skip();
+  }
+  pair p;
+  open_pair(&p, 0);
+  enum { NPKT = 64, PLEN = 1424 };
+  udccp_path path = p.c->path;
+  path.local_port = 1;
+  path.remote_port = 2;
+  udccp_endpoint_stats cs0, ss0, cs, ss;
+  udccp_endpoint_get_stats(p.cep, &cs0);
+  udccp_endpoint_get_stats(p.sep, &ss0);
+  for (int k = 0; k < NPKT; k++) {
+    uint8_t *b = udccp_io_tx_slot(p.cep, PLEN);
+    memset(b, 0, PLEN);
+    b[1] = 1, b[3] = 2; /* DCCP ports 1 -> 2 */
+    b[4] = 4;           /* Data Offset: 16 bytes */
+    b[8] = (2 << 1) | 1; /* Type Data, X = 1 (RFC 4340 §5.1) */
+    udccp_io_tx_commit(p.cep, p.c->fidx, NULL, &path, p.c->remote_udp_port,
+                       PLEN, 0);
+  }
+  udccp_io_tx_flush(p.cep);
+  udccp_endpoint_get_stats(p.cep, &cs);
+  uint64_t end = ms_now() + 3000;
+  do {
+    drive_once(&p);
+    udccp_endpoint_get_stats(p.sep, &ss);
+  } while (ss.rx_pkts - ss0.rx_pkts < NPKT && ms_now() < end);
+  printf("%d packets of %d bytes: %llu GSO sends carrying %llu; the "
+         "receiver got %llu packets, %llu in %llu GRO messages\n",
+         NPKT, PLEN,
+         (unsigned long long)(cs.tx_gso_sends - cs0.tx_gso_sends),
+         (unsigned long long)(cs.tx_gso_pkts - cs0.tx_gso_pkts),
+         (unsigned long long)(ss.rx_pkts - ss0.rx_pkts),
+         (unsigned long long)(ss.rx_gro_pkts - ss0.rx_gro_pkts),
+         (unsigned long long)(ss.rx_gro_msgs - ss0.rx_gro_msgs));
+  assert_int_equal(cs.tx_gso_pkts - cs0.tx_gso_pkts, NPKT);
+  assert_true(ss.rx_pkts - ss0.rx_pkts >= NPKT);
+  assert_true(ss.rx_gro_pkts - ss0.rx_gro_pkts >= NPKT);
+  assert_true(ss.rx_gro_msgs - ss0.rx_gro_msgs <= 3);
+  close_pair(&p);
+}
+
 /* Runs last: it moves the process into its own network namespace. */
 static void test_rfc4340_14_gso_above_pmtu_shrinks_mps(void **state) {
   (void)state;
@@ -361,6 +415,7 @@ int main(void) {
       cmocka_unit_test(test_io_no_offload_sends_plain),
       cmocka_unit_test(test_io_gso_refused_falls_back),
       cmocka_unit_test(test_io_route_mtu_large_packets),
+      cmocka_unit_test(test_io_gso_run_stays_whole),
       cmocka_unit_test(test_rfc4340_14_gso_above_pmtu_shrinks_mps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,7 +94,8 @@ static void usage(FILE *out) {
 "                      directions; default 0): the receiver's checksum must\n"
 "                      refuse it (RFC 4340 section 9); the counts are printed\n"
 "  --blackout AT+LEN   the link (both directions) drops everything from AT\n"
-"                      for LEN, e.g. 10s+2s; repeat for more (at most 16)\n"
+"                      for LEN, e.g. 10s+2s; repeat for more (at most 16);\n"
+"                      AT before the end of --duration, as every time given\n"
 "  --rate-change AT:RATE  the bottleneck rate becomes RATE at AT, e.g.\n"
 "                      --rate-change 10s:5mbit --rate-change 20s:100mbit\n"
 "                      (at most 16; the queue limit stays)\n"
@@ -178,6 +179,60 @@ static int parse_burst(const char *arg, sim_config *cfg, char *err, size_t cap) 
   cfg->ge_p = v[0];
   cfg->ge_r = v[1];
   cfg->ge_h = v[2];
+  return 0;
+}
+
+/* Timed events must fall inside the measured period [0, --duration): one
+ * at or after its end changed nothing that was measured (a --blackout or
+ * --rate-change at 40s in a 1 s run ran, and exited 0, as if it had been
+ * left out), and --duration may come after them on the command line, so
+ * this runs once every option is read.  Times cannot be negative: the
+ * parser refuses a sign. */
+static int check_schedule(const sim_config *cfg, char *err, size_t cap) {
+  double dur = (double)cfg->duration / 1e9;
+  static const char fix[] = "give a time before it, or a longer --duration";
+  for (uint32_t i = 0; i < cfg->n_blackouts; i++) {
+    const sim_blackout *b = &cfg->blackouts[i];
+    if (b->at >= cfg->duration) {
+      snprintf(err, cap, "--blackout %gs+%gs starts at %gs, when the measured "
+               "period is over (--duration %gs): %s", (double)b->at / 1e9,
+               (double)b->len / 1e9, (double)b->at / 1e9, dur, fix);
+      return -1;
+    }
+  }
+  for (uint32_t i = 0; i < cfg->n_rate_steps; i++) {
+    const sim_rate_step *r = &cfg->rate_steps[i];
+    if (r->at >= cfg->duration) {
+      snprintf(err, cap, "--rate-change at %gs comes when the measured "
+               "period is over (--duration %gs): %s", (double)r->at / 1e9,
+               dur, fix);
+      return -1;
+    }
+  }
+  for (uint32_t k = 0; k < cfg->n_paths; k++) {
+    for (uint32_t i = 0; i < cfg->paths[k].n_blackouts; i++) {
+      const sim_blackout *b = &cfg->paths[k].blackouts[i];
+      if (b->at >= cfg->duration) {
+        snprintf(err, cap, "--paths: path %u's blackout=%gs+%gs starts at "
+                 "%gs, when the measured period is over (--duration %gs): %s",
+                 k, (double)b->at / 1e9, (double)b->len / 1e9,
+                 (double)b->at / 1e9, dur, fix);
+        return -1;
+      }
+    }
+  }
+  for (size_t i = 0; i < cfg->n_flows; i++) {
+    const sim_flow_opts *fo = &cfg->flow_opts[i];
+    /* sim.h: stop is "before the measured period ends"; later, the flow
+     * is stopped at --duration with every other one */
+    if (fo->stop >= cfg->duration) {
+      snprintf(err, cap, "--flows: flow %zu (%s) stops at %gs (stop=), when "
+               "the measured period is over (--duration %gs): every flow "
+               "stops then anyway; %s", i, cfg->kinds[i]->name,
+               (double)fo->stop / 1e9, dur, fix);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -443,6 +498,9 @@ int main(int argc, char **argv) {
              " --flows ccid2,tcp --rate 50mbit --delay 20ms",
              have_flows ? "" : " --flows", have_rate ? "" : " --rate",
              have_delay ? "" : " --delay");
+    return fail(err);
+  }
+  if (check_schedule(&cfg, err, sizeof(err)) != 0) {
     return fail(err);
   }
   /* A flow that starts once the measured period is over measures nothing

@@ -101,6 +101,105 @@ static void abort_conn(int fd) {
   close(fd);
 }
 
+/* datagram `what` sent on a arrives on b */
+static int crosses(int a, int b, const char *what) {
+  char buf[64];
+  size_t n = strlen(what);
+  struct pollfd p = {b, POLLIN, 0};
+  return send(a, what, n, 0) == (ssize_t)n && poll(&p, 1, 5000) == 1 &&
+         recv(b, buf, sizeof(buf), 0) == (ssize_t)n &&
+         memcmp(buf, what, n) == 0;
+}
+
+/* connect() to an AF_UNSPEC address disconnects the socket (Linux
+ * __inet_stream_connect() -> dccp_disconnect()) and returns 0: a
+ * connection or handshake is aborted (Reset "Aborted", RFC 4340 §5.6;
+ * ECONNRESET is the socket's next error), a listener stops, and the socket
+ * is unconnected again: connect() and listen() work on it anew.  lis
+ * listens on g_port (service code 42); port g_port + 2 is free. */
+static void disconnect_checks(int lis, int noconn) {
+  struct sockaddr un;
+  memset(&un, 0, sizeof(un));
+  un.sa_family = AF_UNSPEC;
+  struct sockaddr_in la = addr(g_port);
+  char huge[256];
+  memset(huge, 0, sizeof(huge));
+  memcpy(huge, &la, sizeof(la));
+  int ds = dccp_socket(42);
+  expect("connect with a 1-byte address: EINVAL", connect(ds, &un, 1),
+         EINVAL);
+  expect("connect with a 256-byte address: EINVAL",
+         connect(ds, (struct sockaddr *)huge, sizeof(huge)), EINVAL);
+  ok("connect AF_UNSPEC on a new socket: 0",
+     connect(ds, &un, sizeof(un)) == 0);
+  expect("... and recv: ENOTCONN (no error pending)",
+         recv(ds, huge, sizeof(huge), MSG_DONTWAIT), ENOTCONN);
+  ok("the socket connects afterwards",
+     connect(ds, (struct sockaddr *)&la, sizeof(la)) == 0);
+  int as = accept_one(lis);
+  ok("a datagram crosses", crosses(ds, as, "before"));
+  ok("connect AF_UNSPEC on the connected socket: 0",
+     connect(ds, &un, sizeof(un)) == 0);
+  wait_hup(as);
+  int err = 0;
+  socklen_t el = sizeof(err);
+  ok("the peer's SO_ERROR is ECONNRESET (Reset \"Aborted\")",
+     getsockopt(as, SOL_SOCKET, SO_ERROR, &err, &el) == 0 &&
+         err == ECONNRESET);
+  close(as);
+  expect("send after the disconnect: ECONNRESET", send(ds, "x", 1, 0),
+         ECONNRESET);
+  expect("send again: EPIPE", send(ds, "x", 1, 0), EPIPE);
+  expect("recv after the disconnect: ENOTCONN",
+         recv(ds, huge, sizeof(huge), MSG_DONTWAIT), ENOTCONN);
+  struct sockaddr_in pa;
+  socklen_t pl = sizeof(pa);
+  expect("getpeername after the disconnect: ENOTCONN",
+         getpeername(ds, (struct sockaddr *)&pa, &pl), ENOTCONN);
+  ok("the disconnected socket connects again",
+     connect(ds, (struct sockaddr *)&la, sizeof(la)) == 0);
+  as = accept_one(lis);
+  ok("a datagram crosses the new connection", crosses(ds, as, "again") &&
+                                                  crosses(as, ds, "back"));
+  close(as);
+  close(ds);
+
+  /* a handshake cut short: ECONNRESET next, as Linux in REQUESTING */
+  int l2 = dccp_socket(42);
+  struct sockaddr_in l2a = addr(g_port + 2);
+  ok("second listener, service code 42",
+     bind(l2, (struct sockaddr *)&l2a, sizeof(l2a)) == 0 &&
+         listen(l2, 4) == 0);
+  int nb = dccp_socket(42);
+  fcntl(nb, F_SETFL, fcntl(nb, F_GETFL) | O_NONBLOCK);
+  expect("non-blocking connect: EINPROGRESS",
+         connect(nb, (struct sockaddr *)&l2a, sizeof(l2a)), EINPROGRESS);
+  ok("connect AF_UNSPEC during the handshake: 0",
+     connect(nb, &un, sizeof(un)) == 0);
+  expect("send after it: ECONNRESET", send(nb, "x", 1, 0), ECONNRESET);
+  close(nb);
+
+  /* a listener stops, and listens again */
+  ok("connect AF_UNSPEC on the listener: 0",
+     connect(l2, &un, sizeof(un)) == 0);
+  fcntl(l2, F_SETFL, fcntl(l2, F_GETFL) | O_NONBLOCK);
+  expect("accept on the stopped listener: EINVAL", accept(l2, NULL, NULL),
+         EINVAL);
+  if (noconn) {
+    expect("connect to the stopped listener: ECONNREFUSED",
+           connect_to(g_port + 2, 42), ECONNREFUSED);
+  }
+  fcntl(l2, F_SETFL, fcntl(l2, F_GETFL) & ~O_NONBLOCK);
+  ok("listen again on the same socket", listen(l2, 4) == 0);
+  int c2 = connect_to(g_port + 2, 42);
+  ok("connect to it", c2 >= 0);
+  int a2 = accept_one(l2);
+  ok("a datagram crosses", crosses(c2, a2, "relisten"));
+  close(a2);
+  close(c2);
+  close(l2);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2) {
@@ -296,6 +395,7 @@ int main(int argc, char **argv) {
     expect("connect, nobody listening: ECONNREFUSED",
            connect_to(g_port + 1, 42), ECONNREFUSED);
   }
+  disconnect_checks(lis, argc > 2 && strcmp(argv[2], "noconn") == 0);
 
   /* --- a connection on the second code: EMSGSIZE, EAGAIN */
   int c = connect_to(g_port, 7);

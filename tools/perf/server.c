@@ -435,6 +435,18 @@ int perf_run_server(const perf_opts *o) {
     }
   }
   for (size_t k = 0; k < n; k++) {
+    if (o->verbose && !o->json) {
+      /* The receiver's side of the client's "endpoint:" line: batches
+       * and GRO tell where a loopback run's cost per packet goes. */
+      udccp_endpoint_stats es;
+      udccp_endpoint_get_stats(eps[k], &es);
+      perf_stream_say(NULL, "endpoint: %" PRIu64 " datagrams sent in %"
+                            PRIu64 " batches, %" PRIu64 " received in %"
+                            PRIu64 " batches, %" PRIu64 " GRO messages "
+                            "(%" PRIu64 " packets)\n",
+                      es.tx_pkts, es.tx_batches, es.rx_pkts, es.rx_batches,
+                      es.rx_gro_msgs, es.rx_gro_pkts);
+    }
     udccp_endpoint_del(eps[k]);
   }
   return status;
