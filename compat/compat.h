@@ -72,6 +72,9 @@ struct ucompat_sock {
   uint32_t txqlen;             /* 0: default */
   uint8_t is_server;           /* accepted connection */
   uint8_t wr_shut;             /* shutdown(SHUT_WR): sends fail with EPIPE */
+  uint8_t lis_shut;            /* a listener stopped by shutdown(SHUT_RD):
+                                  Linux's inet_shutdown() disconnected it,
+                                  and listen() starts it anew */
   uint8_t connect_pending;     /* a connect() started a handshake whose
                                   outcome no connect() reported yet
                                   (Linux: sock->state SS_CONNECTING) */

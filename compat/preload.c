@@ -287,6 +287,8 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len) {
   return rv;
 }
 
+static int renew_pair(ucompat_sock *cs, int fd);
+
 EXPORT int listen(int fd, int backlog) {
   ucompat_sock *cs = lookup(fd);
   if (cs == NULL) {
@@ -294,7 +296,17 @@ EXPORT int listen(int fd, int backlog) {
   }
   pthread_mutex_lock(&ucompat_mu);
   int st = state_of(cs), rv = 0;
-  if (st == UCOMPAT_LISTENING) {
+  if (st == UCOMPAT_LISTENING && cs->lis_shut && cs->owned) {
+    /* Stopped by shutdown(SHUT_RD): Linux's inet_shutdown() disconnected
+     * it (SS_UNCONNECTED, CLOSED), so listen() starts it again (the
+     * preload answered 0 and every accept() failed with EINVAL). */
+    (void)ucompat_svc_disconnect(cs);
+    cs->lis_shut = 0;
+    rv = renew_pair(cs, fd);
+    if (rv == 0) {
+      rv = ucompat_svc_listen(cs, backlog);
+    }
+  } else if (st == UCOMPAT_LISTENING) {
     rv = 0;
   } else if (st != UCOMPAT_NEW) {
     rv = fail(EINVAL);
@@ -355,6 +367,7 @@ static int disconnect(ucompat_sock *cs, int fd) {
     rv = fail(EOPNOTSUPP); /* inherited across fork (doc/preload.md) */
   } else if (state_of(cs) != UCOMPAT_NEW) {
     int e = ucompat_svc_disconnect(cs);
+    cs->lis_shut = 0;
     rv = renew_pair(cs, fd); /* the old pair goes, with what it held */
     if (rv == 0) {
       atomic_store(&cs->st->err, e);
@@ -851,7 +864,13 @@ EXPORT int shutdown(int fd, int how) {
      * Our end of the pair shut for reading gives just that (do_accept()
      * reads end of file); the thread's later hand-overs fail and reset
      * their connections. */
-    return how != SHUT_WR ? ucompat_libc.shutdown(fd, SHUT_RD) : 0;
+    if (how == SHUT_WR) {
+      return 0;
+    }
+    pthread_mutex_lock(&ucompat_mu);
+    cs->lis_shut = 1;
+    pthread_mutex_unlock(&ucompat_mu);
+    return ucompat_libc.shutdown(fd, SHUT_RD);
   }
   /* As Linux's DCCP: nothing goes on the wire (dccp_shutdown() does
    * nothing; DCCP closes whole connections, close() does).  SHUT_WR makes

@@ -382,8 +382,8 @@ udccp_tstamp udccp_tfrc_ccid_tx_next_send(udccp_ccid_state *st,
   return udccp_tfrc_tx_next_send(&tx_of(st)->tfrc, ts);
 }
 
-uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts) {
-  ccid3_tx *tx = tx_of(st);
+/* The window counter of the packet about to be sent (tx_ccval). */
+static inline uint8_t tx_wc(ccid3_tx *tx, udccp_tstamp ts) {
   int adv;
   uint8_t prev;
   if (!tx->wc_started) {
@@ -415,6 +415,10 @@ uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts) {
     tx->wc_floor_valid = 0;
   }
   return tx->wc;
+}
+
+uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts) {
+  return tx_wc(tx_of(st), ts);
 }
 
 void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
@@ -1118,17 +1122,9 @@ int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,
   return udccp_tfrc_ccid_tx_on_ack(st, pkt, ts);
 }
 
-/* RFC 6323 §3.3: an RTT Estimate option on every Data and DataAck (and
- * on Sync, SyncAck); its bytes are kept ready (rte_update). */
-int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
-                                  uint8_t type, udccp_tstamp ts) {
-  ccid3_tx *tx = tx_of(st);
-  (void)ts;
-  if (!tx->env->send_rtt_est ||
-      (type != UDCCP_PKT_DATA && type != UDCCP_PKT_DATAACK &&
-       type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK)) {
-    return 0;
-  }
+/* RFC 6323 §3.3: the RTT Estimate option, its bytes kept ready
+ * (rte_update). */
+static inline int put_rte(const ccid3_tx *tx, udccp_optbuf *ob) {
   /* every data packet carries it (issue 13): the option's bytes copied
    * whole (8: one move; the bytes past its length are the next option's
    * room, rewritten or unused) */
@@ -1142,6 +1138,29 @@ int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
   }
   ob->len += tx->rte_len;
   return 0;
+}
+
+/* RFC 6323 §3.3: an RTT Estimate option on every Data and DataAck (and
+ * on Sync, SyncAck). */
+int udccp_tfrc_ccid_tx_write_opts(udccp_ccid_state *st, udccp_optbuf *ob,
+                                  uint8_t type, udccp_tstamp ts) {
+  ccid3_tx *tx = tx_of(st);
+  (void)ts;
+  if (!tx->env->send_rtt_est ||
+      (type != UDCCP_PKT_DATA && type != UDCCP_PKT_DATAACK &&
+       type != UDCCP_PKT_SYNC && type != UDCCP_PKT_SYNCACK)) {
+    return 0;
+  }
+  return put_rte(tx, ob);
+}
+
+uint8_t udccp_tfrc_ccid_tx_data(udccp_ccid_state *st, udccp_optbuf *ob,
+                                udccp_tstamp ts) {
+  ccid3_tx *tx = tx_of(st);
+  if (tx->env->send_rtt_est) {
+    (void)put_rte(tx, ob);
+  }
+  return tx_wc(tx, ts);
 }
 
 udccp_tstamp udccp_tfrc_ccid_tx_get_expiry(const udccp_ccid_state *st) {

@@ -155,6 +155,11 @@ void udccp_tfrc_ccid_tx_exit(udccp_ccid_state *st);
 udccp_tstamp udccp_tfrc_ccid_tx_next_send(udccp_ccid_state *st,
                                           udccp_tstamp ts);
 uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts);
+/* tx_write_opts for a DCCP-Data packet, then tx_ccval, in one call: what
+ * the connection's Data builder asks of CCID 3 and 4 (issue 13); the
+ * window counter depends on nothing the options change. */
+uint8_t udccp_tfrc_ccid_tx_data(udccp_ccid_state *st, udccp_optbuf *ob,
+                                udccp_tstamp ts);
 void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
                                 int is_data, size_t len, udccp_tstamp ts);
 int udccp_tfrc_ccid_tx_on_pkt(udccp_ccid_state *st,

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "ccid3.h"
 #include "cksum.h"
 #include "conn.h"
 
@@ -168,13 +169,17 @@ static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   uint8_t ccval = 0;
   size_t olen, hdr, total, sg_len;
   udccp_ssize n;
-  if (conn->tx_ccid->tx_ccval) {
+  int tfrc = conn->tx_ccid->tx_ccval == udccp_tfrc_ccid_tx_ccval;
+  if (!tfrc && conn->tx_ccid->tx_ccval) {
     ccval = (uint8_t)(conn->tx_ccid->tx_ccval(conn->tx_st, ts) & 0xF);
   }
   ob.len = ob_res; /* as udccp_conn_build: the room Data Offset leaves */
   (void)udccp_feat_write(&conn->feat, &ob, UDCCP_PKT_DATA, seq);
   put_ts_echo(conn, &ob, ts); /* §13.3: on any packet */
-  if (conn->tx_ccid->tx_write_opts) {
+  if (tfrc) {
+    /* CCID 3 and 4: the options and the window counter in one call */
+    ccval = (uint8_t)(udccp_tfrc_ccid_tx_data(conn->tx_st, &ob, ts) & 0xF);
+  } else if (conn->tx_ccid->tx_write_opts) {
     (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, UDCCP_PKT_DATA, ts);
   }
   olen = (ob.len - ob_res + 3) & ~(size_t)3;

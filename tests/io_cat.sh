@@ -36,7 +36,7 @@ transfer() {
   timeout -k 5 120 "$CAT" -l $largs >"$T/$name.out" 2>"$T/$name.srv" </dev/null &
   spid=$!
   PIDS="$PIDS $spid"
-  sleep 0.5
+  wait_udp_port "$port" 30 || fail "$name: the listener did not bind UDP port $port"
   # shellcheck disable=SC2086
   timeout -k 5 120 "$CAT" $cargs <"$file" >/dev/null 2>"$T/$name.cli"
   crc=$?
@@ -72,7 +72,7 @@ truncate -s 64G "$T/endless" || fail "truncate -s 64G"
 "$CAT" -l "$P" >/dev/null 2>"$T/kill.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 60 "$CAT" -v 127.0.0.1 "$P" <"$T/endless" >/dev/null 2>"$T/kill.cli" &
 cpid=$!
 PIDS="$PIDS $cpid"
@@ -106,7 +106,7 @@ P=$((BASE + 4))
 timeout -k 5 30 "$CAT" -l "$P" >"$T/wait.out" 2>"$T/wait.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 (echo first; sleep 1.5; echo second) | timeout -k 5 30 "$CAT" 127.0.0.1 "$P" 2>"$T/wait.cli"
 crc=$?
 if wait_pid "$spid" 10 && [ "$crc" -eq 0 ] && [ "$RC" -eq 0 ] &&
@@ -128,7 +128,7 @@ P=$((BASE + 9))
 timeout -k 5 30 "$CAT" -l -k "$P" >"$T/keep.out" 2>"$T/keep.srv" </dev/null &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 echo one | timeout -k 5 10 "$CAT" 127.0.0.1 "$P" 2>"$T/keep1.cli"
 rc1=$?
 echo two | timeout -k 5 10 "$CAT" 127.0.0.1 "$P" 2>"$T/keep2.cli"

@@ -46,7 +46,7 @@ P=$((BASE + 1))
   echo $? >"$T/pipe.rc" ) | head -c 1000 >/dev/null &
 ppid=$!
 PIDS="$PIDS $ppid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 60 "$CAT" 127.0.0.1 "$P" <"$T/bin" >/dev/null 2>"$T/pipe.cli" &
 cpid=$!
 PIDS="$PIDS $cpid"
@@ -71,7 +71,7 @@ if [ -w /dev/full ]; then
   timeout -k 5 30 "$CAT" -l "$P" </dev/null >/dev/full 2>"$T/full.srv" &
   spid=$!
   PIDS="$PIDS $spid"
-  sleep 0.5
+  wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
   (echo hello; sleep 3) | timeout -k 5 30 "$CAT" 127.0.0.1 "$P" >/dev/null 2>"$T/full.cli"
   crc=$?
   wait_pid "$spid" 10 || fail "full disk: the listener hangs"
@@ -90,7 +90,7 @@ P=$((BASE + 2))
 timeout -k 5 60 "$CAT" -l "$P" </dev/null >"$T/two.out" 2>"$T/two.srv" &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 (echo first-a; sleep 2; echo first-b) |
   timeout -k 5 30 "$CAT" 127.0.0.1 "$P" >/dev/null 2>"$T/two1.cli" &
 c1=$!
@@ -116,7 +116,7 @@ P=$((BASE + 7))
 timeout -k 5 60 "$CAT" -l --multipath "$P" </dev/null >"$T/mp.out" 2>"$T/mp.srv" &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 (echo first-a; sleep 2; echo first-b) |
   timeout -k 5 30 "$CAT" --multipath 127.0.0.1 "$P" >/dev/null 2>"$T/mp1.cli" &
 c1=$!
@@ -142,7 +142,7 @@ P=$((BASE + 3))
 timeout -k 5 60 "$CAT" -l -k "$P" </dev/null >"$T/k.out" 2>"$T/k.srv" &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.5
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 40 "$CAT" -d -v 127.0.0.1 "$P" >/dev/null 2>"$T/k1.cli" &
 c1=$!
 PIDS="$PIDS $c1"

@@ -640,22 +640,45 @@ static void test_rfc4340_7_5_1_burst_reads_peer_acks(void **state) {
   static const uint8_t d[100];
   uint8_t b[256];
   udccp_conn_info ci;
-  warm_up(&p, &ci);
-  uint64_t end;
-  uint64_t gsr0 = ci.gsr, sent0 = ci.data_pkts_sent;
-  /* A burst without a turn of our loop, until 80 data packets went out
-   * (the CCID paces them), while the server reads them and acks into our
-   * socket: the acks are read on the way, every 64 data packets
-   * (UDCCP_IO_DRAIN_PKTS).  Without that, GSR would not move. */
-  end = ms_now() + 2000;
-  do {
-    assert_int_equal(udccp_send_more(p.c, d, sizeof(d), 0), sizeof(d));
-    assert_int_equal(udccp_endpoint_process(p.sep), 0);
-    while (udccp_recv(p.s, b, sizeof(b), 0) >= 0) {
-    }
-    udccp_sock_get_info(p.c, &ci);
-  } while (ci.data_pkts_sent < sent0 + 80 && ms_now() < end);
-  assert_true(ci.data_pkts_sent >= sent0 + 80);
+  uint64_t gsr0 = 0, sent0 = 0;
+  int judged = 0;
+  /* On a loaded machine the pause between the warm-up and the burst can
+   * outlast an RTO, and the idle window decays (RFC 2861) below what the
+   * burst needs: it stalls, and the queue fills (a call into a full queue
+   * runs a turn of the loop, which reads).  Such a burst says nothing; the
+   * next try warms up again.  A burst is judged once 64 + 1 data packets
+   * went out. */
+  for (int tries = 0; tries < 4 && !judged; tries++) {
+    warm_up(&p, &ci);
+    gsr0 = ci.gsr;
+    sent0 = ci.data_pkts_sent;
+    /* A burst without a turn of our loop, until 80 data packets went out
+     * (the CCID paces them), while the server reads them and acks into
+     * our socket: the acks are read on the way, every 64 data packets
+     * (UDCCP_IO_DRAIN_PKTS).  Without that, GSR would not move.  ci is
+     * what was known before the call that returned AGAIN, if one did. */
+    uint64_t end = ms_now() + 2000, calls = 0;
+    do {
+      /* a call into a full queue runs a turn of the loop (which reads)
+       * before it answers, even when it then succeeds: the burst stops
+       * at half the queue (tx_qlen 4096), so no call of it reads */
+      if (calls - (ci.data_pkts_sent - sent0) >= 2048) {
+        break;
+      }
+      udccp_ssize rv = udccp_send_more(p.c, d, sizeof(d), 0);
+      calls++;
+      if (rv == UDCCP_ERR_AGAIN) {
+        break;
+      }
+      assert_int_equal(rv, sizeof(d));
+      assert_int_equal(udccp_endpoint_process(p.sep), 0);
+      while (udccp_recv(p.s, b, sizeof(b), 0) >= 0) {
+      }
+      udccp_sock_get_info(p.c, &ci);
+    } while (ci.data_pkts_sent < sent0 + 80 && ms_now() < end);
+    judged = ci.data_pkts_sent > sent0 + UDCCP_IO_DRAIN_PKTS;
+  }
+  assert_true(judged);
   assert_true(ci.gsr != gsr0);
   udccp_endpoint_del(p.cep);
   udccp_endpoint_del(p.sep);
@@ -700,7 +723,7 @@ static void test_io_turn_reads_at_most_a_receive_queue(void **state) {
   assert_true(si.data_pkts_recv - before <= 64);
   /* The rest follows, turn by turn, without a drop. */
   warm_arg all = {&p, sent0 + 300};
-  assert_true(drive(p.cep, p.sep, all_sent_acked, &all, 5000));
+  assert_true(drive(p.cep, p.sep, all_sent_acked, &all, 15000));
   udccp_sock_get_info(p.s, &si);
   assert_int_equal(si.rx_qdrops, 0);
   assert_true(si.data_pkts_recv - got >= 300);

@@ -565,6 +565,15 @@ int main(int argc, char **argv) {
   fcntl(lis, F_SETFL, fcntl(lis, F_GETFL) | O_NONBLOCK);
   expect("accept on the stopped listener: EINVAL", accept(lis, NULL, NULL),
          EINVAL);
+  /* inet_shutdown() disconnected it: listen() starts it again (the
+   * preload said 0 and accept() failed for ever) */
+  ok("listen again after shutdown(SHUT_RDWR)", listen(lis, 4) == 0);
+  c = connect_to(g_port, 42);
+  ok("connect to the listener started again", c >= 0);
+  s = accept_one(lis);
+  ok("a datagram crosses", crosses(c, s, "relistened"));
+  close(s);
+  close(c);
   close(lis);
   free(big);
   printf("PASS dccp_errno\n");
