@@ -245,7 +245,7 @@ static inline void av_trim(udccp_ackvec *av, uint64_t newtail) {
     }
     {
       uint64_t cut = (uint64_t)udccp_seq_sub(newtail, av->tail), q, k;
-      unsigned par = (av->epar[oi] & P_BYTE) ? 1u : 0u;
+      unsigned par;
       if (cut == 0) {
         break;
       }
@@ -253,17 +253,19 @@ static inline void av_trim(udccp_ackvec *av, uint64_t newtail) {
       /* Only the oldest byte's own parity changes: the sums of newer
        * bytes include it, and the Nonce Echo of a stretch ending at it
        * is sum(newest) ^ sum(it) ^ parity(it).  The cut part's nonces
-       * leave it. */
+       * leave it (none without a nonce recorded: the usual case, issue
+       * 13, where every parity is 0). */
       if (av->any_nonce) {
+        par = (av->epar[oi] & P_BYTE) ? 1u : 0u;
         for (q = av->tail, k = 0; k < cut; k++, q = udccp_seq_add(q, 1)) {
           uint8_t st;
           unsigned n;
           st_of(av, q, &st, &n);
           par ^= n;
         }
+        av->epar[oi] =
+            (uint8_t)((av->epar[oi] & P_CUM) | (par ? P_BYTE : 0u));
       }
-      av->epar[oi] =
-          (uint8_t)((av->epar[oi] & P_CUM) | (par ? P_BYTE : 0u));
     }
     break;
   }
@@ -271,7 +273,8 @@ static inline void av_trim(udccp_ackvec *av, uint64_t newtail) {
   if (av->en == 0) {
     av->eh = 0;
   }
-  av->empty = av_len(av) == 0;
+  /* av_len(av) == 0: newtail is at most head + 1 (the callers') */
+  av->empty = newtail == ((av->head + 1) & UDCCP_SEQ_MASK);
 }
 
 /* A late arrival or a new mark changed seq: the bytes from the one holding
@@ -509,14 +512,53 @@ int udccp_ackvec_write(udccp_ackvec *av, udccp_optbuf *ob, uint64_t pkt_seq) {
   return udccp_ackvec_write_room(av, ob, sizeof(ob->buf) - ob->len, pkt_seq);
 }
 
+/* Appendix A.2: remembers that our packet pkt_seq acknowledges the vector
+ * up to the head.  A record overwritten before its ack of ack arrives
+ * would stop the trimming, so the ring grows while acks are in flight. */
+static inline void rec_push(udccp_ackvec *av, uint64_t pkt_seq, int clears) {
+  udccp_ackvec_rec *r;
+  if (av->rec_n == av->rec_cap && av->rec_cap < REC_MAX) {
+    (void)av_recs_grow(av);
+  }
+  r = &av->recs[av->rec_head];
+  r->seq = pkt_seq & UDCCP_SEQ_MASK;
+  r->ackno = av->head;
+  r->clears = clears;
+  av->rec_head = (av->rec_head + 1) & (av->rec_cap - 1);
+  if (av->rec_n < av->rec_cap) {
+    av->rec_n++;
+  }
+}
+
 int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
                             uint64_t pkt_seq) {
-  size_t max_bytes, n_opts, nb, i;
-  if (av_len(av) == 0 || av->en == 0) {
+  size_t max_bytes, n_opts, nb, i, en = av->en;
+  if (av->empty || en == 0) { /* empty: av_len(av) == 0 */
     return 0;
   }
   if (room > sizeof(ob->buf) - ob->len) {
     room = sizeof(ob->buf) - ob->len;
+  }
+  if (en + 4 <= room && en <= MAX_AV_LEN) {
+    /* The whole vector in one option (every ack of a window up to ~16,000
+     * packets received in order, issue 13): what the loop below writes
+     * when nb == en and one option holds it (en + 4 <= room: max_bytes
+     * >= en whatever n_opts is). */
+    size_t a = av->eh, b = e_at(av, en - 1), first = av->ecap - a;
+    uint8_t *d = ob->buf + ob->len;
+    d[0] = (uint8_t)(((av->epar[a] ^ av->epar[b] ^ (av->epar[b] >> 1)) & 1u)
+                         ? UDCCP_OPT_ACK_VECTOR_1
+                         : UDCCP_OPT_ACK_VECTOR_0);
+    d[1] = (uint8_t)(en + 2);
+    if (first >= en) {
+      memcpy(d + 2, av->enc + a, en);
+    } else {
+      memcpy(d + 2, av->enc + a, first);
+      memcpy(d + 2 + first, av->enc, en - first);
+    }
+    ob->len += en + 2;
+    rec_push(av, pkt_seq, 1);
+    return 0;
   }
   if (room < 3) {
     return UDCCP_ERR_NOBUF;
@@ -526,7 +568,7 @@ int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
   max_bytes = room - 2 * n_opts;
   /* §11.4: newest first, as much as fits (§11.4.2 asks for the whole
    * Acknowledgement Window; the rest stays for the next ack). */
-  nb = av->en < max_bytes ? av->en : max_bytes;
+  nb = en < max_bytes ? en : max_bytes;
   for (i = 0; i < nb;) {
     size_t k = nb - i < MAX_AV_LEN ? nb - i : MAX_AV_LEN;
     size_t a = e_at(av, i), b = e_at(av, i + k - 1);
@@ -545,19 +587,9 @@ int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
     ob->len += k + 2;
     i += k;
   }
-  /* Appendix A.2: remember what this packet acknowledged.  A record
-   * overwritten before its ack of ack arrives would stop the trimming, so
-   * the ring grows while acks are in flight. */
-  if (av->rec_n == av->rec_cap && av->rec_cap < REC_MAX) {
-    (void)av_recs_grow(av);
-  }
-  av->recs[av->rec_head].seq = pkt_seq & UDCCP_SEQ_MASK;
-  av->recs[av->rec_head].ackno = av->head;
-  av->recs[av->rec_head].clears = nb == av->en || av->en > UDCCP_ACKVEC_FIT_MAX;
-  av->rec_head = (av->rec_head + 1) & (av->rec_cap - 1);
-  if (av->rec_n < av->rec_cap) {
-    av->rec_n++;
-  }
+  /* An ack of a truncated vector clears nothing while the whole vector
+   * could fit an Ack. */
+  rec_push(av, pkt_seq, nb == en || en > UDCCP_ACKVEC_FIT_MAX);
   return 0;
 }
 
@@ -727,34 +759,10 @@ void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
   }
 }
 
-/* 1 if a byte of v[0..n) has State 2, reserved (§11.4).  Eight bytes at
- * a time: a byte's top bits are 10 iff bit 7 of (w & ~(w << 1)) is set
- * in it (the shift moves each byte's bit 6 to its bit 7; what crosses
- * into the next byte lands in bit 0, masked off).  Every ack is checked
- * whole, and a vector covers the window: a byte at a time cost more than
- * the rest of the parse at large windows (issue 13). */
-static int has_reserved(const uint8_t *v, size_t n) {
-  uint64_t w;
-  while (n >= 8) {
-    memcpy(&w, v, 8);
-    if (w & ~(w << 1) & 0x8080808080808080ULL) {
-      return 1;
-    }
-    v += 8;
-    n -= 8;
-  }
-  while (n-- > 0) {
-    if ((*v++ >> 6) == UDCCP_AV_RESERVED) {
-      return 1;
-    }
-  }
-  return 0;
-}
-
-int udccp_ackvec_check(const udccp_opts *opts) {
+int udccp_ackvec_check_all(const udccp_opts *opts) {
   size_t i;
   for (i = 0; i < opts->n_ackvec; i++) {
-    if (has_reserved(opts->ackvec[i].val, opts->ackvec[i].len)) {
+    if (udccp_opt_av_reserved(opts->ackvec[i].val, opts->ackvec[i].len)) {
       return UDCCP_ERR_OPTION;
     }
   }

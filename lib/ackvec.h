@@ -162,7 +162,14 @@ int udccp_ackvec_parse(const udccp_opts *opts, uint64_t ackno,
  * the check (0, or UDCCP_ERR_OPTION for a reserved state), then the
  * walk, inline so that a cb known at the call site is called directly
  * (or inlined) rather than through a pointer, once per run. */
-int udccp_ackvec_check(const udccp_opts *opts);
+int udccp_ackvec_check_all(const udccp_opts *opts);
+static inline int udccp_ackvec_check(const udccp_opts *opts) {
+  /* the parser checked already (every ack, issue 13) */
+  if (opts->present & UDCCP_OPTS_AV_CHECKED) {
+    return 0;
+  }
+  return udccp_ackvec_check_all(opts);
+}
 static inline void udccp_ackvec_walk(const udccp_opts *opts, uint64_t ackno,
                                      udccp_ackvec_run_cb cb, void *user_data) {
   uint64_t cur = ackno & UDCCP_SEQ_MASK;

@@ -369,7 +369,9 @@ static void ack_congestion(ccid2_tx *tx, udccp_tstamp ts) {
 static void ack_ratio_decay(ccid2_tx *tx, udccp_tstamp ts) {
   uint64_t r = tx->ar, k;
   udccp_tstamp rtt = rtt_or_default(tx);
-  if (r < 2 || tx->ar <= ar_min(tx)) {
+  /* ar_min is at least 2 once cwnd >= 4: Ack Ratio 2, the usual one, is
+   * answered without its division (every ack, issue 13). */
+  if (r < 2 || (r == 2 && tx->cwnd >= 4) || tx->ar <= ar_min(tx)) {
     return;
   }
   k = (tx->cwnd + (r * r - r) - 1) / (r * r - r);
@@ -858,13 +860,13 @@ static int av_run(uint64_t hi, uint64_t lo, uint8_t state, void *user_data) {
   } /* else: hi (and what is below it) cannot enter a full top three */
   /* After the top three: a late packet's reordering degree is measured
    * from this ack's newest. */
-  udccp_ccid2_late_acked(tx, hi, lo);
+  ccid2_late_acked(tx, hi, lo);
   if (tx->n == 0) {
-    return tx->n_top == 3 && tx->rto_left == 0 && udccp_ccid2_undo_idle(tx);
+    return tx->n_top == 3 && tx->rto_left == 0 && ccid2_undo_idle(tx);
   }
   if (udccp_seq_lt(hi, tx->tail)) {
     /* older runs change nothing any more, but for the late-ack records */
-    return tx->n_top == 3 && tx->rto_left == 0 && udccp_ccid2_undo_idle(tx);
+    return tx->n_top == 3 && tx->rto_left == 0 && ccid2_undo_idle(tx);
   }
   head = ccid2_hist_head(tx);
   a = udccp_seq_max(lo, tx->tail);
@@ -1187,8 +1189,8 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
     if (tx->sent_any) {
       check_nonces(tx, pkt);
     }
-    udccp_ccid2_undo_check(tx);
-    udccp_ccid2_detect_losses(tx);
+    ccid2_undo_check(tx);
+    ccid2_detect_losses(tx);
     if (o && (o->present & UDCCP_OPTS_HAS_DATA_DROPPED)) {
       dropped = data_dropped(tx, o, pkt->ack & UDCCP_SEQ_MASK);
     }

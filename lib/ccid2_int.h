@@ -213,4 +213,27 @@ void udccp_ccid2_undo_event(ccid2_tx *tx, uint64_t seq, int undoable,
 void udccp_ccid2_timeout_losses(ccid2_tx *tx);
 void udccp_ccid2_loss_free(ccid2_tx *tx);
 
+/* The calls above that every ack makes, answered here while they have
+ * nothing to do: no loss to undo and none a timeout declared (undo NULL,
+ * rto_left 0), fewer than NUMDUPACK packets acked or nothing in flight
+ * (issue 13). */
+static inline void ccid2_late_acked(ccid2_tx *tx, uint64_t hi, uint64_t lo) {
+  if (tx->rto_left > 0 || tx->undo != NULL) {
+    udccp_ccid2_late_acked(tx, hi, lo);
+  }
+}
+static inline int ccid2_undo_idle(const ccid2_tx *tx) {
+  return tx->undo == NULL || udccp_ccid2_undo_idle(tx);
+}
+static inline void ccid2_undo_check(ccid2_tx *tx) {
+  if (tx->undo != NULL) {
+    udccp_ccid2_undo_check(tx);
+  }
+}
+static inline void ccid2_detect_losses(ccid2_tx *tx) {
+  if (tx->n_top >= UDCCP_CCID2_NUMDUPACK && tx->n > 0) {
+    udccp_ccid2_detect_losses(tx);
+  }
+}
+
 #endif /* UDCCP_CCID2_INT_H */

@@ -195,32 +195,6 @@ static uint64_t allowed_mask(uint8_t pkt_type) {
   return ~(uint64_t)0;
 }
 
-void udccp_opts_reset(udccp_opts *out) {
-  /* In field order: the compiler merges the stores. */
-  out->present = 0;
-  out->slow_receiver = 0;
-  out->init_cookie_len = 0;
-  out->n_init_cookie = 0;
-  out->data_dropped_len = 0;
-  out->n_feat = 0;
-  out->feat_more = NULL;
-  out->feat_more_len = 0;
-  out->init_cookie = NULL;
-  out->ndp_count = 0;
-  out->n_ackvec = 0;
-  out->data_dropped = NULL;
-  out->timestamp = 0;
-  out->ts_echo = 0;
-  out->ts_echo_elapsed = 0;
-  out->elapsed_time = 0;
-  out->data_checksum = 0;
-  out->mp_len = 0;
-  out->n_mp = 0;
-  out->err_data[0] = out->err_data[1] = out->err_data[2] = 0;
-  out->mp = NULL;
-  out->n_ccid = 0;
-}
-
 int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                      size_t len) {
   size_t i = 0;
@@ -282,7 +256,7 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                 avail > 1 ? avail - 1 : 0);
         return UDCCP_ERR_MANDATORY;
       }
-      return 0;
+      break;
     }
     if (t >= UDCCP_OPT_CHANGE_L && t <= UDCCP_OPT_CONFIRM_R && olen >= 3 &&
         out->n_feat == UDCCP_OPTS_MAX_FEAT &&
@@ -324,6 +298,15 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
     /* §5.8.2: Mandatory as the last byte is an Option Error. */
     set_err(out, UDCCP_OPT_MANDATORY, NULL, 0);
     return UDCCP_ERR_OPTION;
+  }
+  if (out->n_ackvec > 0) {
+    size_t k;
+    for (k = 0; k < out->n_ackvec; k++) {
+      if (udccp_opt_av_reserved(out->ackvec[k].val, out->ackvec[k].len)) {
+        return 0;
+      }
+    }
+    out->present |= UDCCP_OPTS_AV_CHECKED;
   }
   return 0;
 }

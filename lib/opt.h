@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <udccp/udccp.h>
 
@@ -95,8 +96,34 @@ enum {
   UDCCP_OPTS_HAS_DATA_CHECKSUM = 1u << 7,
   /* a CCID option (128..255) preceded by Mandatory: the CCIDs look for
    * one they do not know (§5.8.2) only then (issue 13) */
-  UDCCP_OPTS_HAS_MANDATORY_CCID = 1u << 8
+  UDCCP_OPTS_HAS_MANDATORY_CCID = 1u << 8,
+  /* Ack Vector options were recorded and none has a byte in the reserved
+   * State 2 (RFC 4340 §11.4): the parser checked, so that their readers
+   * need not read them again (udccp_ackvec_check; issue 13) */
+  UDCCP_OPTS_AV_CHECKED = 1u << 9
 };
+
+/* 1 if a byte of v[0..n) has State 2, reserved (§11.4).  Eight bytes at
+ * a time: a byte's top bits are 10 iff bit 7 of (w & ~(w << 1)) is set
+ * in it (the shift moves each byte's bit 6 to its bit 7; what crosses
+ * into the next byte lands in bit 0, masked off); the rest a byte at a
+ * time, the same test. */
+static inline int udccp_opt_av_reserved(const uint8_t *v, size_t n) {
+  unsigned acc = 0;
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, v, 8);
+    if (w & ~(w << 1) & 0x8080808080808080ULL) {
+      return 1;
+    }
+    v += 8;
+    n -= 8;
+  }
+  for (; n > 0; n--, v++) {
+    acc |= (unsigned)*v & ~((unsigned)*v << 1);
+  }
+  return (acc & 0x80u) != 0;
+}
 
 /* 1 if an option of this type may appear on a packet of this type: the
  * "DCCP-Data?" column of the §5.8 table (N options ignored on DCCP-Data);
@@ -110,7 +137,32 @@ int udccp_opt_allowed(uint8_t opt_type, uint8_t pkt_type);
 /* Sets out to "no options" (counts zero, nothing present) without
  * touching the arrays: what udccp_opts_parse does first; enough for a
  * packet dropped before its options are read. */
-void udccp_opts_reset(udccp_opts *out);
+static inline void udccp_opts_reset(udccp_opts *out) {
+  /* In field order: the compiler merges the stores (inline: every packet
+   * received, issue 13). */
+  out->present = 0;
+  out->slow_receiver = 0;
+  out->init_cookie_len = 0;
+  out->n_init_cookie = 0;
+  out->data_dropped_len = 0;
+  out->n_feat = 0;
+  out->feat_more = NULL;
+  out->feat_more_len = 0;
+  out->init_cookie = NULL;
+  out->ndp_count = 0;
+  out->n_ackvec = 0;
+  out->data_dropped = NULL;
+  out->timestamp = 0;
+  out->ts_echo = 0;
+  out->ts_echo_elapsed = 0;
+  out->elapsed_time = 0;
+  out->data_checksum = 0;
+  out->mp_len = 0;
+  out->n_mp = 0;
+  out->err_data[0] = out->err_data[1] = out->err_data[2] = 0;
+  out->mp = NULL;
+  out->n_ccid = 0;
+}
 
 /* Parses an options area (§5.8).  Returns 0, or:
  *   UDCCP_ERR_OPTION    -- Mandatory as the last byte, or Mandatory before
@@ -133,11 +185,83 @@ void udccp_opts_reset(udccp_opts *out);
 int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
                      size_t len);
 
+/* The options area of an Ack or DataAck as CCID 2 writes them on every
+ * ack (issue 13), read inline: Timestamp (§13.1, length 6), Timestamp
+ * Echo (§13.3, length 6, 8 or 10), one Ack Vector (§11.4, at least one
+ * byte), each at most once, in that order, any of them absent, then at
+ * most the Padding of the last word (§5.8.1).  Fills out as
+ * udccp_opts_parse() would (none of these can be Mandatory's: no
+ * Mandatory byte is accepted) and returns 1; returns 0, out untouched,
+ * for any other area or packet type: the caller parses it. */
+static inline uint32_t udccp_opt_be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3];
+}
+
+static inline int udccp_opts_parse_ack(udccp_opts *out, uint8_t pkt_type,
+                                       const uint8_t *opts, size_t len) {
+  const uint8_t *ts = NULL, *echo = NULL, *av = NULL;
+  size_t k = 0;
+  if (pkt_type != UDCCP_PKT_ACK && pkt_type != UDCCP_PKT_DATAACK) {
+    return 0;
+  }
+  if (len >= 6 && opts[0] == UDCCP_OPT_TIMESTAMP && opts[1] == 6) {
+    ts = opts;
+    k = 6;
+  }
+  if (len - k >= 6 && opts[k] == UDCCP_OPT_TIMESTAMP_ECHO &&
+      (opts[k + 1] == 6 || opts[k + 1] == 8 || opts[k + 1] == 10) &&
+      opts[k + 1] <= len - k) {
+    echo = opts + k;
+    k += opts[k + 1];
+  }
+  if (len - k >= 3 && (opts[k] & 0xFE) == UDCCP_OPT_ACK_VECTOR_0 &&
+      opts[k + 1] >= 3 && opts[k + 1] <= len - k) {
+    av = opts + k;
+    k += opts[k + 1];
+  }
+  if (len - k > 3) {
+    return 0;
+  }
+  for (; k < len; k++) {
+    if (opts[k] != UDCCP_OPT_PADDING) {
+      return 0;
+    }
+  }
+  udccp_opts_reset(out);
+  if (ts != NULL) {
+    out->timestamp = udccp_opt_be32(ts + 2);
+    out->present = UDCCP_OPTS_HAS_TIMESTAMP;
+  }
+  if (echo != NULL) {
+    out->ts_echo = udccp_opt_be32(echo + 2);
+    /* §13.3: 0, 2 or 4 bytes of Elapsed Time */
+    out->ts_echo_elapsed =
+        echo[1] == 6    ? 0
+        : echo[1] == 8  ? (uint32_t)echo[6] << 8 | echo[7]
+                        : udccp_opt_be32(echo + 6);
+    out->present |= UDCCP_OPTS_HAS_TS_ECHO;
+  }
+  if (av != NULL) {
+    out->ackvec[0].type = av[0];
+    out->ackvec[0].mandatory = 0;
+    out->ackvec[0].len = (uint8_t)(av[1] - 2);
+    out->ackvec[0].val = av + 2;
+    out->n_ackvec = 1;
+    if (!udccp_opt_av_reserved(av + 2, (size_t)av[1] - 2)) {
+      out->present |= UDCCP_OPTS_AV_CHECKED;
+    }
+  }
+  return 1;
+}
+
 /* udccp_opts_parse() for the connection's input path (issue 13): the
  * options area of every CCID 3 data packet (RFC 6323 §3.3: its RTT
  * Estimate) -- one CCID-specific option (§10.3), then at most the Padding
  * of its last word -- read inline, as udccp_opts_parse() would read it
- * (no Mandatory, a type the parser reads); any other area goes to it. */
+ * (no Mandatory, a type the parser reads); an empty area; and the usual
+ * area of an Ack or DataAck (udccp_opts_parse_ack); any other area goes
+ * to it. */
 static inline int udccp_opts_parse_inline(udccp_opts *out, uint8_t pkt_type,
                                           const uint8_t *opts, size_t len) {
   if (len >= 2 && opts[0] >= UDCCP_OPT_CCID_MIN && opts[1] >= 2 &&
@@ -156,6 +280,11 @@ static inline int udccp_opts_parse_inline(udccp_opts *out, uint8_t pkt_type,
       out->n_ccid = 1;
       return 0;
     }
+  } else if (len == 0) {
+    udccp_opts_reset(out); /* a CCID 2 data packet's: no options */
+    return 0;
+  } else if (udccp_opts_parse_ack(out, pkt_type, opts, len)) {
+    return 0;
   }
   return udccp_opts_parse(out, pkt_type, opts, len);
 }

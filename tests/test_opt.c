@@ -545,6 +545,144 @@ static void test_rfc4340_5_8_inline_parse_matches_parser(void **state) {
   assert_true(fast > 0);
 }
 
+/* udccp_opts_parse_ack (the input path reads the usual options of an Ack
+ * or DataAck inline: Timestamp, Timestamp Echo, one Ack Vector, Padding)
+ * reads every area it takes as udccp_opts_parse does, and
+ * udccp_opts_parse_inline every area: the areas made of those options in
+ * every combination (each present or not, the echo with 0, 2 or 4 bytes
+ * of Elapsed Time, vectors of 0 to 3 bytes of either type, 0 to 4 bytes
+ * of Padding), every prefix of each, and each with any one byte replaced
+ * by one of an alphabet of types and lengths, on every packet type and
+ * two out of range. */
+static void cmp_ack_area(const uint8_t *area, size_t len, unsigned *fast) {
+  static udccp_opts a, b, c;
+  unsigned t;
+  for (t = 0; t <= 12; t++) {
+    int ra;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    memset(&c, 0, sizeof(c));
+    ra = udccp_opts_parse(&a, (uint8_t)t, area, len);
+    if (udccp_opts_parse_ack(&b, (uint8_t)t, area, len)) {
+      assert_int_equal(ra, 0);
+      assert_memory_equal(&a, &b, sizeof(a));
+      ++*fast;
+    }
+    assert_int_equal(udccp_opts_parse_inline(&c, (uint8_t)t, area, len), ra);
+    assert_memory_equal(&a, &c, sizeof(a));
+  }
+}
+
+static void test_rfc4340_5_8_ack_parse_matches_parser(void **state) {
+  static const uint8_t alpha[] = {0, 1,  2,  3,  4,  6,  7,  8,
+                                  9, 10, 38, 39, 41, 42, 0x80};
+  static const uint8_t ts[] = {41, 6, 0x01, 0x02, 0x03, 0x04};
+  static const uint8_t echo[] = {42, 10, 0x0A, 0x0B, 0x0C, 0x0D,
+                                 0x11, 0x12, 0x13, 0x14};
+  uint8_t base[32], area[32];
+  unsigned fast = 0, combo;
+  (void)state;
+  /* 2 (Timestamp) x 4 (echo: none, 6, 8, 10) x 9 (vector: none, or 0..3
+   * bytes of type 38 or 39: none is not a vector) x 5 (0..4 bytes of
+   * Padding) */
+  for (combo = 0; combo < 2 * 4 * 9 * 5; combo++) {
+    unsigned has_ts = combo % 2, el = (combo / 2) % 4;
+    unsigned av = (combo / 8) % 9, pad = combo / 72;
+    size_t len = 0, i, j, cut;
+    if (has_ts) {
+      memcpy(base, ts, sizeof(ts));
+      len = sizeof(ts);
+    }
+    if (el > 0) {
+      memcpy(base + len, echo, 4 + 2 * el);
+      base[len + 1] = (uint8_t)(4 + 2 * el);
+      len += 4 + 2 * el;
+    }
+    if (av > 0) {
+      unsigned vlen = (av - 1) / 2;
+      base[len] = (uint8_t)(av % 2 ? UDCCP_OPT_ACK_VECTOR_0
+                                   : UDCCP_OPT_ACK_VECTOR_1);
+      base[len + 1] = (uint8_t)(vlen + 2);
+      for (j = 0; j < vlen; j++) {
+        base[len + 2 + j] = (uint8_t)(0x3F - j); /* state 0 runs */
+      }
+      len += vlen + 2;
+    }
+    memset(base + len, 0, pad);
+    len += pad;
+    for (cut = 0; cut <= len; cut++) {
+      cmp_ack_area(base, cut, &fast);
+    }
+    for (i = 0; i < len; i++) {
+      for (j = 0; j < sizeof(alpha); j++) {
+        memcpy(area, base, len);
+        area[i] = alpha[j];
+        cmp_ack_area(area, len, &fast);
+      }
+    }
+  }
+  assert_true(fast > 0);
+  {
+    /* the area of every ack CCID 2 writes: taken */
+    static const uint8_t usual[] = {41, 6, 0, 0, 0x12, 0x34, 42, 6, 0, 0,
+                                    0x56, 0x78, 38, 4, 0x3F, 0x05, 0, 0};
+    static udccp_opts u;
+    assert_int_equal(udccp_opts_parse_ack(&u, UDCCP_PKT_ACK, usual,
+                                          sizeof(usual)),
+                     1);
+    assert_int_equal(u.n_ackvec, 1);
+    assert_int_equal(u.ackvec[0].len, 2);
+    assert_true(u.ackvec[0].val == usual + 14);
+    assert_int_equal(u.timestamp, 0x1234u);
+    assert_int_equal(u.ts_echo, 0x5678u);
+    assert_int_equal(udccp_opts_parse_ack(&u, UDCCP_PKT_DATA, usual,
+                                          sizeof(usual)),
+                     0);
+  }
+}
+
+/* §11.4: State 2 is reserved.  Both parsers note that the Ack Vectors
+ * they recorded were checked and hold none (UDCCP_OPTS_AV_CHECKED, which
+ * lets udccp_ackvec_check skip them), and never when one byte of any
+ * vector has it. */
+static void test_rfc4340_11_4_parser_checks_reserved_state(void **state) {
+  static udccp_opts a, b;
+  uint8_t area[24] = {41, 6, 0, 0, 0, 1, 38, 11, 0x3F, 0x3F, 0x3F, 0x3F,
+                      0x3F, 0x3F, 0x3F, 0x3F, 0x05, 0, 0, 0};
+  size_t pos;
+  (void)state;
+  /* valid: both parsers note the check */
+  assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, area, 20), 0);
+  assert_int_equal(udccp_opts_parse_inline(&b, UDCCP_PKT_ACK, area, 20), 0);
+  assert_true(a.present & UDCCP_OPTS_AV_CHECKED);
+  assert_true(b.present & UDCCP_OPTS_AV_CHECKED);
+  /* a reserved byte anywhere in the vector (the word at a time and the
+   * byte at a time parts): no note */
+  for (pos = 8; pos < 17; pos++) {
+    uint8_t keep = area[pos];
+    area[pos] = (uint8_t)(0x80 | (keep & 0x3F));
+    assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, area, 20), 0);
+    assert_int_equal(udccp_opts_parse_inline(&b, UDCCP_PKT_DATAACK, area, 20),
+                     0);
+    assert_int_equal(a.n_ackvec, 1);
+    assert_int_equal(b.n_ackvec, 1);
+    assert_false(a.present & UDCCP_OPTS_AV_CHECKED);
+    assert_false(b.present & UDCCP_OPTS_AV_CHECKED);
+    area[pos] = keep;
+  }
+  /* two vectors (the general parser), the second with the reserved
+   * state */
+  {
+    static const uint8_t two[] = {38, 3, 0x05, 39, 3, 0x85, 0, 0};
+    assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, two, sizeof(two)), 0);
+    assert_int_equal(a.n_ackvec, 2);
+    assert_false(a.present & UDCCP_OPTS_AV_CHECKED);
+  }
+  /* no vector, no note */
+  assert_int_equal(udccp_opts_parse(&a, UDCCP_PKT_ACK, area, 6), 0);
+  assert_false(a.present & UDCCP_OPTS_AV_CHECKED);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_5_8_fixed_option_lengths),
@@ -571,6 +709,8 @@ int main(void) {
       cmocka_unit_test(test_opts_optbuf_writes_parseable_options),
       cmocka_unit_test(test_opts_optbuf_limits),
       cmocka_unit_test(test_rfc4340_5_8_inline_parse_matches_parser),
+      cmocka_unit_test(test_rfc4340_5_8_ack_parse_matches_parser),
+      cmocka_unit_test(test_rfc4340_11_4_parser_checks_reserved_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
