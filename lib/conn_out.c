@@ -149,6 +149,29 @@ static inline void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob,
   }
 }
 
+/* An options area of up to 32 bytes (a data packet's or an ack's, issue
+ * 13) moved to d: ob zero-padded to its word (§5.8.1: Padding is option
+ * 0), then 8-byte copies of fixed size instead of a memcpy call and the
+ * zeroed word.  Bytes copied past the area land in the caller's room (it
+ * checked fixed + 32 <= cap and ob->len + 4 <= sizeof(ob->buf)), under the
+ * payload or past the packet. */
+static inline void opts_move32(uint8_t *d, udccp_optbuf *ob, size_t ob_res,
+                               size_t olen) {
+  static const uint8_t zero4[4] = {0, 0, 0, 0};
+  const uint8_t *o = ob->buf + ob_res;
+  memcpy(ob->buf + ob->len, zero4, 4);
+  memcpy(d, o, 8);
+  if (olen > 8) {
+    memcpy(d + 8, o + 8, 8);
+    if (olen > 16) {
+      memcpy(d + 16, o + 16, 8);
+      if (olen > 24) {
+        memcpy(d + 24, o + 24, 8);
+      }
+    }
+  }
+}
+
 /* The packet udccp_conn_build sends most (issue 13): DCCP-Data in OPEN
  * whose options are a Timestamp Echo if one is owed (§13.3) and the
  * sender CCID's -- no NDP Count (§7.7: the previous packet carried data
@@ -204,22 +227,7 @@ static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   dst[9] = 0;
   udccp_put48(dst + 10, seq);
   if (olen <= 32 && fixed + 32 <= cap && ob.len + 4 <= sizeof(ob.buf)) {
-    /* ob zero-padded to its word (§5.8.1: Padding is option 0), moved in
-     * 8-byte copies of fixed size; bytes copied past hdr land in cap,
-     * under the payload or past the packet */
-    uint8_t *d = dst + fixed;
-    const uint8_t *o = ob.buf + ob_res;
-    memcpy(ob.buf + ob.len, zero4, 4);
-    memcpy(d, o, 8);
-    if (olen > 8) {
-      memcpy(d + 8, o + 8, 8);
-      if (olen > 16) {
-        memcpy(d + 16, o + 16, 8);
-        if (olen > 24) {
-          memcpy(d + 24, o + 24, 8);
-        }
-      }
-    }
+    opts_move32(dst + fixed, &ob, ob_res, olen);
   } else if (olen > 0) {
     memcpy(dst + hdr - 4, zero4, 4);
     memcpy(dst + fixed, ob.buf + ob_res, ob.len - ob_res);
@@ -473,26 +481,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     sg_len = conn->cur_sg && is_data ? payload_len : 0;
     if (hdr - fixed <= 32 && fixed + 32 <= cap &&
         ob.len + 4 <= sizeof(ob.buf)) {
-      /* An options area of up to 32 bytes (a data packet's or an ack's,
-       * issue 13): ob zero-padded to its word (§5.8.1: Padding is option
-       * 0), then moved in 8-byte copies of fixed size instead of a memcpy
-       * call and the zeroed word.  Bytes copied past hdr land in cap,
-       * under the payload or past the packet. */
-      static const uint8_t zero4[4] = {0, 0, 0, 0};
-      size_t olen = hdr - fixed;
-      uint8_t *d = dst + fixed;
-      const uint8_t *o = ob.buf + ob_res;
-      memcpy(ob.buf + ob.len, zero4, 4);
-      memcpy(d, o, 8);
-      if (olen > 8) {
-        memcpy(d + 8, o + 8, 8);
-        if (olen > 16) {
-          memcpy(d + 16, o + 16, 8);
-          if (olen > 24) {
-            memcpy(d + 24, o + 24, 8);
-          }
-        }
-      }
+      opts_move32(dst + fixed, &ob, ob_res, hdr - fixed);
       n = (udccp_ssize)udccp_pkt_write_inline(dst, &h, fixed, hdr, NULL, 0,
                                               payload, payload_len - sg_len);
     } else {
