@@ -167,8 +167,14 @@ static void disconnect_checks(int lis, int noconn) {
   /* a handshake cut short: ECONNRESET next, as Linux in REQUESTING */
   int l2 = dccp_socket(42);
   struct sockaddr_in l2a = addr(g_port + 2);
+  /* SO_REUSEADDR, as a server that listens again sets it: Linux keeps the
+   * connections the listener made (the handshake cut short below, its
+   * children in TIMEWAIT) in the port's bind bucket, and without it the
+   * second listen() conflicts with them (EADDRINUSE, seen on 6.1) */
+  int one = 1;
   ok("second listener, service code 42",
-     bind(l2, (struct sockaddr *)&l2a, sizeof(l2a)) == 0 &&
+     setsockopt(l2, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 &&
+         bind(l2, (struct sockaddr *)&l2a, sizeof(l2a)) == 0 &&
          listen(l2, 4) == 0);
   int nb = dccp_socket(42);
   fcntl(nb, F_SETFL, fcntl(nb, F_GETFL) | O_NONBLOCK);
@@ -268,8 +274,11 @@ int main(int argc, char **argv) {
   ok("listener SERVICE list",
      setsockopt(lis, SOL_DCCP, DCCP_SOCKOPT_SERVICE, scl, sizeof(scl)) == 0);
   struct sockaddr_in la = addr(g_port);
-  ok("bind + listen", bind(lis, (struct sockaddr *)&la, sizeof(la)) == 0 &&
-                          listen(lis, 4) == 0);
+  int reuse = 1; /* it listens again at the end (see l2 above) */
+  ok("bind + listen",
+     setsockopt(lis, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse)) == 0 &&
+         bind(lis, (struct sockaddr *)&la, sizeof(la)) == 0 &&
+         listen(lis, 4) == 0);
   uint32_t got[4];
   socklen_t gl = sizeof(got);
   ok("getsockopt SERVICE returns both codes",
