@@ -60,6 +60,8 @@ expect2 "empty link spec" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --ba ""
 expect2 "time must be > 0" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --time 0s
 expect2 "interface name 'lkcli0123456789ab' is not valid" \
   -a tun:lkcli0 -b tun:lkcli0123456789ab --link rate=1mbit
+# a link the emulator cannot hold (rate x delay over 1 GiB): exit 1 before
+expect2 "need more than 1 GiB" -a tun:lkcli0 -b tun:lkcli1 --link rate=1gbit,delay=1000000s
 expect2 "Try 'udccp-linkem --help'" -a tun:lkcli0 -b tun:lkcli1 --link rate=1mbit --bogus
 "$L" --version | grep -q "^udccp-linkem (udccp) " || fail "--version"
 "$L" --help >/dev/null 2>&1 || fail "--help exit $?"

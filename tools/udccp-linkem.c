@@ -837,12 +837,14 @@ int main(int argc, char **argv) {
     sim_rtlink_cfg cfg;
     spec_to_cfg(&dir[d], rtt, (uint32_t)max_pkt, &cfg);
     if (sim_rtlink_init(&link[d], &cfg, seed, (uint64_t)d, t0) != 0) {
+      /* a link larger than the emulator's bound is the spec's fault (a
+       * usage error, exit 2); memory missing at run time is not */
+      int too_big = sim_rtlink_store_size(&cfg) == 0;
       fprintf(stderr, PROG ": %s: cannot set up the link: %s\n",
               d ? "B->A" : "A->B",
-              sim_rtlink_store_size(&cfg) == 0
-                  ? "queue + rate x delay need more than 1 GiB of store"
-                  : "out of memory");
-      return 1;
+              too_big ? "queue + rate x delay need more than 1 GiB of store"
+                      : "out of memory");
+      return too_big ? 2 : 1;
     }
   }
   sigset_t mask;
