@@ -149,6 +149,20 @@ static inline void put_ts_echo(udccp_conn *conn, udccp_optbuf *ob,
   }
 }
 
+/* RFC 4340 §12.2 SHOULD, RFC 4341 §7: a data packet carries a random ECN
+ * nonce, ECT(1) for 1 and ECT(0) for 0 (RFC 3540 §2), from the
+ * connection's xorshift generator; the caller checked that ECN is on
+ * (*cur_pecn != 0). */
+static inline void pick_nonce(udccp_conn *conn) {
+  uint64_t x = conn->nonce_rng;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  conn->nonce_rng = x;
+  conn->env.tx_nonce = (uint8_t)(x >> 63);
+  *conn->cur_pecn = conn->env.tx_nonce ? 1 : 2;
+}
+
 /* An options area of up to 32 bytes (a data packet's or an ack's, issue
  * 13) moved to d: ob zero-padded to its word (§5.8.1: Padding is option
  * 0), then 8-byte copies of fixed size instead of a memcpy call and the
@@ -249,14 +263,7 @@ static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   udccp_feat_check_wrap(&conn->feat, conn->gsr, conn->gss);
   conn->env.tx_nonce = 0;
   if (conn->cur_pecn != NULL && *conn->cur_pecn != 0) {
-    /* RFC 4340 §12.2 SHOULD, RFC 4341 §7: as in udccp_conn_build */
-    uint64_t x = conn->nonce_rng;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    conn->nonce_rng = x;
-    conn->env.tx_nonce = (uint8_t)(x >> 63);
-    *conn->cur_pecn = conn->env.tx_nonce ? 1 : 2;
+    pick_nonce(conn); /* as in udccp_conn_build */
   }
   if (conn->tx_ccid->tx_on_sent) {
     /* the datagram being sent is still the head of the queue */
@@ -505,15 +512,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
     udccp_feat_check_wrap(&conn->feat, conn->gsr, conn->gss);
     conn->env.tx_nonce = 0;
     if (is_data && conn->cur_pecn != NULL && *conn->cur_pecn != 0) {
-      /* RFC 4340 §12.2 SHOULD, RFC 4341 §7: data packets carry a random
-       * ECN nonce, ECT(1) for 1 and ECT(0) for 0 (RFC 3540 §2). */
-      uint64_t x = conn->nonce_rng;
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      conn->nonce_rng = x;
-      conn->env.tx_nonce = (uint8_t)(x >> 63);
-      *conn->cur_pecn = conn->env.tx_nonce ? 1 : 2;
+      pick_nonce(conn);
     }
     if (conn->tx_ccid_up && conn->tx_ccid->tx_on_sent) {
       /* the datagram being sent is still the head of the queue */
