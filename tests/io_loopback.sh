@@ -11,7 +11,10 @@ SRC=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 NAME=io-loopback
 . "$SRC/tests/support/tools_env.sh"
 
-# Ports from the PID so parallel runs do not collide.
+# Ports from the PID so parallel runs do not collide.  A client starts
+# once its listener's UDP port is bound (wait_udp_port), not after a fixed
+# "sleep 0.3": a listener slower to start (ASan, a loaded machine) refused
+# it at once.
 # expect_error LABEL PATTERN ERRFILE RC: a command that must fail (RC not
 # 0) with an error message matching PATTERN (grep) in ERRFILE
 expect_error() {
@@ -45,7 +48,7 @@ perf_case() {
   timeout -k 5 40 "$PERF" -s -1 -p "$port" --udp-port "$port" >"$T/$name.srv" 2>&1 &
   spid=$!
   PIDS="$PIDS $spid"
-  sleep 0.3
+  wait_udp_port "$port" 30 || fail "$name: the server did not bind UDP port $port"
   timeout -k 5 40 "$PERF" -c "$host" -p "$port" --udp-port "$port" -J "$@" >"$T/$name.json" 2>"$T/$name.err"
   rc=$?
   wait_pid "$spid" 10 || fail "$name: server did not exit after -1"
@@ -86,7 +89,7 @@ P=$((BASE + 4))
 timeout -k 5 60 "$CAT" -l -d -v -p "$P" >"$T/out.txt" 2>"$T/cat_srv.err" &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 60 "$CAT" -v -p "$P" 127.0.0.1 <"$T/in.txt" 2>"$T/cat_cli.err"
 rc=$?
 wait_pid "$spid" 15 || fail "udccp-cat listener did not exit after the close"
@@ -122,7 +125,7 @@ P=$((BASE + 6))
 timeout -k 5 20 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 10 "$PERF" -s -p "$P" --udp-port "$P" >/dev/null 2>"$T/inuse.err"
 rc=$?
 kill "$spid" 2>/dev/null
@@ -133,7 +136,7 @@ P=$((BASE + 7))
 timeout -k 5 20 "$CAT" -l -d -w 8 -p "$P" --service 1234 >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 echo hello | timeout -k 5 10 "$CAT" -p "$P" --service 999 127.0.0.1 >/dev/null 2>"$T/svc.err"
 rc=$?
 kill "$spid" 2>/dev/null
@@ -148,7 +151,7 @@ P=$((BASE + 8))
 timeout -k 5 20 "$CAT" -l -d -w 8 -p "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 10 "$CAT" -l -d -w 2 -p "$P" >/dev/null 2>"$T/inuse2.err"
 rc=$?
 expect_error "port in use (cat)" "already in use" "$T/inuse2.err" "$rc"
@@ -167,7 +170,7 @@ P=$((BASE + 9))
 timeout -k 5 20 "$CAT" -l -d -w 8 -p "$P" --service PERF >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 >/dev/null 2>"$T/hello.err"
 rc=$?
 kill "$spid" 2>/dev/null
@@ -187,7 +190,7 @@ P=$((BASE + 9))
 timeout -k 5 20 "$PERF" -s -1 -p "$P" --udp-port "$P" >/dev/null 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 10 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 1 -l 65507 >/dev/null 2>"$T/mps.err"
 rc=$?
 kill "$spid" 2>/dev/null
@@ -197,7 +200,7 @@ awk 'BEGIN{for (i = 0; i < 70000; i++) printf "%c", 97 + i % 26; printf "\n"}' >
 timeout -k 5 20 "$CAT" -l -d -p "$P" >"$T/long.out" 2>/dev/null &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
 timeout -k 5 10 "$CAT" -p "$P" 127.0.0.1 <"$T/long.txt" 2>"$T/long.err"
 rc=$?
 wait_pid "$spid" 10 || fail "long line: listener did not exit"

@@ -9,6 +9,8 @@
 #    10 s, udccp-cat -i) and says "connection timed out".
 # Every process is bounded (timeout(1), or killed by PID: those the test
 # signals run without timeout(1), which would take the signal itself).
+# A client starts once its listener's UDP port is bound (wait_udp_port),
+# not after a fixed "sleep 0.3" a slow listener (ASan, loaded) outlasted.
 #   sh tests/io_peer_gone.sh BUILD_DIR SOURCE_DIR
 set -u
 B=${1:?usage: io_peer_gone.sh BUILD_DIR SOURCE_DIR}
@@ -39,7 +41,7 @@ P=$((BASE + 1))
 "$PERF" -s -1 -p "$P" --udp-port "$P" >"$T/p1.srv" 2>&1 &
 spid=$!
 PIDS="$PIDS $spid"
-sleep 0.3
+wait_udp_port "$P" 30 || fail "the server did not bind UDP port $P"
 timeout -k 5 40 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 20 >"$T/p1.cli" 2>&1 &
 cpid=$!
 PIDS="$PIDS $cpid"
@@ -72,7 +74,7 @@ for sig in KILL STOP; do
     "$PERF" -s -1 -p "$P" --udp-port "$P" >"$T/p2.srv" 2>&1 &
     spid=$!
     PIDS="$PIDS $spid"
-    sleep 0.3
+    wait_udp_port "$P" 30 || fail "the server did not bind UDP port $P"
     timeout -k 5 60 "$PERF" -c 127.0.0.1 -p "$P" --udp-port "$P" -t 40 $rflag >"$T/p2.cli" 2>&1 &
     cpid=$!
     PIDS="$PIDS $cpid"
@@ -113,7 +115,7 @@ cat_pair() {
   timeout -k 5 40 "$CAT" -l -d "$@" -p "$P" >"$T/$name.out" 2>"$T/$name.srv" &
   spid=$!
   PIDS="$PIDS $spid"
-  sleep 0.3
+  wait_udp_port "$P" 30 || fail "$name: the listener did not bind UDP port $P"
   mkfifo "$T/$name.fifo"
   slow_lines >"$T/$name.fifo" &
   wpid=$!

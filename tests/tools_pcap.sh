@@ -26,6 +26,9 @@ pids=""
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
 port=$((30000 + $$ % 20000))
+# each client starts once its listener's socket exists (wait_port.sh), not
+# after a fixed "sleep 0.5" that a slow listener (ASan, loaded) outlasted
+. "$SRC/tests/support/wait_port.sh"
 
 # Every capture is dissected in one tshark run (tshark takes seconds to
 # start): the files are concatenated (mergecap -a) and each one's frames
@@ -41,7 +44,7 @@ count() { # count FILE OUTPUT: the "N packets captured in FILE" of OUTPUT
 timeout -k 5 30 "$PERF" -s -1 -V -p 5301 --udp-port $port --pcap "$TMP/srv.pcap" \
   >"$TMP/srv.out" 2>&1 &
 spid=$!; pids="$pids $spid"
-sleep 0.5
+wait_udp_port $port 30 || fail "the udccp-perf server did not bind UDP port $port"
 timeout -k 5 30 "$PERF" -c 127.0.0.1 -p 5301 --udp-port $port -t 0.5 -b 8mbit -l 500 \
   -V --pcap "$TMP/cli.pcap" >"$TMP/cli.out" 2>&1 ||
   { cat "$TMP/cli.out" "$TMP/srv.out"; fail "udccp-perf test failed"; }
@@ -53,7 +56,7 @@ n_srv=$(count "$TMP/srv.pcap" "$TMP/srv.out") || exit 1
 timeout -k 5 20 "$CAT" -l -6 -v --udp-port $port ::1 5302 --pcap "$TMP/l.pcap" \
   >"$TMP/cat.out" 2>"$TMP/l.err" &
 lpid=$!; pids="$pids $lpid"
-sleep 0.5
+wait_udp_port $port 30 || fail "the udccp-cat listener did not bind UDP port $port"
 seq 1 200 | timeout -k 5 20 "$CAT" --udp-port $port -v --pcap "$TMP/c.pcap" ::1 5302 \
   2>"$TMP/c.err" || { cat "$TMP/l.err" "$TMP/c.err"; fail "udccp-cat transfer failed"; }
 wait $lpid || { cat "$TMP/l.err"; fail "udccp-cat listener failed"; }
@@ -66,7 +69,7 @@ n_raw=0
 if [ "$(id -u)" = 0 ]; then
   timeout -k 5 30 "$PERF" -s -1 --raw -p 5303 >"$TMP/rsrv.out" 2>&1 &
   spid=$!; pids="$pids $spid"
-  sleep 0.5
+  wait_raw_dccp 30 || fail "the udccp-perf --raw server opened no raw DCCP socket"
   timeout -k 5 30 "$PERF" -c 127.0.0.1 --raw -p 5303 -t 0.5 -b 4mbit -l 500 -V \
     --pcap "$TMP/raw.pcap" >"$TMP/rcli.out" 2>&1 ||
     { cat "$TMP/rcli.out" "$TMP/rsrv.out"; fail "udccp-perf --raw failed"; }

@@ -57,19 +57,5 @@ wait_pid() {
   return 0
 }
 
-# wait_udp_port PORT SECONDS: waits until a local UDP socket is bound to
-# PORT (a listener started in the background is ready: a client started
-# before that is refused at once by the ICMP port unreachable, and a fixed
-# "sleep 0.5" was not enough for an ASan listener on a loaded machine);
-# returns 1 if none is after SECONDS.
-wait_udp_port() {
-  hex=$(printf '%04X' "$1")
-  i=0
-  while ! awk '{print $2}' /proc/net/udp /proc/net/udp6 2>/dev/null |
-        grep -q ":$hex\$"; do
-    i=$((i + 1))
-    [ "$i" -gt $(($2 * 20)) ] && return 1
-    sleep 0.05
-  done
-  return 0
-}
+# wait_udp_port PORT SECONDS (wait_port.sh): a listener is ready.
+. "$SRC/tests/support/wait_port.sh"
