@@ -146,6 +146,34 @@ wait_pid "$spid" 10 || fail "| head -1: the server did not exit"
 jcheck "| head -1: the server's report is whole" "$T/srv2.json" \
   "d['received_pkts'] > 0 and 'error' not in d"
 
+# The same with -J, whose report is written at the end only: a reader of
+# JSON lines (--json-stream | head -c 100) that has its fill, and one that
+# goes away without reading (| sleep 1), stop the test as the text
+# output's does, the server's report whole.  Both ran the whole 10 s,
+# the client exiting 0 (nothing told it: no line written, or the EPIPE of
+# a JSON line not looked at).
+for how in stream gone; do
+  timeout -k 5 30 "$PERF" -s -1 -J --udp-port "$U" -p "$D" >"$T/srv3.json" 2>"$T/srv3.err" &
+  spid=$!
+  PIDS="$PIDS $spid"
+  wait_udp_port "$U" 30 || fail "-J $how: the server did not bind UDP port $U"
+  t0=$(date +%s)
+  if [ "$how" = stream ]; then
+    (timeout -k 5 20 $C -t 10 -i 0.2 -J --json-stream 2>"$T/j.err"; echo $? >"$T/j.rc") |
+      head -c 100 >/dev/null
+  else
+    (timeout -k 5 20 $C -t 10 -i 0.2 -J 2>"$T/j.err"; echo $? >"$T/j.rc") | sleep 1
+  fi
+  t1=$(date +%s)
+  rc=$(cat "$T/j.rc" 2>/dev/null)
+  [ "$rc" = 1 ] && grep -q "output closed" "$T/j.err" && [ $((t1 - t0)) -lt 8 ] &&
+    pass "-J, reader gone ($how): the client stops (exit 1, $((t1 - t0)) s of 10)" ||
+    fail "-J, reader gone ($how): exit '$rc' after $((t1 - t0)) s: $(cat "$T/j.err")"
+  wait_pid "$spid" 10 || fail "-J, reader gone ($how): the server did not exit"
+  jcheck "-J, reader gone ($how): the server's report is whole" "$T/srv3.json" \
+    "d['received_pkts'] > 0 and 'error' not in d"
+done
+
 if [ "$FAILS" -ne 0 ]; then
   echo "perf_report: $FAILS failure(s)"
   exit 1

@@ -318,8 +318,13 @@ int perf_run_client(const perf_opts *o) {
   if (o->limit_bytes || o->limit_pkts) {
     limit = start + 3700.0;
   }
+  double out_checked = start;
   while (status == 0) {
     double now = perf_now();
+    if (o->json && now - out_checked >= 0.2) {
+      perf_check_output(); /* -i 0 -J: no interval calls it */
+      out_checked = now;
+    }
     if (perf_sig != 0 && !interrupted) {
       interrupted = 1;
       for (int i = 0; i < t.n; i++) {

@@ -241,6 +241,13 @@ extern volatile int perf_sig; /* the signal that asked us to stop, or 0 */
 /* What perf_sig says, for messages: "interrupted" (SIGINT), "output
  * closed" (SIGPIPE: the report's reader went away), "terminated". */
 const char *perf_stop_reason(void);
+/* -J writes nothing before the end of a test, so a reader of the report
+ * that went away (| head) is not told by a failed write as the text
+ * output's is: the pipe's write end polls POLLERR once no reader is left.
+ * Sets perf_sig to SIGPIPE then, which stops the test as the text output's
+ * EPIPE does (the peer told).  One poll(); called per interval and by the
+ * client's loop. */
+void perf_check_output(void);
 perf_stream *perf_stream_new(udccp_sock *s, int id, int client);
 void perf_stream_free(perf_stream *st);
 /* Starts the stream's run (after the HELLO exchange). */

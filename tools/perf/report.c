@@ -10,8 +10,10 @@
  * start/intervals/end/error (as iperf3 -J).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +213,11 @@ void perf_test_emit_intervals(perf_test *t, int final) {
       printf("{\"event\": \"interval\", \"data\": ");
       json_interval(t, k, main_dir(t));
       printf("}\n");
-      fflush(stdout);
+      if (fflush(stdout) != 0 && errno == EPIPE && perf_sig == 0) {
+        perf_sig = SIGPIPE; /* the reader went away, as perf_stream_say */
+      }
+    } else if (t->o->json) {
+      perf_check_output();
     }
     if (t->o->interval_ns == 0) {
       continue;

@@ -23,12 +23,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../io/addr.h"
 #include "perf.h"
@@ -39,6 +41,14 @@ const char *perf_stop_reason(void) {
   return perf_sig == SIGINT    ? "interrupted"
          : perf_sig == SIGPIPE ? "output closed"
                                : "terminated";
+}
+
+void perf_check_output(void) {
+  struct pollfd p = {STDOUT_FILENO, 0, 0};
+  /* POLLERR on a pipe's write end: no reader left (Linux pipe_poll) */
+  if (perf_sig == 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0) {
+    perf_sig = SIGPIPE;
+  }
 }
 
 #define SRVOUT_CHUNK 1000
@@ -133,6 +143,8 @@ void perf_stream_say(perf_stream *st, const char *fmt, ...) {
     if (fflush(stdout) != 0 && errno == EPIPE && perf_sig == 0) {
       perf_sig = SIGPIPE;
     }
+  } else {
+    perf_check_output(); /* -J: nothing written before the end */
   }
   if (st != NULL && !st->client && st->want_srvout) {
     out_append(st, line, len);
