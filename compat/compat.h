@@ -47,6 +47,10 @@ typedef struct ucompat_stat {
   _Atomic uint32_t mps;   /* current MPS payload, 0 if not connected */
   _Atomic uint32_t pending; /* listener: connections handed to the program
                                and not yet accept()ed (its backlog) */
+  _Atomic uint32_t accepted; /* a connection a listener handed over: 1 once
+                               the program accept()ed it (preload.c); one
+                               never accepted is reset when the listener's
+                               end goes (svc.c) */
   _Atomic uint32_t seq;   /* seqlock over the fields below */
   struct sockaddr_storage local, peer;
   socklen_t locallen, peerlen;

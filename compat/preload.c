@@ -399,6 +399,19 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
   int st = state_of(cs), rv = 0, told = 0;
   if (st == UCOMPAT_CONNECTING) {
     rv = fail(EALREADY);
+  } else if (st == UCOMPAT_LISTENING && cs->lis_shut && cs->owned) {
+    /* Stopped by shutdown(SHUT_RD): Linux's inet_shutdown() disconnected
+     * it (dccp_disconnect(): CLOSED, SS_UNCONNECTED), and
+     * __inet_stream_connect() connects a CLOSED socket (the preload said
+     * EISCONN, as for a listener). */
+    (void)ucompat_svc_disconnect(cs);
+    cs->lis_shut = 0;
+    rv = renew_pair(cs, fd);
+    if (rv == 0) {
+      rv = ucompat_svc_connect(cs, sa, len);
+    }
+  } else if (st == UCOMPAT_LISTENING && cs->lis_shut) {
+    rv = fail(EOPNOTSUPP); /* inherited across fork (doc/preload.md) */
   } else if (st == UCOMPAT_LISTENING) {
     rv = fail(EISCONN);
   } else if ((st == UCOMPAT_OPEN || st == UCOMPAT_CLOSED) &&
@@ -537,6 +550,9 @@ static int do_accept(int fd, struct sockaddr *addr, socklen_t *alen,
       cs->thread_done = 1;
       cs->is_server = 1;
       cs->lport = 0;
+    }
+    if (ucompat_slot_valid(cs)) {
+      atomic_store(&cs->st->accepted, 1); /* no longer the backlog's */
     }
     map_fd(nfd, cs);
     pthread_mutex_unlock(&ucompat_mu);
@@ -845,6 +861,42 @@ static int peer_hup(int fd) {
   return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) != 0;
 }
 
+/* A stopped listener's backlog: the connections handed over and not
+ * accept()ed are closed here, and the thread resets them (svc.c: never
+ * accepted), as Linux's inet_csk_listen_stop() resets a disconnected
+ * listener's children at once (Reset "Aborted", RFC 4340 §5.6).  accept()
+ * then finds nothing (EINVAL, the listener stopped); hand-overs after the
+ * shutdown fail in the thread and are reset there. */
+static void drop_backlog(ucompat_sock *lis, int fd) {
+  for (;;) {
+    uint32_t id[2];
+    struct iovec iov = {id, sizeof(id)};
+    union {
+      char buf[CMSG_SPACE(sizeof(int))];
+      struct cmsghdr align;
+    } u;
+    struct msghdr m;
+    memset(&m, 0, sizeof(m));
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = u.buf;
+    m.msg_controllen = sizeof(u.buf);
+    ssize_t n = ucompat_libc.recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n <= 0) {
+      return;
+    }
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (c != NULL && c->cmsg_type == SCM_RIGHTS) {
+      int nfd;
+      memcpy(&nfd, CMSG_DATA(c), sizeof(int));
+      ucompat_libc.close(nfd);
+      if (ucompat_slot_valid(lis) && atomic_load(&lis->st->pending) > 0) {
+        atomic_fetch_sub(&lis->st->pending, 1);
+      }
+    }
+  }
+}
+
 EXPORT int shutdown(int fd, int how) {
   ucompat_sock *cs = lookup(fd);
   if (cs == NULL) {
@@ -870,7 +922,9 @@ EXPORT int shutdown(int fd, int how) {
     pthread_mutex_lock(&ucompat_mu);
     cs->lis_shut = 1;
     pthread_mutex_unlock(&ucompat_mu);
-    return ucompat_libc.shutdown(fd, SHUT_RD);
+    int rv = ucompat_libc.shutdown(fd, SHUT_RD);
+    drop_backlog(cs, fd);
+    return rv;
   }
   /* As Linux's DCCP: nothing goes on the wire (dccp_shutdown() does
    * nothing; DCCP closes whole connections, close() does).  SHUT_WR makes

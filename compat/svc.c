@@ -75,6 +75,7 @@ int ucompat_slot_alloc(ucompat_sock *cs) {
       atomic_store(&st->state, UCOMPAT_NEW);
       atomic_store(&st->err, 0);
       atomic_store(&st->mps, 0);
+      atomic_store(&st->accepted, 0);
       st->locallen = st->peerlen = 0;
       memset(&st->info, 0, sizeof(st->info));
       cs->slot = i;
@@ -948,6 +949,15 @@ static void pump_in(ucompat_sock *cs) {
   }
 }
 
+/* Reset "Aborted" (RFC 4340 §5.6, code 2); the thread is done with cs. */
+static void abort_now(ucompat_sock *cs) {
+  conn_abort(cs->us, cs->mp);
+  cs->us = NULL;
+  cs->mp = NULL;
+  atomic_store(&cs->st->state, UCOMPAT_CLOSED);
+  finish(cs);
+}
+
 /* One connection's turn.  Returns 1 if it queued datagrams. */
 static int service(ucompat_sock *cs) {
   ucompat_stat *st = cs->st;
@@ -976,14 +986,19 @@ static int service(ucompat_sock *cs) {
       return 0;
     }
   }
+  if (cs->is_server && !atomic_load(&st->accepted) &&
+      peer_shut(cs->svc_fd, POLLHUP)) {
+    /* Handed over, never accept()ed, and the program's end is gone: its
+     * listener closed or stopped with it in the backlog (the descriptor
+     * in flight went with the listener's end).  Linux's
+     * inet_csk_listen_stop() disconnects such a child: dccp_disconnect()
+     * sends Reset "Aborted" (RFC 4340 §5.6, code 2), not a Close. */
+    cs->abort_req = 1;
+  }
   if (cs->abort_req) {
     /* Linux dccp_close(): unread data or a zero linger time abort the
      * connection with Reset "Aborted" (RFC 4340 §5.6, code 2). */
-    conn_abort(cs->us, cs->mp);
-    cs->us = NULL;
-    cs->mp = NULL;
-    atomic_store(&st->state, UCOMPAT_CLOSED);
-    finish(cs);
+    abort_now(cs);
     return 1;
   }
   int queued = pump_out(cs);

@@ -206,6 +206,62 @@ static void disconnect_checks(int lis, int noconn) {
   close(l2);
 }
 
+/* A listener stops with a connection in its backlog (connected, not
+ * accept()ed): Linux's inet_csk_listen_stop() disconnects the child and
+ * dccp_disconnect() sends Reset "Aborted" (RFC 4340 §5.6, code 2), so the
+ * client's error is ECONNRESET (a Close would leave it 0).  The three
+ * ways a listener stops: close(), connect(AF_UNSPEC), shutdown(SHUT_RD).
+ * A listener stopped by shutdown() is CLOSED (inet_shutdown() calls
+ * dccp_disconnect()) and connects like a new socket
+ * (__inet_stream_connect() in SS_UNCONNECTED, TCP_CLOSE).  lis listens on
+ * g_port (service code 42); port g_port + 3 is free. */
+static void listener_stop_checks(int lis) {
+  static const char *const how[3] = {"close()", "connect(AF_UNSPEC)",
+                                     "shutdown(SHUT_RD)"};
+  struct sockaddr un;
+  struct sockaddr_in la = addr(g_port), l3a = addr(g_port + 3);
+  char what[96];
+  memset(&un, 0, sizeof(un));
+  un.sa_family = AF_UNSPEC;
+  for (int k = 0; k < 3; k++) {
+    int one = 1, l = dccp_socket(42);
+    snprintf(what, sizeof(what), "a listener to stop by %s", how[k]);
+    ok(what, setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 &&
+                 bind(l, (struct sockaddr *)&l3a, sizeof(l3a)) == 0 &&
+                 listen(l, 4) == 0);
+    int c = connect_to(g_port + 3, 42);
+    ok("connect (the connection waits in the backlog)", c >= 0);
+    struct pollfd p = {l, POLLIN, 0};
+    ok("the listener polls readable", poll(&p, 1, 5000) == 1);
+    snprintf(what, sizeof(what), "%s of the listener", how[k]);
+    if (k == 0) {
+      ok(what, close(l) == 0);
+    } else if (k == 1) {
+      ok(what, connect(l, &un, sizeof(un)) == 0);
+    } else {
+      ok(what, shutdown(l, SHUT_RD) == 0);
+    }
+    wait_hup(c);
+    int err = 0;
+    socklen_t el = sizeof(err);
+    ok("the backlog's connection is reset: SO_ERROR ECONNRESET",
+       getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &el) == 0 &&
+           err == ECONNRESET);
+    close(c);
+    if (k == 2) {
+      ok("the listener stopped by shutdown() connects",
+         connect(l, (struct sockaddr *)&la, sizeof(la)) == 0);
+      int s = accept_one(lis);
+      ok("a datagram crosses", crosses(l, s, "from a listener"));
+      ok("and back", crosses(s, l, "to a listener"));
+      close(s);
+    }
+    if (k != 0) {
+      close(l);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2) {
@@ -405,6 +461,7 @@ int main(int argc, char **argv) {
            connect_to(g_port + 1, 42), ECONNREFUSED);
   }
   disconnect_checks(lis, argc > 2 && strcmp(argv[2], "noconn") == 0);
+  listener_stop_checks(lis);
 
   /* --- a connection on the second code: EMSGSIZE, EAGAIN */
   int c = connect_to(g_port, 7);
