@@ -327,9 +327,17 @@ if [ -x "$SCALE" ]; then
   #    with a flow each, each pair on its own CPU (taskset-like pinning);
   #  - per worker: the same two flows into one worker, then two workers
   #    (unpinned: the scheduler places the four threads).
+  #  Each of the four runs three times, interleaved (a burst of other load
+  #  then hits both sides of a ratio alike), and the medians are shown.
   mt() { timeout 60 "$SCALE" mt "$@" 2>/dev/null | sed -n 's/^goodput_mbps=\([0-9.]*\).*/\1/p'; }
-  one=$(mt 1 1 "$SECS" pin); two=$(mt 2 2 "$SECS" pin)
-  w1=$(mt 2 1 "$SECS"); w2=$(mt 2 2 "$SECS")
+  # med3 "A B C": the median of three figures; nothing if a run failed
+  med3() { set -- $1; [ $# -eq 3 ] && printf '%s\n' "$@" | sort -g | sed -n 2p; }
+  ones=; twos=; w1s=; w2s=
+  for r in 1 2 3; do
+    ones="$ones $(mt 1 1 "$SECS" pin)"; twos="$twos $(mt 2 2 "$SECS" pin)"
+    w1s="$w1s $(mt 2 1 "$SECS")"; w2s="$w2s $(mt 2 2 "$SECS")"
+  done
+  one=$(med3 "$ones"); two=$(med3 "$twos"); w1=$(med3 "$w1s"); w2=$(med3 "$w2s")
   if [ -n "$one" ] && [ -n "$two" ] && [ -n "$w1" ] && [ -n "$w2" ]; then
     awk -v a="$one" -v b="$two" -v c="$w1" -v d="$w2" 'BEGIN {
       printf "%-34s %9.1f Mbit/s\n", "1 worker + 1 flow on 1 CPU (base)", a

@@ -109,7 +109,10 @@ static int ops_valid(const udccp_ccid_ops *ops) {
          (ops->n_deps == 0 || ops->deps != NULL) &&
          /* a timer needs its handler */
          (ops->tx_get_expiry == NULL || ops->tx_on_expiry != NULL) &&
-         (ops->rx_get_expiry == NULL || ops->rx_on_expiry != NULL);
+         (ops->rx_get_expiry == NULL || ops->rx_on_expiry != NULL) &&
+         (ops->flags & ~(uint32_t)UDCCP_CCID_F_TX_ACKS_ONLY) == 0 &&
+         ops->reserved[0] == NULL && ops->reserved[1] == NULL &&
+         ops->reserved[2] == NULL && ops->reserved[3] == NULL;
 }
 
 int udccp_ccid_register_as(const udccp_ccid_ops *ops, uint8_t id,

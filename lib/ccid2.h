@@ -160,9 +160,9 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
 udccp_tstamp udccp_ccid2_tx_get_expiry(const udccp_ccid_state *st);
 void udccp_ccid2_tx_on_expiry(udccp_ccid_state *st, udccp_tstamp ts);
 void udccp_ccid2_tx_get_info(const udccp_ccid_state *st, udccp_conn_info *info);
-/* cwnd alone, for a connection whose sender half answers tx_get_info with
- * udccp_ccid2_tx_get_info (CCID 2 and the policies built on it): the
- * Sequence Window follows it on every ack (conn_in.c, issue 13). */
+/* cwnd alone: the tx_cwnd op of CCID 2 and of the policies built on its
+ * sender (the connection's Sequence Window follows it on every ack,
+ * conn_in.c tune_seqwin). */
 uint32_t udccp_ccid2_tx_cwnd(const udccp_ccid_state *st);
 
 /* The receiver half (lib/ccid2_rx.c); the connection reaches these

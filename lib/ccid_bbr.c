@@ -1179,6 +1179,7 @@ const udccp_ccid_ops udccp_ccid_bbr_ops = {
     .tx_get_expiry = udccp_ccid2_tx_get_expiry,
     .tx_on_expiry = udccp_ccid2_tx_on_expiry,
     .tx_get_info = bbr_tx_get_info,
+    .tx_cwnd = udccp_ccid2_tx_cwnd,
     .rx_init = udccp_ccid2_rx_init,
     .rx_exit = udccp_ccid2_rx_exit,
     .rx_on_pkt = udccp_ccid2_rx_on_pkt,

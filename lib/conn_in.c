@@ -533,7 +533,7 @@ static int process_options(udccp_conn *conn, udccp_conn_rxpkt *p,
  * beyond the peer's window are repaired by Sync/SyncAck (§7.5.4).  Here,
  * beside its one caller, after every acknowledgement (issue 13). */
 static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
-  udccp_conn_info tmp;
+  uint64_t cwnd;
   udccp_feat_entry *e;
   uint64_t want, per_rtt;
   udccp_tstamp rtt = conn->env.srtt ? conn->env.srtt : 100 * UDCCP_NS_PER_MS;
@@ -556,20 +556,13 @@ static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
     conn->win_mark_seq = conn->gss;
     conn->win_mark_ts = ts;
   }
-  /* Only cwnd is read, on every ack (issue 13): from CCID 2's state
-   * directly when its get_info would answer; else the rest of the (large)
-   * info stays unset, get_info only writes fields. */
-  tmp.cwnd = 0;
-  if (!conn->tx_ccid_up || conn->tx_ccid->tx_get_info == NULL) {
-    /* no window */
-  } else if (conn->tx_ccid->tx_get_info == udccp_ccid2_tx_get_info) {
-    tmp.cwnd = udccp_ccid2_tx_cwnd(conn->tx_st);
-  } else if (conn->tx_ccid->tx_get_info == udccp_tfrc_ccid_tx_get_info) {
-    /* CCID 3 and 4 (rate-based) report no window: cwnd stays 0 */
-  } else {
-    conn->tx_ccid->tx_get_info(conn->tx_st, &tmp);
-  }
-  per_rtt = conn->sent_per_rtt > tmp.cwnd ? conn->sent_per_rtt : tmp.cwnd;
+  /* Only the window is read, on every ack (issue 13), through the op that
+   * answers just that; a CCID without it keeps no window (CCID 3 and 4
+   * are rate-based) and the packets sent per RTT decide. */
+  cwnd = conn->tx_ccid_up && conn->tx_ccid->tx_cwnd != NULL
+             ? conn->tx_ccid->tx_cwnd(conn->tx_st)
+             : 0;
+  per_rtt = conn->sent_per_rtt > cwnd ? conn->sent_per_rtt : cwnd;
   want = 5 * per_rtt;
   /* A peer that stalls (a busy sender that does not read for a while)
    * acknowledges numbers far behind GSS: keep W' at four times the worst
@@ -614,13 +607,12 @@ static void ccid_input(udccp_conn *conn, const udccp_conn_rxpkt *p,
   cp.opts = &p->opts;
   if (conn->tx_ccid_up) {
     /* Every valid packet: CCID 2 also learns the peer's sequence numbers
-     * from packets without an ackno (lost acks, RFC 4341 §6.1.1).  CCID 3
-     * and 4's sender half reads only acknowledgements (RFC 4342 §8, the
-     * feedback rides on Ack and DataAck) and answers 0 to the rest: a
-     * Data packet is not shown to it (issue 13: every packet a TFRC
+     * from packets without an ackno (lost acks, RFC 4341 §6.1.1).  A
+     * sender half that reads only acknowledgements (CCID 3 and 4: RFC
+     * 4342 §8, the feedback rides on Ack and DataAck) says so in its
+     * flags and is not shown a Data packet (issue 13: every packet a TFRC
      * receiver gets). */
-    rv = !p->h.has_ack &&
-                 conn->tx_ccid->tx_on_pkt == udccp_tfrc_ccid_tx_on_pkt
+    rv = !p->h.has_ack && (conn->tx_ccid->flags & UDCCP_CCID_F_TX_ACKS_ONLY)
              ? 0
              : conn->tx_ccid->tx_on_pkt(conn->tx_st, &cp, ts);
     if (rv <= UDCCP_ERR_FATAL) {

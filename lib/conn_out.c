@@ -206,17 +206,18 @@ static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   uint8_t ccval = 0;
   size_t olen, hdr, total, sg_len;
   udccp_ssize n;
-  int tfrc = conn->tx_ccid->tx_ccval == udccp_tfrc_ccid_tx_ccval;
-  if (!tfrc && conn->tx_ccid->tx_ccval) {
-    ccval = (uint8_t)(conn->tx_ccid->tx_ccval(conn->tx_st, ts) & 0xF);
+  const udccp_ccid_ops *cc = conn->tx_ccid;
+  if (cc->tx_data == NULL && cc->tx_ccval != NULL) {
+    ccval = (uint8_t)(cc->tx_ccval(conn->tx_st, ts) & 0xF);
   }
   ob.len = ob_res; /* as udccp_conn_build: the room Data Offset leaves */
   (void)udccp_feat_write(&conn->feat, &ob, UDCCP_PKT_DATA, seq);
   put_ts_echo(conn, &ob, ts); /* §13.3: on any packet */
-  if (tfrc) {
-    /* CCID 3 and 4: the options and the window counter in one call */
-    ccval = (uint8_t)(udccp_tfrc_ccid_tx_data(conn->tx_st, &ob, ts) & 0xF);
-  } else if (conn->tx_ccid->tx_write_opts) {
+  if (cc->tx_data != NULL) {
+    /* the options and CCVal in one call (CCID 3 and 4's window counter
+     * and RTT Estimate) */
+    ccval = (uint8_t)(cc->tx_data(conn->tx_st, &ob, ts) & 0xF);
+  } else if (cc->tx_write_opts) {
     (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, UDCCP_PKT_DATA, ts);
   }
   olen = (ob.len - ob_res + 3) & ~(size_t)3;
@@ -304,7 +305,7 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   uint64_t seq;
   int is_data = payload_len > 0 &&
                 (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK);
-  int acking;
+  int acking, data_op;
   int own_seq;
   /* Data, Ack or DataAck on an OPEN connection, almost every packet: the
    * tests for other types and states below are skipped (issue 13). */
@@ -370,7 +371,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   if (type != UDCCP_PKT_LISTEN) {
     h.cscov = our_cscov(conn, payload_len);
   }
-  if (is_data && conn->tx_ccid_up && conn->tx_ccid->tx_ccval) {
+  data_op = type == UDCCP_PKT_DATA && conn->tx_ccid_up &&
+            conn->tx_ccid->tx_data != NULL; /* CCVal with the options */
+  if (is_data && !data_op && conn->tx_ccid_up && conn->tx_ccid->tx_ccval) {
     h.ccval = (uint8_t)(conn->tx_ccid->tx_ccval(conn->tx_st, ts) & 0xF);
   }
 
@@ -449,7 +452,9 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
         (void)conn->rx_ccid->rx_write_opts(conn->rx_st, &ob, type, ts);
       }
     }
-    if (conn->tx_ccid_up && conn->tx_ccid->tx_write_opts) {
+    if (data_op) {
+      h.ccval = (uint8_t)(conn->tx_ccid->tx_data(conn->tx_st, &ob, ts) & 0xF);
+    } else if (conn->tx_ccid_up && conn->tx_ccid->tx_write_opts) {
       (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, type, ts);
     }
     if (is_data && conn->mp != NULL) {

@@ -91,11 +91,12 @@ timeout -k 5 60 "$CAT" -l "$P" </dev/null >"$T/two.out" 2>"$T/two.srv" &
 spid=$!
 PIDS="$PIDS $spid"
 wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
-(echo first-a; sleep 2; echo first-b) |
+(echo first-a; sleep 4; echo first-b) |
   timeout -k 5 30 "$CAT" 127.0.0.1 "$P" >/dev/null 2>"$T/two1.cli" &
 c1=$!
 PIDS="$PIDS $c1"
-sleep 0.5
+# the first is being served (not only started) before the second comes
+wait_for "$T/two.out" first-a
 (echo second-a; sleep 1; echo second-b) |
   timeout -k 5 30 "$CAT" 127.0.0.1 "$P" >/dev/null 2>"$T/two2.cli"
 rc2=$?
@@ -117,11 +118,12 @@ timeout -k 5 60 "$CAT" -l --multipath "$P" </dev/null >"$T/mp.out" 2>"$T/mp.srv"
 spid=$!
 PIDS="$PIDS $spid"
 wait_udp_port "$P" 30 || fail "the listener did not bind UDP port $P"
-(echo first-a; sleep 2; echo first-b) |
+(echo first-a; sleep 4; echo first-b) |
   timeout -k 5 30 "$CAT" --multipath 127.0.0.1 "$P" >/dev/null 2>"$T/mp1.cli" &
 c1=$!
 PIDS="$PIDS $c1"
-sleep 0.5
+# the first is being served (not only started) before the second comes
+wait_for "$T/mp.out" first-a
 (echo second-a; sleep 1; echo second-b) |
   timeout -k 5 30 "$CAT" --multipath 127.0.0.1 "$P" >/dev/null 2>"$T/mp2.cli"
 rc2=$?

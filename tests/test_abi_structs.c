@@ -31,6 +31,7 @@
 #define RECV_INFO_SIZE 24
 #define MP_SUBFLOW_INFO_SIZE 168
 #define MP_INFO_SIZE 1440
+#define CCID_OPS_SIZE 240 /* grows only into reserved[] (doc/abi.md) */
 
 #define RESERVED_ZERO(st)                                                      \
   do {                                                                         \
@@ -50,6 +51,7 @@ static void test_sizes_pinned(void **state) {
   assert_int_equal(sizeof(udccp_endpoint_config), ENDPOINT_CONFIG_SIZE);
   assert_int_equal(sizeof(udccp_listener_settings), LISTENER_SETTINGS_SIZE);
   assert_int_equal(sizeof(udccp_conn_info), CONN_INFO_SIZE);
+  assert_int_equal(sizeof(udccp_ccid_ops), CCID_OPS_SIZE);
   assert_int_equal(sizeof(udccp_endpoint_stats), ENDPOINT_STATS_SIZE);
   assert_int_equal(sizeof(udccp_listener_stats), LISTENER_STATS_SIZE);
   assert_int_equal(sizeof(udccp_mempool_stats), MEMPOOL_STATS_SIZE);

@@ -177,7 +177,34 @@ typedef struct udccp_ccid_ops {
   udccp_tstamp (*rx_get_expiry)(const udccp_ccid_state *st);
   int (*rx_on_expiry)(udccp_ccid_state *st, udccp_tstamp ts);
   void (*rx_get_info)(const udccp_ccid_state *st, udccp_conn_info *info);
+
+  /* --- added after the first layout; 0 / NULL means "not used" --- */
+  /* UDCCP_CCID_F_* bits; any other bit set is refused at registration. */
+  uint32_t flags;
+  /* Sender half, optional: the options of an outgoing DCCP-Data packet and
+   * its CCVal (low 4 bits) in one call.  When set, the connection calls it
+   * for every DCCP-Data packet instead of tx_write_opts(.., DATA, ..) and
+   * tx_ccval, in that order (the options first); packets of other types
+   * still get tx_write_opts and tx_ccval.  For a CCID that puts options on
+   * every data packet (CCID 3 and 4's RTT Estimate, RFC 6323). */
+  uint8_t (*tx_data)(udccp_ccid_state *st, udccp_optbuf *ob, udccp_tstamp ts);
+  /* Sender half, optional: its congestion window in packets.  The
+   * connection sizes its Sequence Window from it (RFC 4340 §7.5.2: about
+   * five windows), reading it on every acknowledgement; NULL: the CCID
+   * keeps no window (rate-based) and the packets sent per RTT decide. */
+  uint32_t (*tx_cwnd)(const udccp_ccid_state *st);
+  /* Room for members of later versions: must be NULL (registration
+   * refuses the table otherwise). */
+  void (*reserved[4])(void);
 } udccp_ccid_ops;
+
+/* udccp_ccid_ops.flags: the sender half reads only acknowledgements.  The
+ * connection shows tx_on_pkt only packets that carry an Acknowledgement
+ * Number (RFC 4340 §5.1: every type but DCCP-Request and DCCP-Data), e.g.
+ * CCID 3 and 4, whose feedback rides on Ack and DataAck (RFC 4342 §8).
+ * Without the flag tx_on_pkt sees every sequence-valid packet (CCID 2
+ * learns the peer's sequence numbers from them, RFC 4341 §6.1.1). */
+#define UDCCP_CCID_F_TX_ACKS_ONLY 0x1u
 
 /* RFC 4340 §10: CCIDs 248..255 are for experimental use. */
 #define UDCCP_CCID_EXPERIMENTAL_MIN 248
