@@ -32,6 +32,7 @@
 #include "addr.h"
 #include "endpoint.h"
 #include "mp_conn.h"
+#include "seq.h"
 
 _Static_assert(UDCCP_MP_MAX_SUBFLOWS == UDCCP_MP_SUBFLOWS_MAX,
                "one limit on subflows");
@@ -356,7 +357,7 @@ static void mp_bound(udccp_mpsock *m) {
   if (hi == 0) {
     return;
   }
-  b = udccp_mp_conn_rx_bound(&m->mc, lo, hi); /* + the CCID queue's wait */
+  b = udccp_mp_conn_rx_bound(&m->mc, lo, hi); /* + the paths' jitter */
   m->mc.ro.bound = b < MP_BOUND_MIN ? MP_BOUND_MIN : b;
 }
 
@@ -378,6 +379,39 @@ static void mp_release(udccp_mpsock *m, udccp_tstamp now) {
       return;
     }
     (void)udccp_rxq_push_meta(&mc->rxq, mc->tmp, (size_t)n, seq, 0);
+  }
+}
+
+/* The datagrams the scheduler just placed leave now, in MP_SEQ order
+ * (RFC 9897 §3.2.5).  Left to the loop, a subflow given one would send it
+ * only at its own turn, after the subflow being written had gone on
+ * taking and sending later numbers for as long as its window let it (up
+ * to a loop's worth of packets, or a preemption's time on a loaded
+ * machine): the receiver sees a gap as long as that, and gives the number
+ * up after its reordering bound.  Subflows share the endpoint's socket
+ * and its transmit batch, so the order they are written in is the order
+ * on the wire.  Called within the turn (m->in_turn): their own calls
+ * back into the turn do nothing. */
+static void mp_send_placed(udccp_mpsock *m, udccp_tstamp now) {
+  uint8_t done[UDCCP_MP_MAX_SUBFLOWS] = {0};
+  for (;;) {
+    size_t best = m->n;
+    for (size_t i = 0; i < m->n; i++) {
+      const udccp_conn *c = m->sub[i]->conn;
+      if (done[i] || c == NULL || c->mp == NULL ||
+          udccp_sendq_len(&c->sendq) == 0) {
+        continue;
+      }
+      if (best == m->n ||
+          udccp_seq_lt(c->mp->tx_seq, m->sub[best]->conn->mp->tx_seq)) {
+        best = i;
+      }
+    }
+    if (best == m->n) {
+      return;
+    }
+    done[best] = 1;
+    udccp_io_sock_output(m->sub[best], now);
   }
 }
 
@@ -407,6 +441,7 @@ size_t udccp_io_mp_turn(udccp_mpsock *m, udccp_tstamp now) {
     mp_release(m, now);
     placed = udccp_mp_conn_schedule(&m->mc, now);
     if (placed > 0) {
+      mp_send_placed(m, now);
       for (size_t i = 0; i < m->n; i++) {
         udccp_io_sched_touch(m->sub[i]);
       }

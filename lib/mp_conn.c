@@ -5,7 +5,9 @@
  *           and DCCP-DataAck: the subflow writes it, mp.c), IDSN random
  *   §3.8    each path keeps its own congestion control (its CCID): a
  *           datagram is placed on a subflow only when that subflow's own
- *           queue is empty, so no path gets more than its CCID lets out
+ *           queue is empty and its CCID lets it leave now, so no path gets
+ *           more than its CCID lets out and none holds a numbered
+ *           datagram while later ones leave on other paths (§3.2.5)
  *   §3.11   scheduling (mp_sched.c) and optional reordering (mp_reorder.c)
  *   §3.11.1 path mobility: a path that stops answering is taken out of
  *           scheduling (dead) until it is heard again, probed with Syncs
@@ -106,22 +108,42 @@ int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len) {
   return udccp_sendq_push(&mc->q, data, len, 0);
 }
 
-/* What the schedulers see of each subflow (lib/mp_sched.c). */
-static void path_views(udccp_mp_conn *mc, udccp_mp_path_view *v) {
+/* When subflow c's CCID lets its next data packet leave (RFC 4340 §10:
+ * the CCID decides), at or after ts; UDCCP_TSTAMP_NEVER while it waits
+ * for the peer (a full window, RFC 4341 §5) or cannot send data at all.
+ * A path with a datagram of its own waiting takes no other. */
+static udccp_tstamp path_next_send(udccp_conn *c, udccp_tstamp ts) {
+  if (udccp_sendq_len(&c->sendq) > 0 || !c->tx_ccid_up || c->data_blocked ||
+      udccp_conn_window_stalled(c)) {
+    return UDCCP_TSTAMP_NEVER;
+  }
+  return c->tx_ccid->tx_next_send(c->tx_st, ts);
+}
+
+/* What the schedulers see of each subflow (lib/mp_sched.c).  A path can
+ * take a datagram only when its CCID lets it leave now (§3.8: each path
+ * keeps its own congestion control).  One placed on a path whose window
+ * is full would wait there with its MP_SEQ given (§3.2.5) while later
+ * numbers leave on the other paths: the receiver sees a gap as long as
+ * that path's wait for an ack or a timeout, far more than the paths'
+ * delay difference its reordering waits for (§3.2.7), and gives the
+ * number up -- the datagram is lost although it is sent. */
+static void path_views(udccp_mp_conn *mc, udccp_mp_path_view *v,
+                       udccp_tstamp ts) {
   size_t i;
   for (i = 0; i < mc->n_sub; i++) {
     udccp_conn *c = mc->sub[i];
     v[i].srtt = c->env.srtt;
     v[i].up = c->state == UDCCP_STATE_OPEN &&
               udccp_mp_active(c->mp, &c->feat) && !mc->live[i].dead;
-    v[i].can_send = udccp_sendq_len(&c->sendq) == 0;
+    v[i].can_send = v[i].up && path_next_send(c, ts) <= ts;
     v[i].prio = udccp_mp_conn_prio(mc, i);
   }
 }
 
-static int pick(udccp_mp_conn *mc) {
+static int pick(udccp_mp_conn *mc, udccp_tstamp ts) {
   udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
-  path_views(mc, v);
+  path_views(mc, v, ts);
   switch (mc->sched) {
   case UDCCP_MP_SCHED_BACKUP:
     return udccp_mp_sched_backup(v, mc->n_sub);
@@ -133,9 +155,10 @@ static int pick(udccp_mp_conn *mc) {
 }
 
 /* The redundant scheduler's paths for the next datagram (lib/mp_sched.c). */
-static size_t redundant_set(udccp_mp_conn *mc, size_t *out) {
+static size_t redundant_set(udccp_mp_conn *mc, size_t *out,
+                            udccp_tstamp ts) {
   udccp_mp_path_view v[UDCCP_MP_MAX_SUBFLOWS];
-  path_views(mc, v);
+  path_views(mc, v, ts);
   return udccp_mp_sched_redundant(v, mc->n_sub, out);
 }
 
@@ -429,10 +452,11 @@ size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts) {
   if (mc->close_state == UDCCP_MP_CONN_ABORTED) {
     return 0;
   }
+  mc->sched_ts = ts;
   watch(mc, ts);
   sig_kick(mc, ts);
   if (mc->have_moved) {
-    int i = pick(mc);
+    int i = pick(mc, ts);
     if (i >= 0 && udccp_conn_queue_datagram(mc->sub[i],
                                             mc->tmp + 2 * mc->max_dgram,
                                             mc->moved_len, 0, ts) == 0) {
@@ -450,9 +474,9 @@ size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts) {
     size_t len, k, n, on = 0, to[UDCCP_MP_MAX_SUBFLOWS];
     uint32_t prio;
     if (mc->sched == UDCCP_MP_SCHED_REDUNDANT) {
-      n = redundant_set(mc, to);
+      n = redundant_set(mc, to, ts);
     } else {
-      int i = pick(mc);
+      int i = pick(mc, ts);
       n = i >= 0;
       to[0] = (size_t)(i >= 0 ? i : 0);
     }
@@ -536,26 +560,21 @@ static int seen(udccp_mp_conn *mc, uint64_t seq) {
   return 0;
 }
 
-/* A path's smoothed gap between datagrams (gain 1/8, as RFC 6298's
- * SRTT).  A pause longer than MP_GAP_IDLE is the application's, not the
- * path's: it does not count. */
-#define MP_GAP_IDLE (500 * UDCCP_NS_PER_MS)
-static void rx_gap_note(udccp_mp_sub_stats *st, udccp_tstamp ts) {
-  if (st->rx_last != 0 && ts >= st->rx_last &&
-      ts - st->rx_last <= MP_GAP_IDLE) {
-    udccp_tstamp g = ts - st->rx_last;
-    st->rx_gap = st->rx_gap == 0 ? g : (7 * st->rx_gap + g) / 8;
-  }
-  st->rx_last = ts;
-}
-
 udccp_tstamp udccp_mp_conn_rx_bound(const udccp_mp_conn *mc,
                                     udccp_tstamp lo, udccp_tstamp hi) {
-  udccp_tstamp g = 0;
+  udccp_tstamp var = 0;
   for (size_t i = 0; i < mc->n_sub; i++) {
-    g = mc->st[i].rx_gap > g ? mc->st[i].rx_gap : g;
+    const udccp_conn *c = mc->sub[i];
+    udccp_tstamp r = udccp_mp_conn_path_rtt(mc, i), v;
+    if (c->state != UDCCP_STATE_OPEN || r == 0) {
+      continue;
+    }
+    /* our own estimate of the path's variation; none (CCID 3 keeps
+     * none): RFC 6298 §2.2's for a first measurement R, R/2 */
+    v = c->env.rttvar != 0 ? c->env.rttvar : r / 2;
+    var = v > var ? v : var;
   }
-  return udccp_mp_reorder_bound(lo, hi) + (g < hi ? g : hi);
+  return udccp_mp_reorder_bound_var(lo, hi, var);
 }
 
 void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
@@ -577,7 +596,6 @@ void udccp_mp_conn_on_read(udccp_mp_conn *mc, size_t i, udccp_tstamp ts) {
     }
     mc->st[i].rx_dgrams++;
     mc->st[i].rx_bytes += (uint64_t)n;
-    rx_gap_note(&mc->st[i], ts);
     if (!mc->reorder && udccp_mp_rx_seq(c->mp, ri.seq, &mseq) &&
         seen(mc, mseq)) {
       mc->rx_dup++; /* a copy (redundant scheduler): dropped by MP_SEQ */
@@ -648,7 +666,35 @@ static udccp_tstamp sig_expiry(const udccp_mp_conn *mc) {
   return t;
 }
 
+/* When a datagram waiting for a path may be placed: the earliest time a
+ * path that could not take one at the last schedule lets its next packet
+ * leave (CCID 2's pacing, CCID 3's send time).  A path whose window is
+ * full reopens on an ack, which brings a schedule of its own; a path that
+ * could send then and was not picked is no reason to wake. */
+static udccp_tstamp place_expiry(const udccp_mp_conn *mc) {
+  udccp_tstamp t = UDCCP_TSTAMP_NEVER;
+  size_t i;
+  if ((udccp_sendq_len(&mc->q) == 0 && !mc->have_moved) ||
+      mc->close_state == UDCCP_MP_CONN_ABORTED) {
+    return t;
+  }
+  for (i = 0; i < mc->n_sub; i++) {
+    udccp_conn *c = mc->sub[i];
+    udccp_tstamp e;
+    if (c->state != UDCCP_STATE_OPEN || mc->live[i].dead ||
+        !udccp_mp_active(c->mp, &c->feat)) {
+      continue;
+    }
+    e = path_next_send(c, mc->sched_ts);
+    if (e > mc->sched_ts && e < t) {
+      t = e;
+    }
+  }
+  return t;
+}
+
 udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
+  udccp_tstamp place_at = place_expiry(mc);
   udccp_tstamp t =
       mc->reorder ? udccp_mp_reorder_expiry(&mc->ro) : UDCCP_TSTAMP_NEVER;
   udccp_tstamp sig = sig_expiry(mc);
@@ -657,6 +703,7 @@ udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc) {
   size_t i;
   t = sig < t ? sig : t;
   t = trim < t ? trim : t;
+  t = place_at < t ? place_at : t;
   for (i = 0; i < mc->n_sub; i++) {
     const udccp_mp_sub_live *l = &mc->live[i];
     udccp_tstamp e = UDCCP_TSTAMP_NEVER;

@@ -78,9 +78,6 @@ typedef struct udccp_mp_sub_stats {
   uint64_t revivals;            /* times it came back */
   uint64_t probes;              /* Syncs sent while dead */
   uint64_t moved;               /* datagrams taken off it when it died */
-  udccp_tstamp rx_last;         /* when its last datagram came (0: none) */
-  udccp_tstamp rx_gap;          /* smoothed time between its datagrams, ns
-                                   (0: unknown) */
 } udccp_mp_sub_stats;
 
 /* What the MP connection tracks of a subflow's liveness. */
@@ -102,6 +99,7 @@ typedef struct udccp_mp_conn {
   size_t n_sub;
   uint8_t sched;          /* enum udccp_mp_sched (udccp.h) */
   size_t rr_last;
+  udccp_tstamp sched_ts;  /* the last udccp_mp_conn_schedule's time */
   udccp_sendq q;          /* the application's datagrams, not yet placed */
   uint64_t tx_seq;        /* MP_SEQ of the next datagram, 48 bits */
   int reorder;            /* 1: release in MP_SEQ order */
@@ -191,8 +189,10 @@ int udccp_mp_conn_queue(udccp_mp_conn *mc, const void *data, size_t len);
 /* Looks at every subflow's liveness at ts (dead paths, probes, paths
  * back: see the opening comment), then places queued datagrams on
  * subflows as the scheduler says, each with its MP_SEQ, while a subflow
- * has room (nothing waiting in its own queue).  Call before writing the
- * subflows' packets, again after, and at udccp_mp_conn_expiry().
+ * has room: nothing waiting in its own queue, and its CCID lets a packet
+ * leave at ts (a full window or a pacing gap is no room).  Call before
+ * writing the subflows' packets, again after, and at
+ * udccp_mp_conn_expiry().
  * Returns the number placed. */
 size_t udccp_mp_conn_schedule(udccp_mp_conn *mc, udccp_tstamp ts);
 
@@ -212,11 +212,11 @@ udccp_ssize udccp_mp_conn_read(udccp_mp_conn *mc, void *buf, size_t cap,
 udccp_tstamp udccp_mp_conn_path_rtt(const udccp_mp_conn *mc, size_t i);
 
 /* The receiver's reordering bound for paths whose RTTs span lo..hi:
- * udccp_mp_reorder_bound(lo, hi) plus the longest smoothed time between
- * two datagrams of one path (at most hi).  A datagram the sender placed on
- * a path waits in that path's CCID queue for its next send slot -- up to
- * about that gap on a slow path -- before it travels; the RTTs do not
- * show that wait.  Used by io/mp.c and sim/flow_mp.c. */
+ * udccp_mp_reorder_bound_var(lo, hi, the largest RTT variation of the
+ * open subflows).  The sender does not hold a numbered datagram back on a
+ * path that cannot send it (udccp_mp_conn_schedule), so what a gap waits
+ * for is the paths' delay difference and their jitter, not a CCID's
+ * queue.  Used by io/mp.c and sim/flow_mp.c. */
 udccp_tstamp udccp_mp_conn_rx_bound(const udccp_mp_conn *mc,
                                     udccp_tstamp lo, udccp_tstamp hi);
 
@@ -225,7 +225,8 @@ int udccp_mp_conn_dead(const udccp_mp_conn *mc, size_t i);
 
 /* The earliest time udccp_mp_conn_read may have something new without a
  * packet arriving (a reordering bound running out), or udccp_mp_conn_
- * schedule has something to do (a path to declare dead, a probe). */
+ * schedule has something to do (a path to declare dead, a probe, a path
+ * whose CCID lets the next waiting datagram go). */
 udccp_tstamp udccp_mp_conn_expiry(const udccp_mp_conn *mc);
 
 #endif /* UDCCP_MP_CONN_H */

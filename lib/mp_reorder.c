@@ -375,3 +375,17 @@ udccp_tstamp udccp_mp_reorder_bound(udccp_tstamp rtt_min,
   b = d + rtt_max / 4;
   return b < UDCCP_NS_PER_MS ? UDCCP_NS_PER_MS : b;
 }
+
+udccp_tstamp udccp_mp_reorder_bound_var(udccp_tstamp rtt_min,
+                                        udccp_tstamp rtt_max,
+                                        udccp_tstamp rttvar) {
+  udccp_tstamp b;
+  if (rtt_max < rtt_min) {
+    udccp_tstamp t = rtt_max;
+    rtt_max = rtt_min;
+    rtt_min = t;
+  }
+  rttvar = rttvar > UDCCP_TSTAMP_NEVER / 8 ? UDCCP_TSTAMP_NEVER / 8 : rttvar;
+  b = (rtt_max - rtt_min) / 2 + 4 * rttvar;
+  return b < UDCCP_NS_PER_MS ? UDCCP_NS_PER_MS : b;
+}

@@ -7,7 +7,7 @@
  * number is either late (on the slower path) or lost.  The spec leaves
  * the method to implementations; this one is "wait for the gap, never
  * longer than the bound", the bound coming from the paths' RTTs
- * (udccp_mp_reorder_bound).  Sans-I/O: the caller passes the time.
+ * (udccp_mp_reorder_bound_var).  Sans-I/O: the caller passes the time.
  *
  * The window is cap_max numbers wide (the peer's datagrams up to cap_max
  * past the next one to release are held); memory follows what is held,
@@ -142,11 +142,24 @@ udccp_tstamp udccp_mp_reorder_trim_at(const udccp_mp_reorder *r);
 /* Bytes r has allocated (slot table and payload buffers). */
 size_t udccp_mp_reorder_mem(const udccp_mp_reorder *r);
 
-/* The bound for paths whose RTTs span rtt_min..rtt_max: the one-way
- * difference is about (rtt_max - rtt_min) / 2 with symmetric paths (§3.2.7:
- * "can be assumed lost after path_delta/2"); we take the whole difference
- * plus a quarter of rtt_max for jitter, and at least 1 ms. */
+/* The bound for paths whose RTTs span rtt_min..rtt_max when their
+ * variation is not known: the one-way difference is about (rtt_max -
+ * rtt_min) / 2 with symmetric paths (§3.2.7: "can be assumed lost after
+ * path_delta/2"); we take the whole difference plus a quarter of rtt_max
+ * for jitter, and at least 1 ms.  With the variation known (a CCID's
+ * RTTVAR), udccp_mp_reorder_bound_var. */
 udccp_tstamp udccp_mp_reorder_bound(udccp_tstamp rtt_min,
                                     udccp_tstamp rtt_max);
+
+/* The bound for paths whose RTTs span rtt_min..rtt_max and vary by up to
+ * rttvar (RFC 6298 §2's RTTVAR, the smoothed mean deviation): RFC 9897
+ * §3.2.7's path_delta/2 -- "in the case that the path individual RTTs are
+ * symmetric ... and there is no jitter", a missing MP_SEQ "can be assumed
+ * lost after path_delta/2", path_delta = rtt_max - rtt_min -- plus the
+ * jitter, 4 x rttvar (RFC 6298 §2.3's K: an RTT beyond SRTT + 4 RTTVAR is
+ * rare); at least 1 ms. */
+udccp_tstamp udccp_mp_reorder_bound_var(udccp_tstamp rtt_min,
+                                        udccp_tstamp rtt_max,
+                                        udccp_tstamp rttvar);
 
 #endif /* UDCCP_MP_REORDER_H */

@@ -219,6 +219,20 @@ static void test_rfc9897_3_2_5_reorder_far_jump_is_one_step(void **state) {
   udccp_mp_reorder_free(&r);
 }
 
+/* RFC 9897 §3.2.7: with symmetric paths and no jitter a missing MP_SEQ
+ * "can be assumed lost after path_delta/2"; the jitter on top is 4 x the
+ * paths' RTT variation (RFC 6298 §2.3's K), and the bound is at least
+ * 1 ms.  Paths of 10 and 50 ms RTT varying by 5 ms: 20 + 20 ms. */
+static void test_reorder_bound_path_delta_3_2_7(void **state) {
+  (void)state;
+  assert_int_equal(udccp_mp_reorder_bound_var(10 * MS, 50 * MS, 5 * MS),
+                   40 * MS);
+  assert_int_equal(udccp_mp_reorder_bound_var(50 * MS, 10 * MS, 0), 20 * MS);
+  assert_int_equal(udccp_mp_reorder_bound_var(30 * MS, 30 * MS, 0), MS);
+  assert_int_equal(udccp_mp_reorder_bound_var(0, 0, UDCCP_TSTAMP_NEVER),
+                   4 * (UDCCP_TSTAMP_NEVER / 8)); /* no overflow */
+}
+
 /* Two paths, one-way 5 ms and 20 ms, datagrams alternating between them
  * every millisecond, 2 % lost on the slow one: with the bound from the
  * RTTs (10 and 40 ms) the application sees strictly increasing MP_SEQs,
@@ -357,6 +371,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reorder_in_order_and_gap_filled),
       cmocka_unit_test(test_reorder_time_bound),
+      cmocka_unit_test(test_reorder_bound_path_delta_3_2_7),
       cmocka_unit_test(test_reorder_duplicate_and_sizes),
       cmocka_unit_test(test_reorder_full_window),
       cmocka_unit_test(test_rfc9897_3_2_5_reorder_wraps),

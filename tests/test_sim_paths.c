@@ -122,12 +122,15 @@ static void test_sim_paths_mp_aggregate(void **state) {
 }
 
 /* The reordering bound and a slow path's CCID queue (RFC 9897 §3.2.7,
- * §3.11): a 500 kbit/s path sends a 1,200-byte datagram every ~19 ms, and
- * the datagram the scheduler places on it waits that long in its CCID's
- * queue before it travels.  A bound from the RTTs alone (their spread plus
- * a quarter of the largest) gave up 241 of the 348 datagrams that came
- * over the slow path as too late; with the path's gap between datagrams
- * added (udccp_mp_conn_rx_bound), 47. */
+ * §3.11): a 500 kbit/s path sends a 1,200-byte datagram every ~19 ms.  A
+ * datagram the scheduler placed on it whenever its own queue was empty
+ * waited that long in its CCID's queue before it travelled: a bound from
+ * the RTTs alone (their spread plus a quarter of the largest) gave up 241
+ * of the 348 datagrams that came over the slow path as too late, and with
+ * the path's gap between datagrams added to the bound, 47.  The scheduler
+ * now places a datagram only on a path whose CCID lets it leave at once
+ * (udccp_mp_conn_schedule), and the bound is RFC 9897's path_delta/2 plus
+ * the paths' jitter (udccp_mp_reorder_bound_var): 7 of 347. */
 static void test_sim_paths_mp_bound_slow_path_ccid_queue(void **state) {
   sim_config c;
   sim_result r;
