@@ -54,6 +54,10 @@
  * otherwise the batch leaves */
 #define UDCCP_IO_SG_COPY_PKT 2048
 #define UDCCP_IO_SG_COPY_MAX 65536
+/* tx.c: the batch leaves once its packets carry this many bytes: it may
+ * hold 64 packets of 64 KB that their send queues keep, and one
+ * sendmmsg of 4 MB overran the 4 MB socket buffers on loopback */
+#define UDCCP_IO_TX_BYTES_MAX (256 * 1024)
 #define UDCCP_IO_EPHEMERAL_LO 49152u
 #define UDCCP_IO_PORT_TABLE 64u /* RFC 6056 §3.3.4's table T */
 
@@ -83,6 +87,9 @@ struct udccp_sock {
   uint8_t shut;                 /* udccp_shutdown() was called */
   uint8_t seen_open;            /* reached PARTOPEN/OPEN at some point */
   uint8_t dirty;                /* in ep->dirty */
+  uint8_t tx_held;              /* in ep->theld: packets in the transmit
+                                   batch point into its send queue, which
+                                   holds their bytes (tx.c) */
   /* events.c: udccp_endpoint_events() */
   uint8_t want_write;           /* a send found the queue full */
   uint8_t ev_connected;         /* UDCCP_EV_CONNECTED reported */
@@ -179,6 +186,11 @@ struct udccp_endpoint {
                                         address, ancillary data (tx.c;
                                         gso.c joins it without comparing) */
   uint8_t *tbuf;           /* UDCCP_IO_TXARENA bytes, packets packed */
+  /* connections whose send queues hold the payloads of packets in the
+   * batch until it leaves (tx.c; udccp_sendq_hold) */
+  udccp_sock *theld[UDCCP_IO_BATCH_MAX];
+  size_t nheld;
+  size_t tbytes;           /* bytes of the batch's packets, all iovecs */
   size_t ntx;
   size_t tused;            /* bytes of tbuf the batch's packets take */
   uint32_t gso_seg_max;    /* gso.c: larger packets are sent one by one
@@ -271,6 +283,9 @@ void udccp_io_sock_gen_at(udccp_sock *s, udccp_tstamp now);
 
 /* tx.c.  Sends the transmit batch (GSO runs where on) and empties it. */
 void udccp_io_tx_flush(udccp_endpoint *ep);
+/* Before s's connection is freed: no packet of the batch may point into
+ * its send queue (the batch leaves now if one does). */
+void udccp_io_tx_forget(udccp_sock *s);
 /* Room for a packet of up to cap bytes in the transmit batch (flushed
  * first when full); udccp_io_tx_commit() takes what the packet used. */
 uint8_t *udccp_io_tx_slot(udccp_endpoint *ep, size_t cap);

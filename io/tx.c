@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "addr.h"
+#include "conn.h" /* the connection's send queue, for its hold */
 #include "endpoint.h"
 
 size_t udccp_io_tx_plain(udccp_endpoint *ep, size_t from, size_t to) {
@@ -57,13 +58,30 @@ void udccp_io_tx_flush(udccp_endpoint *ep) {
   ep->ntx = 0;
   ep->ntiov = 0;
   ep->tused = 0;
+  ep->tbytes = 0;
   ep->tx_epoch++; /* no packet points at a send queue now */
+  /* The kernel has copied the payloads: the send queues may reuse them. */
+  for (size_t k = 0; k < ep->nheld; k++) {
+    udccp_sock *s = ep->theld[k];
+    s->tx_held = 0;
+    if (s->conn != NULL) {
+      udccp_sendq_release(&s->conn->sendq);
+    }
+  }
+  ep->nheld = 0;
+}
+
+void udccp_io_tx_forget(udccp_sock *s) {
+  if (s->tx_held) {
+    udccp_io_tx_flush(s->ep);
+  }
 }
 
 /* Room for a packet of up to cap bytes in the transmit batch (flushed
  * first when full); udccp_io_tx_commit() takes what the packet used. */
 uint8_t *udccp_io_tx_slot(udccp_endpoint *ep, size_t cap) {
-  if (ep->ntx >= ep->batch || ep->tused + cap > UDCCP_IO_TXARENA) {
+  if (ep->ntx >= ep->batch || ep->tused + cap > UDCCP_IO_TXARENA ||
+      ep->tbytes >= UDCCP_IO_TX_BYTES_MAX) {
     udccp_io_tx_flush(ep);
   }
   return ep->tbuf + ep->tused;
@@ -157,6 +175,7 @@ static inline void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   }
   ep->ntiov += m->msg_iovlen;
   ep->tlen[i] = (uint32_t)(len + pl_len);
+  ep->tbytes += len + pl_len;
   m->msg_flags = 0;
   /* Data and DataAck (RFC 4340 §5.1: type in bits 1-4 of byte 8): a
    * sender's burst.  A receiver's acks do not count: a receiver reading
@@ -246,6 +265,7 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
   if (s->conn == NULL) {
     return; /* a tombstone sends only in answer (tomb_input) */
   }
+  udccp_sendq *q = &s->conn->sendq;
   s->more_queued = 0;
   if (s->mp != NULL) {
     udccp_io_mp_turn(s->mp, now); /* the scheduler fills its queue */
@@ -279,6 +299,12 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
      * at it (issue 13: a copy per packet less); a capture, or a subflow
      * (whose scheduler acts on the connection between its packets),
      * takes whole packets. */
+    if (sg && !q->hold) {
+      /* The send queue keeps the bytes of what it pops until the batch
+       * has left (SIMPLE; under PRIO the end of the turn copies them):
+       * no copy, and the batch fills across turns (issue 13). */
+      (void)udccp_sendq_hold(q);
+    }
     udccp_ssize n = sg ? udccp_conn_write_pkt_sg(s->conn, buf, cap, &pl,
                                                  &pl_len, &ecn, now)
                        : udccp_conn_write_pkt(s->conn, buf, cap, &ecn, now);
@@ -294,9 +320,16 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
               pl_len, ecn);
     if (pl_len > 0) {
       sg_epoch = ep->tx_epoch;
+      if (q->hold && !s->tx_held) {
+        s->tx_held = 1;
+        ep->theld[ep->nheld++] = s; /* one packet in the batch at least */
+      }
     }
   }
-  if (sg_epoch == ep->tx_epoch) {
+  if (q->hold && !s->tx_held) {
+    udccp_sendq_release(q); /* nothing in the batch points into it */
+  }
+  if (sg_epoch == ep->tx_epoch && !s->tx_held) {
     tx_sg_settle(ep, s);
   }
 }

@@ -44,8 +44,10 @@ static uint8_t *slot(const udccp_ackvec *av, uint64_t seq) {
 #define P_CUM 0x01u
 #define P_BYTE 0x02u
 
+/* The encoded bytes are linear (enc[eh] .. enc[eh + en - 1], newest
+ * first, eh + en <= ecap), so that an ack copies them in one piece. */
 static size_t e_at(const udccp_ackvec *av, size_t i) {
-  return (av->eh + i) & (av->ecap - 1);
+  return av->eh + i;
 }
 
 /* Layout of the first block: the records first (they hold 64-bit
@@ -143,9 +145,10 @@ static int av_grow(udccp_ackvec *av, size_t need) {
   return 0;
 }
 
-/* Doubles the encoded ring, newest byte at index 0. */
+/* Doubles the encoded buffer, the bytes moved to its end (newer bytes go
+ * below them). */
 static int enc_grow(udccp_ackvec *av) {
-  size_t c = av->ecap * 2, i;
+  size_t c = av->ecap * 2, i, at;
   uint8_t *e = av->mem->malloc(c, av->mem->user_data);
   uint8_t *p = av->mem->malloc(c, av->mem->user_data);
   if (!e || !p) {
@@ -157,16 +160,35 @@ static int enc_grow(udccp_ackvec *av) {
     }
     return UDCCP_ERR_NOMEM;
   }
+  at = c - av->en;
   for (i = 0; i < av->en; i++) {
-    e[i] = av->enc[e_at(av, i)];
-    p[i] = av->epar[e_at(av, i)];
+    e[at + i] = av->enc[e_at(av, i)];
+    p[at + i] = av->epar[e_at(av, i)];
   }
   av_free_buf(av, av->enc);
   av_free_buf(av, av->epar);
   av->enc = e;
   av->epar = p;
   av->ecap = c;
-  av->eh = 0;
+  av->eh = at;
+  return 0;
+}
+
+/* No room below the newest byte (eh == 0): the bytes move to the end of
+ * the buffer while they fill at most half of it, else it doubles; either
+ * way at least half the buffer is free below them after, so the moves
+ * cost O(1) per byte pushed. */
+static int enc_room(udccp_ackvec *av) {
+  if (av->en == 0) {
+    av->eh = av->ecap;
+    return 0;
+  }
+  if (2 * av->en > av->ecap) {
+    return enc_grow(av);
+  }
+  memmove(av->enc + av->ecap - av->en, av->enc, av->en);
+  memmove(av->epar + av->ecap - av->en, av->epar, av->en);
+  av->eh = av->ecap - av->en;
   return 0;
 }
 
@@ -184,14 +206,14 @@ static int enc_push(udccp_ackvec *av, uint8_t st, unsigned n) {
       return 0;
     }
   }
-  if (av->en == av->ecap) {
-    int rv = enc_grow(av);
+  if (av->eh == 0) {
+    int rv = enc_room(av);
     if (rv != 0) {
       return rv;
     }
   }
   cum = av->en > 0 ? (uint8_t)(av->epar[av->eh] & P_CUM) : 0;
-  av->eh = (av->eh - 1) & (av->ecap - 1);
+  av->eh--;
   av->en++;
   av->enc[av->eh] = (uint8_t)(st << 6);
   av->epar[av->eh] = n ? (uint8_t)((cum ^ P_CUM) | P_BYTE) : cum;
@@ -270,9 +292,6 @@ static inline void av_trim(udccp_ackvec *av, uint64_t newtail) {
     break;
   }
   av->tail = newtail;
-  if (av->en == 0) {
-    av->eh = 0;
-  }
   /* av_len(av) == 0: newtail is at most head + 1 (the callers') */
   av->empty = newtail == ((av->head + 1) & UDCCP_SEQ_MASK);
 }
@@ -334,6 +353,24 @@ int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state) {
 }
 
 int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
+  seq &= UDCCP_SEQ_MASK;
+  /* en > 0 only once head is valid (av_restart sets it first) */
+  if ((ecn & 1u) == 0 && av->en > 0 &&
+      seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
+      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
+    uint8_t b = av->enc[av->eh];
+    /* b < 63: state 0 (the top two bits clear), a run shorter than 64 */
+    if (b < MAX_RUN - 1) {
+      *slot(av, seq) = UDCCP_AV_RECEIVED;
+      av->head = seq; /* (not empty: en > 0, av_trim empties en too) */
+      av->enc[av->eh] = (uint8_t)(b + 1);
+      return 0;
+    }
+  }
+  return udccp_ackvec_record_ecn_any(av, seq, ecn);
+}
+
+int udccp_ackvec_record_ecn_any(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
   /* §12.2: CE is a mark (the nonce is destroyed); ECT(1) carries nonce 1,
    * ECT(0) and Not-ECT nonce 0. */
   if ((ecn & 3) == 3) {
@@ -544,18 +581,13 @@ int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
      * packets received in order, issue 13): what the loop below writes
      * when nb == en and one option holds it (en + 4 <= room: max_bytes
      * >= en whatever n_opts is). */
-    size_t a = av->eh, b = e_at(av, en - 1), first = av->ecap - a;
+    size_t a = av->eh, b = e_at(av, en - 1);
     uint8_t *d = ob->buf + ob->len;
     d[0] = (uint8_t)(((av->epar[a] ^ av->epar[b] ^ (av->epar[b] >> 1)) & 1u)
                          ? UDCCP_OPT_ACK_VECTOR_1
                          : UDCCP_OPT_ACK_VECTOR_0);
     d[1] = (uint8_t)(en + 2);
-    if (first >= en) {
-      memcpy(d + 2, av->enc + a, en);
-    } else {
-      memcpy(d + 2, av->enc + a, first);
-      memcpy(d + 2 + first, av->enc, en - first);
-    }
+    memcpy(d + 2, av->enc + a, en);
     ob->len += en + 2;
     rec_push(av, pkt_seq, 1);
     return 0;
@@ -572,7 +604,6 @@ int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
   for (i = 0; i < nb;) {
     size_t k = nb - i < MAX_AV_LEN ? nb - i : MAX_AV_LEN;
     size_t a = e_at(av, i), b = e_at(av, i + k - 1);
-    size_t first = av->ecap - a < k ? av->ecap - a : k;
     /* §12.2: the option type carries the one-bit sum of the nonces of
      * the packets it reports in state 0. */
     unsigned nonce =
@@ -580,10 +611,7 @@ int udccp_ackvec_write_room(udccp_ackvec *av, udccp_optbuf *ob, size_t room,
     uint8_t *d = ob->buf + ob->len;
     d[0] = (uint8_t)(nonce ? UDCCP_OPT_ACK_VECTOR_1 : UDCCP_OPT_ACK_VECTOR_0);
     d[1] = (uint8_t)(k + 2);
-    memcpy(d + 2, av->enc + a, first);
-    if (first < k) {
-      memcpy(d + 2 + first, av->enc, k - first);
-    }
+    memcpy(d + 2, av->enc + a, k);
     ob->len += k + 2;
     i += k;
   }
@@ -735,8 +763,8 @@ static int peer_run(uint64_t hi, uint64_t lo, uint8_t state, void *ud) {
   return 0;
 }
 
-void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
-                               uint64_t ackno) {
+void udccp_ackvec_on_peer_acks_any(udccp_ackvec *av, const udccp_opts *opts,
+                                   uint64_t ackno) {
   peer_walk w;
   size_t j;
   ackno &= UDCCP_SEQ_MASK;
@@ -757,6 +785,47 @@ void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
   if (w.found) {
     av_clear_old(av, av->rec_n - 1 - w.i);
   }
+}
+
+/* udccp_ackvec_on_peer_acks_any's answer in its two usual cases (every
+ * ack of ack, issue 13), without the walk: the newest record at or below
+ * ackno is ackno's own (a receiver's records are its acks, one per
+ * packet, and the peer acknowledges the newest it got), or, below
+ * ackno, a record the first run of the first Ack Vector reports received
+ * (a data sender's records are its DataAcks, every other packet, and the
+ * peer's ackno is often the Data packet after one).  No record at or
+ * below ackno: none the vector could report either (runs go down from
+ * ackno).  Everything else walks. */
+void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
+                               uint64_t ackno) {
+  const udccp_ackvec_rec *r;
+  size_t j;
+  ackno &= UDCCP_SEQ_MASK;
+  j = rec_find_le(av, ackno);
+  if (j == av->rec_n) {
+    return;
+  }
+  r = rec_old(av, j);
+  if (r->seq != ackno) {
+    const udccp_opt *o;
+    uint8_t b;
+    if (opts == NULL || opts->n_ackvec == 0 || udccp_ackvec_check(opts) != 0) {
+      return; /* no vector, or one the walk would not read */
+    }
+    o = &opts->ackvec[0];
+    if (o->len == 0) {
+      udccp_ackvec_on_peer_acks_any(av, opts, ackno);
+      return;
+    }
+    /* §11.4: the first byte's run is ackno down to ackno - (b & 0x3F) */
+    b = o->val[0];
+    if ((b >> 6) == UDCCP_AV_NOT_RECEIVED ||
+        (uint64_t)udccp_seq_sub(ackno, r->seq) > (b & 0x3Fu)) {
+      udccp_ackvec_on_peer_acks_any(av, opts, ackno);
+      return;
+    }
+  }
+  av_clear_old(av, j);
 }
 
 int udccp_ackvec_check_all(const udccp_opts *opts) {

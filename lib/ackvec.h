@@ -48,8 +48,8 @@ typedef struct udccp_ackvec {
   int head_valid;        /* 0 until the first packet is recorded */
   /* The vector itself, run-length encoded as it goes on the wire (§11.4)
    * and kept up to date packet by packet, so that writing an ack is a
-   * copy: ring of ecap bytes, enc[eh] the newest (head), en bytes down
-   * to tail.  epar holds per byte: bit 1 the parity of the ECN nonces of
+   * copy: en bytes of a buffer of ecap, enc[eh] the newest (head) up to
+   * enc[eh + en - 1] the oldest (tail), in one piece (ackvec.c).  epar holds per byte: bit 1 the parity of the ECN nonces of
    * its state-0 packets, bit 0 that parity summed over it and every
    * older byte (the Nonce Echo of any stretch of bytes in O(1)). */
   uint8_t *enc, *epar;
@@ -110,8 +110,14 @@ int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
                               uint8_t nonce);
 
 /* As udccp_ackvec_record_nonce(), from the packet's IP ECN codepoint: CE
- * (3) is ECN_MARKED, ECT(1) (1) nonce 1, ECT(0) and Not-ECT nonce 0. */
+ * (3) is ECN_MARKED, ECT(1) (1) nonce 1, ECT(0) and Not-ECT nonce 0.
+ * The usual packet (every packet received, issue 13) is answered first:
+ * the next one in order, state 0 without a nonce (Not-ECT or ECT(0)),
+ * with room in the ring, and the newest byte a run of state 0 shorter
+ * than 64 (A.1.1: its run grows by one); everything else by
+ * udccp_ackvec_record_ecn_any, the general path (also for tests). */
 int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
+int udccp_ackvec_record_ecn_any(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
 
 /* Appends to ob the Ack Vector option(s) describing head down to tail, as
  * much of it as ob has room for, newest first (§11.4), and remembers that
@@ -144,6 +150,11 @@ void udccp_ackvec_on_ack(udccp_ackvec *av, uint64_t ackno);
  * the peer's packet options are at hand. */
 void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
                                uint64_t ackno);
+/* The same, always by the general path (a walk of the vector): what the
+ * usual cases udccp_ackvec_on_peer_acks answers at once are checked
+ * against (tests). */
+void udccp_ackvec_on_peer_acks_any(udccp_ackvec *av, const udccp_opts *opts,
+                                   uint64_t ackno);
 
 /* Sender side.  Called for each run of an Ack Vector, newest first:
  * sequence numbers hi down to lo (inclusive) all have state. Return nonzero

@@ -197,8 +197,8 @@ static void hist_drop_oldest(ccid2_tx *tx) {
   hist_advance(tx);
 }
 
-static void hist_push(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
-                      uint8_t flags) {
+void udccp_ccid2_hist_push_any(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
+                               uint8_t flags) {
   uint64_t d;
   ccid2_ent *e;
   if (!tx->started || tx->n == 0) {
@@ -749,7 +749,7 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
     cwv_idle(tx, ts);
   }
   cwv_tick(tx, ts);
-  hist_push(tx, seq, ts, (uint8_t)(ENT_SENT | (is_data ? ENT_DATA : 0)));
+  ccid2_hist_push(tx, seq, ts, (uint8_t)(ENT_SENT | (is_data ? ENT_DATA : 0)));
   if (first) {
     tx->nonce_first = seq;
   }

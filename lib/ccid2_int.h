@@ -157,6 +157,41 @@ static inline int ccid2_unresolved(const ccid2_ent *e) {
   return (e->flags & ENT_DATA) && !(e->flags & (ENT_ACKED | ENT_LOST));
 }
 
+/* Packet seq sent at ts (flags ENT_*): its entry at the head of the
+ * history, the numbers skipped over as non-data, the history grown (or
+ * its oldest packets given up) as needed; a seq not newer than the head
+ * is ignored. */
+void udccp_ccid2_hist_push_any(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
+                               uint8_t flags);
+/* Its usual cases inline (every packet sent, issue 13): the packet
+ * after the head with a free slot (n < cap; n > 0 only once started),
+ * or the first after the history emptied (n == 0, cap > 0: a receiver's
+ * acks, each resolved before the next), which starts it again at seq:
+ * what the general path does then, for one number. */
+static inline int ccid2_hist_push_fast(const ccid2_tx *tx, uint64_t seq) {
+  return tx->n == 0 ? tx->cap > 0
+                    : tx->n < tx->cap &&
+                          seq == udccp_seq_add(tx->tail, (int64_t)tx->n);
+}
+static inline void ccid2_hist_push(ccid2_tx *tx, uint64_t seq,
+                                   udccp_tstamp ts, uint8_t flags) {
+  ccid2_ent *e;
+  if (!ccid2_hist_push_fast(tx, seq)) {
+    udccp_ccid2_hist_push_any(tx, seq, ts, flags);
+    return;
+  }
+  if (tx->n == 0) {
+    tx->started = 1;
+    tx->tail = seq;
+    tx->loss_scan = seq;
+  }
+  e = ccid2_ent_at(tx, seq);
+  e->seq = seq;
+  e->sent = ts;
+  e->flags = flags;
+  tx->n++;
+}
+
 /* ------------------------------------------------------------ policy */
 
 static inline void ccid2_cc_win(const ccid2_tx *tx, udccp_ccid2_win *w) {
@@ -230,8 +265,19 @@ static inline void ccid2_undo_check(ccid2_tx *tx) {
     udccp_ccid2_undo_check(tx);
   }
 }
+/* detect_losses judges the packets from max(loss_scan, tail) up to the
+ * third-newest acked one (top[2], or lower with a raised threshold):
+ * with loss_scan at or past both, it has nothing to judge and leaves
+ * everything as it was -- the usual ack, whose top[2] the previous ack
+ * had passed already (Ack Ratio 2: top[2] moves by 2, the previous scan
+ * and the tail by as much; issue 13). */
+static inline int ccid2_losses_pending(const ccid2_tx *tx) {
+  return tx->n_top >= UDCCP_CCID2_NUMDUPACK && tx->n > 0 &&
+         (udccp_seq_lt(tx->loss_scan, tx->top[UDCCP_CCID2_NUMDUPACK - 1]) ||
+          udccp_seq_lt(tx->loss_scan, tx->tail));
+}
 static inline void ccid2_detect_losses(ccid2_tx *tx) {
-  if (tx->n_top >= UDCCP_CCID2_NUMDUPACK && tx->n > 0) {
+  if (ccid2_losses_pending(tx)) {
     udccp_ccid2_detect_losses(tx);
   }
 }

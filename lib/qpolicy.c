@@ -98,6 +98,9 @@ static void release(udccp_sendq *q) {
  * every datagram or two never wraps (the order ring goes on from where it
  * is; the PRIO arrival list is empty: its head links to itself). */
 static void drained(udccp_sendq *q) {
+  if (q->hold & UDCCP_SENDQ_HOLD_HELD) {
+    return; /* the held bytes stay where they are (udccp_sendq_hold) */
+  }
   if (!q->keep) {
     release(q);
     return;
@@ -106,9 +109,36 @@ static void drained(udccp_sendq *q) {
   q->next_exp = UDCCP_TSTAMP_NEVER;
 }
 
+/* Where the held bytes start (SIMPLE: the arrival list head is free). */
+static inline uint32_t *held_off(const udccp_sendq *q) {
+  return &q->slots[q->omask + 1].off;
+}
+
 void udccp_sendq_clear(udccp_sendq *q) {
+  if (q->hold & UDCCP_SENDQ_HOLD_HELD) {
+    /* Popped bytes are held: the block stays until the release, which
+     * frees it (unless keep); every slot is free again. */
+    uint32_t usable = q->omask + 1 < q->qlen ? q->omask + 1 : q->qlen, i;
+    for (i = 0; i < usable; i++) {
+      q->free_slots[i] = usable - 1 - i;
+    }
+    q->n_free = usable;
+    q->head = 0;
+    q->count = 0;
+    q->resv = 0;
+    q->next_exp = UDCCP_TSTAMP_NEVER;
+    return;
+  }
   release(q);
   q->count = 0;
+}
+
+int udccp_sendq_hold(udccp_sendq *q) {
+  if (q->policy != UDCCP_QPOLICY_SIMPLE) {
+    return UDCCP_ERR_INVALID_STATE;
+  }
+  q->hold |= UDCCP_SENDQ_HOLD_ON;
+  return 0;
 }
 
 void udccp_sendq_free(udccp_sendq *q) {
@@ -170,12 +200,15 @@ size_t udccp_sendq_bytes(const udccp_sendq *q) {
  * not.  Slots are not judged here. */
 static int room_at(udccp_sendq *q, uint32_t sz) {
   uint32_t t = q->tail, f;
-  if (q->count == 0) {
+  if (q->hold & UDCCP_SENDQ_HOLD_HELD) {
+    f = *held_off(q); /* the oldest bytes in use: a held datagram's */
+  } else if (q->count == 0) {
     q->tail = 0; /* every byte is free */
     q->lim = q->size;
     return sz <= q->size;
+  } else {
+    f = q->slots[oldest(q)].off;
   }
-  f = q->slots[oldest(q)].off;
   if (f >= t) {
     /* Wrapped: the free room is [tail, first). */
     q->lim = f;
@@ -318,6 +351,13 @@ static int make_room(udccp_sendq *q, uint32_t sz) {
   uint64_t need = (uint64_t)udccp_sendq_bytes(q) + sz, nsize;
   uint64_t ncap = q->slots != NULL ? (uint64_t)q->omask + 1 : 0;
 
+  if (q->hold & UDCCP_SENDQ_HOLD_HELD) {
+    /* Held bytes must stay where they are: after the release, which
+     * makes the arena twice as large. */
+    q->hold |= UDCCP_SENDQ_HOLD_GROW;
+    return UDCCP_ERR_AGAIN;
+  }
+
   if (q->n_free > 0 && 2 * need <= q->size) {
     compact(q);
     if (room_at(q, sz)) {
@@ -335,6 +375,21 @@ static int make_room(udccp_sendq *q, uint32_t sz) {
     return UDCCP_ERR_NOMEM;
   }
   return 0; /* packed from 0, room after tail */
+}
+
+void udccp_sendq_release(udccp_sendq *q) {
+  uint8_t h = q->hold;
+  q->hold = 0;
+  if (!(h & UDCCP_SENDQ_HOLD_HELD) || q->slots == NULL) {
+    return;
+  }
+  if (q->count == 0) {
+    drained(q); /* the arena restarts at 0, or the block goes */
+  } else if (h & UDCCP_SENDQ_HOLD_GROW) {
+    /* A push waited for room: what was held is what the arena lacks. */
+    uint64_t ncap = (uint64_t)q->omask + 1;
+    (void)rehome(q, q->n_free == 0 ? 2 * ncap : ncap, 2 * (uint64_t)q->size);
+  }
 }
 
 int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram) {
@@ -571,6 +626,10 @@ int udccp_sendq_pop(udccp_sendq *q) {
     return UDCCP_ERR_AGAIN;
   }
   s = q->order[head];
+  if (q->hold == UDCCP_SENDQ_HOLD_ON) {
+    q->hold |= UDCCP_SENDQ_HOLD_HELD; /* its bytes and the later ones' */
+    *held_off(q) = q->slots[s].off;
+  }
   q->head = (head + 1) & q->omask;
   q->count = count - 1;
   q->n_free = n + 1;
@@ -591,6 +650,9 @@ int udccp_sendq_trim(udccp_sendq *q) {
   q->resv = 0; /* whether or not the block moves: one rule */
   if (q->slots == NULL) {
     return 0;
+  }
+  if (q->hold & UDCCP_SENDQ_HOLD_HELD) {
+    return 1; /* bytes held where they are: after the release */
   }
   if (q->count == 0) {
     release(q);

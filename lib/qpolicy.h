@@ -59,6 +59,14 @@
  * with room for twice a queue's bytes. */
 #define UDCCP_SENDQ_MAX_DGRAM ((size_t)0x3fffffff)
 
+/* udccp_sendq.hold: on (udccp_sendq_hold); popped bytes held, from the
+ * offset in the arrival list head's off (an entry PRIO alone uses; the
+ * hold is SIMPLE's) to the oldest queued datagram or tail; a push wanted
+ * to grow the block meanwhile (done on release). */
+#define UDCCP_SENDQ_HOLD_ON 1u
+#define UDCCP_SENDQ_HOLD_HELD 2u
+#define UDCCP_SENDQ_HOLD_GROW 4u
+
 /* One queued datagram's bookkeeping. */
 typedef struct udccp_sendq_slot {
   uint32_t off;   /* its bytes: arena + off (8-byte aligned) */
@@ -106,6 +114,7 @@ typedef struct udccp_sendq {
                               (udccp_sendq_reserve), its off, len, prio
                               and expires set; any change to the queue's
                               contents or memory clears it */
+  uint8_t hold;            /* UDCCP_SENDQ_HOLD_*: udccp_sendq_hold() */
   uint64_t evicted;        /* PRIO: queued datagrams dropped for a better one */
   uint64_t refused;        /* pushes refused because the queue was full */
   uint64_t expired;        /* datagrams dropped unsent at their expiry */
@@ -147,7 +156,10 @@ int udccp_sendq_resize(udccp_sendq *q, size_t max_dgram);
  *                       datagram was not queued and the refusal counted;
  *   UDCCP_ERR_NOMEM     the queue needed to grow and could not (not
  *                       queued, not counted; under PRIO a full queue's
- *                       eviction of a worse datagram stands). */
+ *                       eviction of a worse datagram stands).
+ * Under a hold (udccp_sendq_hold) a push that needs the block compacted
+ * or moved is refused with UDCCP_ERR_AGAIN (not counted) until the
+ * release. */
 int udccp_sendq_push(udccp_sendq *q, const void *data, size_t len,
                      uint32_t prio);
 
@@ -279,6 +291,22 @@ int udccp_sendq_pop(udccp_sendq *q);
  * deep once does not keep that memory while it sends a trickle).  Cancels
  * a reservation.  Returns 1 if q still holds a block after. */
 int udccp_sendq_trim(udccp_sendq *q);
+
+/* From now until udccp_sendq_release(), a popped datagram's bytes stay
+ * where they are, unchanged (SIMPLE only: its pops follow arrival order):
+ * a caller that sends them in place (the socket runtime's transmit batch,
+ * issue 13) keeps a datagram's bytes until its batch has left without
+ * copying them.  Meanwhile a push uses only the room not held and never
+ * compacts or moves the block: one that would must wait for the release
+ * (UDCCP_ERR_AGAIN, not counted; the release then doubles the arena);
+ * a clear keeps the block until the release; a trim does nothing.
+ * Returns 0, or UDCCP_ERR_INVALID_STATE under PRIO (nothing held). */
+int udccp_sendq_hold(udccp_sendq *q);
+
+/* Ends a hold: the popped datagrams' bytes are free again; a queue the
+ * hold left empty is drained as a pop would drain it.  Safe without a
+ * hold. */
+void udccp_sendq_release(udccp_sendq *q);
 
 /* Bytes of heap the queue holds now (its block: bookkeeping and arena). */
 size_t udccp_sendq_mem(const udccp_sendq *q);

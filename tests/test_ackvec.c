@@ -859,6 +859,177 @@ static void test_appendix_a_incremental_vector_matches_model(void **state) {
   udccp_ackvec_free(&av);
 }
 
+/* Two vectors that must hold the same state: head, tail, the encoded
+ * bytes with their nonce parities, and every slot's state. */
+static void assert_av_same(const udccp_ackvec *a, const udccp_ackvec *b) {
+  size_t i;
+  uint64_t q;
+  assert_int_equal(a->head_valid, b->head_valid);
+  assert_int_equal(a->empty, b->empty);
+  if (!a->head_valid) {
+    return;
+  }
+  assert_int_equal(a->head, b->head);
+  assert_int_equal(a->tail, b->tail);
+  assert_int_equal(a->en, b->en);
+  for (i = 0; i < a->en; i++) {
+    assert_int_equal(a->enc[a->eh + i], b->enc[b->eh + i]);
+    assert_int_equal(a->epar[a->eh + i], b->epar[b->eh + i]);
+  }
+  for (q = a->tail; !a->empty; q = udccp_seq_add(q, 1)) {
+    assert_int_equal(a->states[q & (a->cap - 1)], b->states[q & (b->cap - 1)]);
+    if (q == a->head) {
+      break;
+    }
+  }
+}
+
+/* Appendix A.1.1, issue 13: udccp_ackvec_record_ecn answers the next
+ * packet in order, state 0 without a nonce, inline; the general path
+ * (udccp_ackvec_record_ecn_any) must leave the same vector behind for
+ * every packet: in order across runs of 63 and 64, with gaps, late
+ * packets, duplicates, marks (CE) and nonces (ECT(1)), from the first
+ * packet on, across the 48-bit wrap, with the ring growing and acks of
+ * acks trimming it (to nothing, too), and the same answer. */
+static void test_appendix_a_1_1_record_fast_path_matches_general(
+    void **state) {
+  udccp_ackvec fast, gen;
+  udccp_optbuf ob;
+  uint64_t seq = UDCCP_SEQ_MASK - 300, pkt = 1;
+  uint32_t lcg = 4242;
+  size_t i, fast_hits = 0;
+  (void)state;
+  init_av(&fast, 16);
+  init_av(&gen, 16);
+  for (i = 0; i < 20000; i++) {
+    uint8_t ecn;
+    uint64_t sq = seq;
+    unsigned r;
+    int before, rf, rg;
+    lcg = lcg * 1103515245u + 12345u;
+    r = (lcg >> 16) & 1023;
+    ecn = r < 20 ? 3 : r < 40 ? 1 : (r & 2) ? 2 : 0;
+    if (r >= 1000 && r < 1010) {
+      seq = udccp_seq_add(seq, (int64_t)(2 + (lcg >> 26)));  /* a gap */
+      sq = seq;
+    } else if (r >= 1010 && r < 1016 && i > 100) {
+      sq = udccp_seq_add(seq, -(int64_t)(1 + (lcg >> 27)));   /* late/dup */
+    } else {
+      seq = udccp_seq_add(seq, 1);
+      sq = seq;
+    }
+    before = fast.en > 0 && (ecn & 1) == 0 &&
+             sq == udccp_seq_add(fast.head, 1) && fast.enc[fast.eh] < 63 &&
+             udccp_seq_sub(sq, fast.tail) < (int64_t)fast.cap;
+    fast_hits += (size_t)before;
+    rf = udccp_ackvec_record_ecn(&fast, sq, ecn);
+    rg = udccp_ackvec_record_ecn_any(&gen, sq, ecn);
+    assert_int_equal(rf, rg);
+    assert_av_same(&fast, &gen);
+    /* Acks now and then, their acks of acks later (A.3); a long stretch
+     * without any, so that the ring grows. */
+    if ((i % 7) == 0 && (i < 5000 || i > 9000)) {
+      udccp_optbuf_init(&ob);
+      assert_int_equal(udccp_ackvec_write(&fast, &ob, pkt), 0);
+      udccp_optbuf_init(&ob);
+      assert_int_equal(udccp_ackvec_write(&gen, &ob, pkt), 0);
+      pkt++;
+      if ((lcg >> 12) % 4 == 0 && pkt > 3) {
+        uint64_t a = pkt - 1 - (lcg >> 14) % 3;
+        udccp_ackvec_on_ack(&fast, a);
+        udccp_ackvec_on_ack(&gen, a);
+        assert_av_same(&fast, &gen);
+      }
+    }
+  }
+  /* the fast path was taken for most packets */
+  assert_true(fast_hits > 15000);
+  udccp_ackvec_free(&fast);
+  udccp_ackvec_free(&gen);
+}
+
+/* Appendix A.3, issue 13: udccp_ackvec_on_peer_acks answers its usual
+ * cases (the ackno names a record; the first run of the first vector
+ * reports the newest record below it) without the walk; the general
+ * path (udccp_ackvec_on_peer_acks_any) must clear exactly the same
+ * state, for records one per packet or sparse, acknos on, between and
+ * below records, vectors whose first run is Received, Marked or Not
+ * Received, short or long, empty, two options, or none. */
+static void test_appendix_a_3_peer_acks_fast_path_matches_general(
+    void **state) {
+  udccp_ackvec fast, gen;
+  udccp_optbuf ob;
+  udccp_opts o;
+  uint8_t v1[8], v2[4];
+  uint64_t seq = 100, pkt = UDCCP_SEQ_MASK - 500, sent[32];
+  uint32_t lcg = 99;
+  size_t i, n_sent = 0, cleared = 0;
+  (void)state;
+  init_av(&fast, 16);
+  init_av(&gen, 16);
+  for (i = 0; i < 30000; i++) {
+    unsigned r;
+    lcg = lcg * 1103515245u + 12345u;
+    r = (lcg >> 16) & 1023;
+    assert_int_equal(udccp_ackvec_record_ecn(&fast, seq, 0),
+                     udccp_ackvec_record_ecn(&gen, seq, 0));
+    seq++;
+    /* our packet: with a vector (a record) or, now and then, without */
+    pkt = udccp_seq_add(pkt, 1);
+    if (r % 3 != 0) {
+      udccp_optbuf_init(&ob);
+      assert_int_equal(udccp_ackvec_write(&fast, &ob, pkt), 0);
+      udccp_optbuf_init(&ob);
+      assert_int_equal(udccp_ackvec_write(&gen, &ob, pkt), 0);
+    }
+    sent[n_sent++ % 32] = pkt;
+    if (n_sent > 20 && r < 512) {
+      /* the peer's packet: its ackno one of ours, a vector below it */
+      uint64_t ackno = sent[(n_sent - 1 - (lcg >> 11) % 20) % 32];
+      size_t k, nv = (lcg >> 5) % 8;
+      udccp_opts_reset(&o);
+      for (k = 0; k < sizeof(v1); k++) {
+        lcg = lcg * 1103515245u + 12345u;
+        v1[k] = (uint8_t)(((lcg >> 20) % 3 == 0 ? 3u : (lcg >> 22) % 2) << 6 |
+                          (lcg >> 8) % 64);
+        if (k < sizeof(v2)) {
+          v2[k] = (uint8_t)((lcg >> 24) % 64);
+        }
+      }
+      if (nv > 0) {
+        o.n_ackvec = nv == 7 ? 2 : 1;
+        o.ackvec[0].type = UDCCP_OPT_ACK_VECTOR_0;
+        o.ackvec[0].val = v1;
+        o.ackvec[0].len = (uint8_t)(nv == 6 ? 0 : nv);
+        o.ackvec[1].type = UDCCP_OPT_ACK_VECTOR_0;
+        o.ackvec[1].val = v2;
+        o.ackvec[1].len = sizeof(v2);
+        if ((lcg >> 3) & 1) {
+          o.present |= UDCCP_OPTS_AV_CHECKED;
+        }
+      }
+      udccp_ackvec_on_peer_acks(&fast, (lcg >> 4) % 16 ? &o : NULL, ackno);
+      udccp_ackvec_on_peer_acks_any(&gen, (lcg >> 4) % 16 ? &o : NULL, ackno);
+      assert_av_same(&fast, &gen);
+      assert_int_equal(fast.rec_n, gen.rec_n);
+      for (k = 0; k < fast.rec_n; k++) {
+        const udccp_ackvec_rec *a =
+            &fast.recs[(fast.rec_head + fast.rec_cap - fast.rec_n + k) &
+                       (fast.rec_cap - 1)];
+        const udccp_ackvec_rec *b =
+            &gen.recs[(gen.rec_head + gen.rec_cap - gen.rec_n + k) &
+                      (gen.rec_cap - 1)];
+        assert_int_equal(a->seq, b->seq);
+        assert_int_equal(a->ackno, b->ackno);
+      }
+      cleared += fast.empty;
+    }
+  }
+  assert_true(cleared > 100);
+  udccp_ackvec_free(&fast);
+  udccp_ackvec_free(&gen);
+}
+
 /* Issue 12: an authenticated peer may jump its sequence numbers by 2^20
  * inside a huge Sequence Window.  The gap is not filled number by number
  * (or byte by byte): the older state goes, the buffers stay as they
@@ -921,6 +1092,8 @@ int main(void) {
       cmocka_unit_test(test_appendix_a_3_ack_of_ack_finds_its_record),
       cmocka_unit_test(test_appendix_a_3_records_every_other_packet),
       cmocka_unit_test(test_rfc4340_11_4_huge_jump_costs_nothing),
+      cmocka_unit_test(test_appendix_a_1_1_record_fast_path_matches_general),
+      cmocka_unit_test(test_appendix_a_3_peer_acks_fast_path_matches_general),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_in_option_type),
       cmocka_unit_test(test_rfc4340_12_2_nonce_echo_per_option),
   };

@@ -19,6 +19,7 @@
 
 #include "ccid.h"
 #include "ccid2.h"
+#include "ccid2_int.h"
 #include "feat.h"
 #include "opt.h"
 #include "seq.h"
@@ -1458,6 +1459,108 @@ static void test_rfc4341_5_large_window_history(void **state) {
   h_free(t);
 }
 
+/* A copy of the sender's state with a history of its own. */
+static ccid2_tx *tx_clone(const ccid2_tx *tx) {
+  ccid2_tx *c = malloc(sizeof(*c));
+  assert_non_null(c);
+  memcpy(c, tx, sizeof(*c));
+  c->ring = malloc(tx->cap * sizeof(*tx->ring));
+  assert_non_null(c->ring);
+  memcpy(c->ring, tx->ring, tx->cap * sizeof(*tx->ring));
+  return c;
+}
+
+static void tx_same(const ccid2_tx *a, const ccid2_tx *b) {
+  ccid2_tx x = *a, y = *b;
+  assert_int_equal(a->cap, b->cap);
+  assert_memory_equal(a->ring, b->ring, a->cap * sizeof(*a->ring));
+  x.ring = y.ring = NULL;
+  assert_memory_equal(&x, &y, sizeof(x));
+}
+
+static void tx_clone_free(ccid2_tx *c) {
+  free(c->ring);
+  free(c);
+}
+
+/* RFC 4341 §5, issue 13: the history's usual push (ccid2_hist_push,
+ * inline) leaves the state the general path (udccp_ccid2_hist_push_any)
+ * leaves, and detect_losses is skipped (ccid2_losses_pending 0) only
+ * where the general path would change nothing: checked before every
+ * packet sent and after every ack of a sender with random losses, acks
+ * of non-data packets, numbers skipped, and acks that arrive late. */
+static void test_rfc4341_5_history_fast_paths_match_general(void **state) {
+  h *t = h_new_ex(1000, 2, UDCCP_SEQ_MASK - 3000, 100000);
+  ccid2_tx *tx = (ccid2_tx *)(void *)t->st.bytes;
+  uint32_t lcg = 31337;
+  unsigned round, fast = 0, skipped = 0, pending = 0;
+  (void)state;
+  for (round = 0; round < 3000 && t->nsent + 64 < MAXP; round++) {
+    unsigned k, n;
+    lcg = lcg * 1103515245u + 12345u;
+    n = 1 + (lcg >> 16) % 6;
+    for (k = 0; k < n; k++) {
+      uint64_t off = t->nsent;
+      int is_data = ((lcg >> (k + 3)) & 3) != 0;
+      if (((lcg >> 9) & 63) == 0) {
+        t->nsent += 1 + (lcg >> 24) % 3; /* numbers the caller skipped */
+        off = t->nsent;
+      }
+      if (tx->ring != NULL && ccid2_hist_push_fast(tx, seq_of(t, off))) {
+        ccid2_tx *a = tx_clone(tx), *b = tx_clone(tx);
+        ccid2_hist_push(a, seq_of(t, off), t->now, ENT_SENT | ENT_DATA);
+        udccp_ccid2_hist_push_any(b, seq_of(t, off), t->now,
+                                  ENT_SENT | ENT_DATA);
+        tx_same(a, b);
+        tx_clone_free(a);
+        tx_clone_free(b);
+        fast++;
+      }
+      h_send(t, is_data);
+      /* the receiver got it, mostly */
+      t->rstate[off] = ((lcg >> (k + 11)) % 11) == 0 ? AV_NONE : 0;
+    }
+    t->now += MS;
+    /* an ack of one of the newest packets, now and then an older one */
+    if (t->nsent > 0 && ((lcg >> 20) & 3) != 0) {
+      uint64_t back = ((lcg >> 22) & 7) == 0 ? (lcg >> 25) % 5 : 0;
+      uint64_t ackoff = t->nsent - 1 > back ? t->nsent - 1 - back : 0;
+      if (t->rstate[ackoff] == AV_NONE) {
+        t->rstate[ackoff] = 0; /* its ackno arrived */
+      }
+      if (t->nsent > 200) {
+        t->av_lo = t->nsent - 200;
+      }
+      assert_int_equal(h_ack(t, ackoff), 0);
+      /* The state detect_losses meets after a walk, with the scan's
+       * point anywhere around the history (below its tail too). */
+      for (k = 0; k < 4 && tx->n > 0; k++) {
+        ccid2_tx *c = tx_clone(tx);
+        lcg = lcg * 1103515245u + 12345u;
+        c->loss_scan = udccp_seq_add(
+            c->tail, (int64_t)((lcg >> 16) % (c->n + 8)) - 4);
+        if (!ccid2_losses_pending(c)) {
+          ccid2_tx *d = tx_clone(c);
+          udccp_ccid2_detect_losses(d);
+          tx_same(d, c);
+          tx_clone_free(d);
+          skipped++;
+        } else {
+          pending++;
+        }
+        tx_clone_free(c);
+      }
+    }
+  }
+  printf("fast pushes %u, detect skipped %u, run %u, lost %llu\n", fast,
+         skipped, pending, (unsigned long long)info(t).pkts_lost);
+  assert_true(fast > 3000);
+  assert_true(skipped > 500);
+  assert_true(pending > 50);
+  assert_true(info(t).pkts_lost > 50);
+  h_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_10_registry_lists_ccid2),
@@ -1497,6 +1600,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4341_5_large_window_history),
       cmocka_unit_test(test_rfc4340_7_5_2_cwnd_within_sequence_window),
       cmocka_unit_test(test_rfc4341_5_pacing_spreads_released_packets),
+      cmocka_unit_test(test_rfc4341_5_history_fast_paths_match_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

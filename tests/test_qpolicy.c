@@ -567,9 +567,135 @@ static void test_qpolicy_reserve_obeys_policy_and_is_cancelled(void **state) {
   udccp_sendq_free(&q);
 }
 
+/* Issue 13, the socket runtime's zero-copy batch: under a hold a popped
+ * datagram's bytes stay where they were, unchanged, until the release,
+ * whatever is pushed meanwhile (the ring wrapping, the arena growing);
+ * after the release the room is used again.  Random sizes, fixed seed;
+ * under ASan a freed block would be caught too. */
+static void test_qpolicy_hold_keeps_popped_bytes_until_release(void **state) {
+  udccp_sendq q;
+  uint8_t d[1500];
+  const uint8_t *held_p[64];
+  size_t held_len[64];
+  uint8_t held_tag[64];
+  uint32_t seed = 12345;
+  uint8_t tag_in = 0, tag_out = 0;
+  int round, nheld, i;
+  (void)state;
+
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 32, 1500),
+                   0);
+  q.keep = 1; /* as a busy connection's */
+  for (round = 0; round < 400; round++) {
+    /* fill up to the queue's length */
+    while (udccp_sendq_space(&q) > 0) {
+      size_t len;
+      seed = seed * 1103515245u + 12345u;
+      len = 1 + (seed >> 8) % 1400;
+      make_dgram(d, len, tag_in);
+      assert_int_equal(udccp_sendq_push(&q, d, len, 0), 0);
+      tag_in++;
+    }
+    assert_int_equal(udccp_sendq_hold(&q), 0);
+    /* a batch's worth popped, pushes in between (a send_more turn) */
+    nheld = 0;
+    seed = seed * 1103515245u + 12345u;
+    for (i = 0; i < 48 && udccp_sendq_len(&q) > 0; i++) {
+      const uint8_t *p;
+      size_t len, k;
+      assert_int_equal(udccp_sendq_peek(&q, &p, &len, NULL), 0);
+      assert_int_equal(p[0], tag_out);
+      held_p[nheld] = p;
+      held_len[nheld] = len;
+      held_tag[nheld++] = tag_out++;
+      assert_int_equal(udccp_sendq_pop(&q), 0);
+      if ((seed >> (i % 16)) & 1) {
+        seed = seed * 1103515245u + 12345u;
+        len = 1 + (seed >> 8) % 1400;
+        make_dgram(d, len, tag_in);
+        if (udccp_sendq_push(&q, d, len, 0) == 0) {
+          tag_in++;
+        }
+      }
+      if (i % 8 == 7) {
+        (void)udccp_sendq_trim(&q); /* a timer: does nothing while held */
+      }
+      for (k = 0; k < (size_t)nheld; k++) {
+        size_t b;
+        for (b = 0; b < held_len[k]; b++) {
+          assert_int_equal(held_p[k][b], held_tag[k]);
+        }
+      }
+    }
+    udccp_sendq_release(&q);
+  }
+  /* what is queued is still whole and in order */
+  while (udccp_sendq_len(&q) > 0) {
+    const uint8_t *p;
+    size_t len;
+    assert_int_equal(udccp_sendq_peek(&q, &p, &len, NULL), 0);
+    assert_int_equal(p[0], tag_out);
+    assert_int_equal(p[len - 1], tag_out);
+    tag_out++;
+    assert_int_equal(udccp_sendq_pop(&q), 0);
+  }
+  assert_int_equal(tag_out, tag_in);
+  udccp_sendq_free(&q);
+}
+
+/* A clear (the connection closed) during a hold keeps the block until the
+ * release; a drained queue under a hold keeps its bytes too; PRIO has no
+ * hold. */
+static void test_qpolicy_hold_survives_clear_and_drain(void **state) {
+  udccp_sendq q;
+  uint8_t d[600];
+  const uint8_t *p, *p2;
+  size_t len, b;
+  (void)state;
+
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_SIMPLE, 4, 600),
+                   0);
+  make_dgram(d, 600, 7);
+  assert_int_equal(udccp_sendq_push(&q, d, 600, 0), 0);
+  make_dgram(d, 600, 8);
+  assert_int_equal(udccp_sendq_push(&q, d, 600, 0), 0);
+  assert_int_equal(udccp_sendq_hold(&q), 0);
+  assert_int_equal(udccp_sendq_peek(&q, &p, &len, NULL), 0);
+  assert_int_equal(udccp_sendq_pop(&q), 0);
+  udccp_sendq_clear(&q);
+  assert_int_equal(udccp_sendq_len(&q), 0);
+  for (b = 0; b < len; b++) {
+    assert_int_equal(p[b], 7);
+  }
+  udccp_sendq_release(&q);
+  assert_int_equal(udccp_sendq_mem(&q), 0); /* no keep: freed at release */
+
+  /* the last datagram popped (keep 0): its bytes stay until release */
+  make_dgram(d, 600, 9);
+  assert_int_equal(udccp_sendq_push(&q, d, 600, 0), 0);
+  assert_int_equal(udccp_sendq_hold(&q), 0);
+  assert_int_equal(udccp_sendq_peek(&q, &p2, &len, NULL), 0);
+  assert_int_equal(udccp_sendq_pop(&q), 0);
+  make_dgram(d, 600, 10);
+  assert_int_equal(udccp_sendq_push(&q, d, 600, 0), 0);
+  for (b = 0; b < len; b++) {
+    assert_int_equal(p2[b], 9);
+  }
+  udccp_sendq_release(&q);
+  assert_int_equal(udccp_sendq_peek(&q, &p, &len, NULL), 0);
+  assert_int_equal(p[0], 10);
+  udccp_sendq_free(&q);
+
+  assert_int_equal(udccp_sendq_init(&q, NULL, UDCCP_QPOLICY_PRIO, 4, 600), 0);
+  assert_int_equal(udccp_sendq_hold(&q), UDCCP_ERR_INVALID_STATE);
+  udccp_sendq_free(&q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_qpolicy_init_rejects_bad_arguments),
+      cmocka_unit_test(test_qpolicy_hold_keeps_popped_bytes_until_release),
+      cmocka_unit_test(test_qpolicy_hold_survives_clear_and_drain),
       cmocka_unit_test(test_qpolicy_reserve_commit_queues_in_place),
       cmocka_unit_test(test_qpolicy_reserve_obeys_policy_and_is_cancelled),
       cmocka_unit_test(test_qpolicy_expire_drops_only_the_expired),
