@@ -96,6 +96,7 @@ void udccp_io_sock_free(udccp_sock *s) {
   if (s->lis != NULL) {
     udccp_listener_conn_gone(s->lis, s->conn);
   }
+  udccp_io_tx_forget(s); /* no batched packet may point into its queue */
   udccp_conn_del(s->conn);
   ep->socks_freed++;
   ep->nsocks_fam[s->fidx]--;
@@ -129,6 +130,7 @@ static void sock_entomb(udccp_sock *s) {
     udccp_listener_conn_gone(s->lis, s->conn);
     s->lis = NULL;
   }
+  udccp_io_tx_forget(s); /* no batched packet may point into its queue */
   udccp_conn_del(s->conn);
   s->conn = NULL;
   s->exp = end;
