@@ -26,7 +26,13 @@ compat_fetch() {
   ip netns exec "$NS" timeout 900 python3 -m http.server 8765 --bind "$HOST4" \
     --directory "$dir" > "$WORK/compat-http.log" 2>&1 &
   PIDS+=("$!")
-  sleep 1
+  # up to 15 s for the server to listen (a fixed 1 s was too short under
+  # load: the guest's wget then failed)
+  local i
+  for i in $(seq 1 150); do
+    ip netns exec "$NS" bash -c "exec 3<>/dev/tcp/$HOST4/8765" 2>/dev/null && break
+    sleep 0.1
+  done
   local files; files=$(cd "$dir" && ls | tr '\n' ' ')
   g_run fetch "mkdir -p $GBIN && cd $GBIN && for f in $files; do wget -q http://$HOST4:8765/\$f || exit 1; done && chmod +x * && ls"
   g_wait fetch 60 || die "guest could not fetch the compat binaries: $(g_out fetch | tr '\n' ' ')"
