@@ -482,6 +482,39 @@ static void fill_addr(const struct sockaddr_storage *ss, socklen_t sl,
   *outlen = sl;
 }
 
+/* One hand-over from the listener's service thread (svc.c hand_over): the
+ * connection's status slot and generation into id, its descriptor into
+ * *nfd (-1 when the message carried none); one fewer waits in the
+ * backlog then.  recvmsg's result. */
+static ssize_t recv_handover(ucompat_sock *lis, int fd, int rflags,
+                             uint32_t id[2], int *nfd) {
+  struct iovec iov = {id, 2 * sizeof(uint32_t)};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr m;
+  memset(&m, 0, sizeof(m));
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = u.buf;
+  m.msg_controllen = sizeof(u.buf);
+  *nfd = -1;
+  ssize_t n = ucompat_libc.recvmsg(fd, &m, rflags);
+  if (n < 0) {
+    return n;
+  }
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  if (c != NULL && c->cmsg_level == SOL_SOCKET &&
+      c->cmsg_type == SCM_RIGHTS) {
+    memcpy(nfd, CMSG_DATA(c), sizeof(int));
+    if (ucompat_slot_valid(lis) && atomic_load(&lis->st->pending) > 0) {
+      atomic_fetch_sub(&lis->st->pending, 1);
+    }
+  }
+  return n;
+}
+
 static int do_accept(int fd, struct sockaddr *addr, socklen_t *alen,
                      int flags) {
   ucompat_sock *lis = lookup(fd);
@@ -490,35 +523,21 @@ static int do_accept(int fd, struct sockaddr *addr, socklen_t *alen,
   }
   for (;;) {
     uint32_t id[2];
-    struct iovec iov = {id, sizeof(id)};
-    union {
-      char buf[CMSG_SPACE(sizeof(int))];
-      struct cmsghdr align;
-    } u;
-    struct msghdr m;
-    memset(&m, 0, sizeof(m));
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = u.buf;
-    m.msg_controllen = sizeof(u.buf);
-    ssize_t n = ucompat_libc.recvmsg(
-        fd, &m, (flags & SOCK_CLOEXEC) ? MSG_CMSG_CLOEXEC : 0);
+    int nfd;
+    ssize_t n = recv_handover(
+        lis, fd, (flags & SOCK_CLOEXEC) ? MSG_CMSG_CLOEXEC : 0, id, &nfd);
     if (n < 0) {
       return -1;
     }
-    if (n == 0 && m.msg_controllen == 0) {
+    if (n == 0 && nfd < 0) {
       return fail(EINVAL); /* the listener is gone */
     }
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    if (c == NULL || c->cmsg_type != SCM_RIGHTS || n != sizeof(id)) {
+    if (nfd < 0) {
       continue;
     }
-    int nfd;
-    memcpy(&nfd, CMSG_DATA(c), sizeof(int));
-    /* one fewer waiting in the backlog (svc.c hand_over) */
-    if (ucompat_slot_valid(lis) &&
-        atomic_load(&lis->st->pending) > 0) {
-      atomic_fetch_sub(&lis->st->pending, 1);
+    if (n != sizeof(id)) {
+      ucompat_libc.close(nfd);
+      continue;
     }
     if (nfd >= UCOMPAT_MAX_FDS) {
       ucompat_libc.close(nfd);
@@ -870,29 +889,14 @@ static int peer_hup(int fd) {
 static void drop_backlog(ucompat_sock *lis, int fd) {
   for (;;) {
     uint32_t id[2];
-    struct iovec iov = {id, sizeof(id)};
-    union {
-      char buf[CMSG_SPACE(sizeof(int))];
-      struct cmsghdr align;
-    } u;
-    struct msghdr m;
-    memset(&m, 0, sizeof(m));
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = u.buf;
-    m.msg_controllen = sizeof(u.buf);
-    ssize_t n = ucompat_libc.recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    int nfd;
+    ssize_t n = recv_handover(lis, fd, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, id,
+                              &nfd);
+    if (nfd >= 0) {
+      ucompat_libc.close(nfd);
+    }
     if (n <= 0) {
       return;
-    }
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    if (c != NULL && c->cmsg_type == SCM_RIGHTS) {
-      int nfd;
-      memcpy(&nfd, CMSG_DATA(c), sizeof(int));
-      ucompat_libc.close(nfd);
-      if (ucompat_slot_valid(lis) && atomic_load(&lis->st->pending) > 0) {
-        atomic_fetch_sub(&lis->st->pending, 1);
-      }
     }
   }
 }
