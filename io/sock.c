@@ -562,7 +562,6 @@ int udccp_close(udccp_sock *s, int timeout_ms) {
     int e = udccp_io_sock_dead_error(s);
     result = (e == 0 || e == UDCCP_ERR_CLOSED) ? 0 : e;
   }
-  udccp_io_tx_forget(s); /* its connection may be freed now */
   udccp_io_sock_orphaned(s);
   return result;
 }
@@ -578,7 +577,6 @@ void udccp_abort_code(udccp_sock *s, uint8_t reset_code) {
     udccp_io_sock_flush(s);
   }
   s->shut = 1;
-  udccp_io_tx_forget(s); /* its connection may be freed now */
   udccp_io_sock_orphaned(s);
 }
 

@@ -92,6 +92,17 @@ static void open_pair(run *r, int server_mp, size_t nlocal) {
   assert_non_null(r->s);
 }
 
+/* Both loops until the server has the second subflow (the join follows
+ * once the first is OPEN); its info into *si. */
+static void wait_joined(run *r, udccp_mp_info *si) {
+  uint64_t end = ms_now() + 5000;
+  do {
+    drive_once(r->cep, r->sep);
+    assert_int_equal(udccp_mpsock_get_info(r->s, si), 0);
+  } while (si->n_subflows < 2 && ms_now() < end);
+  assert_int_equal(si->n_subflows, 2);
+}
+
 /* Sends NDG numbered datagrams and reads them; bounded by time. */
 static void transfer(run *r) {
   uint8_t buf[LEN];
@@ -141,16 +152,10 @@ static void close_pair(run *r) {
 static void test_io_mp_two_subflows_3_3(void **state) {
   run r;
   udccp_mp_info ci, si;
-  uint64_t end;
   (void)state;
   open_pair(&r, 1, 2);
   /* the join follows once the first subflow is OPEN */
-  end = ms_now() + 5000;
-  do {
-    drive_once(r.cep, r.sep);
-    assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
-  } while (si.n_subflows < 2 && ms_now() < end);
-  assert_int_equal(si.n_subflows, 2);
+  wait_joined(&r, &si);
   assert_int_equal(udccp_mpsock_set_sched(r.c, UDCCP_MP_SCHED_RR), 0);
   transfer(&r);
   assert_int_equal(udccp_mpsock_get_info(r.c, &ci), 0);
@@ -241,18 +246,13 @@ static void test_io_mp_wire_order_3_2_5(void **state) {
   char path[] = "/tmp/udccp-io-mp-order.XXXXXX";
   static uint64_t seq[2 * NDG];
   size_t n, k, behind = 0;
-  uint64_t top = 0, end;
+  uint64_t top = 0;
   int fd = mkstemp(path);
   (void)state;
   assert_true(fd >= 0);
   close(fd);
   open_pair(&r, 1, 2);
-  end = ms_now() + 5000;
-  do {
-    drive_once(r.cep, r.sep);
-    assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
-  } while (si.n_subflows < 2 && ms_now() < end);
-  assert_int_equal(si.n_subflows, 2);
+  wait_joined(&r, &si);
   assert_int_equal(udccp_pcap_open(&pc, path), 0);
   udccp_endpoint_set_pcap(r.cep, pc);
   assert_int_equal(udccp_mpsock_set_sched(r.c, UDCCP_MP_SCHED_RR), 0);
@@ -287,12 +287,7 @@ static void test_io_mp_abort_fast_close_3_2_3(void **state) {
   int done = 0;
   (void)state;
   open_pair(&r, 1, 2);
-  end = ms_now() + 5000;
-  do {
-    drive_once(r.cep, r.sep);
-    assert_int_equal(udccp_mpsock_get_info(r.s, &si), 0);
-  } while (si.n_subflows < 2 && ms_now() < end);
-  assert_int_equal(si.n_subflows, 2);
+  wait_joined(&r, &si);
   udccp_mpsock_abort(r.c);
   r.c = NULL;
   end = ms_now() + 5000;
