@@ -627,8 +627,8 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
   /* §8.1.5: from PARTOPEN only DataAck; otherwise piggyback an ack when we
    * owe one, when Confirms are owed (they need an ackno), or, while our
    * Ack Vector holds state the peer has not acknowledged, when the peer
-   * has acked since our last ack and UDCCP_CONN_ACKACK_EVERY Data packets
-   * went without one (conn.h; RFC 4341 §6.2:
+   * has acked since our last ack and ackack_every Data packets went
+   * without one (conn.h UDCCP_CONN_ACKACK_EVERY; RFC 4341 §6.2:
    * "at least once per congestion window"; RFC 4340 §11.1: "a DCCP-DataAck
    * packet instead of DCCP-Data every now and then").  The peer's acks
    * then report that DataAck received and its vector buffer shrinks
@@ -637,7 +637,7 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
           (conn->pending & UDCCP_PEND_ACK) ||
           (conn->send_ackvec && conn->av_up && !conn->av.empty &&
            conn->pkts_since_ack > 0 &&
-           conn->data_unacking >= UDCCP_CONN_ACKACK_EVERY) ||
+           conn->data_unacking >= conn->ackack_every) ||
           udccp_feat_want_packet(&conn->feat))
              ? UDCCP_PKT_DATAACK
              : UDCCP_PKT_DATA;

@@ -139,9 +139,56 @@ static void test_rfc4341_6_2_acks_of_acks_per_window_not_per_packet(
   udccp_pair_free(&p);
 }
 
+/* RFC 4341 §6.2 ("at least once per congestion window"), conn.h
+ * UDCCP_CONN_ACKACK_EVERY: a sender pacing a steady stream acks the
+ * receiver's acks after a quarter of its window of Data packets, at most
+ * 8, instead of after every one (issue 13: each ack of ack is a vector
+ * written, parsed and matched); at a few packets per RTT, after every
+ * one as before.  Counted over the second of two seconds.  Fails if
+ * every other data packet is a DataAck at the high rate (the old rule),
+ * if fewer than one in 16 is, or if the slow stream acks less often. */
+static void stream_counts(uint64_t seed, udccp_tstamp every, uint64_t *data,
+                          uint64_t *dataack, udccp_conn_info *ci) {
+  udccp_pair p;
+  assert_int_equal(udccp_pair_init(&p, NULL, NULL, NULL, seed), 0);
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL, 5 * S));
+  (void)udccp_pair_stream(&p, 0, 1000, every, S);
+  *data = udccp_pair_count(&p, 0, UDCCP_PKT_DATA);
+  *dataack = udccp_pair_count(&p, 0, UDCCP_PKT_DATAACK);
+  assert_true(udccp_pair_stream(&p, 0, 1000, every, S) > 0);
+  *data = udccp_pair_count(&p, 0, UDCCP_PKT_DATA) - *data;
+  *dataack = udccp_pair_count(&p, 0, UDCCP_PKT_DATAACK) - *dataack;
+  udccp_conn_get_info(p.c[0], ci);
+  udccp_pair_free(&p);
+}
+
+static void test_rfc4341_6_2_acks_of_acks_spaced_by_window(void **state) {
+  udccp_conn_info ci;
+  uint64_t data, dataack;
+  (void)state;
+  /* 20,000 packets/s, 20 ms RTT: 400 per RTT */
+  stream_counts(7, 50 * (MS / 1000), &data, &dataack, &ci);
+  print_message("400/RTT: %llu Data, %llu DataAck (cwnd %llu, ack ratio %u)\n",
+                (unsigned long long)data, (unsigned long long)dataack,
+                (unsigned long long)ci.cwnd, (unsigned)ci.ack_ratio);
+  assert_true(data + dataack > 15000);
+  assert_true(ci.cwnd >= 32);
+  assert_true(dataack * 4 < data);
+  assert_true(dataack * 16 > data);
+  /* 250 packets/s: 5 per RTT */
+  stream_counts(7, 4 * MS, &data, &dataack, &ci);
+  print_message("5/RTT: %llu Data, %llu DataAck (cwnd %llu)\n",
+                (unsigned long long)data, (unsigned long long)dataack,
+                (unsigned long long)ci.cwnd);
+  assert_true(data + dataack > 200);
+  assert_true(ci.cwnd < 32);
+  assert_true(dataack * 3 >= data);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4341_6_2_acks_of_acks_per_window_not_per_packet),
+      cmocka_unit_test(test_rfc4341_6_2_acks_of_acks_spaced_by_window),
       cmocka_unit_test(test_rfc4340_11_4_long_vector_ack_still_goes_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
