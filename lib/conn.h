@@ -311,6 +311,9 @@ struct udccp_conn {
   uint8_t data_unacking;   /* Data (not DataAck) packets since our last ack,
                               saturating (UDCCP_CONN_ACKACK_EVERY) */
   uint8_t ackack_every;    /* ...after this many of them (1..ACKACK_EVERY) */
+  uint8_t build_general;   /* tests: every packet through udccp_conn_build's
+                              general path, none through build_data or
+                              build_ack (conn_out.c) */
   uint8_t peer_partopen;   /* server: the client may still be in PARTOPEN */
   uint8_t fallback_ack;    /* a DataAck did not fit; its Ack went alone */
   uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */
