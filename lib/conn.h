@@ -314,6 +314,9 @@ struct udccp_conn {
   uint8_t build_general;   /* tests: every packet through udccp_conn_build's
                               general path, none through build_data or
                               build_ack (conn_out.c) */
+  uint8_t read_general;    /* tests: every Ack and DataAck received through
+                              udccp_conn_read_pkt's general path, none
+                              through its fast path (conn_in.c) */
   uint8_t peer_partopen;   /* server: the client may still be in PARTOPEN */
   uint8_t fallback_ack;    /* a DataAck did not fit; its Ack went alone */
   uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */

@@ -740,6 +740,60 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
       goto step8;
     }
   }
+  /* The same for DCCP-Ack and DCCP-DataAck (X = 1: §5.1's 24-byte header
+   * with the Acknowledgement Number Subheader; an Ack's data is ignored,
+   * §5.5), a sender's most received packets (issue 13): step 6 also
+   * checks the Acknowledgement Number against [AWL, AWH] (§7.5.3), and
+   * GAR and the largest lag seen move as in the general path.
+   * conn->read_general (tests) sends these through the general path. */
+  if (len >= 24 &&
+      ((pkt[8] & 0x1F) == (UDCCP_PKT_ACK << 1 | 1) ||
+       (pkt[8] & 0x1F) == (UDCCP_PKT_DATAACK << 1 | 1)) &&
+      (pkt[5] & 0x0F) == 0 && conn->state == UDCCP_STATE_OPEN &&
+      conn->dup_set && !conn->read_general) {
+    size_t doff = (size_t)pkt[4] * 4;
+    uint64_t seq = udccp_get48(pkt + 10);
+    uint64_t ack = udccp_get48(pkt + 18);
+    if (doff >= 24 && doff <= len &&
+        seq == udccp_seq_add(conn->dup_high, 1) &&
+        seq == udccp_seq_add(conn->gsr, 1) &&
+        udccp_seq_between(seq, conn->swl, conn->swh) &&
+        udccp_seq_between(ack, conn->awl, conn->awh) &&
+        (uint16_t)(pkt[0] << 8 | pkt[1]) == conn->path.remote_port &&
+        (uint16_t)(pkt[2] << 8 | pkt[3]) == conn->path.local_port &&
+        (conn->settings.cksum_mode != UDCCP_CKSUM_FULL ||
+         udccp_cksum_check(pkt, len, &conn->path) == 0)) {
+      uint64_t bit = seq & (UDCCP_CONN_DUP_BITS - 1);
+      uint64_t lag = (uint64_t)udccp_seq_sub(conn->gss, ack);
+      p.h.ccval = pkt[5] >> 4;
+      p.h.cscov = 0;
+      p.h.type = type = (pkt[8] >> 1) & 0x0F;
+      p.h.x = 1;
+      p.h.has_ack = 1;
+      p.h.opts = pkt + 24;
+      p.h.opts_len = doff - 24;
+      p.h.payload = pkt + doff;
+      p.h.payload_len = len - doff;
+      p.seq = seq;
+      p.ack = ack;
+      p.ecn = (uint8_t)(ecn & 3);
+      p.recorded = 0;
+      conn->info.pkts_recv++;
+      conn->info.bytes_recv += len;
+      conn->dup_bits[bit >> 6] |= (uint64_t)1 << (bit & 63);
+      conn->dup_high = seq;
+      conn->gsr = seq;
+      udccp_conn_update_sw(conn); /* only GSR moved */
+      if (lag > conn->max_ack_lag) {
+        conn->max_ack_lag = lag;
+      }
+      conn->gar = udccp_seq_max(conn->gar, ack);
+      conn->t_last_rx = ts;
+      plain = 1;
+      cov_refused = 0;
+      goto step8;
+    }
+  }
   /* Step 1: header basics.  Malformed packets get no Reset.  What
    * udccp_conn_decode does, but the options stay unset until a step reads
    * them: step 8 parses them (resetting them first), and a plain packet

@@ -226,6 +226,21 @@ static void conn_state_same(const udccp_conn *a, const udccp_conn *b) {
   assert_int_equal(a->peer_ts_valid, b->peer_ts_valid);
   assert_int_equal(a->env.tx_nonce, b->env.tx_nonce);
   assert_int_equal(a->env.tx_more, b->env.tx_more);
+  /* what reading a packet moves (conn_in.c, its fast path), the CCIDs'
+   * state among it (cwnd, RTT, Ack Ratio, losses, marks) */
+  assert_true(a->dup_high == b->dup_high && a->max_ack_lag == b->max_ack_lag);
+  assert_true(a->t_last_rx == b->t_last_rx && a->swl == b->swl &&
+              a->swh == b->swh && a->awl == b->awl && a->awh == b->awh);
+  assert_true(memcmp(a->dup_bits, b->dup_bits, sizeof(a->dup_bits)) == 0);
+  assert_true(a->env.srtt == b->env.srtt && a->env.rto == b->env.rto);
+  {
+    udccp_conn_info ia, ib;
+    memset(&ia, 0, sizeof(ia));
+    memset(&ib, 0, sizeof(ib));
+    udccp_conn_get_info(a, &ia);
+    udccp_conn_get_info(b, &ib);
+    assert_true(memcmp(&ia, &ib, sizeof(ia)) == 0);
+  }
   assert_true(a->info.pkts_sent == b->info.pkts_sent &&
               a->info.bytes_sent == b->info.bytes_sent &&
               a->info.data_pkts_sent == b->info.data_pkts_sent &&
@@ -254,6 +269,7 @@ static void wire_run(uint8_t ccid, double loss, wire_sum *w, uint64_t *acks) {
         udccp_pair_run_until(&p[k], udccp_pair_both_open, NULL, 5 * S));
     p[k].loss[0] = p[k].loss[1] = loss;
     p[k].c[0]->build_general = p[k].c[1]->build_general = (uint8_t)k;
+    p[k].c[0]->read_general = p[k].c[1]->read_general = (uint8_t)k;
   }
   for (i = 0; i < 40; i++) {
     for (k = 0; k < 2; k++) {
