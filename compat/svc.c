@@ -144,6 +144,13 @@ void ucompat_snap_read(const ucompat_sock *cs, ucompat_stat *out) {
 /* ------------------------------------------------------------ errors */
 
 int ucompat_errno_of(int err, int rc) {
+  /* Our own timeout (a handshake's retries, the keepalive) ends with the
+   * Reset we sent, code Aborted (RFC 4340 §8.1.1): that code is ours, not
+   * the peer's.  Linux's dccp_write_err() gives ETIMEDOUT for it, and
+   * doc/preload.md promises it. */
+  if (err == UDCCP_ERR_TIMEOUT) {
+    return ETIMEDOUT;
+  }
   /* Linux net/dccp/input.c maps a received Reset code to sk_err thus. */
   switch (rc) {
   case UDCCP_RESET_CLOSED: return 0; /* the end of a normal close */

@@ -9,8 +9,8 @@
 # Exit status: 0 when every scenario passed, or when the run is skipped
 # (a line "SKIP interop: <reason>" says why); 1 when a scenario failed or
 # the harness broke.  The run itself is bounded: run.sh counts scenarios
-# not started within BUDGET (default 660 s) as failed, and the whole run
-# is killed after TIMEOUT (default 780 s).
+# not started within BUDGET (default 720 s) as failed, and the whole run
+# is killed after TIMEOUT (default 840 s).
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-build-interop}
@@ -50,10 +50,18 @@ ip netns del "$probe" 2>/dev/null
 
 log=$(mktemp /tmp/udccp-interop-check.XXXXXX)
 trap 'rm -f "$log"' EXIT
-timeout -k 10 "${TIMEOUT:-780}" bash "$SRC/interop/run.sh" "$BUILD" 2>&1 | tee "$log"
+# The harness's revival of a dead guest path (run.sh, path_check) is tested
+# in every run: the guest kernel panics at the start of the first scenario
+# (QEMU exits), which must fail it, boot the guest again and pass on the
+# re-run.  PATH_KILL_DURING= (empty) turns this off.
+if [ "${PREPARE_ONLY:-0}" != 1 ] && [ -z "${ONLY:-}" ]; then
+  export PATH_KILL_DURING=${PATH_KILL_DURING-k2u_basic}
+  export PATH_KILL_HOW=${PATH_KILL_HOW:-panic}
+fi
+timeout -k 10 "${TIMEOUT:-840}" bash "$SRC/interop/run.sh" "$BUILD" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 if [ "$rc" = 124 ]; then
-  echo "interop: FAILED: the run took more than ${TIMEOUT:-780} s"
+  echo "interop: FAILED: the run took more than ${TIMEOUT:-840} s"
   exit 1
 fi
 if [ "$rc" != 0 ]; then
@@ -65,4 +73,11 @@ if [ "${PREPARE_ONLY:-0}" = 1 ]; then
   exit 0
 fi
 grep -Eq '^[0-9]+ passed, 0 failed' "$log" || { echo "interop: no summary line"; exit 1; }
+if [ -n "${PATH_KILL_DURING:-}" ]; then
+  grep -Eq "^PASS $PATH_KILL_DURING .*RE-RUN" "$log" && grep -q 'revived: the guest booted again' "$log" || {
+    echo "interop: FAILED: the harness's self-test: $PATH_KILL_DURING (path killed: $PATH_KILL_HOW) was not failed, revived by a new boot and re-run"
+    exit 1
+  }
+  echo "interop: harness self-test passed ($PATH_KILL_DURING: guest path killed ($PATH_KILL_HOW), guest booted again, scenario re-run and passed)"
+fi
 exit 0

@@ -16,8 +16,9 @@
  * connection a join names by its CI (the resolver).  At the stop the
  * client closes with MP_CLOSE on every subflow (§3.2.11).
  *
- * The sender is greedy (the application options :app, pause and slow
- * reader are not used by multipath flows).  Per path: the bytes received
+ * The sender is greedy, or writes at the rate of :app (the options pause
+ * and slow reader are not used by multipath flows).  Per path: the bytes
+ * received
  * over it, the datagrams the scheduler gave it, its RTT and window, its
  * deaths and revivals (sim_path_result).
  */
@@ -71,6 +72,11 @@ typedef struct mflow {
   uint32_t dgram;
   uint64_t last_seq, disorder, stuck, placed;
   int have_last;
+  /* application-limited sender (f->app_rate_bps): bytes queued since
+   * app_base, and when the next datagram is due (sim/flow_udccp.c) */
+  udccp_tstamp app_base, app_next;
+  uint64_t app_queued;
+  int app_based;
   uint8_t buf[MFLOW_DGRAM_MAX];
 } mflow;
 
@@ -160,8 +166,9 @@ static void maybe_join(sim_flow *f, mflow *m, udccp_tstamp now) {
   }
 }
 
-static void app_send(sim_flow *f, mflow *m) {
+static void app_send(sim_flow *f, mflow *m, udccp_tstamp now) {
   udccp_conn *c0 = m->p[0].c;
+  m->app_next = UDCCP_TSTAMP_NEVER;
   if (c0 == NULL || f->stopped || m->closing) {
     return;
   }
@@ -175,7 +182,29 @@ static void app_send(sim_flow *f, mflow *m) {
                                                               : MFLOW_DGRAM_MAX);
     f->packet_size = m->dgram;
   }
-  while (udccp_mp_conn_queue(&m->tx, m->buf, m->dgram) == 0) {
+  if (f->app_rate_bps == 0) {
+    while (udccp_mp_conn_queue(&m->tx, m->buf, m->dgram) == 0) {
+    }
+    return;
+  }
+  if (!m->app_based) {
+    m->app_based = 1; /* the application starts writing once open */
+    m->app_base = now;
+  }
+  for (;;) {
+    if (sim_flow_app_bytes(f, m->app_base, now) <
+        m->app_queued + m->dgram) {
+      m->app_next = sim_flow_app_time(f, m->app_base,
+                                      m->app_queued + m->dgram);
+      return;
+    }
+    if (udccp_mp_conn_queue(&m->tx, m->buf, m->dgram) != 0) {
+      /* a blocked writer: the time it spends blocked is not credit */
+      m->app_base = now;
+      m->app_queued = 0;
+      return; /* the queue drains on the next schedule */
+    }
+    m->app_queued += m->dgram;
   }
 }
 
@@ -234,7 +263,7 @@ static void pump(sim_flow *f, mflow *m, udccp_tstamp now) {
     }
   }
   maybe_join(f, m, now);
-  app_send(f, m);
+  app_send(f, m, now);
   for (int round = 0; round < 64 && !m->broken; round++) {
     size_t placed = udccp_mp_conn_schedule(&m->tx, now);
     m->placed += placed;
@@ -244,7 +273,7 @@ static void pump(sim_flow *f, mflow *m, udccp_tstamp now) {
       }
       write_all(f, m, m->p[k].s, k, 1, now);
     }
-    app_send(f, m);
+    app_send(f, m, now);
     if (placed == 0) {
       break;
     }
@@ -267,6 +296,7 @@ static void pump(sim_flow *f, mflow *m, udccp_tstamp now) {
   }
   udccp_tstamp at = tmin(udccp_mp_conn_expiry(&m->tx),
                          udccp_mp_conn_expiry(&m->rx));
+  at = tmin(at, m->app_next);
   for (uint32_t k = 0; k < m->n; k++) {
     if (m->p[k].c != NULL && !udccp_conn_is_done(m->p[k].c)) {
       at = tmin(at, udccp_conn_get_expiry(m->p[k].c));

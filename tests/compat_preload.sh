@@ -11,6 +11,7 @@
 #    With UDCCP_MULTIPATH: Multipath DCCP with two subflows, and fallback.
 # 2. Python's socket module: socket.socket(2, 6, 33) as client and server.
 #    2b. Two preloaded servers and a udccp-perf server on one UDP port.
+#    2c. A peer gone silent: the keepalive, then ETIMEDOUT.
 # 3. tests/compat/dccp_errno: the kernel's errno values (ECONNREFUSED,
 #    EBADRQC, EMSGSIZE, EAGAIN, ENOTCONN, ECONNRESET, EPIPE, EINVAL, ...).
 # 4. Non-DCCP programs (TCP and UDP echo in Python, dd) run unaffected
@@ -194,6 +195,55 @@ for TR in $TRANSPORTS; do
   wait "$SPID" || { cat "$T/srv.$N"; fail "$TR: python server"; }
   echo "ok $TR $(tail -1 "$T/srv.$N")"
 done
+
+# ---- 2c. a peer that goes silent (UDCCP_KEEPALIVE, doc/preload.md): the
+# server stops itself (SIGSTOP) once its echo of one datagram arrived; the
+# client's keepalive (1 s idle, 2 probes 500 ms apart) ends the connection
+# and its next send fails with ETIMEDOUT, as documented (it said
+# ECONNRESET: the Reset Aborted the keepalive itself sends was taken for
+# the peer's).
+PYSTOPSRV='
+import os, signal, socket, struct, sys
+s = socket.socket(2, 6, 33)
+s.setsockopt(269, 2, struct.pack("!I", int(sys.argv[2])))
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+open(sys.argv[3], "w").write(str(os.getpid()))
+print("listening", flush=True)
+c, _ = s.accept()
+c.send(c.recv(4096))
+c.recv(4096)                             # the echo has arrived: stop
+os.kill(os.getpid(), signal.SIGSTOP)
+'
+PYSILENT='
+import errno, socket, struct, sys, time
+s = socket.socket(2, 6, 33)
+s.setsockopt(269, 2, struct.pack("!I", int(sys.argv[2])))
+s.settimeout(10)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+s.send(b"ping"); assert s.recv(100) == b"ping"
+s.send(b"stop")
+t = time.time()
+try:
+    d = s.recv(100)                      # the keepalive ends it: EOF
+    assert d == b"", d
+except OSError as e:
+    assert e.errno == errno.ETIMEDOUT, e
+waited = time.time() - t
+try:
+    s.send(b"x")
+    sys.exit("send after the keepalive timeout succeeded")
+except OSError as e:
+    assert e.errno == errno.ETIMEDOUT, "send: %s, want ETIMEDOUT" % e
+print("PASS keepalive: silent peer dropped after %.1f s, send: ETIMEDOUT" % waited)
+'
+next_port
+TR=udp start_server "$T/stop.srv" "$PY" -c "$PYSTOPSRV" "$PORT" "$SC" "$T/stop.pid"
+env $(pre udp "$PORT") UDCCP_KEEPALIVE=1,500ms,2 timeout -k 5 30 "$PY" -c "$PYSILENT" \
+  "$PORT" "$SC" >"$T/silent" 2>&1
+rc=$?
+kill -KILL "$(cat "$T/stop.pid")" 2>/dev/null
+[ "$rc" -eq 0 ] || { cat "$T/silent" "$T/stop.srv"; fail "keepalive against a silent peer"; }
+echo "ok $(tail -1 "$T/silent")"
 
 # ---- 2b. one UDP port, several processes (issue 13; RFC 6773 §3.8): two
 # preloaded servers and a udccp-perf server serve different DCCP ports on

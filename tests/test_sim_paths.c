@@ -260,6 +260,45 @@ static void test_sim_paths_mp_redundant(void **state) {
   sim_result_free(&r);
 }
 
+/* An application-limited multipath flow (sim_flow_opts.app_rate_bps,
+ * udccp-sim "mp-ccid2:app=RATE"): the sender is given 4 Mbit/s, both
+ * paths could carry more.  Multipath flows used to ignore the rate and
+ * send greedily (both paths full, 10+ Mbit/s).  Round-robin (RFC 9897
+ * §3.11.2 leaves the scheduler open; ours alternates among the paths
+ * whose CCID lets a datagram leave) splits the datagrams evenly although
+ * the paths' RTTs differ fourfold: each path's CCID sees data waiting
+ * for it and its pacing rate grows to its share. */
+static void test_sim_paths_mp_app_limited_rr_even(void **state) {
+  sim_config c;
+  sim_result r;
+  (void)state;
+  two_paths(&c, "mp-ccid2");
+  c.mp_sched = UDCCP_MP_SCHED_RR;
+  c.duration = 10 * S;
+  c.flow_opts[0].app_rate_bps = 4000000;
+  assert_int_equal(sim_run(&c, &r), 0);
+  const sim_flow_result *f = &r.flows[0];
+  assert_string_equal(f->err, "");
+  print_message("app 4 Mbit/s, round-robin: %.2f Mbit/s; path 0 %llu "
+                "datagrams (share %.3f, rtt %.1f ms), path 1 %llu (share "
+                "%.3f, rtt %.1f ms); %llu delivered, %llu out of order\n",
+                f->goodput_bps / 1e6,
+                (unsigned long long)f->paths[0].tx_dgrams, f->paths[0].share,
+                f->paths[0].rtt_ms, (unsigned long long)f->paths[1].tx_dgrams,
+                f->paths[1].share, f->paths[1].rtt_ms,
+                (unsigned long long)f->delivered_pkts,
+                (unsigned long long)f->mp_disorder);
+  assert_true(f->mp_active);
+  assert_int_equal(f->n_paths, 2);
+  /* the application's rate, not the paths' 11.2 Mbit/s */
+  assert_true(f->goodput_bps > 0.9 * 4e6 && f->goodput_bps < 1.1 * 4e6);
+  assert_true(f->paths[0].share > 0.45 && f->paths[0].share < 0.55);
+  assert_true(f->paths[1].share > 0.45 && f->paths[1].share < 0.55);
+  assert_int_equal(f->mp_disorder, 0);
+  assert_true(f->closed_ok);
+  sim_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sim_paths_single_path_flow_on_path_0),
@@ -267,6 +306,7 @@ int main(void) {
       cmocka_unit_test(test_sim_paths_mp_bound_slow_path_ccid_queue),
       cmocka_unit_test(test_sim_paths_mp_blackout_handover),
       cmocka_unit_test(test_sim_paths_mp_redundant),
+      cmocka_unit_test(test_sim_paths_mp_app_limited_rr_even),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
