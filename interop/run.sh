@@ -547,6 +547,13 @@ path_check() {
   g_run "${id}r1" "ip neigh flush dev eth0; ip link set eth0 down; ip link set eth0 up; sleep 1"
   g_wait "${id}r1" 10 >/dev/null 2>&1 || true
   if path_ping "${id}1" 3 5; then path_revived "links bounced"; return 0; fi
+  # which way the bounced path fails: the counters again (did the guest's
+  # ARP and pings reach the tap? did anything go back?)
+  g_run "${id}d2" "cat /proc/net/dev; ip neigh show"
+  g_wait "${id}d2" 8 >/dev/null 2>&1 || true
+  { echo "== after step 1 (links bounced), guest"; g_out "${id}d2"
+    echo "== host"; ip -n "$NS" -s link show "$TAP"; ip -n "$NS" neigh show
+  } >> "$SD/path-dead.txt" 2>&1
   g_run "${id}r2" "eth0-rebind && sleep 1 && echo REBOUND"
   g_wait "${id}r2" 20 >/dev/null 2>&1 || true
   ip -n "$NS" neigh flush dev "$TAP" 2>/dev/null || true
