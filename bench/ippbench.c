@@ -33,7 +33,7 @@
  * big-endian), the packet; two builds that must put the same bytes on
  * the wire give identical files.
  *
- *   udccp-ippbench --ccid 2|3 --window W [--zc] [--udp] [--dump FILE] [--packets N]
+ *   udccp-ippbench --ccid 2|3|cubic|bbr --window W [--zc] [--udp] [--dump FILE] [--packets N]
  *
  * --udp runs both ends as io/ runs DCCP-UDP: the DCCP checksum is sent as
  * zero and not checked (RFC 6773 §3.3; the UDP checksum, the kernel's, protects
@@ -255,7 +255,7 @@ int main(int argc, char **argv) {
   bench b;
   while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
     switch (o) {
-    case 'c': ccid = atoi(optarg); break;
+    case 'c': ccid = udccp_ccid_parse(optarg); break;
     case 'w': w = strtoul(optarg, NULL, 10); break;
     case 'n': packets = strtoul(optarg, NULL, 10); break;
     case 'f': do_floor = 1; break;
@@ -264,7 +264,7 @@ int main(int argc, char **argv) {
     case 'z': zc = 1; break;
     case 'u': udp = 1; break;
     default:
-      fprintf(stderr, "usage: udccp-ippbench --ccid 2|3 --window W "
+      fprintf(stderr, "usage: udccp-ippbench --ccid 2|3|cubic|bbr --window W "
                       "[--zc] [--udp] [--dump FILE] [--packets N] | --floor|--cksum [--packets N]\n");
       return 2;
     }
@@ -275,8 +275,8 @@ int main(int argc, char **argv) {
            packets, (unsigned)(acc & 1));
     return 0;
   }
-  if (w < 1 || (ccid != 2 && ccid != 3)) {
-    fprintf(stderr, "ippbench: --ccid 2 or 3, --window >= 1\n");
+  if (w < 1 || ccid < 2) {
+    fprintf(stderr, "ippbench: --ccid 2, 3, 4, cubic or bbr, --window >= 1\n");
     return 2;
   }
   memset(&p, 0, sizeof(p));

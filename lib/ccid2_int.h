@@ -167,11 +167,22 @@ void udccp_ccid2_hist_push_any(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
  * after the head with a free slot (n < cap; n > 0 only once started),
  * or the first after the history emptied (n == 0, cap > 0: a receiver's
  * acks, each resolved before the next), which starts it again at seq:
- * what the general path does then, for one number. */
+ * what the general path does then, for one number; or the 1-entry
+ * history of a receiver whose one entry needs no slot any more (an ack
+ * of ours, not yet passed by an ack of the peer: acks of acks come after
+ * several Data packets, conn.h UDCCP_CONN_ACKACK_EVERY), outside
+ * recovery: the general path advances past it, which empties the
+ * history, and starts again at seq (a newer one: an older one is
+ * ignored there). */
 static inline int ccid2_hist_push_fast(const ccid2_tx *tx, uint64_t seq) {
-  return tx->n == 0 ? tx->cap > 0
-                    : tx->n < tx->cap &&
-                          seq == udccp_seq_add(tx->tail, (int64_t)tx->n);
+  if (tx->n == 0) {
+    return tx->cap > 0;
+  }
+  if (tx->n < tx->cap) {
+    return seq == udccp_seq_add(tx->tail, (int64_t)tx->n);
+  }
+  return tx->cap == 1 && !tx->in_recovery &&
+         !ccid2_unresolved(&tx->ring[0]) && udccp_seq_gt(seq, tx->tail);
 }
 static inline void ccid2_hist_push(ccid2_tx *tx, uint64_t seq,
                                    udccp_tstamp ts, uint8_t flags) {
@@ -179,6 +190,9 @@ static inline void ccid2_hist_push(ccid2_tx *tx, uint64_t seq,
   if (!ccid2_hist_push_fast(tx, seq)) {
     udccp_ccid2_hist_push_any(tx, seq, ts, flags);
     return;
+  }
+  if (tx->n == tx->cap) {
+    tx->n = 0; /* the 1-entry case: its entry left */
   }
   if (tx->n == 0) {
     tx->started = 1;

@@ -187,6 +187,7 @@ int udccp_conn_new_common(udccp_conn **pconn, const udccp_settings *settings,
   conn->t_last_tx = ts;
   conn->win_mark_ts = UDCCP_TSTAMP_NEVER;
   conn->t_ackack = UDCCP_TSTAMP_NEVER;
+  conn->ackack_every = 1; /* until the CCID's window is known */
   conn->t_trim = UDCCP_TSTAMP_NEVER;
   conn->now = ts;
   conn->t_last_rx = ts;

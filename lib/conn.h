@@ -57,15 +57,17 @@
 #define UDCCP_CONN_SLOW_RX_FREE 4
 /* Acks of acks while sending data (RFC 4341 §6.2, RFC 4340 §11.1): once
  * the peer has sent an ack with an Ack Vector since our last
- * acknowledgement, the data packet that follows this many Data packets is
- * a DataAck carrying our Ack Vector, and the peer's next acks free its
+ * acknowledgement, the data packet that follows ackack_every Data packets
+ * is a DataAck carrying our Ack Vector, and the peer's next acks free its
  * Ack Vector state (the t_ackack timer still sees to once per RTT when we
- * send less).  Every data packet a DataAck (as Linux does) cost a vector
- * to write, parse and match on each; with 1, about every other one is
- * (issue 13).  2 and more cut further, but an application-limited CCID 2
- * flow then ramped up more slowly beside TCP (test_sim_features) and a
- * busy receiver kept more ack records. */
-#define UDCCP_CONN_ACKACK_EVERY 1
+ * send less).  ackack_every is a quarter of the CCID's window, at least 1
+ * and at most this (tune_seqwin), so that the peer's acks are acked
+ * several times per window ("at least once per congestion window") and a
+ * small window, or a CCID without one, acks them after each Data packet
+ * as before.  Every data packet a DataAck (as Linux does) cost a vector to
+ * write, parse and match on each; after every Data packet, about every
+ * other packet was one (issue 13). */
+#define UDCCP_CONN_ACKACK_EVERY 8
 /* Initial Sequence Window before negotiation (§7.5.2). */
 #define UDCCP_CONN_SEQWIN_INIT 100
 /* Sequence numbers up to the highest received for which a network
@@ -308,6 +310,10 @@ struct udccp_conn {
   uint8_t data_since_ackack; /* we sent data since our last ack */
   uint8_t data_unacking;   /* Data (not DataAck) packets since our last ack,
                               saturating (UDCCP_CONN_ACKACK_EVERY) */
+  uint8_t ackack_every;    /* ...after this many of them (1..ACKACK_EVERY) */
+  uint8_t build_general;   /* tests: every packet through udccp_conn_build's
+                              general path, none through build_data or
+                              build_ack (conn_out.c) */
   uint8_t peer_partopen;   /* server: the client may still be in PARTOPEN */
   uint8_t fallback_ack;    /* a DataAck did not fit; its Ack went alone */
   uint8_t data_blocked;    /* PARTOPEN: the head datagram waits for OPEN */

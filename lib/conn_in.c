@@ -562,6 +562,11 @@ static void tune_seqwin(udccp_conn *conn, udccp_tstamp ts) {
   cwnd = conn->tx_ccid_up && conn->tx_ccid->tx_cwnd != NULL
              ? conn->tx_ccid->tx_cwnd(conn->tx_st)
              : 0;
+  /* conn.h UDCCP_CONN_ACKACK_EVERY: a quarter of the window. */
+  conn->ackack_every =
+      (uint8_t)(cwnd >= 4 * UDCCP_CONN_ACKACK_EVERY ? UDCCP_CONN_ACKACK_EVERY
+                : cwnd >= 8                         ? cwnd / 4
+                                                    : 1);
   per_rtt = conn->sent_per_rtt > cwnd ? conn->sent_per_rtt : cwnd;
   want = 5 * per_rtt;
   /* A peer that stalls (a busy sender that does not read for a while)

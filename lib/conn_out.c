@@ -291,6 +291,7 @@ static inline int data_plain(const udccp_conn *conn, uint8_t type,
                              size_t payload_len) {
   return type == UDCCP_PKT_DATA && payload_len > 0 &&
          conn->state == UDCCP_STATE_OPEN && conn->tx_ccid_up &&
+         !conn->build_general &&
          conn->mp == NULL &&
          !(conn->send_ndp && conn->ndp_count > 0) &&
          !data_checksum_on(conn) && conn->settings.send_cscov == 0;
@@ -562,6 +563,112 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   return n;
 }
 
+/* The other packet udccp_conn_build sends most (issue 13): a CCID 2
+ * receiver's DCCP-Ack in OPEN, one per Ack Ratio data packets (RFC 4341
+ * §6), whose options are the Changes or Confirms owed (§6), a Timestamp
+ * (§13.1), the echo of the peer's (§13.3), the CCIDs' and the Ack Vector
+ * (§11.4) -- no NDP Count (§7.7: none owed or the option off), Slow
+ * Receiver (§11.6), Data Dropped (§11.7: no drop recorded), multipath
+ * option, CsCov 0 -- as udccp_conn_build would build it, in the same order
+ * and with the same effects, without its tests for other types, states
+ * and options and its header structure: the fields are written in place.
+ * The caller checked the conditions (ack_plain).  Compared with the
+ * general path packet by packet in tests/test_conn_ackvec.c
+ * (conn->build_general). */
+static udccp_ssize build_ack(udccp_conn *conn, uint8_t *dst, size_t cap,
+                             udccp_tstamp ts) {
+  /* fixed: the 24-byte header of Ack with X = 1 (§5.1, §5.3) */
+  enum { fixed = 24, ob_res = fixed - 12 };
+  static const uint8_t zero4[4] = {0, 0, 0, 0};
+  udccp_optbuf ob;
+  uint64_t seq = udccp_seq_add(conn->gss, 1);
+  uint16_t empty_owed = conn->feat.n_empty;
+  size_t olen, hdr;
+  ob.len = ob_res; /* as udccp_conn_build: the room Data Offset leaves */
+  if (udccp_feat_write(&conn->feat, &ob, UDCCP_PKT_ACK, seq) > 0) {
+    conn->t_feat_tx = ts;
+    conn->feat_tx_seq = seq;
+    conn->feat_tx_valid = 1;
+  }
+  (void)udccp_optbuf_put_be(&ob, UDCCP_OPT_TIMESTAMP, ts_value(conn, ts), 4);
+  put_ts_echo(conn, &ob, ts);
+  if (conn->rx_ccid_up && conn->rx_ccid->rx_write_opts) {
+    (void)conn->rx_ccid->rx_write_opts(conn->rx_st, &ob, UDCCP_PKT_ACK, ts);
+  }
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_write_opts) {
+    (void)conn->tx_ccid->tx_write_opts(conn->tx_st, &ob, UDCCP_PKT_ACK, ts);
+  }
+  if (conn->send_ackvec && conn->av_up) {
+    put_ackvec(conn, &ob, 0, cap, seq);
+  }
+  olen = (ob.len - ob_res + 3) & ~(size_t)3;
+  hdr = fixed + olen;
+  if (hdr > cap) {
+    return UDCCP_ERR_NOBUF;
+  }
+  /* §5.1: ports, Data Offset, CCVal 0, CsCov 0, checksum 0 (set below or
+   * by the UDP layer, RFC 6773 §3.3), Res 0, Type, X = 1, Reserved 0, the
+   * 48-bit Sequence Number; §5.3: Reserved 0, the 48-bit Acknowledgement
+   * Number (GSR) */
+  dst[0] = (uint8_t)(conn->path.local_port >> 8);
+  dst[1] = (uint8_t)conn->path.local_port;
+  dst[2] = (uint8_t)(conn->path.remote_port >> 8);
+  dst[3] = (uint8_t)conn->path.remote_port;
+  dst[4] = (uint8_t)(hdr / 4);
+  dst[5] = 0;
+  dst[6] = 0;
+  dst[7] = 0;
+  dst[8] = (uint8_t)(UDCCP_PKT_ACK << 1 | 1);
+  dst[9] = 0;
+  udccp_put48(dst + 10, seq);
+  dst[16] = 0;
+  dst[17] = 0;
+  udccp_put48(dst + 18, conn->gsr);
+  if (olen <= 32 && fixed + 32 <= cap && ob.len + 4 <= sizeof(ob.buf)) {
+    opts_move32(dst + fixed, &ob, ob_res, olen);
+  } else if (olen > 0) {
+    memcpy(dst + hdr - 4, zero4, 4);
+    memcpy(dst + fixed, ob.buf + ob_res, ob.len - ob_res);
+  }
+  if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
+    (void)udccp_cksum_set(dst, hdr, &conn->path);
+  }
+  conn->gss = seq;
+  udccp_conn_update_aw(conn); /* only GSS moved */
+  udccp_feat_check_wrap(&conn->feat, conn->gsr, conn->gss);
+  conn->env.tx_nonce = 0;
+  if (conn->tx_ccid_up && conn->tx_ccid->tx_on_sent) {
+    conn->env.tx_more = udccp_sendq_len(&conn->sendq) > 0u
+                            ? UDCCP_CCID_MORE_YES
+                            : UDCCP_CCID_MORE_NO;
+    conn->tx_ccid->tx_on_sent(conn->tx_st, seq, 0, 0, ts);
+  }
+  conn->ndp_count++; /* §7.7 */
+  conn->ack_needed = 0;
+  conn->pkts_since_ack = 0;
+  conn->t_last_ack_tx = ts;
+  conn->t_ackack = UDCCP_TSTAMP_NEVER;
+  conn->pending &= ~(uint32_t)UDCCP_PEND_ACK;
+  if (conn->feat.n_empty > 0 && conn->feat.n_empty < empty_owed) {
+    conn->pending |= UDCCP_PEND_ACK; /* §6.6.7, as udccp_conn_build */
+  }
+  conn->data_since_ackack = 0;
+  conn->data_unacking = 0;
+  conn->t_last_tx = ts;
+  conn->info.pkts_sent++;
+  conn->info.bytes_sent += hdr;
+  return (udccp_ssize)hdr;
+}
+
+/* 1 if build_ack builds this Ack: nothing it leaves out is owed (trim_drops
+ * has nothing to forget without a drop record). */
+static inline int ack_plain(const udccp_conn *conn) {
+  return conn->state == UDCCP_STATE_OPEN && conn->mp == NULL &&
+         !conn->build_general && !(conn->send_ndp && conn->ndp_count > 0) &&
+         !conn->slow_rx_pending && conn->n_drops == 0 && conn->drops == NULL &&
+         conn->settings.send_cscov == 0;
+}
+
 /* The packet type to use for an acknowledgement in this state. */
 static int can_ack(const udccp_conn *conn) {
   return conn->state == UDCCP_STATE_OPEN ||
@@ -583,8 +690,11 @@ void udccp_conn_ack_now(udccp_conn *conn, udccp_tstamp ts) {
   }
   udccp_conn_trim_arm(conn, ts);
   k = (size_t)(conn->ackq_head + conn->ackq_n) % UDCCP_CONN_ACKQ;
-  n = udccp_conn_build(conn, conn->ackq + k * conn->ackq_slot,
-                       conn->ackq_slot, UDCCP_PKT_ACK, NULL, 0, ts);
+  n = ack_plain(conn)
+          ? build_ack(conn, conn->ackq + k * conn->ackq_slot, conn->ackq_slot,
+                      ts)
+          : udccp_conn_build(conn, conn->ackq + k * conn->ackq_slot,
+                             conn->ackq_slot, UDCCP_PKT_ACK, NULL, 0, ts);
   if (n <= 0) {
     conn->pending |= UDCCP_PEND_ACK;
     return;
@@ -627,8 +737,8 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
   /* §8.1.5: from PARTOPEN only DataAck; otherwise piggyback an ack when we
    * owe one, when Confirms are owed (they need an ackno), or, while our
    * Ack Vector holds state the peer has not acknowledged, when the peer
-   * has acked since our last ack and UDCCP_CONN_ACKACK_EVERY Data packets
-   * went without one (conn.h; RFC 4341 §6.2:
+   * has acked since our last ack and ackack_every Data packets went
+   * without one (conn.h UDCCP_CONN_ACKACK_EVERY; RFC 4341 §6.2:
    * "at least once per congestion window"; RFC 4340 §11.1: "a DCCP-DataAck
    * packet instead of DCCP-Data every now and then").  The peer's acks
    * then report that DataAck received and its vector buffer shrinks
@@ -637,7 +747,7 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
           (conn->pending & UDCCP_PEND_ACK) ||
           (conn->send_ackvec && conn->av_up && !conn->av.empty &&
            conn->pkts_since_ack > 0 &&
-           conn->data_unacking >= UDCCP_CONN_ACKACK_EVERY) ||
+           conn->data_unacking >= conn->ackack_every) ||
           udccp_feat_want_packet(&conn->feat))
              ? UDCCP_PKT_DATAACK
              : UDCCP_PKT_DATA;

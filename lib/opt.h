@@ -189,7 +189,10 @@ int udccp_opts_parse(udccp_opts *out, uint8_t pkt_type, const uint8_t *opts,
  * ack (issue 13), read inline: Timestamp (§13.1, length 6), Timestamp
  * Echo (§13.3, length 6, 8 or 10), one Ack Vector (§11.4, at least one
  * byte), each at most once, in that order, any of them absent, then at
- * most the Padding of the last word (§5.8.1).  Fills out as
+ * most the Padding of the last word (§5.8.1); and the same without the
+ * Ack Vector on a DCCP-Data packet (§5.8: Timestamp and Timestamp Echo
+ * may ride on Data; a CCID 2 sender's Data packet after an ack echoes its
+ * Timestamp, conn.h UDCCP_CONN_ACKACK_EVERY).  Fills out as
  * udccp_opts_parse() would (none of these can be Mandatory's: no
  * Mandatory byte is accepted) and returns 1; returns 0, out untouched,
  * for any other area or packet type: the caller parses it. */
@@ -202,7 +205,8 @@ static inline int udccp_opts_parse_ack(udccp_opts *out, uint8_t pkt_type,
                                        const uint8_t *opts, size_t len) {
   const uint8_t *ts = NULL, *echo = NULL, *av = NULL;
   size_t k = 0;
-  if (pkt_type != UDCCP_PKT_ACK && pkt_type != UDCCP_PKT_DATAACK) {
+  if (pkt_type != UDCCP_PKT_ACK && pkt_type != UDCCP_PKT_DATAACK &&
+      pkt_type != UDCCP_PKT_DATA) {
     return 0;
   }
   if (len >= 6 && opts[0] == UDCCP_OPT_TIMESTAMP && opts[1] == 6) {
@@ -215,7 +219,8 @@ static inline int udccp_opts_parse_ack(udccp_opts *out, uint8_t pkt_type,
     echo = opts + k;
     k += opts[k + 1];
   }
-  if (len - k >= 3 && (opts[k] & 0xFE) == UDCCP_OPT_ACK_VECTOR_0 &&
+  if (pkt_type != UDCCP_PKT_DATA && len - k >= 3 &&
+      (opts[k] & 0xFE) == UDCCP_OPT_ACK_VECTOR_0 &&
       opts[k + 1] >= 3 && opts[k + 1] <= len - k) {
     av = opts + k;
     k += opts[k + 1];

@@ -1561,6 +1561,59 @@ static void test_rfc4341_5_history_fast_paths_match_general(void **state) {
   h_free(t);
 }
 
+/* RFC 4341 §5, issue 13: a receiver's 1-entry history (its acks, each
+ * left behind by the peer's next ack; several of ours between two acks of
+ * acks) takes the inline push as the general path would leave it: checked
+ * before every packet of a receiver whose acks are acked now and then,
+ * late or not at all, with numbers skipped and, at the end, data of its
+ * own.  Fails if the inline push keeps the old entry, or takes an older
+ * number or a data entry still unresolved. */
+static void test_rfc4341_5_history_one_entry_push_matches_general(
+    void **state) {
+  h *t = h_new_ex(1000, 2, UDCCP_SEQ_MASK - 300, 100000);
+  ccid2_tx *tx = (ccid2_tx *)(void *)t->st.bytes;
+  uint32_t lcg = 4242;
+  unsigned i, fast = 0, general = 0;
+  (void)state;
+  for (i = 0; i < 3000 && t->nsent + 8 < MAXP; i++) {
+    uint64_t off;
+    int is_data;
+    lcg = lcg * 1103515245u + 12345u;
+    is_data = i > 2500 && ((lcg >> 18) & 1);
+    if (((lcg >> 9) & 31) == 0) {
+      t->nsent += 1 + (lcg >> 24) % 3; /* numbers the caller skipped */
+    }
+    off = t->nsent;
+    if (tx->ring != NULL && tx->cap == 1) {
+      uint64_t s = seq_of(t, ((lcg >> 14) & 15) == 0 && off > 2 ? off - 2 : off);
+      if (ccid2_hist_push_fast(tx, s)) {
+        ccid2_tx *a = tx_clone(tx), *b = tx_clone(tx);
+        ccid2_hist_push(a, s, t->now, ENT_SENT);
+        udccp_ccid2_hist_push_any(b, s, t->now, ENT_SENT);
+        tx_same(a, b);
+        tx_clone_free(a);
+        tx_clone_free(b);
+        fast++;
+      } else {
+        general++;
+      }
+    }
+    h_send(t, is_data);
+    t->rstate[off] = 0;
+    t->now += MS / 10;
+    if (((lcg >> 20) & 7) == 0) {
+      /* an ack of ack naming one of our latest packets */
+      uint64_t back = (lcg >> 23) % 4;
+      assert_int_equal(h_ack(t, off > back ? off - back : 0), 0);
+    }
+  }
+  printf("1-entry pushes inline %u, general %u, cap %u\n", fast, general,
+         (unsigned)tx->cap);
+  assert_true(fast > 2000);
+  assert_true(general > 0);
+  h_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_10_registry_lists_ccid2),
@@ -1601,6 +1654,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_7_5_2_cwnd_within_sequence_window),
       cmocka_unit_test(test_rfc4341_5_pacing_spreads_released_packets),
       cmocka_unit_test(test_rfc4341_5_history_fast_paths_match_general),
+      cmocka_unit_test(test_rfc4341_5_history_one_entry_push_matches_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -638,6 +638,12 @@ static void test_rfc4340_5_8_ack_parse_matches_parser(void **state) {
     assert_int_equal(udccp_opts_parse_ack(&u, UDCCP_PKT_DATA, usual,
                                           sizeof(usual)),
                      0);
+    /* a Data packet's after an ack: the ack's Timestamp echoed, taken */
+    assert_int_equal(udccp_opts_parse_ack(&u, UDCCP_PKT_DATA, usual + 6, 6),
+                     1);
+    assert_true(u.present & UDCCP_OPTS_HAS_TS_ECHO);
+    assert_int_equal(u.ts_echo, 0x5678u);
+    assert_int_equal(u.n_ackvec, 0);
   }
 }
 
