@@ -315,6 +315,21 @@ static void test_io_route_mtu_large_packets(void **state) {
  * such packets must reach the receiver as GRO messages only.  (The
  * packets are Data packets of no connection, put straight into the
  * transmit batch: a connection's window rarely lets 46 go at once.) */
+/* A Data packet of no connection (DCCP ports 1 -> 2, one byte of tag at
+ * the end of its header) put straight into the client's transmit batch,
+ * owned by OWNER (NULL: none). */
+static void push_raw_data(pair *p, udccp_sock *owner, const udccp_path *path,
+                          size_t plen, uint8_t tag) {
+  uint8_t *b = udccp_io_tx_slot(p->cep, plen);
+  memset(b, 0, plen);
+  b[1] = 1, b[3] = 2;  /* DCCP ports 1 -> 2 */
+  b[4] = 4;            /* Data Offset: 16 bytes */
+  b[8] = (2 << 1) | 1; /* Type Data, X = 1 (RFC 4340 §5.1) */
+  b[15] = tag;
+  udccp_io_tx_commit(p->cep, p->c->fidx, owner, path, p->c->remote_udp_port,
+                     plen, 0);
+}
+
 static void test_io_gso_run_stays_whole(void **state) {
   (void)state;
   if (!kernel_has(UDP_SEGMENT, 0) || !kernel_has(UDP_GRO, 1)) {
@@ -330,13 +345,7 @@ static void test_io_gso_run_stays_whole(void **state) {
   udccp_endpoint_get_stats(p.cep, &cs0);
   udccp_endpoint_get_stats(p.sep, &ss0);
   for (int k = 0; k < NPKT; k++) {
-    uint8_t *b = udccp_io_tx_slot(p.cep, PLEN);
-    memset(b, 0, PLEN);
-    b[1] = 1, b[3] = 2; /* DCCP ports 1 -> 2 */
-    b[4] = 4;           /* Data Offset: 16 bytes */
-    b[8] = (2 << 1) | 1; /* Type Data, X = 1 (RFC 4340 §5.1) */
-    udccp_io_tx_commit(p.cep, p.c->fidx, NULL, &path, p.c->remote_udp_port,
-                       PLEN, 0);
+    push_raw_data(&p, NULL, &path, PLEN, 0);
   }
   udccp_io_tx_flush(p.cep);
   udccp_endpoint_get_stats(p.cep, &cs);
@@ -380,19 +389,13 @@ static void test_io_gso_batch_leaves_whole_messages(void **state) {
   udccp_endpoint_stats cs0, ss0, cs, ss;
   udccp_endpoint_get_stats(p.cep, &cs0);
   udccp_endpoint_get_stats(p.sep, &ss0);
-  for (int k = 0; k <= NPKT; k++) {
-    uint8_t *b = udccp_io_tx_slot(p.cep, PLEN);
-    if (k == NPKT) {
-      udccp_endpoint_get_stats(p.cep, &cs); /* what the 213th sent */
-    }
-    memset(b, 0, PLEN);
-    b[1] = 1, b[3] = 2; /* DCCP ports 1 -> 2 */
-    b[4] = 4;           /* Data Offset: 16 bytes */
-    b[8] = (2 << 1) | 1; /* Type Data, X = 1 (RFC 4340 §5.1) */
-    b[15] = (uint8_t)k; /* (a burst: one owner, as a connection's) */
-    udccp_io_tx_commit(p.cep, p.c->fidx, p.c, &path, p.c->remote_udp_port,
-                       PLEN, 0);
+  for (int k = 0; k < NPKT; k++) { /* (a burst: one owner, as a connection's) */
+    push_raw_data(&p, p.c, &path, PLEN, (uint8_t)k);
   }
+  /* the 213th's slot makes the batch of 212 leave */
+  (void)udccp_io_tx_slot(p.cep, PLEN);
+  udccp_endpoint_get_stats(p.cep, &cs);
+  push_raw_data(&p, p.c, &path, PLEN, (uint8_t)NPKT);
   printf("%d packets of %d bytes before the %dth: %llu sends of %llu GSO "
          "messages carrying %llu\n",
          NPKT, PLEN, NPKT + 1,
