@@ -82,6 +82,11 @@ struct ucompat_sock {
   uint8_t connect_pending;     /* a connect() started a handshake whose
                                   outcome no connect() reported yet
                                   (Linux: sock->state SS_CONNECTING) */
+  uint32_t gate;               /* datagrams the program's end wrote to itself
+                                  during a non-blocking connect(): they keep
+                                  it from polling writable until the thread
+                                  reads them, when the handshake is over
+                                  (preload.c gate_close, svc.c gate_open) */
   struct sockaddr_storage bound;
   socklen_t boundlen;
   /* the thread's side (svc.c); valid while owned */

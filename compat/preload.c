@@ -378,6 +378,31 @@ static int disconnect(ucompat_sock *cs, int fd) {
   return rv;
 }
 
+/* A non-blocking connect(): the pair is writable at once, so poll/select
+ * would report POLLOUT while the handshake runs and the program would ask
+ * SO_ERROR early (which then waited for the whole handshake, whatever the
+ * program's own timeout: Python's settimeout(2) connect took 64 s against
+ * a silent peer).  Linux reports a connecting DCCP socket writable once
+ * it is connected or failed (sk_stream_wait_connect's states), so the
+ * program's end writes datagrams to the thread's end until its send
+ * buffer is full: AF_UNIX reports it writable again only once the thread
+ * has read them (svc.c gate_open, when the handshake ends).  Nothing else
+ * can be written before them: a send() while connecting waits or fails
+ * with EAGAIN.  Call with ucompat_mu held. */
+#define UCOMPAT_GATE_MAX 65536
+static void gate_close(ucompat_sock *cs, int fd) {
+  char b = 0;
+  struct iovec v = {&b, 1};
+  struct msghdr m;
+  memset(&m, 0, sizeof(m));
+  m.msg_iov = &v;
+  m.msg_iovlen = 1;
+  while (cs->gate < UCOMPAT_GATE_MAX &&
+         ucompat_libc.sendmsg(fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == 1) {
+    cs->gate++;
+  }
+}
+
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
   ucompat_sock *cs = lookup(fd);
   if (cs == NULL) {
@@ -447,14 +472,18 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len) {
   } else {
     rv = ucompat_svc_connect(cs, sa, len);
   }
+  int nonblock = is_nonblock(fd);
   if (rv == 0 && !told) {
     cs->connect_pending = 1;
+    if (nonblock && cs->owned) {
+      gate_close(cs, fd);
+    }
   }
   pthread_mutex_unlock(&ucompat_mu);
   if (rv != 0 || told) {
     return rv;
   }
-  if (is_nonblock(fd)) {
+  if (nonblock) {
     return fail(EINPROGRESS);
   }
   wait_connected(cs);

@@ -965,6 +965,24 @@ static void abort_now(ucompat_sock *cs) {
   finish(cs);
 }
 
+/* The handshake is over: the program's end becomes writable (POLLOUT, as
+ * Linux's connected or failed socket) once the datagrams that held it
+ * are read (preload.c gate_close).  They were written before anything
+ * else, so they are the first ones. */
+static void gate_open(ucompat_sock *cs) {
+  char b;
+  struct iovec v = {&b, 1};
+  struct msghdr m;
+  memset(&m, 0, sizeof(m));
+  m.msg_iov = &v;
+  m.msg_iovlen = 1;
+  while (cs->gate > 0 && cs->svc_fd >= 0 &&
+         ucompat_libc.recvmsg(cs->svc_fd, &m, MSG_DONTWAIT) >= 0) {
+    cs->gate--;
+  }
+  cs->gate = 0;
+}
+
 /* One connection's turn.  Returns 1 if it queued datagrams. */
 static int service(ucompat_sock *cs) {
   ucompat_stat *st = cs->st;
@@ -976,6 +994,7 @@ static int service(ucompat_sock *cs) {
   int err = udccp_sock_error(cs->us);
   if (state == UCOMPAT_CONNECTING) {
     if (err == 0 && ust >= UDCCP_STATE_PARTOPEN) {
+      gate_open(cs);
       stat_paths(cs);
       stat_refresh(cs);
       atomic_store(&st->state, UCOMPAT_OPEN);
@@ -985,6 +1004,7 @@ static int service(ucompat_sock *cs) {
       int e = ucompat_errno_of(err, udccp_sock_reset_code(cs->us));
       atomic_store(&st->err, e != 0 ? e : ECONNREFUSED);
       atomic_store(&st->state, UCOMPAT_CLOSED);
+      gate_open(cs); /* POLLOUT with POLLHUP, as a failed connect */
       ucompat_libc.shutdown(cs->svc_fd, SHUT_RDWR);
       conn_close(cs);
       finish(cs);
@@ -1170,6 +1190,7 @@ void ucompat_svc_renew(ucompat_sock *cs, int svc_fd) {
   cs->wr_shut = 0;
   cs->mp_active = cs->mp_rx_end = 0;
   cs->mp_sent = 0;
+  cs->gate = 0;
   atomic_store(&cs->st->err, 0);
   atomic_store(&cs->st->mps, 0);
   atomic_store(&cs->st->state, UCOMPAT_NEW);

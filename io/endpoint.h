@@ -17,9 +17,25 @@
 #include "demux.h"
 
 #define UDCCP_IO_BATCH_MAX 64
-/* A burst reads the sockets after this many data packets (tx.c),
- * whatever the batch: the peer's unread acks must stay within its W'. */
-#define UDCCP_IO_DRAIN_PKTS 64
+/* With UDP GSO the transmit batch holds up to UDCCP_IO_TX_GSO_BATCHES
+ * times the batch's packets (tx.c udccp_io_tx_slot): one sendmmsg of a
+ * few GSO messages, each up to 64 segments.  A batch of 64 packets of
+ * 1,200 bytes left as two messages, 53 + 11 (issue 13). */
+#define UDCCP_IO_TX_GSO_BATCHES 4
+#define UDCCP_IO_TX_PKTS_MAX (UDCCP_IO_TX_GSO_BATCHES * UDCCP_IO_BATCH_MAX)
+/* Kernel limits of one UDP_SEGMENT send (gso.c): at most 64 segments, and
+ * the super-datagram with its UDP header (8), IP header (40 for IPv6, the
+ * larger) and link header (14: Ethernet, which loopback uses too) under
+ * the device's gso_max_size (65,536 unless raised). */
+#define UDCCP_IO_GSO_MAX_SEGS 64
+#define UDCCP_IO_GSO_MAX_BYTES (65536 - 1 - 14 - 40 - 8)
+/* A burst reads the sockets after this many data packets (tx.c
+ * drain_every: the peer's unread acks must stay within its W'), whatever
+ * the batch. */
+#define UDCCP_IO_DRAIN_MIN 32
+#define UDCCP_IO_DRAIN_MAX 1024
+/* ... and where the batch leaves anyway, after this many (tx.c). */
+#define UDCCP_IO_DRAIN_SOFT 128
 /* recvmmsg rounds per turn of the loop (rx.c, udccp_io_recv). */
 #define UDCCP_IO_RX_ROUNDS 8
 /* The most datagrams the kernel coalesces into one UDP_GRO message. */
@@ -32,14 +48,17 @@
  * (its header included, as a raw IPv4 socket reads it). */
 #define UDCCP_IO_RXBUF_MAX 65536
 /* The transmit batch's packets are packed into one buffer, each taking
- * what it needs; a connection is offered its MPS plus the largest DCCP
- * header, at least UDCCP_IO_TXBUF, at most 64 KiB.  A batch of 64 packets
- * of a 1500-byte path still leaves room for a 64 KiB offer (no early
- * flush); packets near 64 KiB (loopback's MTU) go three per batch. */
+ * what it needs (with its payload in its send queue, just its header); a
+ * connection is offered its MPS plus the largest DCCP header, at least
+ * UDCCP_IO_TXBUF, at most 64 KiB.  The buffer holds a batch of
+ * UDCCP_IO_TX_BYTES_MAX bytes of whole packets (a capture's, a
+ * subflow's: tx.c), each aligned to 16 bytes, and room for a 64 KiB
+ * offer after them. */
 #define UDCCP_IO_TXBUF 2048
 #define UDCCP_IO_TXPKT_MAX 65536
-#define UDCCP_IO_TXARENA \
-  ((size_t)UDCCP_IO_BATCH_MAX * UDCCP_IO_TXBUF + UDCCP_IO_TXPKT_MAX)
+#define UDCCP_IO_TXARENA                                  \
+  ((size_t)UDCCP_IO_TX_BYTES_MAX + UDCCP_IO_TXPKT_MAX + \
+   16 * (size_t)UDCCP_IO_TX_PKTS_MAX)
 /* Packets are never larger than an IPv4 datagram's 16-bit total length
  * (the route MTU of loopback is 65,536). */
 #define UDCCP_IO_MTU_MAX 65535u
@@ -168,27 +187,27 @@ struct udccp_endpoint {
   uint8_t rctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
   uint8_t *rbuf;
   /* transmit batch, preallocated */
-  struct mmsghdr tmsg[UDCCP_IO_BATCH_MAX];
+  struct mmsghdr tmsg[UDCCP_IO_TX_PKTS_MAX];
   /* A packet's iovecs: its header (all of it when copied) in tbuf, then
    * its payload in its connection's send queue (zero-copy, tx.c); the
    * batch's packets take adjacent entries, in order */
-  struct iovec tiov[2 * UDCCP_IO_BATCH_MAX];
+  struct iovec tiov[2 * UDCCP_IO_TX_PKTS_MAX];
   size_t ntiov;
-  uint32_t tlen[UDCCP_IO_BATCH_MAX]; /* bytes of packet i, all iovecs */
+  uint32_t tlen[UDCCP_IO_TX_PKTS_MAX]; /* bytes of packet i, all iovecs */
   uint32_t tx_epoch;       /* flushes of the batch (tx.c) */
-  struct sockaddr_storage tname[UDCCP_IO_BATCH_MAX];
-  uint8_t tctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
-  udccp_sock *towner[UDCCP_IO_BATCH_MAX];
-  int tfidx[UDCCP_IO_BATCH_MAX];
-  uint8_t tecn[UDCCP_IO_BATCH_MAX]; /* ECN codepoint of each packet */
-  uint8_t tsame[UDCCP_IO_BATCH_MAX]; /* packet i continues packet i-1's
+  struct sockaddr_storage tname[UDCCP_IO_TX_PKTS_MAX];
+  uint8_t tctl[UDCCP_IO_TX_PKTS_MAX][UDCCP_IO_CTLBUF];
+  udccp_sock *towner[UDCCP_IO_TX_PKTS_MAX];
+  int tfidx[UDCCP_IO_TX_PKTS_MAX];
+  uint8_t tecn[UDCCP_IO_TX_PKTS_MAX]; /* ECN codepoint of each packet */
+  uint8_t tsame[UDCCP_IO_TX_PKTS_MAX]; /* packet i continues packet i-1's
                                         burst: the same connection, socket,
                                         address, ancillary data (tx.c;
                                         gso.c joins it without comparing) */
   uint8_t *tbuf;           /* UDCCP_IO_TXARENA bytes, packets packed */
   /* connections whose send queues hold the payloads of packets in the
    * batch until it leaves (tx.c; udccp_sendq_hold) */
-  udccp_sock *theld[UDCCP_IO_BATCH_MAX];
+  udccp_sock *theld[UDCCP_IO_TX_PKTS_MAX];
   size_t nheld;
   size_t tbytes;           /* bytes of the batch's packets, all iovecs */
   size_t ntx;
@@ -198,6 +217,12 @@ struct udccp_endpoint {
   /* data packets put in the transmit batch since the sockets were last
    * read: a long burst reads in between (tx.c, udccp_io_rx_drain) */
   uint32_t tx_since_rx;
+  /* tx.c: the last GSO message the batch's packets make (as gso.c will
+   * group them, for bursts): packets, bytes, segment size, and 1 if a
+   * shorter packet ended it; tx_due: the batch leaves before the next
+   * packet (whole messages, no room for another full one) */
+  uint32_t trun_n, trun_bytes, trun_seg;
+  uint8_t trun_end, tx_due;
   /* the last clock reading of the loop or of a call that generated
    * packets (udccp_io_ep_now): what a queued datagram is stamped with
    * when it does not need a reading of its own (sock.c) */
@@ -208,9 +233,9 @@ struct udccp_endpoint {
   size_t rxbufsz;          /* bytes per receive slot */
   uint32_t rslots;         /* receive slots in rbuf (<= batch) */
   size_t rx_per_msg;       /* packets per received message, last call */
-  struct mmsghdr gmsg[UDCCP_IO_BATCH_MAX];
-  uint8_t gctl[UDCCP_IO_BATCH_MAX][UDCCP_IO_CTLBUF];
-  uint16_t gfirst[UDCCP_IO_BATCH_MAX], gcount[UDCCP_IO_BATCH_MAX];
+  struct mmsghdr gmsg[UDCCP_IO_TX_PKTS_MAX];
+  uint8_t gctl[UDCCP_IO_TX_PKTS_MAX][UDCCP_IO_CTLBUF];
+  uint16_t gfirst[UDCCP_IO_TX_PKTS_MAX], gcount[UDCCP_IO_TX_PKTS_MAX];
   /* share.c: a shared UDP port (cfg.reuseport) */
   uint32_t group_n, group_k; /* worker group size and our index: 1, 0 */
   int inbox_fd;              /* worker k > 0: what worker 0 relays, or -1 */
@@ -297,8 +322,8 @@ void udccp_io_tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
                         const udccp_path *path, uint16_t udp_port, size_t len,
                         uint8_t ecn);
 /* Lets s's connection write its packets into the transmit batch (full
- * batches leave; a long burst reads the sockets every
- * UDCCP_IO_DRAIN_PKTS data packets). */
+ * batches leave; a long burst reads the sockets as often as the peer's
+ * W' needs: tx.c drain_every). */
 void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now);
 
 /* rx.c.  Reads socket fidx: up to rounds batches, within the receive

@@ -33,11 +33,9 @@
 #define UDP_GRO 104
 #endif
 
-/* Kernel limits: at most 64 segments (UDP_MAX_SEGMENTS in older
- * kernels), and the whole super-datagram, with its UDP header (8), IP
- * header (40 for IPv6, the larger) and link header (14: Ethernet, which
- * loopback uses too), must stay under the device's gso_max_size (65,536
- * unless raised).  One that does not is not refused: Linux segments it
+/* Kernel limits (endpoint.h): at most 64 segments (UDP_MAX_SEGMENTS in
+ * older kernels), and the whole super-datagram must stay under the
+ * device's gso_max_size.  One that does not is not refused: Linux segments it
  * in software before the device (validate_xmit_skb, "skb->len >=
  * gso_max_size"), and over loopback the receiver then gets every segment
  * as its own datagram, no GRO, a socket buffer charged per datagram.
@@ -46,8 +44,8 @@
  * of data (1,424 with the 16-byte Data header) make 65,504 bytes: before
  * this bound, udccp-perf's default size ran at half the goodput of
  * 1,407 bytes and lost packets at the receiver's socket buffer. */
-#define GSO_MAX_SEGS 64
-#define GSO_MAX_BYTES (65536 - 1 - 14 - 40 - 8)
+#define GSO_MAX_SEGS UDCCP_IO_GSO_MAX_SEGS
+#define GSO_MAX_BYTES UDCCP_IO_GSO_MAX_BYTES
 
 void udccp_io_offload_setup(udccp_endpoint *ep, int fd) {
   int zero = 0, one = 1;

@@ -406,7 +406,7 @@ udccp_tstamp udccp_io_rx_drain(udccp_endpoint *ep) {
   for (int f = 0; f < 2; f++) {
     /* Not a socket without connections (an endpoint with no local
      * address has both, and a bulk sender uses one: a recvmmsg that
-     * found nothing every 64 packets); its listeners' packets wait for
+     * found nothing at every drain); its listeners' packets wait for
      * the loop's turn, which reads what epoll reports. */
     if (ep->fd[f] >= 0 && ep->nsocks_fam[f] > 0) {
       /* One batch: what a sender needs is the acks that came in; the

@@ -59,6 +59,8 @@ void udccp_io_tx_flush(udccp_endpoint *ep) {
   ep->ntiov = 0;
   ep->tused = 0;
   ep->tbytes = 0;
+  ep->trun_n = 0;
+  ep->tx_due = 0;
   ep->tx_epoch++; /* no packet points at a send queue now */
   /* The kernel has copied the payloads: the send queues may reuse them. */
   for (size_t k = 0; k < ep->nheld; k++) {
@@ -77,14 +79,54 @@ void udccp_io_tx_forget(udccp_sock *s) {
   }
 }
 
+/* Would a packet of up to cap bytes make the batch leave first?  With
+ * GSO the batch holds UDCCP_IO_TX_GSO_BATCHES times the batch's packets,
+ * and leaves at the end of a full GSO message once another would not fit
+ * (tx_run). */
+static int tx_full(const udccp_endpoint *ep, size_t cap) {
+  size_t most = ep->gso ? (size_t)UDCCP_IO_TX_GSO_BATCHES * ep->batch
+                        : ep->batch;
+  return ep->tx_due || ep->ntx >= most ||
+         ep->tused + cap > UDCCP_IO_TXARENA ||
+         ep->tbytes >= UDCCP_IO_TX_BYTES_MAX;
+}
+
 /* Room for a packet of up to cap bytes in the transmit batch (flushed
  * first when full); udccp_io_tx_commit() takes what the packet used. */
 uint8_t *udccp_io_tx_slot(udccp_endpoint *ep, size_t cap) {
-  if (ep->ntx >= ep->batch || ep->tused + cap > UDCCP_IO_TXARENA ||
-      ep->tbytes >= UDCCP_IO_TX_BYTES_MAX) {
+  if (tx_full(ep, cap)) {
     udccp_io_tx_flush(ep);
   }
   return ep->tbuf + ep->tused;
+}
+
+/* Follows the GSO messages the batch's packets will make (gso.c group():
+ * a burst's packets of one size, the last one possibly shorter, up to 64
+ * segments and UDCCP_IO_GSO_MAX_BYTES) as packet i of len bytes joins,
+ * and marks the batch due when the last message is full and another full
+ * one would not fit: the batch then leaves as whole messages, not with
+ * the start of one (at 1,200 bytes: 4 x 53 packets in one sendmmsg, where
+ * a batch of 64 packets made two messages, 53 + 11; issue 13). */
+static inline void tx_run(udccp_endpoint *ep, int same, uint32_t len) {
+  if (same && ep->trun_n > 0 && !ep->trun_end && len <= ep->trun_seg &&
+      ep->trun_n < UDCCP_IO_GSO_MAX_SEGS &&
+      ep->trun_bytes + len <= UDCCP_IO_GSO_MAX_BYTES) {
+    ep->trun_n++;
+    ep->trun_bytes += len;
+    ep->trun_end = len < ep->trun_seg; /* only the last may be shorter */
+  } else {
+    ep->trun_n = 1;
+    ep->trun_bytes = ep->trun_seg = len;
+    ep->trun_end = 0;
+  }
+  if (ep->trun_end || ep->trun_n == UDCCP_IO_GSO_MAX_SEGS ||
+      ep->trun_bytes + ep->trun_seg > UDCCP_IO_GSO_MAX_BYTES) {
+    size_t most = (size_t)UDCCP_IO_TX_GSO_BATCHES * ep->batch;
+    if (ep->tbytes + UDCCP_IO_GSO_MAX_BYTES > UDCCP_IO_TX_BYTES_MAX ||
+        ep->ntx + UDCCP_IO_GSO_MAX_SEGS > most) {
+      ep->tx_due = 1;
+    }
+  }
 }
 
 /* The most a connection's packet may take: its MPS plus the largest DCCP
@@ -191,6 +233,9 @@ static inline void tx_commit(udccp_endpoint *ep, int fidx, udccp_sock *owner,
   ep->tfidx[i] = fidx;
   ep->tecn[i] = ecn;
   ep->tsame[i] = (uint8_t)same;
+  if (ep->gso) {
+    tx_run(ep, same, ep->tlen[i]);
+  }
   if (same) {
     /* The same connection as the packet before, with the same ECN
      * codepoint (a burst): the same address and ancillary data, so the
@@ -259,12 +304,32 @@ static void tx_sg_settle(udccp_endpoint *ep, const udccp_sock *s) {
   }
 }
 
+/* How many data packets s may send between two reads of the sockets.
+ * Every packet we send acknowledges GSR, and the peer accepts
+ * acknowledgement numbers only within its last W' sequence numbers sent
+ * (RFC 4340 §7.5.1, §7.5.3).  The peer sends about one ack per Ack Ratio
+ * of our data packets (RFC 4341 §6.1.2): after W'/2 x Ack Ratio of them
+ * unread, its acks of what we sent since the last read fill half of W'
+ * (the other half is for those of the packets in flight then, which CCID
+ * 2 keeps within W'/2: lib/ccid2.c ar_min).  Linux keeps W' = 100 (100
+ * packets at Ack Ratio 2); ours starts at 1,000 and grows with the rate
+ * (§7.5.2).  At most UDCCP_IO_DRAIN_MAX, so that the CCID sees its
+ * feedback within a few batches; at least UDCCP_IO_DRAIN_MIN. */
+static uint32_t drain_every(const udccp_sock *s) {
+  const udccp_ccid_env *e = &s->conn->env;
+  uint64_t n = e->seq_window_in / 2 * (e->ack_ratio > 0 ? e->ack_ratio : 1);
+  return n < UDCCP_IO_DRAIN_MIN   ? UDCCP_IO_DRAIN_MIN
+         : n > UDCCP_IO_DRAIN_MAX ? UDCCP_IO_DRAIN_MAX
+                                  : (uint32_t)n;
+}
+
 void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
   udccp_endpoint *ep = s->ep;
   uint32_t sg_epoch = ep->tx_epoch - 1; /* no payload of s in the batch */
   if (s->conn == NULL) {
     return; /* a tombstone sends only in answer (tomb_input) */
   }
+  uint32_t drain_at = drain_every(s);
   udccp_sendq *q = &s->conn->sendq;
   s->more_queued = 0;
   if (s->mp != NULL) {
@@ -273,24 +338,18 @@ void udccp_io_sock_output(udccp_sock *s, udccp_tstamp now) {
   int sg = ep->pcap == NULL && s->mp == NULL;
   /* Bounded: a CCID that never says "stop" cannot hang the loop. */
   for (int k = 0; k < 4096; k++) {
-    if (ep->tx_since_rx >= UDCCP_IO_DRAIN_PKTS) {
-      /* 64 data packets went out since we last read: read what
-       * came in before sending more.  Every packet we send acknowledges
-       * GSR, and the peer accepts only acknowledgement numbers within its
-       * last W'
-       * sequence numbers sent (RFC 4340 §7.5.1, §7.5.3; Linux keeps
-       * W' = 100).  During a long burst the peer keeps acking what it
-       * gets; unread, those acks leave our GSR behind until the peer
-       * finds our packets sequence-invalid and drops them (§7.5.4).
-       * Reading also lets the CCID see its feedback sooner.  Every 64
-       * packets (two batches of 32, one of 64), not every 32: at Ack
-       * Ratio 2 the peer has sent at most 32 unread acks by then (64 at
-       * Ack Ratio 1, still below W' = 100), and the fast path keeps its
-       * pace (make bench: reading every 32 cost ~8 % on loopback). */
+    size_t cap = tx_cap(s);
+    if (ep->tx_since_rx >= drain_at ||
+        (ep->tx_since_rx >= UDCCP_IO_DRAIN_SOFT && tx_full(ep, cap))) {
+      /* Enough data packets went out since we last read: read what came
+       * in before sending more, so that our packets' acknowledgement
+       * numbers stay within the peer's W' (drain_every) and the CCID
+       * sees its feedback; where the batch leaves anyway, after
+       * UDCCP_IO_DRAIN_SOFT (a read of its own would leave a part of a
+       * GSO message). */
       udccp_io_tx_flush(ep);
       now = udccp_io_rx_drain(ep);
     }
-    size_t cap = tx_cap(s);
     uint8_t *buf = udccp_io_tx_slot(ep, cap);
     uint8_t ecn = 0;
     const uint8_t *pl = NULL;

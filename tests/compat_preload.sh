@@ -12,6 +12,7 @@
 # 2. Python's socket module: socket.socket(2, 6, 33) as client and server.
 #    2b. Two preloaded servers and a udccp-perf server on one UDP port.
 #    2c. A peer gone silent: the keepalive, then ETIMEDOUT.
+#    2d. settimeout() on connect() to a silent peer: TimeoutError in time.
 # 3. tests/compat/dccp_errno: the kernel's errno values (ECONNREFUSED,
 #    EBADRQC, EMSGSIZE, EAGAIN, ENOTCONN, ECONNRESET, EPIPE, EINVAL, ...).
 # 4. Non-DCCP programs (TCP and UDP echo in Python, dd) run unaffected
@@ -244,6 +245,45 @@ rc=$?
 kill -KILL "$(cat "$T/stop.pid")" 2>/dev/null
 [ "$rc" -eq 0 ] || { cat "$T/silent" "$T/stop.srv"; fail "keepalive against a silent peer"; }
 echo "ok $(tail -1 "$T/silent")"
+
+# ---- 2d. Python's socket timeout on connect() (settimeout, as
+# socket.create_connection(timeout=...)): a non-blocking connect() and a
+# poll for POLLOUT.  Against a peer that never answers (a plain UDP
+# socket that reads and drops) it must raise TimeoutError after the
+# program's 1.5 s; the pair was writable at once and SO_ERROR waited for
+# the whole handshake: 64 s, then ECONNRESET.
+PYSINK='
+import socket, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("127.0.0.1", int(sys.argv[1]))); u.settimeout(30)
+print("listening", flush=True)
+try:
+    while True:
+        u.recv(2000)
+except OSError:
+    pass
+'
+PYTIMEOUT='
+import socket, struct, sys, time
+s = socket.socket(2, 6, 33)
+s.setsockopt(269, 2, struct.pack("!I", int(sys.argv[2])))
+s.settimeout(1.5)
+t = time.time()
+try:
+    s.connect(("127.0.0.1", int(sys.argv[1])))
+    sys.exit("connected to a silent peer")
+except TimeoutError:
+    pass
+waited = time.time() - t
+assert waited < 6, waited
+print("PASS connect timeout: TimeoutError after %.1f s (settimeout 1.5)" % waited)
+'
+next_port
+TR=udp start_server "$T/sink" "$PY" -c "$PYSINK" "$PORT"
+env $(pre udp "$PORT") timeout -k 5 20 "$PY" -c "$PYTIMEOUT" "$PORT" "$SC" \
+  >"$T/ctimeout" 2>&1 || { cat "$T/ctimeout"; fail "connect timeout against a silent peer"; }
+kill "$SPID" 2>/dev/null
+echo "ok $(tail -1 "$T/ctimeout")"
 
 # ---- 2b. one UDP port, several processes (issue 13; RFC 6773 §3.8): two
 # preloaded servers and a udccp-perf server serve different DCCP ports on

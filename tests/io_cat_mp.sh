@@ -10,7 +10,8 @@
 #  - the listener killed (SIGKILL) while input is still to come: the
 #    client exits 1 and says how much input was not sent (never lost
 #    silently);
-#  - usage errors exit 2.
+#  - usage errors exit 2 (--mp-sched without --multipath, or on a
+#    listener, was ignored).
 # ~10 s under ASan.  Every process is bounded by timeout(1) or killed by
 # PID.  A client starts once its listener's UDP port is bound
 # (wait_udp_port): started earlier it is refused at once, and "sleep 0.5"
@@ -95,7 +96,9 @@ fi
 # 4. Usage errors.
 for args in "-l --multipath=127.0.0.1 $BASE" \
             "--multipath --mp-sched fastest 127.0.0.1 $BASE" \
-            "--multipath -s 127.0.0.1 127.0.0.1 $BASE"; do
+            "--multipath -s 127.0.0.1 127.0.0.1 $BASE" \
+            "--mp-sched rr 127.0.0.1 $BASE" \
+            "-l --multipath --mp-sched rr $BASE"; do
   # shellcheck disable=SC2086
   timeout -k 5 10 "$CAT" $args </dev/null >/dev/null 2>"$T/usage.err"
   rc=$?

@@ -315,6 +315,21 @@ static void test_io_route_mtu_large_packets(void **state) {
  * such packets must reach the receiver as GRO messages only.  (The
  * packets are Data packets of no connection, put straight into the
  * transmit batch: a connection's window rarely lets 46 go at once.) */
+/* A Data packet of no connection (DCCP ports 1 -> 2, one byte of tag at
+ * the end of its header) put straight into the client's transmit batch,
+ * owned by OWNER (NULL: none). */
+static void push_raw_data(pair *p, udccp_sock *owner, const udccp_path *path,
+                          size_t plen, uint8_t tag) {
+  uint8_t *b = udccp_io_tx_slot(p->cep, plen);
+  memset(b, 0, plen);
+  b[1] = 1, b[3] = 2;  /* DCCP ports 1 -> 2 */
+  b[4] = 4;            /* Data Offset: 16 bytes */
+  b[8] = (2 << 1) | 1; /* Type Data, X = 1 (RFC 4340 §5.1) */
+  b[15] = tag;
+  udccp_io_tx_commit(p->cep, p->c->fidx, owner, path, p->c->remote_udp_port,
+                     plen, 0);
+}
+
 static void test_io_gso_run_stays_whole(void **state) {
   (void)state;
   if (!kernel_has(UDP_SEGMENT, 0) || !kernel_has(UDP_GRO, 1)) {
@@ -330,13 +345,7 @@ static void test_io_gso_run_stays_whole(void **state) {
   udccp_endpoint_get_stats(p.cep, &cs0);
   udccp_endpoint_get_stats(p.sep, &ss0);
   for (int k = 0; k < NPKT; k++) {
-    uint8_t *b = udccp_io_tx_slot(p.cep, PLEN);
-    memset(b, 0, PLEN);
-    b[1] = 1, b[3] = 2; /* DCCP ports 1 -> 2 */
-    b[4] = 4;           /* Data Offset: 16 bytes */
-    b[8] = (2 << 1) | 1; /* Type Data, X = 1 (RFC 4340 §5.1) */
-    udccp_io_tx_commit(p.cep, p.c->fidx, NULL, &path, p.c->remote_udp_port,
-                       PLEN, 0);
+    push_raw_data(&p, NULL, &path, PLEN, 0);
   }
   udccp_io_tx_flush(p.cep);
   udccp_endpoint_get_stats(p.cep, &cs);
@@ -357,6 +366,54 @@ static void test_io_gso_run_stays_whole(void **state) {
   assert_true(ss.rx_pkts - ss0.rx_pkts >= NPKT);
   assert_true(ss.rx_gro_pkts - ss0.rx_gro_pkts >= NPKT);
   assert_true(ss.rx_gro_msgs - ss0.rx_gro_msgs <= 3);
+  close_pair(&p);
+}
+
+/* Issue 13: with GSO the transmit batch leaves as whole GSO messages.  A
+ * burst of 1,216-byte packets (1,200 bytes of data behind a 16-byte
+ * header) makes messages of 53 (64,448 bytes: a 54th would pass the
+ * kernel's 65,536 with the headers); the batch holds four of them, 212
+ * packets, and leaves before the 213th.  A batch of 64 packets left as
+ * 53 + 11, two messages per 64 packets (and a sendmmsg per 64). */
+static void test_io_gso_batch_leaves_whole_messages(void **state) {
+  (void)state;
+  if (!kernel_has(UDP_SEGMENT, 0) || !kernel_has(UDP_GRO, 1)) {
+    skip();
+  }
+  pair p;
+  open_pair(&p, 0);
+  enum { PLEN = 1216, RUN = 53, NPKT = 4 * RUN };
+  udccp_path path = p.c->path;
+  path.local_port = 1;
+  path.remote_port = 2;
+  udccp_endpoint_stats cs0, ss0, cs, ss;
+  udccp_endpoint_get_stats(p.cep, &cs0);
+  udccp_endpoint_get_stats(p.sep, &ss0);
+  for (int k = 0; k < NPKT; k++) { /* (a burst: one owner, as a connection's) */
+    push_raw_data(&p, p.c, &path, PLEN, (uint8_t)k);
+  }
+  /* the 213th's slot makes the batch of 212 leave */
+  (void)udccp_io_tx_slot(p.cep, PLEN);
+  udccp_endpoint_get_stats(p.cep, &cs);
+  push_raw_data(&p, p.c, &path, PLEN, (uint8_t)NPKT);
+  printf("%d packets of %d bytes before the %dth: %llu sends of %llu GSO "
+         "messages carrying %llu\n",
+         NPKT, PLEN, NPKT + 1,
+         (unsigned long long)(cs.tx_batches - cs0.tx_batches),
+         (unsigned long long)(cs.tx_gso_sends - cs0.tx_gso_sends),
+         (unsigned long long)(cs.tx_gso_pkts - cs0.tx_gso_pkts));
+  assert_int_equal(cs.tx_batches - cs0.tx_batches, 1);
+  assert_int_equal(cs.tx_gso_sends - cs0.tx_gso_sends, 4);
+  assert_int_equal(cs.tx_gso_pkts - cs0.tx_gso_pkts, NPKT);
+  udccp_io_tx_flush(p.cep);
+  uint64_t end = ms_now() + 3000;
+  do {
+    drive_once(&p);
+    udccp_endpoint_get_stats(p.sep, &ss);
+  } while (ss.rx_pkts - ss0.rx_pkts < NPKT + 1 && ms_now() < end);
+  printf("the receiver got %llu packets\n",
+         (unsigned long long)(ss.rx_pkts - ss0.rx_pkts));
+  assert_true(ss.rx_pkts - ss0.rx_pkts >= NPKT + 1);
   close_pair(&p);
 }
 
@@ -474,6 +531,7 @@ int main(void) {
       cmocka_unit_test(test_io_gso_refused_falls_back),
       cmocka_unit_test(test_io_route_mtu_large_packets),
       cmocka_unit_test(test_io_gso_run_stays_whole),
+      cmocka_unit_test(test_io_gso_batch_leaves_whole_messages),
       cmocka_unit_test(test_io_batch_keeps_send_queue_bytes),
       cmocka_unit_test(test_rfc4340_14_gso_above_pmtu_shrinks_mps),
   };

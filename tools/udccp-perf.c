@@ -339,7 +339,7 @@ int main(int argc, char **argv) {
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'v'},
       {NULL, 0, NULL, 0}};
-  int c;
+  int c, sched_set = 0;
   uint64_t u;
   while ((c = getopt_long(argc, argv, "s1c:p:t:n:k:P:l:b:i:RJB:46Vhvw:f:T:I:DuC:O:S:A:", lopts,
                           NULL)) != -1) {
@@ -516,6 +516,7 @@ int main(int argc, char **argv) {
                            "redundant)",
                            optarg);
       }
+      sched_set = 1;
       break;
     case OPT_SRV_LIMIT: {
       char rate[64];
@@ -589,6 +590,11 @@ int main(int argc, char **argv) {
     return usage_error("%s", "--multipath runs one DCCP-UDP stream from the "
                              "client: not with --raw, -R, --bidir, -P or "
                              "--threads");
+  }
+  if (sched_set && (!o.multipath || o.server)) {
+    /* it was ignored: a server and plain DCCP have no scheduler */
+    return usage_error("%s", "--mp-sched is for a multipath client: add "
+                             "--multipath ADDR,ADDR (not with -s)");
   }
   if (o.multipath && o.server && o.mp_local != NULL) {
     return usage_error("%s", "--multipath ADDR,...: the local addresses are "

@@ -888,7 +888,10 @@ typedef struct udccp_endpoint_config {
                               for udccp_accept() before Reset Too Busy; 0:
                               UDCCP_BACKLOG_DEFAULT (128); see also
                               udccp_listen_set_backlog() */
-  uint32_t batch;          /* packets per recvmmsg/sendmmsg, 1..64: 64 */
+  uint32_t batch;          /* messages per recvmmsg/sendmmsg, 1..64: 64;
+                              with UDP GSO a transmit batch holds up to
+                              4 x batch packets, sent as whole GSO
+                              messages (doc/io.md) */
   int sockbuf;             /* SO_RCVBUF/SO_SNDBUF bytes: 4 MiB; 0: system
                               default */
   uint8_t no_offload;      /* DCCP-UDP: 1 = no UDP GSO/GRO; 0 (default):

@@ -176,7 +176,7 @@ int cat_parse_args(int argc, char **argv, unsigned std_closed, cat_opts *o) {
   o->service = CAT_DEFAULT_SERVICE;
   o->wait_ms = -2;
   udccp_settings_default(&o->ka);
-  int port_set = 0, udp_port_set = 0;
+  int port_set = 0, udp_port_set = 0, sched_set = 0;
   enum { OPT_RAW = 256, OPT_CCID, OPT_UDP_PORT, OPT_SERVICE, OPT_VERSION,
          OPT_KEEPALIVE, OPT_COOKIES, OPT_HALF_OPEN, OPT_BACKLOG, OPT_PCAP,
          OPT_MULTIPATH, OPT_MP_SCHED };
@@ -293,6 +293,7 @@ int cat_parse_args(int argc, char **argv, unsigned std_closed, cat_opts *o) {
                         "rr or redundant)\n", optarg);
         return 2;
       }
+      sched_set = 1;
       break;
     case OPT_COOKIES:
     case OPT_HALF_OPEN:
@@ -329,6 +330,12 @@ int cat_parse_args(int argc, char **argv, unsigned std_closed, cat_opts *o) {
     fprintf(stderr, "udccp-cat: standard output is closed: received "
                     "datagrams would be lost; redirect it (>/dev/null to "
                     "discard them)\n");
+    return 2;
+  }
+  if (sched_set && (!o->multipath || o->listen)) {
+    /* it was ignored: the listener and plain DCCP have no scheduler */
+    fprintf(stderr, "udccp-cat: --mp-sched is for a multipath client: "
+                    "add --multipath ADDR,ADDR (not with -l)\n");
     return 2;
   }
   if (o->multipath && o->listen && o->mp_local != NULL) {
