@@ -63,7 +63,12 @@ int sim_parse_rate(const char *s, uint64_t *bps, char *err, size_t cap) {
       return 0;
     }
   }
-  if (*unit == '\0') {
+  if (*unit == '\0' && (v * 1e6 < 1000 || v * 1e6 > 1e12)) {
+    /* (no "write e.g. 0mbit": that is out of range too) */
+    snprintf(err, cap,
+             "rate '%s' has no unit: write a rate from 1kbit to 1000gbit, "
+             "e.g. 50mbit", s);
+  } else if (*unit == '\0') {
     snprintf(err, cap, "rate '%s' has no unit: write e.g. %smbit", s, s);
   } else {
     snprintf(err, cap,

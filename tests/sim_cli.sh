@@ -34,6 +34,7 @@ expect_error() {
 BASE="--rate 10mbit --delay 10ms --duration 1s"
 expect_error "unknown flow kind 'ccid9'" --flows ccid9 $BASE
 expect_error "has no unit" --flows tcp --rate 50 --delay 10ms
+expect_error "has no unit: write a rate from 1kbit" --flows tcp --rate 0 --delay 10ms
 expect_error "use bit, kbit, mbit or gbit" --flows tcp --rate 50mbps --delay 10ms
 expect_error "has no unit" --flows tcp --rate 10mbit --delay 20
 expect_error "cannot create --plot file" --flows tcp $BASE --plot /nonexistent/x.svg
