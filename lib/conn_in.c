@@ -680,6 +680,39 @@ static int state_before(uint8_t state, uint8_t ref) {
   return state < ref;
 }
 
+/* The fast paths' packet (udccp_conn_read_pkt: an in-order Data, or Ack or
+ * DataAck, X = 1, checked there): p filled as step 1 would, and what steps
+ * 6-7 change in the in-order case (§7's duplicate ring, GSR, the windows
+ * that follow it).  Always inlined: type and has_ack are constants or
+ * already loaded at both callers (callgrind: +19-32 per packet if not). */
+static inline __attribute__((always_inline)) void
+fast_accept(udccp_conn *conn, udccp_conn_rxpkt *p, const uint8_t *pkt,
+            size_t len, size_t doff, uint8_t type, int has_ack, uint64_t seq,
+            uint64_t ack, uint8_t ecn, udccp_tstamp ts) {
+  size_t hlen = has_ack ? 24 : 16;
+  uint64_t bit = seq & (UDCCP_CONN_DUP_BITS - 1);
+  p->h.ccval = pkt[5] >> 4;
+  p->h.cscov = 0;
+  p->h.type = type;
+  p->h.x = 1;
+  p->h.has_ack = (uint8_t)has_ack;
+  p->h.opts = pkt + hlen;
+  p->h.opts_len = doff - hlen;
+  p->h.payload = pkt + doff;
+  p->h.payload_len = len - doff;
+  p->seq = seq;
+  p->ack = ack;
+  p->ecn = (uint8_t)(ecn & 3);
+  p->recorded = 0;
+  conn->info.pkts_recv++;
+  conn->info.bytes_recv += len;
+  conn->dup_bits[bit >> 6] |= (uint64_t)1 << (bit & 63);
+  conn->dup_high = seq;
+  conn->gsr = seq;
+  udccp_conn_update_sw(conn); /* only GSR moved */
+  conn->t_last_rx = ts;
+}
+
 int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
                         uint8_t ecn, udccp_tstamp ts) {
   udccp_conn_rxpkt p;
@@ -714,27 +747,8 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
         (uint16_t)(pkt[2] << 8 | pkt[3]) == conn->path.local_port &&
         (conn->settings.cksum_mode != UDCCP_CKSUM_FULL ||
          udccp_cksum_check(pkt, len, &conn->path) == 0)) {
-      uint64_t bit = seq & (UDCCP_CONN_DUP_BITS - 1);
-      p.h.ccval = pkt[5] >> 4;
-      p.h.cscov = 0;
-      p.h.type = type = UDCCP_PKT_DATA;
-      p.h.x = 1;
-      p.h.has_ack = 0;
-      p.h.opts = pkt + 16;
-      p.h.opts_len = doff - 16;
-      p.h.payload = pkt + doff;
-      p.h.payload_len = len - doff;
-      p.seq = seq;
-      p.ack = 0;
-      p.ecn = (uint8_t)(ecn & 3);
-      p.recorded = 0;
-      conn->info.pkts_recv++;
-      conn->info.bytes_recv += len;
-      conn->dup_bits[bit >> 6] |= (uint64_t)1 << (bit & 63);
-      conn->dup_high = seq;
-      conn->gsr = seq;
-      udccp_conn_update_sw(conn); /* only GSR moved */
-      conn->t_last_rx = ts;
+      type = UDCCP_PKT_DATA;
+      fast_accept(conn, &p, pkt, len, doff, UDCCP_PKT_DATA, 0, seq, 0, ecn, ts);
       plain = 1;
       cov_refused = 0;
       goto step8;
@@ -763,32 +777,13 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
         (uint16_t)(pkt[2] << 8 | pkt[3]) == conn->path.local_port &&
         (conn->settings.cksum_mode != UDCCP_CKSUM_FULL ||
          udccp_cksum_check(pkt, len, &conn->path) == 0)) {
-      uint64_t bit = seq & (UDCCP_CONN_DUP_BITS - 1);
       uint64_t lag = (uint64_t)udccp_seq_sub(conn->gss, ack);
-      p.h.ccval = pkt[5] >> 4;
-      p.h.cscov = 0;
-      p.h.type = type = (pkt[8] >> 1) & 0x0F;
-      p.h.x = 1;
-      p.h.has_ack = 1;
-      p.h.opts = pkt + 24;
-      p.h.opts_len = doff - 24;
-      p.h.payload = pkt + doff;
-      p.h.payload_len = len - doff;
-      p.seq = seq;
-      p.ack = ack;
-      p.ecn = (uint8_t)(ecn & 3);
-      p.recorded = 0;
-      conn->info.pkts_recv++;
-      conn->info.bytes_recv += len;
-      conn->dup_bits[bit >> 6] |= (uint64_t)1 << (bit & 63);
-      conn->dup_high = seq;
-      conn->gsr = seq;
-      udccp_conn_update_sw(conn); /* only GSR moved */
+      type = (pkt[8] >> 1) & 0x0F;
+      fast_accept(conn, &p, pkt, len, doff, type, 1, seq, ack, ecn, ts);
       if (lag > conn->max_ack_lag) {
         conn->max_ack_lag = lag;
       }
       conn->gar = udccp_seq_max(conn->gar, ack);
-      conn->t_last_rx = ts;
       plain = 1;
       cov_refused = 0;
       goto step8;
