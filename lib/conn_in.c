@@ -1160,9 +1160,10 @@ step16:
 
   /* Step 16: data.  Request and Response payloads are not delivered.
    * Before the CCID halves run, so that an acknowledgement they ask for
-   * reports this packet's fate (Data Dropped, Slow Receiver). */
-  if ((type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) &&
-      p.h.payload_len > 0) {
+   * reports this packet's fate (Data Dropped, Slow Receiver).  An empty
+   * DCCP-Data or DCCP-DataAck is an empty datagram, delivered as one
+   * (§7.7: a data packet by its type; Linux sends and delivers them). */
+  if (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK) {
     if (cov_refused) {
       conn->info.data_pkts_recv++;
       conn->rx_lost_pending++;

@@ -287,9 +287,8 @@ static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
 }
 
 /* 1 if build_data builds this packet. */
-static inline int data_plain(const udccp_conn *conn, uint8_t type,
-                             size_t payload_len) {
-  return type == UDCCP_PKT_DATA && payload_len > 0 &&
+static inline int data_plain(const udccp_conn *conn, uint8_t type) {
+  return type == UDCCP_PKT_DATA &&
          conn->state == UDCCP_STATE_OPEN && conn->tx_ccid_up &&
          !conn->build_general &&
          conn->mp == NULL &&
@@ -304,8 +303,10 @@ udccp_ssize udccp_conn_build(udccp_conn *conn, uint8_t *dst, size_t cap,
   udccp_optbuf ob;
   udccp_ssize n;
   uint64_t seq;
-  int is_data = payload_len > 0 &&
-                (type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK);
+  /* RFC 4340 §7.7: DCCP-Data and DCCP-DataAck are data packets whatever
+   * their length: only write_data_once builds them, each with a datagram,
+   * which may be empty (udccp_recv() returns 0 for it). */
+  int is_data = type == UDCCP_PKT_DATA || type == UDCCP_PKT_DATAACK;
   int acking, data_op;
   int own_seq;
   /* Data, Ack or DataAck on an OPEN connection, almost every packet: the
@@ -755,7 +756,7 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
     /* The acknowledgement just went alone: plain Data has room. */
     type = UDCCP_PKT_DATA;
   }
-  n = data_plain(conn, type, len)
+  n = data_plain(conn, type)
           ? build_data(conn, dst, cap, data, len, ts)
           : udccp_conn_build(conn, dst, cap, type, data, len, ts);
   if (n == UDCCP_ERR_NOBUF && type == UDCCP_PKT_DATAACK) {

@@ -749,6 +749,55 @@ static void test_rfc4341_6_acks_due_between_writes_not_merged(void **state) {
   udccp_pair_free(&p);
 }
 
+/* §7.7: DCCP-Data and DCCP-DataAck are data packets by their type, an
+ * empty one too; udccp.h promises udccp_recv() returns 0 for an empty
+ * datagram.  Empty datagrams were queued (0), sent as empty DCCP-Data
+ * counted as non-data, and dropped by the receiver without a trace.  Over
+ * the fast path (CCID 2), the TFRC one (CCID 3), and the general one (NDP
+ * Count and Data Checksum on). */
+static void test_rfc4340_7_7_empty_datagrams_delivered(void **state) {
+  int k;
+  (void)state;
+  for (k = 0; k < 3; k++) {
+    udccp_pair p;
+    udccp_settings cs, ss;
+    udccp_conn_info ci0, ci, si;
+    uint8_t buf[64];
+    const size_t want[4] = {0, 1, 0, 2};
+    size_t i;
+    udccp_pair_settings(&p, &cs);
+    udccp_pair_settings(&p, &ss);
+    if (k == 1) {
+      cs.ccid = ss.ccid = 3;
+    } else if (k == 2) {
+      cs.send_ndp_count = ss.send_ndp_count = 1;
+      cs.check_data_checksum = 1;
+    }
+    open_pair(&p, &cs, &ss, 11);
+    udccp_conn_get_info(p.c[0], &ci0);
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], "", 0, 0, p.now), 0);
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], "a", 1, 0, p.now), 0);
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], NULL, 0, 0, p.now), 0);
+    assert_int_equal(udccp_conn_queue_datagram(p.c[0], "bc", 2, 0, p.now), 0);
+    udccp_pair_run_for(&p, 1 * S);
+    for (i = 0; i < 4; i++) {
+      assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)),
+                       (udccp_ssize)want[i]);
+    }
+    assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)),
+                     UDCCP_ERR_AGAIN);
+    udccp_conn_get_info(p.c[0], &ci);
+    udccp_conn_get_info(p.c[1], &si);
+    printf("config %d: data packets sent %llu, received %llu, lost %llu\n", k,
+           (unsigned long long)(ci.data_pkts_sent - ci0.data_pkts_sent),
+           (unsigned long long)si.data_pkts_recv,
+           (unsigned long long)si.pkts_lost_rx);
+    assert_int_equal(ci.data_pkts_sent - ci0.data_pkts_sent, 4);
+    assert_int_equal(si.pkts_lost_rx, 0);
+    udccp_pair_free(&p);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_11_7_2_corrupt_counts_as_marked_ccid3),
@@ -768,6 +817,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_12_1_ect_when_peer_reads_ecn),
       cmocka_unit_test(test_rfc4341_6_acks_due_between_writes_not_merged),
       cmocka_unit_test(test_rfc4340_14_mps_shrink_drops_then_sends),
+      cmocka_unit_test(test_rfc4340_7_7_empty_datagrams_delivered),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
