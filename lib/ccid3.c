@@ -1091,16 +1091,20 @@ int udccp_tfrc_ccid_tx_on_ack(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   fb.new_loss = (uint8_t)new_loss;
   fb.x_recv = adjust_x_recv(tx, rr_in_s_units(tx, f.rr));
   fb.t_new = h ? h->ts : ts;
-  if (h && ts > h->ts) {
+  if (h && ts >= h->ts) {
     udccp_tstamp d = ts - h->ts, el = 0;
     fb.r_raw = d; /* our clock's bound: lies below cannot shrink it */
     if (pkt->opts->present & UDCCP_OPTS_HAS_ELAPSED) {
       el = (udccp_tstamp)pkt->opts->elapsed_time * 10000u; /* 10 us */
     }
     /* RFC 5348 §4.3 step 1: R_sample = (t_now - t_recvdata) - t_delay; an
-     * Elapsed Time longer than the round trip is bogus: no sample */
-    if (el < d) {
-      fb.r_sample = d - el;
+     * Elapsed Time as long as the round trip or longer is bogus: no
+     * sample.  A round trip that reads 0 (no Elapsed Time either) was
+     * shorter than the caller's clock resolution: without a sample there,
+     * a sender whose every round trip read 0 had no RTT at all and stayed
+     * at the no-feedback rate of one packet a second (§4.2) for ever. */
+    if (el < d || (d == 0 && el == 0)) {
+      fb.r_sample = d > 0 ? d - el : UDCCP_CCID3_RTT_ZERO_SAMPLE;
       if (tx->min_rtt == 0 || fb.r_sample < tx->min_rtt) {
         tx->min_rtt = fb.r_sample;
       }

@@ -63,6 +63,10 @@
 
 /* RFC 4340 §3.4: the RTT assumed for the window counter before a sample. */
 #define UDCCP_CCID3_DEFAULT_RTT (200 * UDCCP_NS_PER_MS)
+/* An RTT sample that reads 0 -- the round trip is shorter than the
+ * resolution of the caller's clock (a millisecond event-loop clock on a
+ * LAN or loopback) -- counts as this, Linux's DCCP_SANE_RTT_MIN (ns). */
+#define UDCCP_CCID3_RTT_ZERO_SAMPLE (100 * 1000)
 /* Sent-packet history (send time, CCVal) for RTT samples: initial and
  * largest number of entries.  It doubles when an acknowledged packet was
  * already overwritten (growing rarely, never per packet). */

@@ -137,6 +137,56 @@ static void test_rfc4342_8_2_rtt_sample_subtracts_elapsed_time(void **state) {
   tl_tx_exit(&tx);
 }
 
+/* RFC 5348 §4.3 step 1 with a round trip shorter than the caller's clock
+ * resolution (a millisecond event-loop clock on loopback): the feedback
+ * comes at the very time its packet left, and the sample reads 0.  It was
+ * no sample at all, and a sender whose every sample read 0 never had an
+ * RTT: X stayed at the no-feedback rate of one packet a second (§4.2).
+ * Now it counts as UDCCP_CCID3_RTT_ZERO_SAMPLE.  An Elapsed Time as long
+ * as the round trip or longer still gives no sample. */
+static void test_rfc5348_4_3_rtt_sample_below_clock_resolution(void **state) {
+  tl_half tx;
+  tl_ack a;
+  (void)state;
+  assert_int_equal(tl_tx_init(&tx, 3, 1000, 0, 0), 0);
+  (void)tl_send_data(&tx, 7, 1000, 5 * MS);
+  assert_int_equal(
+      tl_fb_build(&a, 900, 7, 100, 0, &no_loss_iv, 1, 0, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 5 * MS), 0);
+  assert_int_equal(tx_info(&tx).srtt, 0); /* 1 ms held in 0: bogus */
+  (void)tl_send_data(&tx, 8, 1000, 6 * MS);
+  assert_int_equal(tl_fb_build(&a, 901, 8, 0, 0, &no_loss_iv, 1, 0, 0), 0);
+  assert_int_equal(tx.ops->tx_on_pkt(&tx.st, &a.pkt, 6 * MS), 0);
+  assert_int_equal(tx_info(&tx).srtt, UDCCP_CCID3_RTT_ZERO_SAMPLE);
+  /* RFC 4342 §5: the first RTT gives the RFC 3390 initial rate */
+  assert_true(fabs(tx_x(&tx) - 4000.0 * 1e9 / UDCCP_CCID3_RTT_ZERO_SAMPLE) <
+              1e-3);
+  tl_tx_exit(&tx);
+}
+
+/* The same through a connection: no delay between the ends, so every ack
+ * comes at the time of the packet it acknowledges.  The sender sent 1 to
+ * 3 datagrams a second; now it keeps up with the application. */
+static void test_rfc5348_4_3_zero_rtt_connection_sends(void **state) {
+  udccp_pair p;
+  udccp_settings cs, ss;
+  uint64_t n;
+  (void)state;
+  udccp_settings_default(&cs);
+  cs.ccid = 3;
+  ss = cs;
+  assert_int_equal(udccp_pair_init(&p, &cs, &ss, NULL, 6), 0);
+  p.delay[0] = p.delay[1] = 0;
+  assert_true(udccp_pair_run_until(&p, udccp_pair_both_open, NULL,
+                                   5 * UDCCP_NS_PER_S));
+  /* a datagram of 1000 bytes every 10 ms for 2 s: 800 kbit/s */
+  n = udccp_pair_stream(&p, 0, 1000, 10 * MS, 2 * UDCCP_NS_PER_S);
+  printf("zero RTT: %llu of 200 datagrams in 2 s, srtt %llu ns\n",
+         (unsigned long long)n, (unsigned long long)p.c[0]->env.srtt);
+  assert_true(n >= 190);
+  udccp_pair_free(&p);
+}
+
 static void test_rfc5348_4_3_rtt_samples_with_large_windows(void **state) {
   tl_half tx;
   tl_ack a;
@@ -1736,6 +1786,8 @@ int main(void) {
       cmocka_unit_test(test_rfc4342_8_1_ack_raises_ccval_to_wc_plus_4),
       cmocka_unit_test(test_rfc4342_8_2_rtt_sample_subtracts_elapsed_time),
       cmocka_unit_test(test_rfc5348_4_3_rtt_samples_with_large_windows),
+      cmocka_unit_test(test_rfc5348_4_3_rtt_sample_below_clock_resolution),
+      cmocka_unit_test(test_rfc5348_4_3_zero_rtt_connection_sends),
       cmocka_unit_test(test_rfc5348_4_3_slow_start_doubles_per_feedback),
       cmocka_unit_test(test_rfc5348_4_3_equation_rate_after_loss),
       cmocka_unit_test(test_rfc5348_4_5_ccid3_reduces_oscillations),
