@@ -585,7 +585,11 @@ static int may_queue(udccp_conn *conn, size_t len, udccp_tstamp expires,
 int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
                                     size_t len, uint32_t prio,
                                     udccp_tstamp expires, udccp_tstamp ts) {
-  int rv = may_queue(conn, len, expires, ts);
+  int rv;
+  if (data == NULL && len > 0) {
+    return UDCCP_ERR_INVALID_ARGUMENT; /* was a copy from NULL */
+  }
+  rv = may_queue(conn, len, expires, ts);
   if (rv != 0) {
     return rv;
   }
@@ -659,7 +663,7 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
   const udccp_rxq_ent *e;
   uint64_t seq, lost;
   udccp_ssize n;
-  if (ri != NULL && ri->size < 8) {
+  if ((ri != NULL && ri->size < 8) || (buf == NULL && cap > 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   /* An empty queue answered first: the application reads until it is

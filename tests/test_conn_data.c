@@ -798,6 +798,41 @@ static void test_rfc4340_7_7_empty_datagrams_delivered(void **state) {
   }
 }
 
+/* udccp.h: UDCCP_ERR_INVALID_ARGUMENT is "a parameter out of range or
+ * NULL".  A NULL datagram with a length, or a NULL buffer with room, was
+ * a copy from or to NULL (a crash); len 0 / cap 0 with NULL stay valid. */
+static void test_api_null_data_pointers_refused(void **state) {
+  udccp_pair p;
+  uint8_t buf[16];
+  uint8_t *resv = NULL;
+  (void)state;
+  open_pair(&p, NULL, NULL, 12);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], NULL, 5, 0, p.now),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_conn_queue_datagram_until(p.c[0], NULL, 1, 0,
+                                                   UDCCP_TSTAMP_NEVER, p.now),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_conn_get_send_space(p.c[0]), p.s[0].tx_qlen);
+  assert_int_equal(udccp_conn_queue_datagram(p.c[0], "hello", 5, 0, p.now),
+                   0);
+  assert_int_equal(udccp_conn_reserve_datagram(p.c[0], 3, 0,
+                                               UDCCP_TSTAMP_NEVER, &resv,
+                                               p.now),
+                   0);
+  memcpy(resv, "abc", 3);
+  assert_int_equal(udccp_conn_commit_datagram(p.c[0], 3, p.now), 0);
+  udccp_pair_run_for(&p, 500 * MS);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], NULL, 100),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_conn_read_datagram_ex(p.c[1], NULL, 5, NULL),
+                   UDCCP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], NULL, 0), UDCCP_ERR_NOBUF);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)), 5);
+  assert_memory_equal(buf, "hello", 5);
+  assert_int_equal(udccp_conn_read_datagram(p.c[1], buf, sizeof(buf)), 3);
+  udccp_pair_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_11_7_2_corrupt_counts_as_marked_ccid3),
@@ -818,6 +853,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4341_6_acks_due_between_writes_not_merged),
       cmocka_unit_test(test_rfc4340_14_mps_shrink_drops_then_sends),
       cmocka_unit_test(test_rfc4340_7_7_empty_datagrams_delivered),
+      cmocka_unit_test(test_api_null_data_pointers_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -447,7 +447,9 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts);
  * allocating per datagram once grown, and shrinks back once drained.
  * Returns 0, UDCCP_ERR_MSGSIZE (len > current MPS payload),
  * UDCCP_ERR_AGAIN (queue full under the simple policy),
- * UDCCP_ERR_INVALID_STATE (not open, or closing), or a fatal code. */
+ * UDCCP_ERR_INVALID_STATE (not open, or closing),
+ * UDCCP_ERR_INVALID_ARGUMENT (data NULL with len > 0; len 0 queues an
+ * empty datagram), or a fatal code. */
 int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
                               uint32_t prio, udccp_tstamp ts);
 
@@ -506,9 +508,11 @@ int udccp_conn_commit_datagram(udccp_conn *conn, size_t len,
                                udccp_tstamp ts);
 
 /* Copies the oldest received datagram into buf and removes it.  Returns its
- * length; UDCCP_ERR_NOBUF if cap is too small (the datagram stays queued;
- * udccp_conn_peek_datagram_len() tells its size); UDCCP_ERR_AGAIN if none
- * is waiting; or a fatal code once the peer closed and the queue is empty. */
+ * length (0 for an empty datagram); UDCCP_ERR_NOBUF if cap is too small
+ * (the datagram stays queued; udccp_conn_peek_datagram_len() tells its
+ * size); UDCCP_ERR_AGAIN if none is waiting; UDCCP_ERR_INVALID_ARGUMENT if
+ * buf is NULL with cap > 0; or a fatal code once the peer closed and the
+ * queue is empty. */
 udccp_ssize udccp_conn_read_datagram(udccp_conn *conn, void *buf, size_t cap);
 
 /* Returns the length of the oldest received datagram, or UDCCP_ERR_AGAIN. */
