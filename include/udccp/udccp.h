@@ -22,7 +22,13 @@
  *     state CLOSED; udccp_conn_get_reset_code() tells why).  Other negative
  *     codes concern one call or one packet only.
  *   - Times are udccp_tstamp: nanoseconds on a monotonic clock chosen by the
- *     caller; UDCCP_TSTAMP_NEVER means "never".
+ *     caller; UDCCP_TSTAMP_NEVER means "never".  Timers are ts plus an
+ *     interval of the settings (minutes with the defaults), so ts must stay
+ *     that far below UINT64_MAX -- below 2^63, 292 years of nanoseconds
+ *     from the clock's zero, is safe: nearer, a timer wraps and fires at
+ *     every call.  A ts that goes backwards a little (two threads'
+ *     readings) or jumps far ahead (a suspended host) is taken as it
+ *     comes: the connection goes on, and timers that came due run.
  *   - Sequence numbers are 48-bit, carried in uint64_t.
  *   - Rates are in bytes per second unless a name ends in _bps (bits/s).
  *   - Nothing here clashes with <linux/dccp.h>: every name starts with udccp_
@@ -406,18 +412,22 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
                         uint8_t ecn, udccp_tstamp ts);
 
 /* Writes the next packet to send into dst.  Returns its length, 0 if nothing
- * may be sent now (see udccp_conn_get_expiry), UDCCP_ERR_NOBUF if cap is
- * smaller than the MPS, or a fatal code.  If pecn is not NULL, it receives
- * the ECN codepoint to set on the packet (when one is written). */
+ * may be sent now (see udccp_conn_get_expiry), UDCCP_ERR_NOBUF if dst is
+ * NULL or cap is smaller than the largest packet the connection may write
+ * -- its path MTU less hdr_overhead (settings; udccp_conn_set_pmtu()), i.e.
+ * the MPS plus room for the header and options: 1480 bytes with the
+ * defaults, where the MPS is 1416 -- or a fatal code.  If pecn is not
+ * NULL, it receives the ECN codepoint to set on the packet (when one is
+ * written). */
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts);
 
 /* As udccp_conn_write_pkt() (the same packets, decisions and errors; cap
- * is judged as there: at least the MPS), but a data packet's payload is
- * not copied (scatter-gather write, issue 13): dst receives the header
- * and options, whose length is returned, and *payload / *payload_len the
- * datagram's bytes where they lie in the send queue.  The packet on the
- * wire is dst's n bytes followed by those.  *payload_len is 0 for a
+ * is judged as there: at least the path MTU less hdr_overhead), but a
+ * data packet's payload is not copied (scatter-gather write, issue 13):
+ * dst receives the header and options, whose length is returned, and
+ * *payload / *payload_len the datagram's bytes where they lie in the
+ * send queue.  The packet on the wire is dst's n bytes followed by those.  *payload_len is 0 for a
  * packet without data, and for every packet of a connection whose
  * checksum covers the payload (UDCCP_CKSUM_FULL, raw IP): those are
  * written whole into dst.  The payload's bytes stay valid until the next
