@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "ackvec.h"
+#include "ccid2.h"
 #include "conn.h"
 #include "opt.h"
 #include "pair.h"
@@ -270,6 +271,11 @@ static void wire_run(uint8_t ccid, double loss, wire_sum *w, uint64_t *acks) {
     p[k].loss[0] = p[k].loss[1] = loss;
     p[k].c[0]->build_general = p[k].c[1]->build_general = (uint8_t)k;
     p[k].c[0]->read_general = p[k].c[1]->read_general = (uint8_t)k;
+    if (ccid == 2) {
+      /* and CCID 2's acks through tx_on_pkt's general path */
+      udccp_ccid2_tx_set_general(p[k].c[0]->tx_st, k);
+      udccp_ccid2_tx_set_general(p[k].c[1]->tx_st, k);
+    }
   }
   for (i = 0; i < 40; i++) {
     for (k = 0; k < 2; k++) {
