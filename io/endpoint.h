@@ -38,6 +38,9 @@
 #define UDCCP_IO_DRAIN_SOFT 128
 /* recvmmsg rounds per turn of the loop (rx.c, udccp_io_recv). */
 #define UDCCP_IO_RX_ROUNDS 8
+/* loop.c: a busy endpoint's looks for input ask epoll at least once in
+ * this many (the others read the connections' sockets straight away) */
+#define UDCCP_IO_LOOK_EPOLL_EVERY 16
 /* The most datagrams the kernel coalesces into one UDP_GRO message. */
 #define UDCCP_IO_GRO_SEGS_MAX 64
 /* Receive buffers hold a 60-byte IPv4 header plus any packet a peer may
@@ -241,6 +244,8 @@ struct udccp_endpoint {
   int inbox_fd;              /* worker k > 0: what worker 0 relays, or -1 */
   int fwd_fd;                /* unbound, for passing packets on, or -1 */
   udccp_endpoint_stats stats;
+  uint32_t looks_direct;   /* loop.c: looks for input without epoll in a row */
+  int rx_hot;              /* rx.c: the last recvmmsg took packets */
   struct udccp_pcap *pcap; /* pcap.c: udccp_endpoint_set_pcap(), or NULL */
   uint8_t tos;             /* udccp_endpoint_set_tos(): DSCP, ECN bits 0 */
   udccp_tstamp trim_at;    /* last look at the churn (malloc_trim) */

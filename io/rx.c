@@ -363,6 +363,7 @@ int udccp_io_recv(udccp_endpoint *ep, int fidx, udccp_tstamp now,
       m->msg_flags = 0;
     }
     int n = recvmmsg(fd, ep->rmsg, vlen, MSG_DONTWAIT, NULL);
+    ep->rx_hot = n > 0; /* loop.c look() */
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         return 0;

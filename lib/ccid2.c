@@ -1139,6 +1139,134 @@ static void take_rtt_sample(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
   tx->have_rtt_next = 1;
 }
 
+void udccp_ccid2_tx_set_general(udccp_ccid_state *st, int on) {
+  tx_of(st)->general = (uint8_t)(on != 0);
+}
+
+/* 1 if the ack pkt is the usual one (issue 13), which ack_fast handles:
+ * Reno (no policy), data sent, ECN off (no nonce to check, §12.2) and no
+ * CE mark on the ack (§6.1.1), no Slow Receiver or Data Dropped (§5.2),
+ * no loss a timeout declared (losses the NUMDUPACK rule declared may
+ * wait for a late ack: ack_fast reads the vector for them); the peer's
+ * packets in order (rp_track's in-order case: the next number after
+ * rp_high, the three before it seen, everything below judged, the usual
+ * threshold: nothing newly lost, §6.1.1); one Ack Vector, checked, whose
+ * first run (§11.4) is State 0 (received), at least 3 long, reaches down
+ * to the history's tail and has its top (the Acknowledgement Number) at
+ * or above the tail and above every number acked before (so that it sets
+ * the top three, and every later run lies below the tail: av_run would
+ * change nothing for them). */
+static inline int ack_fast_ok(const ccid2_tx *tx, const udccp_ccid_pkt *pkt) {
+  const udccp_opts *o = pkt->opts;
+  uint64_t hi, lo;
+  uint8_t b0;
+  if (tx->general || tx->cc != NULL || !tx->sent_any || !pkt->has_ack ||
+      o == NULL || o->n_ackvec != 1 || o->ackvec[0].len == 0 ||
+      (o->present & (UDCCP_OPTS_AV_CHECKED | UDCCP_OPTS_HAS_SLOW_RECEIVER |
+                     UDCCP_OPTS_HAS_DATA_DROPPED)) != UDCCP_OPTS_AV_CHECKED ||
+      o->slow_receiver || pkt->ecn == 3 || tx->env->ecn ||
+      tx->rto_left != 0 || tx->n == 0 || tx->n_top != 3 ||
+      !tx->rp_started || tx->rp_thresh != UDCCP_CCID2_NUMDUPACK ||
+      (tx->rp_seen & 7u) != 7u ||
+      (pkt->seq & UDCCP_SEQ_MASK) != udccp_seq_add(tx->rp_high, 1) ||
+      tx->rp_judged != udccp_seq_add(tx->rp_high, -3)) {
+    return 0;
+  }
+  b0 = o->ackvec[0].val[0];
+  if ((b0 >> 6) != UDCCP_AV_RECEIVED || (b0 & 0x3F) < 2) {
+    return 0;
+  }
+  hi = pkt->ack & UDCCP_SEQ_MASK;
+  lo = udccp_seq_add(hi, -(int64_t)(b0 & 0x3F));
+  return !udccp_seq_lt(hi, tx->top[0]) && !udccp_seq_lt(hi, tx->tail) &&
+         udccp_seq_le(lo, tx->tail);
+}
+
+/* The Ack Vector's runs after the first (all below the history's tail):
+ * av_run only shows the received ones (states 0 and 1) to the record of
+ * losses a late ack may undo, up to the first after which none waits
+ * (ccid2_loss.c). */
+static void ack_fast_late(ccid2_tx *tx, const udccp_opt *av, uint64_t cur) {
+  size_t j;
+  for (j = 1; j < av->len; j++) {
+    uint8_t st = (uint8_t)(av->val[j] >> 6);
+    uint64_t lo = udccp_seq_add(cur, -(int64_t)(av->val[j] & 0x3F));
+    if (st == UDCCP_AV_RECEIVED || st == UDCCP_AV_ECN_MARKED) {
+      udccp_ccid2_late_acked(tx, cur, lo);
+      if (ccid2_undo_idle(tx)) {
+        return;
+      }
+    }
+    cur = udccp_seq_add(lo, -1);
+  }
+}
+
+/* tx_on_pkt for the ack ack_fast_ok accepted, with the same effects:
+ * rp_track's in-order step (nothing lost, §6.1.1), the top three from
+ * the Ack Number, the first run's packets from the tail up resolved
+ * (§5 (1): pipe -1 per data packet newly acked, the growth credit), the
+ * tail moved past them, then the steps that follow the Ack Vector walk
+ * as in the general path. */
+static int ack_fast(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
+                    udccp_tstamp ts) {
+  uint64_t hi = pkt->ack & UDCCP_SEQ_MASK, head = ccid2_hist_head(tx);
+  uint64_t b = udccp_seq_min(hi, head), q = tx->tail;
+  uint32_t newly = 0, growth = 0;
+  unsigned ev0 = tx->events;
+  tx->rp_seen = tx->rp_seen << 1 | 1u;
+  tx->rp_high = pkt->seq & UDCCP_SEQ_MASK;
+  tx->rp_judged = udccp_seq_add(tx->rp_high, -3);
+  cwv_tick(tx, ts);
+  tx->top[0] = hi;
+  tx->top[1] = udccp_seq_add(hi, -1);
+  tx->top[2] = udccp_seq_add(hi, -2);
+  if (tx->undo != NULL) {
+    /* as av_run: before the run's packets are marked */
+    udccp_ccid2_late_acked(
+        tx, hi,
+        udccp_seq_add(hi, -(int64_t)(pkt->opts->ackvec[0].val[0] & 0x3F)));
+  }
+  for (;; q = udccp_seq_add(q, 1)) {
+    ccid2_ent *e = ccid2_ent_at(tx, q);
+    if (!(e->flags & ENT_ACKED)) {
+      e->flags |= ENT_ACKED;
+      if ((e->flags & ENT_DATA) && !(e->flags & ENT_LOST)) {
+        if (tx->pipe > 0) {
+          tx->pipe--;
+        }
+        newly++;
+        if (!tx->in_recovery || udccp_seq_gt(q, tx->recovery_seq)) {
+          growth++;
+        }
+      }
+    }
+    if (q == b) {
+      break;
+    }
+  }
+  if (tx->undo != NULL) {
+    ack_fast_late(
+        tx, &pkt->opts->ackvec[0],
+        udccp_seq_add(hi, -(int64_t)(pkt->opts->ackvec[0].val[0] & 0x3F) - 1));
+    udccp_ccid2_undo_check(tx);
+  }
+  ccid2_detect_losses(tx);
+  if (tx->events == ev0) {
+    grow(tx, growth, pkt, ts);
+  }
+  take_rtt_sample(tx, pkt, ts);
+  /* RFC 6298 §5.2, §5.3 */
+  if (tx->pipe == 0) {
+    tx->rto_deadline = UDCCP_TSTAMP_NEVER;
+  } else if (newly > 0) {
+    tx->rto_deadline = add_ts(ts, tx->rto);
+  }
+  hist_advance(tx);
+  ack_ratio_decay(tx, ts);
+  tx_env_update(tx);
+  return 0;
+}
+
 int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
                            udccp_tstamp ts) {
   ccid2_tx *tx = tx_of(st);
@@ -1149,6 +1277,9 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   int rc = 0, dropped = 0;
 
   tx->now = ts;
+  if (ack_fast_ok(tx, pkt)) {
+    return ack_fast(tx, pkt, ts);
+  }
   /* RFC 4341 §6.1.1: lost or marked packets from the receiver.  Ack
    * Ratio only matters to a half-connection that carries data: a
    * quiescent sender would renegotiate for nothing, so the peer's numbers

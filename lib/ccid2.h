@@ -164,6 +164,10 @@ void udccp_ccid2_tx_get_info(const udccp_ccid_state *st, udccp_conn_info *info);
  * sender (the connection's Sequence Window follows it on every ack,
  * conn_in.c tune_seqwin). */
 uint32_t udccp_ccid2_tx_cwnd(const udccp_ccid_state *st);
+/* Tests: on != 0 sends every ack through tx_on_pkt's general path
+ * instead of its fast path for the usual in-order ack, so that a test
+ * can compare the two (the same state after the same packets). */
+void udccp_ccid2_tx_set_general(udccp_ccid_state *st, int on);
 
 /* The receiver half (lib/ccid2_rx.c); the connection reaches these
  * through udccp_ccid2_ops, as lib/ccid.h describes. */

@@ -11,6 +11,7 @@
 #ifndef UDCCP_CCID2_INT_H
 #define UDCCP_CCID2_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ccid2.h"
@@ -121,6 +122,9 @@ typedef struct ccid2_tx {
   uint8_t *nonces;
   uint32_t nonce_bits;
   uint8_t nonce_on;
+  /* Tests: every ack through the general path of tx_on_pkt, not its
+   * fast path (udccp_ccid2_tx_set_general). */
+  uint8_t general;
   uint64_t nonce_first;
   uint64_t ecn_marks, nonce_checks, nonce_mismatches;
 
@@ -261,6 +265,8 @@ void udccp_ccid2_undo_event(ccid2_tx *tx, uint64_t seq, int undoable,
 /* RFC 4341 §5 (3): a timeout declares every packet in flight lost. */
 void udccp_ccid2_timeout_losses(ccid2_tx *tx);
 void udccp_ccid2_loss_free(ccid2_tx *tx);
+/* Tests: the size of the record tx->undo points to (to copy a state). */
+size_t udccp_ccid2_undo_size(void);
 
 /* The calls above that every ack makes, answered here while they have
  * nothing to do: no loss to undo and none a timeout declared (undo NULL,

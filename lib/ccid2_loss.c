@@ -200,6 +200,8 @@ static void undo_free(ccid2_tx *tx) {
   }
 }
 
+size_t udccp_ccid2_undo_size(void) { return sizeof(ccid2_undo); }
+
 void udccp_ccid2_loss_free(ccid2_tx *tx) {
   rto_lost_free(tx);
   undo_free(tx);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "ackvec.h"
+#include "ccid2.h"
 #include "conn.h"
 #include "opt.h"
 #include "pair.h"
@@ -186,7 +187,10 @@ static void test_rfc4341_6_2_acks_of_acks_spaced_by_window(void **state) {
 }
 
 /* Every packet offered to each direction, hashed (FNV-1a over length and
- * bytes) and counted; none dropped here (the pair's random loss after). */
+ * bytes, and the sender's state a packet built leaves that the next one
+ * may overwrite before conn_state_same looks: the CCID's tx_more, the
+ * ack-of-ack and NDP counts) and counted; none dropped here (the pair's
+ * random loss after). */
 typedef struct wire_sum {
   uint64_t h[2], n[2];
 } wire_sum;
@@ -194,10 +198,14 @@ typedef struct wire_sum {
 static int wire_add(udccp_pair *p, int dir, const uint8_t *pkt, size_t len,
                     uint64_t idx, void *ud) {
   wire_sum *w = ud;
+  const udccp_conn *c = p->c[dir];
   uint64_t h = w->h[dir] ^ len;
   size_t i;
-  (void)p;
   (void)idx;
+  if (c != NULL) {
+    h ^= (uint64_t)c->env.tx_more << 56 ^ (uint64_t)c->data_since_ackack << 48 ^
+         (uint64_t)c->data_unacking << 40 ^ c->ndp_count;
+  }
   h *= 0x100000001b3ULL;
   for (i = 0; i < len; i++) {
     h = (h ^ pkt[i]) * 0x100000001b3ULL;
@@ -270,6 +278,11 @@ static void wire_run(uint8_t ccid, double loss, wire_sum *w, uint64_t *acks) {
     p[k].loss[0] = p[k].loss[1] = loss;
     p[k].c[0]->build_general = p[k].c[1]->build_general = (uint8_t)k;
     p[k].c[0]->read_general = p[k].c[1]->read_general = (uint8_t)k;
+    if (ccid == 2) {
+      /* and CCID 2's acks through tx_on_pkt's general path */
+      udccp_ccid2_tx_set_general(p[k].c[0]->tx_st, k);
+      udccp_ccid2_tx_set_general(p[k].c[1]->tx_st, k);
+    }
   }
   for (i = 0; i < 40; i++) {
     for (k = 0; k < 2; k++) {

@@ -128,7 +128,8 @@ static void test_sg_wire_is_write_pkts(void **state) {
 }
 
 /* The payload is the queued datagram, where it lies; the header alone is
- * written (DCCP-UDP), and a full checksum makes a whole packet. */
+ * written (DCCP-UDP; Data and DataAck), and a full checksum makes a whole
+ * packet. */
 static void test_sg_payload_is_the_queued_datagram(void **state) {
   for (int full = 0; full < 2; full++) {
     udccp_pair p;
@@ -160,6 +161,20 @@ static void test_sg_payload_is_the_queued_datagram(void **state) {
     } else {
       assert_int_equal(pl_len, sizeof(d));
       assert_true(n >= 16 && n < 100); /* the header and options */
+      assert_memory_equal(pl, d, sizeof(d));
+    }
+    if (!full) {
+      /* The same for a DataAck (an ack owed rides on the data, §11.1):
+       * its header, options and Ack Vector alone. */
+      assert_int_equal(
+          udccp_conn_queue_datagram(p.c[0], d, sizeof(d), 0, p.now), 0);
+      p.c[0]->ack_needed = 1;
+      /* (10 ms on: past the pace of the first, RFC 4341 §5) */
+      n = udccp_conn_write_pkt_sg(p.c[0], buf, sizeof(buf), &pl, &pl_len,
+                                  &ecn, p.now + 10 * MS);
+      assert_true(n >= 24 && n < 100);
+      assert_int_equal((buf[8] >> 1) & 0x0F, UDCCP_PKT_DATAACK);
+      assert_int_equal(pl_len, sizeof(d));
       assert_memory_equal(pl, d, sizeof(d));
     }
     assert_int_equal(udccp_conn_write_pkt_sg(p.c[0], buf, sizeof(buf), &pl,

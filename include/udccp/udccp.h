@@ -1307,7 +1307,8 @@ typedef struct udccp_endpoint_stats {
   uint64_t gso_fallbacks;/* GSO switched off: the kernel refused it */
   uint64_t rx_forwarded; /* reuseport: passed to the DCCP port's owner */
   uint64_t rx_from_peer; /* reuseport: received from a sharing endpoint */
-  uint64_t reserved[8];  /* 0: room for members added later without
+  uint64_t polls;        /* epoll_wait calls of the endpoint's loop */
+  uint64_t reserved[7];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_endpoint_stats;
 

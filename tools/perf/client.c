@@ -378,9 +378,9 @@ int perf_run_client(const perf_opts *o) {
       perf_stream_say(NULL, "endpoint: %" PRIu64 " datagrams sent in %" PRIu64
                             " batches, %" PRIu64 " received in %" PRIu64
                             " batches, %" PRIu64 " GSO sends, %" PRIu64
-                            " GRO messages\n",
+                            " GRO messages, %" PRIu64 " epoll waits\n",
                       es.tx_pkts, es.tx_batches, es.rx_pkts, es.rx_batches,
-                      es.tx_gso_sends, es.rx_gro_msgs);
+                      es.tx_gso_sends, es.rx_gro_msgs, es.polls);
     }
     fflush(stdout);
   }

@@ -443,9 +443,10 @@ int perf_run_server(const perf_opts *o) {
       perf_stream_say(NULL, "endpoint: %" PRIu64 " datagrams sent in %"
                             PRIu64 " batches, %" PRIu64 " received in %"
                             PRIu64 " batches, %" PRIu64 " GRO messages "
-                            "(%" PRIu64 " packets)\n",
+                            "(%" PRIu64 " packets), %" PRIu64
+                            " epoll waits\n",
                       es.tx_pkts, es.tx_batches, es.rx_pkts, es.rx_batches,
-                      es.rx_gro_msgs, es.rx_gro_pkts);
+                      es.rx_gro_msgs, es.rx_gro_pkts, es.polls);
     }
     udccp_endpoint_del(eps[k]);
   }
