@@ -124,9 +124,17 @@ int udccp_listener_new(udccp_listener **plis, const udccp_settings *settings,
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   *plis = NULL;
-  if (settings == NULL || settings->rand == NULL || ls == NULL ||
-      ls->service_codes == NULL || ls->n_service_codes == 0 ||
-      ls->n_service_codes > 1024) {
+  if (settings == NULL || ls == NULL || ls->service_codes == NULL ||
+      ls->n_service_codes == 0 || ls->n_service_codes > 1024) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  /* The settings every connection it makes gets, judged now as
+   * udccp_conn_client_new() judges them: a listener that took unusable
+   * ones failed every Request (no reply: its clients timed out). */
+  if (udccp_settings_check(settings) != 0 ||
+      udccp_ccid_find(settings->ccid) == NULL ||
+      udccp_ccid_find(settings->rx_ccid ? settings->rx_ccid
+                                        : settings->ccid) == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   for (i = 0; i < ls->n_service_codes; ++i) {

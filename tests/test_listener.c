@@ -535,6 +535,48 @@ static void test_rfc4340_5_6_io_backlog_too_busy(void **state) {
   udccp_endpoint_del(sep);
 }
 
+/* udccp_listener_new() judges the settings its connections get as
+ * udccp_conn_client_new() does.  It took any with rand set, then failed
+ * every Request with UDCCP_ERR_INVALID_ARGUMENT and no reply: the
+ * clients waited out their Request timeout, the server's application saw
+ * a listener that never answered. */
+static void test_listener_refuses_unusable_settings(void **state) {
+  udccp_listener_settings ls;
+  udccp_listener *lis;
+  udccp_settings st;
+  uint64_t x = 7;
+  int k;
+  (void)state;
+  memset(&ls, 0, sizeof(ls));
+  ls.service_codes = &code42;
+  ls.n_service_codes = 1;
+  for (k = 0; k < 6; k++) {
+    udccp_settings_default(&st);
+    st.rand = test_rand;
+    st.rand_user_data = &x;
+    if (k == 0) {
+      assert_int_equal(udccp_listener_new(&lis, &st, &ls, 0), 0);
+      udccp_listener_del(lis);
+      continue;
+    }
+    if (k == 1) {
+      st.seq_window = 0; /* RFC 4340 §7.5.2: at least 32 */
+    } else if (k == 2) {
+      st.ccid = 7; /* no such CCID in the registry */
+    } else if (k == 3) {
+      st.rx_ccid = 9;
+    } else if (k == 4) {
+      st.pmtu = 60;
+    } else {
+      st.tx_qlen = 0;
+    }
+    lis = (udccp_listener *)&x;
+    assert_int_equal(udccp_listener_new(&lis, &st, &ls, 0),
+                     UDCCP_ERR_INVALID_ARGUMENT);
+    assert_null(lis);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4340_8_1_4_cookie_replay_makes_one_connection),
@@ -545,6 +587,7 @@ int main(void) {
       cmocka_unit_test(test_rfc4340_5_6_backlog_full_too_busy),
       cmocka_unit_test(test_rfc4340_8_1_5_phases_follow_the_handshake),
       cmocka_unit_test(test_rfc4340_5_6_io_backlog_too_busy),
+      cmocka_unit_test(test_listener_refuses_unusable_settings),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

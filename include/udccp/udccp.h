@@ -761,8 +761,11 @@ enum udccp_listener_phase {
   UDCCP_LISTENER_ACCEPTED = 2   /* handed to the application */
 };
 
-/* Creates a listener.  settings are the ones new connections get.
- * Returns 0, UDCCP_ERR_INVALID_ARGUMENT or UDCCP_ERR_NOMEM. */
+/* Creates a listener.  settings are the ones new connections get, judged
+ * now as udccp_conn_client_new() judges them.  Returns 0,
+ * UDCCP_ERR_INVALID_ARGUMENT (settings that fail udccp_settings_check(), a
+ * CCID the library lacks, no service code or more than 1024, the invalid
+ * service code, an unknown init_cookie) or UDCCP_ERR_NOMEM. */
 int udccp_listener_new(udccp_listener **plis, const udccp_settings *settings,
                        const udccp_listener_settings *lsettings,
                        udccp_tstamp ts);
@@ -1051,8 +1054,9 @@ int udccp_connect(udccp_endpoint *ep, udccp_sock **psock, const char *host,
 /* Accepts connections on DCCP port port for the n service codes (RFC 5595
  * §4: several codes may share a port), over both address families the
  * endpoint has.  Returns 0, UDCCP_ERR_ADDRINUSE (this endpoint already
- * listens on port), UDCCP_ERR_INVALID_ARGUMENT (n == 0, an invalid code)
- * or UDCCP_ERR_NOMEM.  Requests with another service code are answered
+ * listens on port), UDCCP_ERR_INVALID_ARGUMENT (n == 0, an invalid code,
+ * port 0, or endpoint settings naming a CCID the library lacks) or
+ * UDCCP_ERR_NOMEM.  Requests with another service code are answered
  * with Reset "Bad Service Code" by the core. */
 int udccp_listen(udccp_endpoint *ep, uint16_t port,
                  const uint32_t *service_codes, size_t n);
