@@ -18,6 +18,11 @@
  * Conventions
  *   - Functions return 0 (or a length) on success and a negative UDCCP_ERR_*
  *     code on failure.  udccp_strerror() names every code.
+ *   - Object handles (udccp_conn, udccp_listener, udccp_endpoint,
+ *     udccp_sock, ...) and the structs a call fills must not be NULL,
+ *     unless its description says NULL is ignored or gives
+ *     UDCCP_ERR_INVALID_ARGUMENT; data pointers may be NULL with a length
+ *     of 0.
  *   - Codes <= UDCCP_ERR_FATAL (-500) mean the connection is dead (it is in
  *     state CLOSED; udccp_conn_get_reset_code() tells why).  Other negative
  *     codes concern one call or one packet only.
