@@ -994,10 +994,12 @@ static int service(ucompat_sock *cs) {
   int err = udccp_sock_error(cs->us);
   if (state == UCOMPAT_CONNECTING) {
     if (err == 0 && ust >= UDCCP_STATE_PARTOPEN) {
-      gate_open(cs);
+      /* the program may read the connection's state and options (its
+       * CCIDs, MPS) as soon as it is writable: gate open last */
       stat_paths(cs);
       stat_refresh(cs);
       atomic_store(&st->state, UCOMPAT_OPEN);
+      gate_open(cs);
       pthread_cond_broadcast(&ucompat_cv);
       state = UCOMPAT_OPEN;
     } else if (err != 0) {
