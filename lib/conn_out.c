@@ -186,6 +186,37 @@ static inline void opts_move32(uint8_t *d, udccp_optbuf *ob, size_t ob_res,
   }
 }
 
+/* The fast builders' options (after `fixed` bytes of header, ending at
+ * `hdr`): opts_move32 when they fit its room, else a copy after a zeroed
+ * last word (the padding). */
+static inline __attribute__((always_inline)) void
+put_opts(uint8_t *dst, size_t fixed, size_t hdr, size_t cap,
+         udccp_optbuf *ob, size_t ob_res, size_t olen) {
+  static const uint8_t zero4[4] = {0, 0, 0, 0};
+  if (olen <= 32 && fixed + 32 <= cap && ob->len + 4 <= sizeof(ob->buf)) {
+    opts_move32(dst + fixed, ob, ob_res, olen);
+  } else if (olen > 0) {
+    memcpy(dst + hdr - 4, zero4, 4);
+    memcpy(dst + fixed, ob->buf + ob_res, ob->len - ob_res);
+  }
+}
+
+/* The fast builders' payload: sg_len > 0 hands it to the caller's
+ * scatter-gather entry (zero-copy send), else it is copied after the
+ * header. */
+static inline __attribute__((always_inline)) void
+put_payload(udccp_conn *conn, uint8_t *dst, size_t hdr,
+            const uint8_t *payload, size_t payload_len, size_t sg_len) {
+  if (sg_len > 0) {
+    /* cur_pecn points at the first member (C11 6.7.2.1 §15) */
+    struct udccp_conn_sg *sg = (struct udccp_conn_sg *)(void *)conn->cur_pecn;
+    sg->data = payload;
+    sg->len = sg_len;
+  } else {
+    memcpy(dst + hdr, payload, payload_len);
+  }
+}
+
 /* The packet udccp_conn_build sends most (issue 13): DCCP-Data in OPEN
  * whose options are a Timestamp Echo if one is owed (§13.3) and the
  * sender CCID's -- no NDP Count (§7.7: the previous packet carried data
@@ -200,7 +231,6 @@ static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
                               udccp_tstamp ts) {
   /* fixed: the 16-byte header of Data with X = 1 (§5.1, §5.2) */
   enum { fixed = 16, ob_res = fixed - 12 };
-  static const uint8_t zero4[4] = {0, 0, 0, 0};
   udccp_optbuf ob;
   uint64_t seq = udccp_seq_add(conn->gss, 1);
   uint8_t ccval = 0;
@@ -241,20 +271,8 @@ static udccp_ssize build_data(udccp_conn *conn, uint8_t *dst, size_t cap,
   dst[8] = (uint8_t)(UDCCP_PKT_DATA << 1 | 1);
   dst[9] = 0;
   udccp_put48(dst + 10, seq);
-  if (olen <= 32 && fixed + 32 <= cap && ob.len + 4 <= sizeof(ob.buf)) {
-    opts_move32(dst + fixed, &ob, ob_res, olen);
-  } else if (olen > 0) {
-    memcpy(dst + hdr - 4, zero4, 4);
-    memcpy(dst + fixed, ob.buf + ob_res, ob.len - ob_res);
-  }
-  if (sg_len > 0) {
-    /* cur_pecn points at the first member (C11 6.7.2.1 §15) */
-    struct udccp_conn_sg *sg = (struct udccp_conn_sg *)(void *)conn->cur_pecn;
-    sg->data = payload;
-    sg->len = sg_len;
-  } else {
-    memcpy(dst + hdr, payload, payload_len);
-  }
+  put_opts(dst, fixed, hdr, cap, &ob, ob_res, olen);
+  put_payload(conn, dst, hdr, payload, payload_len, sg_len);
   n = (udccp_ssize)(hdr + payload_len - sg_len);
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
     (void)udccp_cksum_set(dst, (size_t)n, &conn->path);
@@ -586,7 +604,6 @@ build_ack_any(udccp_conn *conn, uint8_t *dst, size_t cap, uint8_t type,
               const uint8_t *payload, size_t payload_len, udccp_tstamp ts) {
   /* fixed: the 24-byte header of Ack and DataAck with X = 1 (§5.1, §5.3) */
   enum { fixed = 24, ob_res = fixed - 12 };
-  static const uint8_t zero4[4] = {0, 0, 0, 0};
   udccp_optbuf ob;
   uint64_t seq = udccp_seq_add(conn->gss, 1);
   uint16_t empty_owed = conn->feat.n_empty;
@@ -637,22 +654,10 @@ build_ack_any(udccp_conn *conn, uint8_t *dst, size_t cap, uint8_t type,
   dst[16] = 0;
   dst[17] = 0;
   udccp_put48(dst + 18, conn->gsr);
-  if (olen <= 32 && fixed + 32 <= cap && ob.len + 4 <= sizeof(ob.buf)) {
-    opts_move32(dst + fixed, &ob, ob_res, olen);
-  } else if (olen > 0) {
-    memcpy(dst + hdr - 4, zero4, 4);
-    memcpy(dst + fixed, ob.buf + ob_res, ob.len - ob_res);
-  }
+  put_opts(dst, fixed, hdr, cap, &ob, ob_res, olen);
   if (payload_len > 0) {
     sg_len = conn->cur_sg ? payload_len : 0;
-    if (sg_len > 0) {
-      /* cur_pecn points at the first member (C11 6.7.2.1 §15) */
-      struct udccp_conn_sg *sg = (struct udccp_conn_sg *)(void *)conn->cur_pecn;
-      sg->data = payload;
-      sg->len = sg_len;
-    } else {
-      memcpy(dst + hdr, payload, payload_len);
-    }
+    put_payload(conn, dst, hdr, payload, payload_len, sg_len);
   }
   total -= sg_len;
   if (conn->settings.cksum_mode == UDCCP_CKSUM_FULL) {
