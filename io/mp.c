@@ -876,10 +876,13 @@ udccp_sock *udccp_mpsock_subflow(udccp_mpsock *mp, size_t i) {
 int udccp_mpsock_get_info(const udccp_mpsock *mp, udccp_mp_info *info) {
   uint64_t total = 0;
   size_t i;
-  if (mp == NULL || info == NULL) {
+  if (info == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  memset(info, 0, sizeof(*info));
+  memset(info, 0, sizeof(*info)); /* also for mp NULL (udccp.h) */
+  if (mp == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   info->active = !mp->fallback;
   info->sched = mp->mc.sched;
   info->n_subflows = (uint8_t)mp->n;

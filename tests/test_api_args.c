@@ -447,6 +447,7 @@ static int run_case(int line, int dry) {
     EXPECT(udccp_mpsock_set_sched(NULL, 0), ERR)
     EXPECT(udccp_mpsock_set_prio(NULL, 0, 3), ERR)
     EXPECT(udccp_mpsock_get_info(NULL, &mi), ERR)
+    ZEROES(udccp_mpsock_get_info(NULL, &mi), mi)
     EXPECT(udccp_mpsock_announce(NULL, "127.0.0.1", 0), ERR)
     EXPECT(udccp_mpsock_unannounce(NULL, 0), ERR)
     EXPECT_PTR(udccp_mpsock_subflow(NULL, 0), NULL)

@@ -1610,7 +1610,8 @@ int udccp_mpsock_set_sched(udccp_mpsock *mp, int sched);
  * prio > 15). */
 int udccp_mpsock_set_prio(udccp_mpsock *mp, size_t i, uint8_t prio);
 
-/* Fills *info (zeroed first).  Returns 0 or UDCCP_ERR_INVALID_ARGUMENT. */
+/* Fills *info (zeroed first, also when mp is NULL).  Returns 0 or
+ * UDCCP_ERR_INVALID_ARGUMENT (mp or info NULL). */
 int udccp_mpsock_get_info(const udccp_mpsock *mp, udccp_mp_info *info);
 
 /* Announces a local address to the peer (RFC 9897 §3.2.8: MP_ADDADDR with
