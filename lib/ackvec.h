@@ -116,8 +116,27 @@ int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
  * with room in the ring, and the newest byte a run of state 0 shorter
  * than 64 (A.1.1: its run grows by one); everything else by
  * udccp_ackvec_record_ecn_any, the general path (also for tests). */
-int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
 int udccp_ackvec_record_ecn_any(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
+/* Inline (every packet received, issue 13: a call less); 63 is the
+ * longest run a byte of state 0 may grow to before it is full (§11.4). */
+static inline __attribute__((always_inline)) int
+udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
+  seq &= UDCCP_SEQ_MASK;
+  /* en > 0 only once head is valid (av_restart sets it first) */
+  if ((ecn & 1u) == 0 && av->en > 0 &&
+      seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
+      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
+    uint8_t b = av->enc[av->eh];
+    /* b < 63: state 0 (the top two bits clear), a run shorter than 64 */
+    if (b < 63) {
+      av->states[seq & (av->cap - 1)] = UDCCP_AV_RECEIVED;
+      av->head = seq; /* (not empty: en > 0, av_trim empties en too) */
+      av->enc[av->eh] = (uint8_t)(b + 1);
+      return 0;
+    }
+  }
+  return udccp_ackvec_record_ecn_any(av, seq, ecn);
+}
 
 /* Appends to ob the Ack Vector option(s) describing head down to tail, as
  * much of it as ob has room for, newest first (§11.4), and remembers that
