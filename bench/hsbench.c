@@ -208,6 +208,9 @@ static int bench_use(bench *b, const udccp_mem *cmem, const udccp_mem *smem) {
   return udccp_listener_new(&b->lis, &b->ss, &ls, b->now);
 }
 
+/* The CCID both ends ask for (--ccid; 0: the default, CCID 2). */
+static uint8_t g_ccid;
+
 static int bench_init(bench *b) {
   /* A real endpoint seeds from getrandom(2) once; a fixed seed here keeps
    * runs comparable. */
@@ -222,6 +225,9 @@ static int bench_init(bench *b) {
   b->cs.hdr_overhead = 28;
   b->cs.rand = udccp_csprng_fill;
   b->cs.rand_user_data = &b->rng;
+  if (g_ccid != 0) {
+    b->cs.ccid = g_ccid;
+  }
   b->ss = b->cs;
   return bench_use(b, &b->hc[0].mem, &b->hc[1].mem);
 }
@@ -272,6 +278,7 @@ int main(int argc, char **argv) {
                                         {"conns", required_argument, 0, 'c'},
                                         {"json", no_argument, 0, 'J'},
                                         {"mode", required_argument, 0, 'm'},
+                                        {"ccid", required_argument, 0, 'C'},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   uint64_t cycles = 20000;
@@ -284,7 +291,7 @@ int main(int argc, char **argv) {
   int64_t idle_bytes[2], idle_blocks[2], base_bytes[2], left_bytes[2];
   size_t conn_size = 0;
 
-  while ((o = getopt_long(argc, argv, "n:c:m:Jh", lopts, NULL)) != -1) {
+  while ((o = getopt_long(argc, argv, "n:c:m:C:Jh", lopts, NULL)) != -1) {
     switch (o) {
     case 'm':
       mode = strcmp(optarg, "heap") == 0 ? 1 : strcmp(optarg, "pool") == 0 ? 2 : 0;
@@ -298,9 +305,19 @@ int main(int argc, char **argv) {
     case 'J':
       json = 1;
       break;
+    case 'C': {
+      unsigned long v = strtoul(optarg, NULL, 10);
+      if (v < 2 || v > 255) {
+        fprintf(stderr, "udccp-hsbench: --ccid must be 2..255\n");
+        return 2;
+      }
+      g_ccid = (uint8_t)v;
+      break;
+    }
     default:
       printf("usage: udccp-hsbench [-n CYCLES (20000)] [-c CONNS (1000)] "
-             "[-m|--mode both|heap|pool (both)] [-J|--json]\n");
+             "[-m|--mode both|heap|pool (both)] [-C|--ccid N (2)] "
+             "[-J|--json]\n");
       return o == 'h' ? 0 : 2;
     }
   }

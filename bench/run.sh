@@ -282,6 +282,13 @@ fi
 # connection.  Instruction counts: see bench/hsbench.c (callgrind).
 echo
 "$HSBENCH" -n 20000 -c 1000 || echo "udccp-hsbench: error"
+# The same idle-connection heap for the other CCIDs (their handshakes
+# per CPU-second too): CCID 3 and 4 (TFRC), CUBIC (249), BBR (248).
+for c in 3 4 249 248; do
+  "$HSBENCH" -n 5000 -c 1000 -C $c -m heap 2>&1 |
+    sed -n "s/^handshakes (\([^)]*\)).*: \([0-9]*\) per CPU-second.*/CCID $c: \2 handshakes per CPU-second/p; s/^heap per idle OPEN connection/CCID $c: heap per idle OPEN connection/p" ||
+    echo "udccp-hsbench --ccid $c: error"
+done
 
 # Hostile peers (issue 12): instructions per packet under callgrind, as
 # ratios to a normal packet of the same run (bench/hostile.sh).

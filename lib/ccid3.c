@@ -152,7 +152,9 @@ typedef struct ccid3_tx {
 } ccid3_tx;
 
 
-_Static_assert(sizeof(ccid3_tx) <= UDCCP_CCID_STATE_SIZE, "tx state size");
+_Static_assert(sizeof(ccid3_tx) <= UDCCP_TFRC_CCID_TX_STATE_SIZE &&
+                   UDCCP_TFRC_CCID_TX_STATE_SIZE <= UDCCP_CCID_STATE_SIZE,
+               "tx state size");
 
 static ccid3_tx *tx_of(udccp_ccid_state *st) {
   return (ccid3_tx *)(void *)st->bytes;
@@ -332,7 +334,7 @@ int udccp_tfrc_ccid_tx_init(udccp_ccid_state *st, udccp_ccid_env *env,
   tx->env = env;
   tx->mem = env->mem ? env->mem : udccp_mem_default();
   tx->prm = *params;
-  tx->cap = UDCCP_CCID3_HIST_MIN;
+  tx->cap = UDCCP_CCID3_HIST_INIT;
   tx->hist = tx->mem->calloc(tx->cap, sizeof(*tx->hist), tx->mem->user_data);
   if (!tx->hist) {
     return UDCCP_ERR_NOMEM;
@@ -425,6 +427,13 @@ void udccp_tfrc_ccid_tx_on_sent(udccp_ccid_state *st, uint64_t seq,
                                 int is_data, size_t len, udccp_tstamp ts) {
   ccid3_tx *tx = tx_of(st);
   tx_hist *h = hist_at(tx, seq);
+  if (h->used && tx->cap < UDCCP_CCID3_HIST_MIN) {
+    /* Small while little was sent (issue 13), but nothing overwritten
+     * before HIST_MIN: twice the size (without memory: overwritten, the
+     * older packet then gives no sample, as in a full ring). */
+    hist_grow(tx, tx->cap);
+    h = hist_at(tx, seq);
+  }
   h->seq = seq & UDCCP_SEQ_MASK;
   h->ts = ts;
   h->ccval = is_data && tx->wc_started ? tx->wc : (uint8_t)CCVAL_NONE;
@@ -1231,6 +1240,8 @@ const udccp_ccid_ops udccp_ccid3_ops = {
     .name = "TFRC (CCID 3)",
     .deps = udccp_tfrc_ccid_deps,
     .n_deps = UDCCP_TFRC_CCID_N_DEPS,
+    .tx_size = UDCCP_TFRC_CCID_TX_STATE_SIZE,
+    .rx_size = UDCCP_TFRC_CCID_RX_STATE_SIZE,
     .tx_init = ccid3_tx_init,
     .tx_exit = udccp_tfrc_ccid_tx_exit,
     .tx_next_send = udccp_tfrc_ccid_tx_next_send,

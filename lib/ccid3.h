@@ -67,11 +67,22 @@
  * resolution of the caller's clock (a millisecond event-loop clock on a
  * LAN or loopback) -- counts as this, Linux's DCCP_SANE_RTT_MIN (ns). */
 #define UDCCP_CCID3_RTT_ZERO_SAMPLE (100 * 1000)
-/* Sent-packet history (send time, CCVal) for RTT samples: initial and
- * largest number of entries.  It doubles when an acknowledged packet was
- * already overwritten (growing rarely, never per packet). */
+/* Sent-packet history (send time, CCVal, nonces) for RTT samples, Ack
+ * Vector and Loss Intervals echoes.  It starts at HIST_INIT entries (an
+ * idle connection stays that small, issue 13) and doubles before a send
+ * would overwrite an entry, up to HIST_MIN: until then it keeps every
+ * packet sent, and from then on what a ring of HIST_MIN keeps.  Beyond
+ * HIST_MIN it doubles when an acknowledged packet was already overwritten
+ * (growing rarely, never per packet), up to HIST_MAX. */
+#define UDCCP_CCID3_HIST_INIT 4u
 #define UDCCP_CCID3_HIST_MIN 1024u
 #define UDCCP_CCID3_HIST_MAX (1u << 20)
+/* Bytes of the connection's udccp_ccid_state each TFRC half (CCID 3 and
+ * 4) uses: tx_size / rx_size, so that a connection holds its halves' own
+ * size, not UDCCP_CCID_STATE_SIZE each (issue 13); ccid3.c and ccid3_rx.c
+ * check their structs against them. */
+#define UDCCP_TFRC_CCID_TX_STATE_SIZE 1032u
+#define UDCCP_TFRC_CCID_RX_STATE_SIZE 1736u
 /* Receiver: snapshots of the received byte count for X_recv over the last
  * RTT (RFC 5348 §6.2 step 2), one at most every R/8. */
 #define UDCCP_CCID3_RATE_SNAPS 16u

@@ -86,7 +86,9 @@ typedef struct ccid3_rx {
   uint64_t rnd_b0, rnd_p0;
 } ccid3_rx;
 
-_Static_assert(sizeof(ccid3_rx) <= UDCCP_CCID_STATE_SIZE, "rx state size");
+_Static_assert(sizeof(ccid3_rx) <= UDCCP_TFRC_CCID_RX_STATE_SIZE &&
+                   UDCCP_TFRC_CCID_RX_STATE_SIZE <= UDCCP_CCID_STATE_SIZE,
+               "rx state size");
 
 static ccid3_rx *rx_of(udccp_ccid_state *st) {
   return (ccid3_rx *)(void *)st->bytes;

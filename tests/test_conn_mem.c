@@ -49,7 +49,8 @@ static void xrand(uint8_t *dest, size_t len, void *ud) {
 }
 
 
-static void ends_init(ends *e) {
+/* Both ends ask for CCID ccid (0: the default). */
+static void ends_init_ccid(ends *e, uint8_t ccid) {
   static const uint32_t codes[] = {42};
   udccp_listener_settings ls;
   memset(e, 0, sizeof(*e));
@@ -60,6 +61,9 @@ static void ends_init(ends *e) {
   udccp_settings_default(&e->cs);
   e->cs.rand = xrand;
   e->cs.rand_user_data = &e->rand_state;
+  if (ccid != 0) {
+    e->cs.ccid = ccid;
+  }
   e->ss = e->cs;
   e->cs.mem = &e->cm[0].mem;
   e->ss.mem = &e->cm[1].mem;
@@ -68,6 +72,8 @@ static void ends_init(ends *e) {
   ls.n_service_codes = 1;
   assert_int_equal(udccp_listener_new(&e->lis, &e->ss, &ls, e->now), 0);
 }
+
+static void ends_init(ends *e) { ends_init_ccid(e, 0); }
 
 /* Moves packets both ways until neither end has one to send. */
 static void pump(ends *e, udccp_conn *c[2], uint32_t i) {
@@ -201,6 +207,67 @@ static void test_conn_mem_1000_idle_connections_under_3k_per_end(void **state) {
   assert_int_equal(e->cm[1].bytes, 0);
   free(c);
   free(e);
+}
+
+/* Issue 13 for every built-in CCID, not only the default: 300 idle OPEN
+ * connections per CCID (one datagram each way, then quiet), heap per end
+ * within the CCID's budget, all of it back after close.  A sender's
+ * per-packet history starts small and grows with what is in flight: CCID
+ * 3/4 kept 1,024 history entries (24 KiB) and a full 2 KiB state per half
+ * from the start (31,208 B per idle connection), BBR a 256-entry ring on
+ * its first packet (18,120 B). */
+static void test_conn_mem_idle_connections_every_ccid(void **state) {
+  static const struct {
+    uint8_t ccid;
+    long long budget; /* B per idle connection per end, x86-64 */
+  } cases[] = {
+      {2, IDLE_BUDGET},
+      {3, 5400},
+      {4, 5400},
+      {UDCCP_CCID_CUBIC_DEFAULT, 3264},
+      {UDCCP_CCID_BBR_DEFAULT, 4008},
+  };
+  enum { N = 300 };
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof(cases) / sizeof(cases[0]); ++k) {
+    ends *e = calloc(1, sizeof(*e));
+    udccp_conn *(*c)[2] = calloc(N, sizeof(*c));
+    long long held[2];
+    uint32_t i;
+    int side;
+    assert_non_null(e);
+    assert_non_null(c);
+    ends_init_ccid(e, cases[k].ccid);
+    long long base[2] = {e->cm[0].bytes, e->cm[1].bytes};
+    for (i = 0; i < N; ++i) {
+      udccp_conn_info info[2];
+      open_one(e, c[i], i);
+      udccp_conn_get_info(c[i][0], &info[0]);
+      udccp_conn_get_info(c[i][1], &info[1]);
+      assert_int_equal(info[0].tx_ccid, cases[k].ccid);
+      assert_int_equal(info[1].tx_ccid, cases[k].ccid);
+    }
+    go_idle(e, c, N, 0);
+    for (side = 0; side < 2; ++side) {
+      held[side] = e->cm[side].bytes - base[side];
+    }
+    print_message("CCID %u: %d idle OPEN connections, client %lld B, server "
+                  "%lld B per connection (budget %lld)\n",
+                  cases[k].ccid, N, held[0] / N, held[1] / N,
+                  cases[k].budget);
+    for (side = 0; side < 2; ++side) {
+      assert_true(held[side] <= cases[k].budget * N);
+    }
+    for (i = 0; i < N; ++i) {
+      close_one(e, c[i], i);
+    }
+    assert_int_equal(e->cm[0].bytes, base[0]);
+    assert_int_equal(e->cm[1].bytes, base[1]);
+    udccp_listener_del(e->lis);
+    free(c);
+    free(e);
+  }
 }
 
 /* RFC 4340 §8.3 TIMEWAIT needs only the connection's numbers and timer:
@@ -340,6 +407,7 @@ static void test_conn_mem_pool_steady_state_no_heap_calls(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conn_mem_1000_idle_connections_under_3k_per_end),
+      cmocka_unit_test(test_conn_mem_idle_connections_every_ccid),
       cmocka_unit_test(test_rfc4340_8_3_timewait_keeps_a_tombstone_only),
       cmocka_unit_test(test_conn_mem_pure_receiver_holds_no_sender_state),
       cmocka_unit_test(test_conn_mem_pool_steady_state_no_heap_calls),

@@ -34,6 +34,7 @@
 
 #include <udccp/udccp.h>
 
+#include "iopair.h"
 #include "privnet.h"
 
 #include "../io/endpoint.h"
@@ -48,11 +49,7 @@
 #define NDGRAMS 2000
 #define DLEN 1000
 
-static uint64_t ms_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
+static uint64_t ms_now(void) { return udccp_test_ms_now(); }
 
 /* Does this kernel have the option at all?  (Linux >= 4.18 / 5.0.) */
 static int kernel_has(int opt, int val) {
@@ -63,10 +60,7 @@ static int kernel_has(int opt, int val) {
   return ok;
 }
 
-typedef struct pair {
-  udccp_endpoint *sep, *cep;
-  udccp_sock *c, *s;
-} pair;
+typedef udccp_io_pair pair;
 
 static void drive_once(pair *p) {
   assert_int_equal(udccp_endpoint_process(p->cep), 0);
@@ -80,36 +74,13 @@ static void drive_once(pair *p) {
 }
 
 static void open_pair(pair *p, int no_offload) {
-  memset(p, 0, sizeof(*p));
-  udccp_endpoint_config cfg;
-  udccp_endpoint_config_default(&cfg);
-  cfg.local_host = "127.0.0.1";
-  cfg.no_offload = (uint8_t)no_offload;
-  assert_int_equal(udccp_endpoint_new_config(&p->sep, &cfg), 0);
-  cfg.remote_udp_port = udccp_endpoint_local_port(p->sep);
-  assert_int_equal(udccp_endpoint_new_config(&p->cep, &cfg), 0);
-  uint32_t code = 77;
-  assert_int_equal(udccp_listen(p->sep, 6100, &code, 1), 0);
-  assert_int_equal(udccp_connect(p->cep, &p->c, "127.0.0.1", 6100, code, 2, 0),
-                   0);
-  uint64_t end = ms_now() + 5000;
-  while (ms_now() < end &&
-         (p->s == NULL || udccp_sock_state(p->c) != UDCCP_STATE_OPEN)) {
-    drive_once(p);
-    if (p->s == NULL && udccp_accept(p->sep, &p->s, 0) != 0) {
-      p->s = NULL;
-    }
-  }
-  assert_non_null(p->s);
-  assert_int_equal(udccp_sock_state(p->c), UDCCP_STATE_OPEN);
+  udccp_io_pair_opts o = {.server_host = "127.0.0.1",
+                          .no_offload = (uint8_t)no_offload,
+                          .port = 6100, .code = 77, .ccid = 2};
+  assert_int_equal(udccp_io_pair_open(p, &o), 0);
 }
 
-static void close_pair(pair *p) {
-  udccp_abort(p->c);
-  udccp_abort(p->s);
-  udccp_endpoint_del(p->cep);
-  udccp_endpoint_del(p->sep);
-}
+static void close_pair(pair *p) { udccp_io_pair_close(p); }
 
 #define BIGLEN 65536 /* buffers: up to loopback's MPS (io/pmtu.c) */
 

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -27,52 +26,21 @@
 #include <udccp/udccp.h>
 
 #include "../io/endpoint.h"
+#include "iopair.h"
 
-static uint64_t ms_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+static uint64_t ms_now(void) { return udccp_test_ms_now(); }
 
 /* A server endpoint on 127.0.0.1 (or every address: both sockets) with a
  * listener, a client endpoint, and one OPEN connection between them. */
-typedef struct pair {
-  udccp_endpoint *sep, *cep;
-  udccp_sock *c, *s;
-} pair;
+typedef udccp_io_pair pair;
 
 static void open_pair(pair *p, const char *server_host) {
-  memset(p, 0, sizeof(*p));
-  udccp_endpoint_config cfg;
-  udccp_endpoint_config_default(&cfg);
-  cfg.local_host = server_host;
-  assert_int_equal(udccp_endpoint_new_config(&p->sep, &cfg), 0);
-  cfg.local_host = "127.0.0.1";
-  cfg.remote_udp_port = udccp_endpoint_local_port(p->sep);
-  assert_int_equal(udccp_endpoint_new_config(&p->cep, &cfg), 0);
-  uint32_t code = 77;
-  assert_int_equal(udccp_listen(p->sep, 6100, &code, 1), 0);
-  assert_int_equal(udccp_connect(p->cep, &p->c, "127.0.0.1", 6100, code, 2, 0),
-                   0);
-  uint64_t end = ms_now() + 5000;
-  while (ms_now() < end &&
-         (p->s == NULL || udccp_sock_state(p->c) != UDCCP_STATE_OPEN)) {
-    (void)udccp_endpoint_run(p->cep, 1);
-    (void)udccp_endpoint_run(p->sep, 1);
-    if (p->s == NULL && udccp_accept(p->sep, &p->s, 0) != 0) {
-      p->s = NULL;
-    }
-  }
-  assert_non_null(p->s);
-  assert_int_equal(udccp_sock_state(p->c), UDCCP_STATE_OPEN);
+  udccp_io_pair_opts o = {.server_host = server_host, .port = 6100,
+                          .code = 77, .ccid = 2};
+  assert_int_equal(udccp_io_pair_open(p, &o), 0);
 }
 
-static void close_pair(pair *p) {
-  udccp_abort(p->c);
-  udccp_abort(p->s);
-  udccp_endpoint_del(p->cep);
-  udccp_endpoint_del(p->sep);
-}
+static void close_pair(pair *p) { udccp_io_pair_close(p); }
 
 /* Three datagrams too short for DCCP (RFC 6773 §3.3 / RFC 4340 §3.3:
  * dropped and counted in rx_bad) to the server's IPv4 socket. */

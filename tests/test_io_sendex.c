@@ -24,6 +24,8 @@
 
 #include <udccp/udccp.h>
 
+#include "iopair.h"
+
 #define SVC 91
 #define DPORT 6002
 
@@ -34,49 +36,20 @@ static void sleep_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-typedef struct pair {
-  udccp_endpoint *sep, *cep;
-  udccp_sock *ss, *cs;
-} pair;
+typedef udccp_io_pair pair;
 
 /* A connected pair; the client's connections use qpolicy and tx_qlen. */
 static void pair_open(pair *p, uint8_t qpolicy, uint32_t tx_qlen) {
-  udccp_endpoint_config cfg;
-  udccp_endpoint_config_default(&cfg);
-  cfg.local_host = "127.0.0.1";
-  assert_int_equal(udccp_endpoint_new_config(&p->sep, &cfg), 0);
-  uint32_t code = SVC;
-  assert_int_equal(udccp_listen(p->sep, DPORT, &code, 1), 0);
-  cfg.remote_udp_port = udccp_endpoint_local_port(p->sep);
-  assert_int_equal(udccp_endpoint_new_config(&p->cep, &cfg), 0);
   udccp_settings s;
-  udccp_endpoint_get_settings(p->cep, &s);
+  udccp_settings_default(&s);
   s.qpolicy = qpolicy;
   s.tx_qlen = tx_qlen;
-  assert_int_equal(udccp_endpoint_set_settings(p->cep, &s), 0);
-  assert_int_equal(
-      udccp_connect(p->cep, &p->cs, "127.0.0.1", DPORT, SVC, 2, 0), 0);
-  p->ss = NULL;
-  uint64_t end = ms_now() + 5000;
-  while (ms_now() < end &&
-         (p->ss == NULL || udccp_sock_state(p->cs) != UDCCP_STATE_OPEN ||
-          udccp_sock_state(p->ss) != UDCCP_STATE_OPEN)) {
-    (void)udccp_endpoint_run(p->sep, 1);
-    (void)udccp_endpoint_run(p->cep, 1);
-    if (p->ss == NULL) {
-      (void)udccp_accept(p->sep, &p->ss, 0);
-    }
-  }
-  assert_non_null(p->ss);
-  assert_int_equal(udccp_sock_state(p->cs), UDCCP_STATE_OPEN);
+  udccp_io_pair_opts o = {.server_host = "127.0.0.1", .client_set = &s,
+                          .port = DPORT, .code = SVC, .ccid = 2};
+  assert_int_equal(udccp_io_pair_open(p, &o), 0);
 }
 
-static void pair_close(pair *p) {
-  udccp_abort(p->cs);
-  udccp_abort(p->ss);
-  udccp_endpoint_del(p->cep);
-  udccp_endpoint_del(p->sep);
-}
+static void pair_close(pair *p) { udccp_io_pair_close(p); }
 
 /* Runs both loops for ms milliseconds. */
 static void pump(pair *p, int ms) {
@@ -94,7 +67,7 @@ static uint64_t tx_pkts(const udccp_endpoint *ep) {
 }
 
 static size_t send_space(pair *p) {
-  return udccp_conn_get_send_space(udccp_sock_get_conn(p->cs));
+  return udccp_conn_get_send_space(udccp_sock_get_conn(p->c));
 }
 
 static udccp_conn_info info_of(const udccp_sock *s) {
@@ -109,7 +82,7 @@ static int drain(pair *p, int counts[256]) {
   char buf[64];
   int n = 0;
   for (;;) {
-    udccp_ssize r = udccp_recv(p->ss, buf, sizeof(buf), 0);
+    udccp_ssize r = udccp_recv(p->s, buf, sizeof(buf), 0);
     if (r < 0) {
       return n;
     }
@@ -138,11 +111,11 @@ static void test_send_ex_leaves_within_the_call(void **state) {
     o.expires = udccp_now() + 5 * UDCCP_NS_PER_S;
     uint64_t before = tx_pkts(p.cep);
     udccp_tstamp t0 = udccp_now();
-    assert_int_equal(udccp_send_ex(p.cs, msg, (size_t)len, &o, 0), len);
+    assert_int_equal(udccp_send_ex(p.c, msg, (size_t)len, &o, 0), len);
     assert_true(tx_pkts(p.cep) > before); /* left within the call */
     char buf[16];
     /* only the server's loop runs from here */
-    assert_int_equal(udccp_recv(p.ss, buf, sizeof(buf), 2000), len);
+    assert_int_equal(udccp_recv(p.s, buf, sizeof(buf), 2000), len);
     uint64_t us = (udccp_now() - t0) / 1000;
     assert_memory_equal(buf, msg, (size_t)len);
     sum_us += us;
@@ -179,15 +152,15 @@ static void test_prio_high_never_dropped_under_congestion(void **state) {
       if (i >= 60 && i % 20 == 0) {
         len = snprintf(msg, sizeof(msg), "H%d.%d", round, i);
         o.prio = 9;
-        uint64_t d0 = info_of(p.cs).tx_qdrops;
-        assert_int_equal(udccp_send_ex(p.cs, msg, (size_t)len, &o, 0), len);
+        uint64_t d0 = info_of(p.c).tx_qdrops;
+        assert_int_equal(udccp_send_ex(p.c, msg, (size_t)len, &o, 0), len);
         /* the queue was full of lows: one of them made room */
-        assert_int_equal(info_of(p.cs).tx_qdrops, d0 + 1);
+        assert_int_equal(info_of(p.c).tx_qdrops, d0 + 1);
         highs_taken++;
       }
       len = snprintf(msg, sizeof(msg), "L%d.%d", round, i);
       o.prio = 1;
-      udccp_ssize r = udccp_send_ex(p.cs, msg, (size_t)len, &o, 0);
+      udccp_ssize r = udccp_send_ex(p.c, msg, (size_t)len, &o, 0);
       if (r == len) {
         lows_taken++;
       } else {
@@ -204,7 +177,7 @@ static void test_prio_high_never_dropped_under_congestion(void **state) {
   }
   pump(&p, 100);
   (void)drain(&p, counts);
-  udccp_conn_info ci = info_of(p.cs);
+  udccp_conn_info ci = info_of(p.c);
   /* each high push evicted one low (checked above) */
   int evicted = highs_taken;
   printf("prio: %d high taken, %d arrived; %d low taken, %d evicted, %d "
@@ -236,12 +209,12 @@ static void test_expired_never_sent(void **state) {
   int n_w = 0;
   uint64_t end = ms_now() + 2000;
   for (;;) {
-    udccp_conn_info ci = info_of(p.cs);
+    udccp_conn_info ci = info_of(p.c);
     if ((ci.pipe >= ci.cwnd && send_space(&p) < 16) || ms_now() > end) {
       break;
     }
     if (send_space(&p) == 16) {
-      assert_int_equal(udccp_send(p.cs, "W", 1, 0), 1);
+      assert_int_equal(udccp_send(p.c, "W", 1, 0), 1);
       n_w++;
     }
     (void)udccp_endpoint_run(p.cep, 1);
@@ -252,27 +225,27 @@ static void test_expired_never_sent(void **state) {
   udccp_send_opts o = UDCCP_SEND_OPTS_INIT;
   o.expires = exp;
   for (int i = 0; i < 10; i++) {
-    assert_int_equal(udccp_send_ex(p.cs, "E", 1, &o, 0), 1);
+    assert_int_equal(udccp_send_ex(p.c, "E", 1, &o, 0), 1);
   }
   int n_k = (int)room - 10;
   for (int i = 0; i < n_k; i++) {
-    assert_int_equal(udccp_send_ex(p.cs, "K", 1, NULL, 0), 1);
+    assert_int_equal(udccp_send_ex(p.c, "K", 1, NULL, 0), 1);
   }
   /* Full.  A send that may wait 1 s, with a 10 ms deadline. */
   assert_int_equal(send_space(&p), 0);
   udccp_send_opts late = UDCCP_SEND_OPTS_INIT;
   late.expires = udccp_now() + 10 * UDCCP_NS_PER_MS;
   udccp_tstamp t0 = udccp_now();
-  assert_int_equal(udccp_send_ex(p.cs, "X", 1, &late, 1000),
+  assert_int_equal(udccp_send_ex(p.c, "X", 1, &late, 1000),
                    UDCCP_ERR_DROPPED);
   uint64_t waited_ms = (udccp_now() - t0) / UDCCP_NS_PER_MS;
   assert_true(waited_ms >= 9 && waited_ms < 35);
-  assert_int_equal(info_of(p.cs).tx_expired, 1);
+  assert_int_equal(info_of(p.c).tx_expired, 1);
   /* Only the client runs until the 40 ms deadline has passed. */
   while (udccp_now() < exp + 5 * UDCCP_NS_PER_MS) {
     (void)udccp_endpoint_run(p.cep, 1);
   }
-  udccp_conn_info ci = info_of(p.cs);
+  udccp_conn_info ci = info_of(p.c);
   assert_int_equal(ci.tx_expired, 11);
   assert_int_equal(send_space(&p), 10); /* room back at the deadline */
   /* Now the server runs: W and K arrive, never E or X. */
@@ -291,7 +264,7 @@ static void test_expired_never_sent(void **state) {
   assert_int_equal(counts['X'], 0);
   assert_int_equal(counts['K'], n_k);
   assert_int_equal(counts['W'], n_w);
-  assert_int_equal(info_of(p.cs).tx_qdrops, 11);
+  assert_int_equal(info_of(p.c).tx_qdrops, 11);
   pair_close(&p);
 }
 
@@ -301,30 +274,30 @@ static void test_send_ex_arguments(void **state) {
   pair_open(&p, UDCCP_QPOLICY_PRIO, 8);
   udccp_send_opts o = UDCCP_SEND_OPTS_INIT;
   o.size = 4;
-  assert_int_equal(udccp_send_ex(p.cs, "a", 1, &o, 0),
+  assert_int_equal(udccp_send_ex(p.c, "a", 1, &o, 0),
                    UDCCP_ERR_INVALID_ARGUMENT);
   o.size = sizeof(o);
   o.flags = 0x80;
-  assert_int_equal(udccp_send_ex(p.cs, "a", 1, &o, 0),
+  assert_int_equal(udccp_send_ex(p.c, "a", 1, &o, 0),
                    UDCCP_ERR_INVALID_ARGUMENT);
   o.flags = 0;
   o.expires = udccp_now() - 1; /* already past: never queued */
-  assert_int_equal(udccp_send_ex(p.cs, "a", 1, &o, 0), UDCCP_ERR_DROPPED);
+  assert_int_equal(udccp_send_ex(p.c, "a", 1, &o, 0), UDCCP_ERR_DROPPED);
   /* An older caller's smaller struct: prio read, expires not. */
   o.size = 12;
-  assert_int_equal(udccp_send_ex(p.cs, "b", 1, &o, 0), 1);
+  assert_int_equal(udccp_send_ex(p.c, "b", 1, &o, 0), 1);
   o.size = sizeof(o);
   o.expires = 0; /* none */
   o.flags = UDCCP_SEND_F_MORE;
-  assert_int_equal(udccp_send_ex(p.cs, "c", 1, &o, 0), 1);
-  assert_int_equal(udccp_send_ex(p.cs, "d", 1, NULL, 0), 1);
+  assert_int_equal(udccp_send_ex(p.c, "c", 1, &o, 0), 1);
+  assert_int_equal(udccp_send_ex(p.c, "d", 1, NULL, 0), 1);
   char buf[8];
   int got = 0;
   uint64_t end = ms_now() + 2000, last_seq = 0;
   udccp_recv_info ri = UDCCP_RECV_INFO_INIT;
   while (got < 3 && ms_now() < end) {
     pump(&p, 2);
-    while (udccp_recv_ex(p.ss, buf, sizeof(buf), &ri, 0) == 1) {
+    while (udccp_recv_ex(p.s, buf, sizeof(buf), &ri, 0) == 1) {
       assert_true(buf[0] == 'b' || buf[0] == 'c' || buf[0] == 'd');
       assert_int_equal(ri.lost_before, 0); /* loopback: nothing lost */
       assert_true(ri.seq > last_seq);
@@ -333,7 +306,7 @@ static void test_send_ex_arguments(void **state) {
     }
   }
   assert_int_equal(got, 3);
-  assert_int_equal(info_of(p.cs).tx_expired, 1);
+  assert_int_equal(info_of(p.c).tx_expired, 1);
   pair_close(&p);
 }
 
