@@ -784,8 +784,8 @@ void udccp_ackvec_on_peer_acks_any(udccp_ackvec *av, const udccp_opts *opts,
  * peer's ackno is often the Data packet after one).  No record at or
  * below ackno: none the vector could report either (runs go down from
  * ackno).  Everything else walks. */
-void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
-                               uint64_t ackno) {
+void udccp_ackvec_on_peer_acks_rec(udccp_ackvec *av, const udccp_opts *opts,
+                                   uint64_t ackno) {
   const udccp_ackvec_rec *r;
   size_t j;
   ackno &= UDCCP_SEQ_MASK;

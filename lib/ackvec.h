@@ -167,8 +167,23 @@ void udccp_ackvec_on_ack(udccp_ackvec *av, uint64_t ackno);
  * Vector options (opts, may be NULL) report as received.  The newest such
  * record clears the state.  Use it instead of udccp_ackvec_on_ack() when
  * the peer's packet options are at hand. */
-void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
-                               uint64_t ackno);
+void udccp_ackvec_on_peer_acks_rec(udccp_ackvec *av, const udccp_opts *opts,
+                                   uint64_t ackno);
+/* Inline, the ackno below every record (none held, or a data sender's ack
+ * sent before its DataAck arrived: most acks, issue 13) answered without
+ * the call: nothing at or below it to clear. */
+static inline void udccp_ackvec_on_peer_acks(udccp_ackvec *av,
+                                             const udccp_opts *opts,
+                                             uint64_t ackno) {
+  if (av->rec_n == 0 ||
+      udccp_seq_gt(av->recs[(av->rec_head + av->rec_cap - av->rec_n) &
+                            (av->rec_cap - 1)]
+                       .seq,
+                   ackno & UDCCP_SEQ_MASK)) {
+    return;
+  }
+  udccp_ackvec_on_peer_acks_rec(av, opts, ackno);
+}
 /* The same, always by the general path (a walk of the vector): what the
  * usual cases udccp_ackvec_on_peer_acks answers at once are checked
  * against (tests). */
