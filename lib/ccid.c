@@ -112,7 +112,7 @@ static int ops_valid(const udccp_ccid_ops *ops) {
          (ops->rx_get_expiry == NULL || ops->rx_on_expiry != NULL) &&
          (ops->flags & ~(uint32_t)UDCCP_CCID_F_TX_ACKS_ONLY) == 0 &&
          ops->reserved[0] == NULL && ops->reserved[1] == NULL &&
-         ops->reserved[2] == NULL && ops->reserved[3] == NULL;
+         ops->reserved[2] == NULL;
 }
 
 int udccp_ccid_register_as(const udccp_ccid_ops *ops, uint8_t id,

@@ -241,6 +241,9 @@ void udccp_ccid2_hist_push_any(ccid2_tx *tx, uint64_t seq, udccp_tstamp ts,
       continue;
     }
     if (tx->n == 0) {
+      if (tx->cap == 0) {
+        return; /* no memory for even one entry: not recorded */
+      }
       /* Nothing outstanding: the unreported numbers need no slots. */
       tx->tail = seq;
       tx->loss_scan = seq;
@@ -673,6 +676,31 @@ void udccp_ccid2_tx_exit(udccp_ccid_state *st) {
     tx->nonces = NULL;
   }
   udccp_ccid2_loss_free(tx);
+}
+
+int udccp_ccid2_trim(udccp_ccid_state *st, int tx_half, udccp_tstamp ts) {
+  ccid2_tx *tx;
+  int held = 0;
+  (void)ts;
+  if (!tx_half) {
+    return 0; /* the receiver half's state is fixed-size */
+  }
+  tx = tx_of(st);
+  if (tx->cc != NULL && tx->cc->trim != NULL) {
+    held = tx->cc->trim(tx->ccp);
+  }
+  if (tx->n > 0) {
+    return 1; /* packets in flight: their entries are still needed */
+  }
+  /* Nothing unresolved: the ring holds nothing anyone reads (hist_has
+   * is false for every number), so it is freed; the next send allocates
+   * one entry again (hist_grow), as on a new connection. */
+  if (tx->ring != NULL && tx->cap > 1) {
+    tx->mem->free(tx->ring, tx->mem->user_data);
+    tx->ring = NULL;
+    tx->cap = 0;
+  }
+  return held;
 }
 
 udccp_tstamp udccp_ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts) {
@@ -1513,6 +1541,7 @@ const udccp_ccid_ops udccp_ccid2_ops = {
     .tx_on_expiry = udccp_ccid2_tx_on_expiry,
     .tx_get_info = udccp_ccid2_tx_get_info,
     .tx_cwnd = udccp_ccid2_tx_cwnd,
+    .trim = udccp_ccid2_trim,
     .rx_init = udccp_ccid2_rx_init,
     .rx_exit = udccp_ccid2_rx_exit,
     .rx_on_pkt = udccp_ccid2_rx_on_pkt,

@@ -143,6 +143,9 @@ typedef struct udccp_ccid2_cc {
   uint32_t (*on_ss_ack)(void *cs, udccp_ccid2_win *w, uint32_t inc,
                         udccp_tstamp rtt, uint64_t ackno, uint64_t gss,
                         udccp_tstamp ts);
+  /* The policy's part of udccp_ccid2_trim (its own per-packet memory);
+   * returns 1 while it holds some it may give back later.  May be NULL. */
+  int (*trim)(void *cs);
 } udccp_ccid2_cc;
 
 /* Bytes of udccp_ccid_state CCID 2's sender half uses. */
@@ -152,6 +155,10 @@ typedef struct udccp_ccid2_cc {
 int udccp_ccid2_tx_init_cc(udccp_ccid_state *st, udccp_ccid_env *env,
                            udccp_tstamp ts, const udccp_ccid2_cc *cc);
 void udccp_ccid2_tx_exit(udccp_ccid_state *st);
+/* The trim op (udccp_ccid_ops.trim) of CCID 2 and of the CCIDs on its
+ * feedback: the sender's history goes back to nothing once no packet in
+ * it is unresolved (issue 13: an idle connection shrinks back). */
+int udccp_ccid2_trim(udccp_ccid_state *st, int tx, udccp_tstamp ts);
 udccp_tstamp udccp_ccid2_tx_next_send(udccp_ccid_state *st, udccp_tstamp ts);
 void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
                             size_t len, udccp_tstamp ts);

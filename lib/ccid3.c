@@ -379,6 +379,47 @@ void udccp_tfrc_ccid_tx_exit(udccp_ccid_state *st) {
   }
 }
 
+int udccp_tfrc_ccid_trim(udccp_ccid_state *st, int tx_half, udccp_tstamp ts) {
+  ccid3_tx *tx;
+  const tx_hist *h;
+  tx_hist *nh;
+  udccp_tstamp quiet;
+  size_t i;
+  if (!tx_half) {
+    return 0; /* the receiver half's state is fixed-size */
+  }
+  tx = tx_of(st);
+  if (tx->cap <= UDCCP_CCID3_HIST_INIT) {
+    return 0;
+  }
+  h = tx->sent_any ? hist_find(tx, tx->gss) : NULL;
+  quiet = 4 * tx->tfrc.r;
+  if (quiet < UDCCP_CCID3_HIST_IDLE) {
+    quiet = UDCCP_CCID3_HIST_IDLE;
+  }
+  if (h != NULL && ts < h->ts + quiet) {
+    return 1; /* sent recently: feedback on it may still come */
+  }
+  /* Quiet: the newest entries stay, the older ones are forgotten (their
+   * NonceSum then reads as unknown, as after HIST_MIN newer packets). */
+  nh = tx->mem->calloc(UDCCP_CCID3_HIST_INIT, sizeof(*nh),
+                       tx->mem->user_data);
+  if (nh == NULL) {
+    return 1;
+  }
+  for (i = 0; i < tx->cap; i++) {
+    const tx_hist *e = &tx->hist[i];
+    if (e->used && udccp_seq_le(e->seq, tx->gss) &&
+        (uint64_t)udccp_seq_sub(tx->gss, e->seq) < UDCCP_CCID3_HIST_INIT) {
+      nh[e->seq & (UDCCP_CCID3_HIST_INIT - 1)] = *e;
+    }
+  }
+  tx->mem->free(tx->hist, tx->mem->user_data);
+  tx->hist = nh;
+  tx->cap = UDCCP_CCID3_HIST_INIT;
+  return 0;
+}
+
 udccp_tstamp udccp_tfrc_ccid_tx_next_send(udccp_ccid_state *st,
                                           udccp_tstamp ts) {
   return udccp_tfrc_tx_next_send(&tx_of(st)->tfrc, ts);
@@ -1255,6 +1296,7 @@ const udccp_ccid_ops udccp_ccid3_ops = {
     .flags = UDCCP_CCID_F_TX_ACKS_ONLY, /* RFC 4342 §8 */
     .tx_data = udccp_tfrc_ccid_tx_data,
     .tx_cwnd = NULL, /* rate-based */
+    .trim = udccp_tfrc_ccid_trim,
     .rx_init = ccid3_rx_init,
     .rx_exit = udccp_tfrc_ccid_rx_exit,
     .rx_on_pkt = udccp_tfrc_ccid_rx_on_pkt,

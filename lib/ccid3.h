@@ -75,6 +75,10 @@
  * HIST_MIN it doubles when an acknowledged packet was already overwritten
  * (growing rarely, never per packet), up to HIST_MAX. */
 #define UDCCP_CCID3_HIST_INIT 4u
+/* A history grown past HIST_INIT goes back to its HIST_INIT newest entries
+ * once the sender has sent nothing for this long and four RTTs (the trim
+ * op, udccp_tfrc_ccid_trim): feedback on older packets has come by then. */
+#define UDCCP_CCID3_HIST_IDLE UDCCP_NS_PER_S
 #define UDCCP_CCID3_HIST_MIN 1024u
 #define UDCCP_CCID3_HIST_MAX (1u << 20)
 /* Bytes of the connection's udccp_ccid_state each TFRC half (CCID 3 and
@@ -167,6 +171,9 @@ int udccp_tfrc_ccid_rx_init(udccp_ccid_state *st, udccp_ccid_env *env,
                             udccp_tstamp ts,
                             const udccp_tfrc_ccid_params *params);
 void udccp_tfrc_ccid_tx_exit(udccp_ccid_state *st);
+/* The trim op of CCID 3 and 4 (udccp_ccid_ops.trim): the sender's history
+ * back to UDCCP_CCID3_HIST_INIT entries after UDCCP_CCID3_HIST_IDLE quiet. */
+int udccp_tfrc_ccid_trim(udccp_ccid_state *st, int tx, udccp_tstamp ts);
 udccp_tstamp udccp_tfrc_ccid_tx_next_send(udccp_ccid_state *st,
                                           udccp_tstamp ts);
 uint8_t udccp_tfrc_ccid_tx_ccval(udccp_ccid_state *st, udccp_tstamp ts);

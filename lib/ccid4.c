@@ -37,6 +37,7 @@ const udccp_ccid_ops udccp_ccid4_ops = {
     .flags = UDCCP_CCID_F_TX_ACKS_ONLY, /* RFC 5622 §5: CCID 3's feedback */
     .tx_data = udccp_tfrc_ccid_tx_data,
     .tx_cwnd = NULL, /* rate-based */
+    .trim = udccp_tfrc_ccid_trim,
     .rx_init = ccid4_rx_init,
     .rx_exit = udccp_tfrc_ccid_rx_exit,
     .rx_on_pkt = udccp_tfrc_ccid_rx_on_pkt,

@@ -483,6 +483,24 @@ static void bbr_init(void *cs, udccp_ccid2_win *w, udccp_tstamp ts) {
   enter_startup(b);
 }
 
+/* CCID 2's trim (udccp_ccid2_trim): the ring goes back to nothing once no
+ * packet in it is in flight; the next send starts it at BBR_RING_MIN. */
+static int bbr_trim(void *cs) {
+  bbr_st *b = bs_of(cs);
+  uint32_t i;
+  for (i = 0; i < b->cap; i++) {
+    if (b->ring[i].out) {
+      return 1;
+    }
+  }
+  if (b->ring != NULL && b->cap > BBR_RING_MIN) {
+    b->mem->free(b->ring, b->mem->user_data);
+    b->ring = NULL;
+    b->cap = 0;
+  }
+  return 0;
+}
+
 static void bbr_exit(void *cs) {
   bbr_st *b = bs_of(cs);
   if (b->ring != NULL) {
@@ -1125,6 +1143,7 @@ const udccp_ccid2_cc udccp_bbr_cc = {
     .on_lost = bbr_on_lost,
     .on_ack = bbr_on_ack,
     .pace_interval = bbr_pace_interval,
+    .trim = bbr_trim,
 };
 
 _Static_assert(sizeof(bbr_st) <= UDCCP_BBR_CC_STATE_SIZE, "bbr state");
@@ -1182,6 +1201,7 @@ const udccp_ccid_ops udccp_ccid_bbr_ops = {
     .tx_on_expiry = udccp_ccid2_tx_on_expiry,
     .tx_get_info = bbr_tx_get_info,
     .tx_cwnd = udccp_ccid2_tx_cwnd,
+    .trim = udccp_ccid2_trim,
     .rx_init = udccp_ccid2_rx_init,
     .rx_exit = udccp_ccid2_rx_exit,
     .rx_on_pkt = udccp_ccid2_rx_on_pkt,

@@ -304,6 +304,7 @@ const udccp_ccid_ops udccp_ccid_cubic_ops = {
     .tx_on_expiry = udccp_ccid2_tx_on_expiry,
     .tx_get_info = udccp_ccid2_tx_get_info,
     .tx_cwnd = udccp_ccid2_tx_cwnd,
+    .trim = udccp_ccid2_trim,
     .rx_init = udccp_ccid2_rx_init,
     .rx_exit = udccp_ccid2_rx_exit,
     .rx_on_pkt = udccp_ccid2_rx_on_pkt,

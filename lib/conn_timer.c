@@ -73,6 +73,13 @@ void udccp_conn_trim(udccp_conn *conn, udccp_tstamp ts) {
     udccp_conn_ackq_release(conn);
   }
   held |= conn->ackq != NULL;
+  /* The CCIDs' own memory (their trim op): histories sized for a burst */
+  if (conn->tx_ccid_up && conn->tx_ccid->trim != NULL) {
+    held |= conn->tx_ccid->trim(conn->tx_st, 1, ts) != 0;
+  }
+  if (conn->rx_ccid_up && conn->rx_ccid->trim != NULL) {
+    held |= conn->rx_ccid->trim(conn->rx_st, 0, ts) != 0;
+  }
   conn->t_trim = held ? ts + UDCCP_CONN_TRIM_AFTER : UDCCP_TSTAMP_NEVER;
 }
 

@@ -152,8 +152,12 @@ static void hostile_jumps(uint8_t ccid, uint64_t ndp) {
   printf("CCID %u, seqno + 2^20%s: heap peak %lld B after 200 packets, "
          "%lld B after 2200\n", ccid, ndp ? ", NDP Count lie" : "",
          (long long)after_warmup, (long long)cnt.peak);
-  /* no state that grows with the jumps */
-  assert_true(cnt.peak <= after_warmup);
+  /* No state that grows with the jumps.  Our own sent-packet history
+   * (CCID 3/4: every packet we sent, up to UDCCP_CCID3_HIST_MIN entries of
+   * 24 B, lib/ccid3.h) may still grow meanwhile, with what we send: at
+   * most 36 KiB at its last doubling (both rings).  Per-jump state would
+   * take far more (2,000 jumps of 2^20). */
+  assert_true(cnt.peak <= after_warmup + 36 * 1024);
   assert_int_equal(udccp_pair_state(&p, 1), UDCCP_STATE_OPEN);
   udccp_pair_free(&p);
 }

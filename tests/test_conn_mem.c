@@ -209,13 +209,15 @@ static void test_conn_mem_1000_idle_connections_under_3k_per_end(void **state) {
   free(e);
 }
 
-/* Issue 13 for every built-in CCID, not only the default: 300 idle OPEN
- * connections per CCID (one datagram each way, then quiet), heap per end
- * within the CCID's budget, all of it back after close.  A sender's
- * per-packet history starts small and grows with what is in flight: CCID
- * 3/4 kept 1,024 history entries (24 KiB) and a full 2 KiB state per half
- * from the start (31,208 B per idle connection), BBR a 256-entry ring on
- * its first packet (18,120 B). */
+/* Issue 13 for every built-in CCID, not only the default: 200 OPEN
+ * connections per CCID, one datagram each way (or a burst of 40 from the
+ * client first), then 1.5 s quiet: heap per end within the CCID's budget
+ * for an idle connection, all of it back after close.  A sender's
+ * per-packet history starts small, grows with what is in flight and
+ * shrinks back once quiet (the trim op).  Before: CCID 3/4 kept 1,024
+ * history entries and a 2 KiB state per half from the start (31,208 B per
+ * idle connection), BBR a 256-entry ring from its first packet (18,120 B),
+ * and after a burst CCID 2's sender kept its 256-entry history (9,224 B). */
 static void test_conn_mem_idle_connections_every_ccid(void **state) {
   static const struct {
     uint8_t ccid;
@@ -227,46 +229,84 @@ static void test_conn_mem_idle_connections_every_ccid(void **state) {
       {UDCCP_CCID_CUBIC_DEFAULT, 3264},
       {UDCCP_CCID_BBR_DEFAULT, 4008},
   };
-  enum { N = 300 };
+  enum { N = 200 };
   size_t k;
+  int burst;
   (void)state;
   for (k = 0; k < sizeof(cases) / sizeof(cases[0]); ++k) {
-    ends *e = calloc(1, sizeof(*e));
-    udccp_conn *(*c)[2] = calloc(N, sizeof(*c));
-    long long held[2];
-    uint32_t i;
-    int side;
-    assert_non_null(e);
-    assert_non_null(c);
-    ends_init_ccid(e, cases[k].ccid);
-    long long base[2] = {e->cm[0].bytes, e->cm[1].bytes};
-    for (i = 0; i < N; ++i) {
-      udccp_conn_info info[2];
-      open_one(e, c[i], i);
-      udccp_conn_get_info(c[i][0], &info[0]);
-      udccp_conn_get_info(c[i][1], &info[1]);
-      assert_int_equal(info[0].tx_ccid, cases[k].ccid);
-      assert_int_equal(info[1].tx_ccid, cases[k].ccid);
+    for (burst = 1; burst <= 40; burst += 39) {
+      ends *e = calloc(1, sizeof(*e));
+      udccp_conn *(*c)[2] = calloc(N, sizeof(*c));
+      long long held[2];
+      uint32_t i;
+      int side, q;
+      assert_non_null(e);
+      assert_non_null(c);
+      ends_init_ccid(e, cases[k].ccid);
+      long long base[2] = {e->cm[0].bytes, e->cm[1].bytes};
+      for (i = 0; i < N; ++i) {
+        udccp_conn_info info[2];
+        uint8_t d[1000];
+        open_one(e, c[i], i);
+        memset(d, 'b', sizeof(d));
+        for (q = 1; q < burst;) {
+          /* as fast as the send queue takes them */
+          if (udccp_conn_queue_datagram(c[i][0], d, sizeof(d), 0, e->now) ==
+              0) {
+            ++q;
+            continue;
+          }
+          pump(e, c[i], i);
+          e->now += UDCCP_NS_PER_MS;
+        }
+        /* until all arrived (the TFRC senders pace them) */
+        for (q = 0; q < 2000; ++q) {
+          pump(e, c[i], i);
+          while (udccp_conn_read_datagram(c[i][1], d, sizeof(d)) > 0) {
+          }
+          udccp_conn_get_info(c[i][1], &info[1]);
+          if (info[1].data_pkts_recv >= (uint64_t)burst) {
+            break;
+          }
+          e->now += UDCCP_NS_PER_MS;
+          for (side = 0; side < 2; ++side) {
+            if (udccp_conn_get_expiry(c[i][side]) <= e->now) {
+              (void)udccp_conn_handle_expiry(c[i][side], e->now);
+            }
+          }
+        }
+        udccp_conn_get_info(c[i][0], &info[0]);
+        udccp_conn_get_info(c[i][1], &info[1]);
+        assert_int_equal(info[0].tx_ccid, cases[k].ccid);
+        assert_int_equal(info[1].tx_ccid, cases[k].ccid);
+        assert_true(info[1].data_pkts_recv >= (uint64_t)burst);
+      }
+      for (q = 0; q < 3; ++q) {
+        go_idle(e, c, N, 0); /* 3 x 500 ms */
+      }
+      for (side = 0; side < 2; ++side) {
+        held[side] = e->cm[side].bytes - base[side];
+      }
+      print_message("CCID %u, %d datagram(s) then quiet: %d connections, "
+                    "client %lld B, server %lld B per connection (budget "
+                    "%lld)\n",
+                    cases[k].ccid, burst, N, held[0] / N, held[1] / N,
+                    cases[k].budget);
+      for (side = 0; side < 2; ++side) {
+        /* after a burst a few more bytes stay (CCID 2's receiver: its
+         * Ack Vector, 3,144 B; CCID 4: 5,424 B per end, x86-64) */
+        long long slack = burst > 1 ? 64 : 0;
+        assert_true(held[side] <= (cases[k].budget + slack) * N);
+      }
+      for (i = 0; i < N; ++i) {
+        close_one(e, c[i], i);
+      }
+      assert_int_equal(e->cm[0].bytes, base[0]);
+      assert_int_equal(e->cm[1].bytes, base[1]);
+      udccp_listener_del(e->lis);
+      free(c);
+      free(e);
     }
-    go_idle(e, c, N, 0);
-    for (side = 0; side < 2; ++side) {
-      held[side] = e->cm[side].bytes - base[side];
-    }
-    print_message("CCID %u: %d idle OPEN connections, client %lld B, server "
-                  "%lld B per connection (budget %lld)\n",
-                  cases[k].ccid, N, held[0] / N, held[1] / N,
-                  cases[k].budget);
-    for (side = 0; side < 2; ++side) {
-      assert_true(held[side] <= cases[k].budget * N);
-    }
-    for (i = 0; i < N; ++i) {
-      close_one(e, c[i], i);
-    }
-    assert_int_equal(e->cm[0].bytes, base[0]);
-    assert_int_equal(e->cm[1].bytes, base[1]);
-    udccp_listener_del(e->lis);
-    free(c);
-    free(e);
   }
 }
 

@@ -353,7 +353,7 @@ static void test_register_refuses_unknown_flags_and_reserved(void **state) {
   broken.flags = 0x2;
   assert_int_equal(udccp_ccid_register(&broken), UDCCP_ERR_INVALID_ARGUMENT);
   broken = ccid_rate_ops;
-  broken.reserved[3] = (void (*)(void))spy_teardown;
+  broken.reserved[2] = (void (*)(void))spy_teardown;
   assert_int_equal(udccp_ccid_register(&broken), UDCCP_ERR_INVALID_ARGUMENT);
   broken = ccid_rate_ops;
   broken.flags = UDCCP_CCID_F_TX_ACKS_ONLY;

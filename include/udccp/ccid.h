@@ -193,9 +193,17 @@ typedef struct udccp_ccid_ops {
    * five windows), reading it on every acknowledgement; NULL: the CCID
    * keeps no window (rate-based) and the packets sent per RTT decide. */
   uint32_t (*tx_cwnd)(const udccp_ccid_state *st);
+  /* Optional, either half (tx: 1 the sender half, 0 the receiver half):
+   * give back memory sized for traffic that is over (e.g. a history of
+   * packets in flight that grew for a burst), so that an idle connection
+   * shrinks back.  Called by the connection's trim timer, every
+   * UDCCP_CONN_TRIM_AFTER (100 ms) while its buffers or a half hold
+   * more than an idle connection needs.  Returns 1 while the half holds
+   * something it may give back later (the timer comes again), else 0. */
+  int (*trim)(udccp_ccid_state *st, int tx, udccp_tstamp ts);
   /* Room for members of later versions: must be NULL (registration
    * refuses the table otherwise). */
-  void (*reserved[4])(void);
+  void (*reserved[3])(void);
 } udccp_ccid_ops;
 
 /* udccp_ccid_ops.flags: the sender half reads only acknowledgements.  The
