@@ -76,6 +76,9 @@ const char *udccp_io_strerror(int err) {
 }
 
 void udccp_endpoint_config_default(udccp_endpoint_config *cfg) {
+  if (cfg == NULL) {
+    return;
+  }
   memset(cfg, 0, sizeof(*cfg));
   cfg->transport = UDCCP_TRANSPORT_UDP;
   cfg->remote_udp_port = UDCCP_UDP_PORT_DEFAULT;
@@ -396,12 +399,21 @@ void udccp_endpoint_del(udccp_endpoint *ep) {
 }
 
 uint16_t udccp_endpoint_local_port(const udccp_endpoint *ep) {
-  return ep->udp_port;
+  return ep != NULL ? ep->udp_port : 0;
 }
 
-int udccp_endpoint_fd(const udccp_endpoint *ep) { return ep->epfd; }
+int udccp_endpoint_fd(const udccp_endpoint *ep) {
+  return ep != NULL ? ep->epfd : UDCCP_ERR_INVALID_ARGUMENT;
+}
 
 void udccp_endpoint_get_stats(const udccp_endpoint *ep,
                               udccp_endpoint_stats *stats) {
+  if (stats == NULL) {
+    return;
+  }
+  if (ep == NULL) {
+    memset(stats, 0, sizeof(*stats));
+    return;
+  }
   *stats = ep->stats;
 }

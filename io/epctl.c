@@ -16,12 +16,19 @@
 #include "endpoint.h"
 
 void udccp_endpoint_get_settings(const udccp_endpoint *ep, udccp_settings *s) {
+  if (s == NULL) {
+    return;
+  }
+  if (ep == NULL) {
+    memset(s, 0, sizeof(*s));
+    return;
+  }
   *s = ep->settings;
 }
 
 int udccp_endpoint_set_settings(udccp_endpoint *ep, const udccp_settings *s) {
   udccp_settings t;
-  if (s == NULL) {
+  if (ep == NULL || s == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   t = *s;
@@ -39,6 +46,9 @@ int udccp_endpoint_set_settings(udccp_endpoint *ep, const udccp_settings *s) {
 
 void udccp_endpoint_forget_after_fork(udccp_endpoint *ep) {
   int f;
+  if (ep == NULL) {
+    return;
+  }
   for (f = 0; f < 2; f++) {
     if (ep->fd[f] >= 0) {
       (void)close(ep->fd[f]);
@@ -48,11 +58,17 @@ void udccp_endpoint_forget_after_fork(udccp_endpoint *ep) {
 }
 
 uint16_t udccp_endpoint_unused_port(udccp_endpoint *ep) {
+  if (ep == NULL) {
+    return 0;
+  }
   return udccp_io_pick_port(ep);
 }
 
 int udccp_unlisten(udccp_endpoint *ep, uint16_t port) {
   size_t i, k;
+  if (ep == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   for (i = 0; i < ep->nlis; i++) {
     udccp_io_listen *l = &ep->lis[i];
     if (l->port != port) {
@@ -78,6 +94,9 @@ int udccp_unlisten(udccp_endpoint *ep, uint16_t port) {
 int udccp_listen_set_backlog(udccp_endpoint *ep, uint16_t port,
                              uint32_t backlog) {
   size_t i;
+  if (ep == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   for (i = 0; i < ep->nlis; i++) {
     if (ep->lis[i].port == port) {
       udccp_listener_set_backlog(ep->lis[i].lis[0], backlog);

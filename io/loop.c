@@ -16,6 +16,9 @@
 #include "endpoint.h"
 
 int udccp_endpoint_timeout_ms(const udccp_endpoint *ep) {
+  if (ep == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   udccp_tstamp e = udccp_io_sched_next(ep);
   if (e == UDCCP_TSTAMP_NEVER) {
     return -1;
@@ -165,12 +168,18 @@ static int look(udccp_endpoint *ep, struct epoll_event *ev, int t, int *rv) {
 
 int udccp_endpoint_process(udccp_endpoint *ep) {
   struct epoll_event ev[IO_EVENTS_MAX];
+  if (ep == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   ep->stats.polls++;
   int n = epoll_wait(ep->epfd, ev, IO_EVENTS_MAX, 0);
   return process_events(ep, ev, n > 0 ? n : 0);
 }
 
 int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms) {
+  if (ep == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   int t = udccp_endpoint_timeout_ms(ep);
   if (timeout_ms >= 0 && (t < 0 || timeout_ms < t)) {
     t = timeout_ms;

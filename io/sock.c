@@ -321,14 +321,16 @@ static udccp_ssize send_common(udccp_sock *s, const void *buf, size_t len,
       int e = udccp_io_sock_dead_error(s);
       return e != 0 ? e : UDCCP_ERR_CLOSED;
     }
+    /* Too large now is too large after the handshake too (its MPS is the
+     * route's from the start): no wait for a datagram that cannot go. */
+    if (len > udccp_conn_get_mps(s->conn)) {
+      return UDCCP_ERR_MSGSIZE;
+    }
     int st = udccp_conn_get_state(s->conn);
     /* RFC 4340 §8.1.5: a client in PARTOPEN may send data (the core puts
      * it in DataAck packets), so data never waits for OPEN: a server that
      * only reads would never send the packet that ends PARTOPEN. */
     if (st >= UDCCP_STATE_PARTOPEN) {
-      if (len > udccp_conn_get_mps(s->conn)) {
-        return UDCCP_ERR_MSGSIZE;
-      }
       /* A datagram without a deadline is stamped with the loop's last
        * clock reading (the core uses the time only for deadlines and to
        * arm a buffer trim): a bulk sender reads the clock per batch, not
@@ -510,6 +512,9 @@ int udccp_recv_consume(udccp_sock *s) {
 }
 
 udccp_ssize udccp_sock_peek_len(udccp_sock *s) {
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   return udccp_conn_peek_datagram_len(s->conn);
 }
 
@@ -517,12 +522,12 @@ int udccp_shutdown(udccp_sock *s) {
   if (s == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
-  if (s->shut) {
-    return UDCCP_ERR_INVALID_STATE;
-  }
+  /* Idempotent (udccp.h): the core's close answers a second call. */
   int rv = udccp_conn_close(s->conn, udccp_io_now());
-  s->shut = 1;
-  udccp_io_sock_flush(s);
+  if (!s->shut) {
+    s->shut = 1;
+    udccp_io_sock_flush(s);
+  }
   return rv;
 }
 
@@ -581,10 +586,16 @@ void udccp_abort_code(udccp_sock *s, uint8_t reset_code) {
 }
 
 int udccp_sock_state(const udccp_sock *s) {
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   return udccp_conn_get_state(s->conn);
 }
 
 int udccp_sock_error(const udccp_sock *s) {
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   if (!udccp_io_sock_dead(s)) {
     return 0;
   }
@@ -592,22 +603,28 @@ int udccp_sock_error(const udccp_sock *s) {
 }
 
 int udccp_sock_reset_code(const udccp_sock *s) {
+  if (s == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   return udccp_conn_get_reset_code(s->conn);
 }
 
 size_t udccp_sock_get_mps(const udccp_sock *s) {
-  return udccp_conn_get_mps(s->conn);
+  return s != NULL ? udccp_conn_get_mps(s->conn) : 0;
 }
 
 const udccp_path *udccp_sock_get_path(const udccp_sock *s) {
-  return &s->path;
+  return s != NULL ? &s->path : NULL;
 }
 
 void udccp_sock_get_info(const udccp_sock *s, udccp_conn_info *info) {
-  udccp_conn_get_info(s->conn, info);
+  udccp_conn_get_info(s != NULL ? s->conn : NULL, info);
 }
 
 udccp_conn *udccp_sock_get_conn(udccp_sock *s) {
+  if (s == NULL) {
+    return NULL;
+  }
   /* The caller is about to act on the connection behind our back: give it
    * a turn in the next loop. */
   udccp_io_sched_touch(s);

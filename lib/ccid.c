@@ -193,7 +193,7 @@ size_t udccp_ccid_pkt_n_opts(const udccp_ccid_pkt *pkt) {
 int udccp_ccid_pkt_opt(const udccp_ccid_pkt *pkt, size_t i, uint8_t *type,
                        const uint8_t **val, size_t *len, int *mandatory) {
   const udccp_opt *o;
-  if (i >= udccp_ccid_pkt_n_opts(pkt)) {
+  if (pkt == NULL || i >= udccp_ccid_pkt_n_opts(pkt)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   o = &pkt->opts->ccid[i];

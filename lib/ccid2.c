@@ -690,7 +690,9 @@ int udccp_ccid2_trim(udccp_ccid_state *st, int tx_half, udccp_tstamp ts) {
     held = tx->cc->trim(tx->ccp);
   }
   if (tx->n > 0) {
-    return 1; /* packets in flight: their entries are still needed */
+    /* packets in flight: their entries are still needed (a ring of one
+     * entry has nothing to give back: no wake-ups for it) */
+    return held || tx->cap > 1;
   }
   /* Nothing unresolved: the ring holds nothing anyone reads (hist_has
    * is false for every number), so it is freed; the next send allocates

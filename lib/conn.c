@@ -9,8 +9,22 @@
 
 #include "conn.h"
 
+/* Room for the largest header, some options and one payload byte; at most
+ * UDCCP_PMTU_MAX, the largest packet IP carries without jumbograms (a
+ * larger one sized queues of gigabytes). */
+static int pmtu_valid(const udccp_settings *s, uint32_t pmtu) {
+  return pmtu <= UDCCP_PMTU_MAX && pmtu >= s->hdr_overhead &&
+         pmtu - s->hdr_overhead >= 128;
+}
+
 static int settings_valid(const udccp_settings *s) {
   if (s == NULL || s->rand == NULL) {
+    return 0;
+  }
+  /* The library's CSPRNG draws from the generator in rand_user_data:
+   * without one it would crash (or, as now, give zeros: RFC 4340 §7.2
+   * wants unpredictable initial sequence numbers). */
+  if (s->rand == udccp_csprng_fill && s->rand_user_data == NULL) {
     return 0;
   }
   if (s->cksum_mode > UDCCP_CKSUM_NONE || s->send_cscov > 15 ||
@@ -25,7 +39,7 @@ static int settings_valid(const udccp_settings *s) {
     return 0;
   }
   /* Room for the largest header, some options and one payload byte. */
-  if (s->pmtu < s->hdr_overhead || s->pmtu - s->hdr_overhead < 128) {
+  if (!pmtu_valid(s, s->pmtu)) {
     return 0;
   }
   if (s->request_rto == 0 || s->request_timeout == 0 ||
@@ -44,6 +58,9 @@ static int settings_valid(const udccp_settings *s) {
 }
 
 int udccp_conn_set_server_timewait(udccp_conn *conn, int on) {
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   conn->settings.server_timewait = (uint8_t)(on != 0);
   return 0;
 }
@@ -431,7 +448,7 @@ void udccp_conn_kill(udccp_conn *conn, int err, int reset_code) {
   }
   if (reset_code != UDCCP_RESET_NONE || conn->reset_code == UDCCP_RESET_NONE) {
     if (reset_code != UDCCP_RESET_NONE) {
-      conn->reset_code = reset_code;
+      conn->reset_code = (int16_t)reset_code;
     }
   }
   /* Only a Reset may still leave a dead connection. */
@@ -467,8 +484,18 @@ void udccp_conn_send_reset(udccp_conn *conn, uint8_t code, const uint8_t *data,
   } else {
     memset(conn->pend_reset_data, 0, 3);
   }
-  conn->reset_ackno = conn->gsr;
-  udccp_conn_kill(conn, fatal_err, code);
+  /* RFC 4340 §7.4: the Acknowledgement Number is GSR -- but a client in
+   * REQUEST has received no sequence number (no ISR): §8.1.1 says its
+   * Reset's Acknowledgement Number MUST be zero. */
+  conn->reset_ackno = conn->have_isr ? conn->gsr : 0;
+  /* Our own Reset, numbered GSS + 1: not the stateless reply to an input
+   * (§8.3.1) that may have been waiting to go. */
+  conn->reset_use_seq = 0;
+  udccp_conn_kill(conn, fatal_err, UDCCP_RESET_NONE);
+  /* Recorded here, not through udccp_conn_kill(): code 255 is a valid
+   * CCID-specific code (§5.6), the value of UDCCP_RESET_NONE. */
+  conn->reset_code = code;
+  conn->reset_from = UDCCP_RESET_FROM_LOCAL;
   conn->pending |= UDCCP_PEND_RESET;
 }
 
@@ -493,9 +520,15 @@ void udccp_conn_update_mps(udccp_conn *conn) {
 }
 
 int udccp_conn_set_pmtu(udccp_conn *conn, uint32_t pmtu) {
-  if (conn == NULL || pmtu < conn->settings.hdr_overhead ||
-      pmtu - conn->settings.hdr_overhead < 128) {
+  if (conn == NULL || !pmtu_valid(&conn->settings, pmtu)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  /* A dead connection sends nothing more: its queues are gone (TIMEWAIT
+   * and CLOSED keep only the object), and a resize would bring them
+   * back. */
+  if (conn->state == UDCCP_STATE_CLOSED ||
+      conn->state == UDCCP_STATE_TIMEWAIT) {
+    return UDCCP_ERR_INVALID_STATE;
   }
   conn->settings.pmtu = pmtu;
   /* The receive queue's byte bound (one packet per slot, set at creation
@@ -519,21 +552,30 @@ int udccp_conn_set_pmtu(udccp_conn *conn, uint32_t pmtu) {
   return 0;
 }
 
-size_t udccp_conn_get_mps(const udccp_conn *conn) { return conn->info.mps; }
-
-const udccp_path *udccp_conn_get_path(const udccp_conn *conn) {
-  return &conn->path;
+size_t udccp_conn_get_mps(const udccp_conn *conn) {
+  return conn != NULL ? conn->info.mps : 0;
 }
 
-int udccp_conn_get_state(const udccp_conn *conn) { return conn->state; }
+const udccp_path *udccp_conn_get_path(const udccp_conn *conn) {
+  return conn != NULL ? &conn->path : NULL;
+}
 
-int udccp_conn_get_error(const udccp_conn *conn) { return conn->error; }
+int udccp_conn_get_state(const udccp_conn *conn) {
+  return conn != NULL ? conn->state : UDCCP_ERR_INVALID_ARGUMENT;
+}
+
+int udccp_conn_get_error(const udccp_conn *conn) {
+  return conn != NULL ? conn->error : UDCCP_ERR_INVALID_ARGUMENT;
+}
 
 int udccp_conn_get_reset_code(const udccp_conn *conn) {
-  return conn->reset_code;
+  return conn != NULL ? conn->reset_code : UDCCP_ERR_INVALID_ARGUMENT;
 }
 
 int udccp_conn_is_done(const udccp_conn *conn) {
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   if (conn->state == UDCCP_STATE_CLOSED) {
     return (conn->pending & UDCCP_PEND_RESET) == 0;
   }
@@ -586,7 +628,7 @@ int udccp_conn_queue_datagram_until(udccp_conn *conn, const void *data,
                                     size_t len, uint32_t prio,
                                     udccp_tstamp expires, udccp_tstamp ts) {
   int rv;
-  if (data == NULL && len > 0) {
+  if (conn == NULL || (data == NULL && len > 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT; /* was a copy from NULL */
   }
   rv = may_queue(conn, len, expires, ts);
@@ -604,7 +646,7 @@ int udccp_conn_reserve_datagram(udccp_conn *conn, size_t len, uint32_t prio,
                                 udccp_tstamp expires, uint8_t **pbuf,
                                 udccp_tstamp ts) {
   int rv;
-  if (pbuf == NULL) {
+  if (conn == NULL || pbuf == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   rv = may_queue(conn, len, expires, ts);
@@ -617,6 +659,9 @@ int udccp_conn_reserve_datagram(udccp_conn *conn, size_t len, uint32_t prio,
 int udccp_conn_commit_datagram(udccp_conn *conn, size_t len, udccp_tstamp ts) {
   /* The state may have changed since the reservation (a packet read, a
    * close): the rules of udccp_conn_queue_datagram() apply at commit. */
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   int rv = may_take(conn, len);
   if (rv != 0) {
     return rv;
@@ -629,6 +674,9 @@ int udccp_conn_commit_datagram(udccp_conn *conn, size_t len, udccp_tstamp ts) {
 }
 
 size_t udccp_conn_get_send_space(const udccp_conn *conn) {
+  if (conn == NULL) {
+    return 0;
+  }
   return udccp_sendq_space(&conn->sendq);
 }
 
@@ -663,7 +711,8 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
   const udccp_rxq_ent *e;
   uint64_t seq, lost;
   udccp_ssize n;
-  if ((ri != NULL && ri->size < 8) || (buf == NULL && cap > 0)) {
+  if (conn == NULL || (ri != NULL && ri->size < 8) ||
+      (buf == NULL && cap > 0)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   /* An empty queue answered first: the application reads until it is
@@ -684,7 +733,7 @@ udccp_ssize udccp_conn_read_datagram_ex(udccp_conn *conn, void *buf,
 udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
                                      udccp_recv_info *ri) {
   const udccp_rxq_ent *e;
-  if (pdata == NULL || (ri != NULL && ri->size < 8)) {
+  if (conn == NULL || pdata == NULL || (ri != NULL && ri->size < 8)) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
   if (udccp_rxq_len(&conn->rxq) == 0) {
@@ -698,14 +747,23 @@ udccp_ssize udccp_conn_peek_datagram(udccp_conn *conn, const uint8_t **pdata,
 }
 
 int udccp_conn_consume_datagram(udccp_conn *conn) {
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   return udccp_rxq_discard_inline(&conn->rxq);
 }
 
 udccp_ssize udccp_conn_peek_datagram_len(const udccp_conn *conn) {
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   return udccp_rxq_peek_len(&conn->rxq);
 }
 
 int udccp_conn_close(udccp_conn *conn, udccp_tstamp ts) {
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   switch (conn->state) {
   case UDCCP_STATE_OPEN:
   case UDCCP_STATE_PARTOPEN:
@@ -716,33 +774,55 @@ int udccp_conn_close(udccp_conn *conn, udccp_tstamp ts) {
     return 0;
   case UDCCP_STATE_REQUEST:
   case UDCCP_STATE_LISTEN:
-    /* Nothing to close gracefully yet: the peer holds no state we know of
-     * (REQUEST: a Reset would need an ackno we lack). */
+    /* Nothing to close gracefully yet: no handshake completed, so the
+     * peer holds at most a half-open RESPOND, which times out (§8.1.3). */
     udccp_conn_kill(conn, UDCCP_ERR_CLOSED, UDCCP_RESET_NONE);
     (void)ts;
     return 0;
+  case UDCCP_STATE_CLOSEREQ:
+  case UDCCP_STATE_CLOSING:
+    return 0; /* a close under way (ours or the peer's): idempotent */
   default:
-    return UDCCP_ERR_INVALID_STATE;
+    /* CLOSED or TIMEWAIT: done.  After a close (either side's) a second
+     * one is no error, as POSIX shutdown() twice; a connection that died
+     * otherwise (Reset, timeout) has nothing to close. */
+    return conn->error == UDCCP_ERR_CLOSED ? 0 : UDCCP_ERR_INVALID_STATE;
   }
 }
 
 int udccp_conn_abort(udccp_conn *conn, uint8_t reset_code, udccp_tstamp ts) {
   (void)ts;
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   if (conn->state == UDCCP_STATE_CLOSED ||
       conn->state == UDCCP_STATE_TIMEWAIT) {
     return UDCCP_ERR_INVALID_STATE;
   }
-  if (conn->state == UDCCP_STATE_LISTEN) {
-    udccp_conn_kill(conn, UDCCP_ERR_RESET, reset_code);
+  /* LISTEN (RFC 5596): no client has spoken yet; REQUEST before the
+   * first Request left: nobody holds state to clean up.  Nothing is sent
+   * (udccp_conn_get_reset_code() stays UDCCP_RESET_NONE). */
+  if (conn->state == UDCCP_STATE_LISTEN ||
+      (conn->state == UDCCP_STATE_REQUEST && conn->info.pkts_sent == 0)) {
+    udccp_conn_kill(conn, UDCCP_ERR_RESET, UDCCP_RESET_NONE);
     return 0;
   }
+  /* REQUEST: §8.1.1, a client giving up sends a Reset in case a Request
+   * arrived, acknowledging 0 (udccp_conn_send_reset()). */
   udccp_conn_send_reset(conn, reset_code, NULL, UDCCP_ERR_RESET);
   return 0;
 }
 
 void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
-  const udccp_conn_counters *k = &conn->info;
+  const udccp_conn_counters *k;
+  if (info == NULL) {
+    return;
+  }
   memset(info, 0, sizeof(*info));
+  if (conn == NULL) {
+    return;
+  }
+  k = &conn->info;
   info->mps = k->mps;
   info->pkts_sent = k->pkts_sent;
   info->pkts_recv = k->pkts_recv;
@@ -764,6 +844,7 @@ void udccp_conn_get_info(const udccp_conn *conn, udccp_conn_info *info) {
   info->keepalive_probes = k->keepalive_probes;
   info->keepalive_timeouts = k->keepalive_timeouts;
   info->pkts_lost_rx = k->pkts_lost_rx; /* the CCID's, if it runs, below */
+  info->reset_from = conn->reset_from;
   info->state = conn->state;
   info->tx_ccid = conn->tx_ccid_id;
   info->rx_ccid = conn->rx_ccid_id;

@@ -176,7 +176,9 @@ struct udccp_conn {
   udccp_path path;
   uint32_t service_code;
   int error;               /* fatal code once dead, else 0 */
-  int reset_code;          /* UDCCP_RESET_NONE while none */
+  int16_t reset_code;      /* UDCCP_RESET_NONE while none */
+  uint8_t reset_from;      /* who sent the Reset reset_code names (enum
+                              udccp_reset_from): code 255 is NONE's value */
   uint32_t pending;        /* what to send next: UDCCP_PEND_* bits */
 
   /* Sequence state, RFC 4340 §7.1, §8.5 (48-bit values). */

@@ -721,9 +721,12 @@ int udccp_conn_read_pkt(udccp_conn *conn, const uint8_t *pkt, size_t len,
   uint64_t lswl, lawl;
   int seq_ok, rv, req_checked, cov_refused, plain;
 
+  if (conn == NULL || (pkt == NULL && len > 0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   conn->now = ts;
   if (pkt == NULL) {
-    return drop(conn, UDCCP_ERR_PROTO);
+    return drop(conn, UDCCP_ERR_PROTO); /* empty: too short */
   }
   if (conn->state == UDCCP_STATE_CLOSED) {
     return drop(conn, UDCCP_ERR_DROPPED);
@@ -1021,6 +1024,7 @@ step8:
     }
     conn->error = err;
     conn->reset_code = code;
+    conn->reset_from = UDCCP_RESET_FROM_PEER;
     udccp_conn_enter_timewait(conn, ts);
     return err;
   }

@@ -873,6 +873,9 @@ static udccp_ssize write_data(udccp_conn *conn, uint8_t *dst, size_t cap,
 udccp_ssize udccp_conn_write_pkt(udccp_conn *conn, uint8_t *dst, size_t cap,
                                  uint8_t *pecn, udccp_tstamp ts) {
   udccp_ssize n;
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   conn->now = ts;
   if (dst == NULL || cap < pkt_max(conn)) {
     return UDCCP_ERR_NOBUF;
@@ -906,11 +909,11 @@ udccp_ssize udccp_conn_write_pkt_sg(udccp_conn *conn, uint8_t *dst,
                                     udccp_tstamp ts) {
   struct udccp_conn_sg sg = {0, NULL, 0};
   udccp_ssize n;
-  *payload = NULL;
-  *payload_len = 0;
-  if (pecn == NULL) {
+  if (conn == NULL || payload == NULL || payload_len == NULL || pecn == NULL) {
     return UDCCP_ERR_INVALID_ARGUMENT;
   }
+  *payload = NULL;
+  *payload_len = 0;
   /* A full checksum covers the payload (§9): such packets are written
    * whole.  The connection finds sg through the ECN out-parameter (no
    * pointer of its own: issue 13's bytes per connection). */

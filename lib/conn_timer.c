@@ -132,6 +132,9 @@ static udccp_tstamp open_expiry(const udccp_conn *conn) {
 
 udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
   udccp_tstamp t = UDCCP_TSTAMP_NEVER;
+  if (conn == NULL) {
+    return UDCCP_TSTAMP_NEVER;
+  }
   if (conn->state == UDCCP_STATE_OPEN &&
       (conn->pending & ~(uint32_t)UDCCP_PEND_LISTEN) == 0 &&
       conn->ackq_n == 0) {
@@ -202,6 +205,9 @@ udccp_tstamp udccp_conn_get_expiry(const udccp_conn *conn) {
 }
 
 int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
+  if (conn == NULL) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
   conn->now = ts;
   if (conn->state == UDCCP_STATE_CLOSED) {
     return conn->error;
@@ -289,7 +295,6 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts) {
          * case a Request arrived; it holds no ISR: ackno 0. */
         udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,
                               UDCCP_ERR_TIMEOUT);
-        conn->reset_ackno = 0;
       } else if (conn->state == UDCCP_STATE_RESPOND) {
         /* §8.1.3: Reset(Aborted) cleans up state at the client. */
         udccp_conn_send_reset(conn, UDCCP_RESET_ABORTED, NULL,

@@ -29,6 +29,9 @@ static uint64_t block(const udccp_csprng *rng, uint64_t ctr, uint8_t domain) {
 }
 
 void udccp_csprng_seed(udccp_csprng *rng, const uint8_t seed[16]) {
+  if (rng == NULL || seed == NULL) {
+    return;
+  }
   memcpy(rng->key, seed, sizeof(rng->key));
   rng->ctr = 0;
 }
@@ -36,6 +39,14 @@ void udccp_csprng_seed(udccp_csprng *rng, const uint8_t seed[16]) {
 void udccp_csprng_fill(uint8_t *dest, size_t len, void *user_data) {
   udccp_csprng *rng = user_data;
   uint64_t k0, k1;
+  if (rng == NULL || dest == NULL) {
+    /* No generator: nothing to draw from.  udccp_settings_check() refuses
+     * settings that would call us so; zeros rather than stale bytes. */
+    if (dest != NULL) {
+      memset(dest, 0, len);
+    }
+    return;
+  }
   while (len > 0) {
     uint64_t v = block(rng, rng->ctr++, CTR_OUT);
     size_t n = len < 8 ? len : 8;

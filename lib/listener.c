@@ -249,6 +249,9 @@ void udccp_listener_set_backlog(udccp_listener *lis, uint32_t backlog) {
 
 void udccp_listener_get_stats(const udccp_listener *lis,
                               udccp_listener_stats *st) {
+  if (st == NULL) {
+    return;
+  }
   memset(st, 0, sizeof(*st));
   if (lis == NULL) {
     return;

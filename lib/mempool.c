@@ -234,12 +234,18 @@ void udccp_mempool_del(udccp_mempool *pool) {
 }
 
 const udccp_mem *udccp_mempool_mem(udccp_mempool *pool) {
-  return &pool->hooks;
+  return pool != NULL ? &pool->hooks : NULL;
 }
 
 void udccp_mempool_get_stats(const udccp_mempool *pool,
                              udccp_mempool_stats *st) {
+  if (st == NULL) {
+    return;
+  }
   memset(st, 0, sizeof(*st));
+  if (pool == NULL) {
+    return;
+  }
   st->in_use = pool->in_use;
   st->cached = pool->cached;
   st->hits = pool->hits;

@@ -10,8 +10,11 @@
 int udccp_pkt_peek_hdr(udccp_pkt_peek *out, const uint8_t *pkt, size_t len) {
   udccp_hdr h;
   int rv;
-  if (!out || !pkt) {
-    return UDCCP_ERR_PROTO;
+  if (out == NULL || (pkt == NULL && len > 0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (pkt == NULL) {
+    return UDCCP_ERR_PROTO; /* too short */
   }
   rv = udccp_hdr_decode(&h, pkt, len);
   if (rv != 0) {
@@ -28,8 +31,11 @@ int udccp_pkt_peek_hdr(udccp_pkt_peek *out, const uint8_t *pkt, size_t len) {
 
 int udccp_pkt_verify_cksum(const uint8_t *pkt, size_t len,
                            const udccp_path *path) {
-  if (!pkt || !path) {
-    return UDCCP_ERR_PROTO;
+  if (path == NULL || (pkt == NULL && len > 0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (pkt == NULL) {
+    return UDCCP_ERR_PROTO; /* too short */
   }
   return udccp_cksum_check(pkt, len, path);
 }
@@ -43,8 +49,14 @@ udccp_ssize udccp_pkt_write_reset_reply(uint8_t *dst, size_t cap,
   uint64_t mask;
   int rv;
 
-  if (!dst || !pkt || !path) {
-    return UDCCP_ERR_PROTO;
+  if (path == NULL || (pkt == NULL && len > 0)) {
+    return UDCCP_ERR_INVALID_ARGUMENT;
+  }
+  if (dst == NULL) {
+    return UDCCP_ERR_NOBUF; /* as udccp_conn_write_pkt() */
+  }
+  if (pkt == NULL) {
+    return UDCCP_ERR_PROTO; /* too short */
   }
   rv = udccp_hdr_decode(&p, pkt, len);
   if (rv != 0) {

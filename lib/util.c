@@ -90,6 +90,9 @@ static const udccp_mem default_mem = {NULL, mem_malloc, mem_free, mem_calloc,
 const udccp_mem *udccp_mem_default(void) { return &default_mem; }
 
 void udccp_settings_default(udccp_settings *s) {
+  if (s == NULL) {
+    return;
+  }
   *s = (udccp_settings){0};
   s->mem = NULL;
   s->ccid = 2;

@@ -18,11 +18,23 @@
  * Conventions
  *   - Functions return 0 (or a length) on success and a negative UDCCP_ERR_*
  *     code on failure.  udccp_strerror() names every code.
- *   - Object handles (udccp_conn, udccp_listener, udccp_endpoint,
- *     udccp_sock, ...) and the structs a call fills must not be NULL,
- *     unless its description says NULL is ignored or gives
- *     UDCCP_ERR_INVALID_ARGUMENT; data pointers may be NULL with a length
- *     of 0.
+ *   - Bad arguments are refused, never dereferenced: every call takes a
+ *     NULL object handle (udccp_conn, udccp_listener, udccp_endpoint,
+ *     udccp_sock, udccp_mpsock, udccp_mempool, udccp_pcap, the CCID
+ *     calls' packets), a NULL struct or out-pointer it would fill or
+ *     read, and a NULL data pointer with a length > 0, and then
+ *       - a call returning an error code returns
+ *         UDCCP_ERR_INVALID_ARGUMENT (but UDCCP_ERR_NOBUF for a NULL
+ *         destination of a packet writer, as for one too small);
+ *       - a getter returns its "none": UDCCP_ERR_INVALID_ARGUMENT where it
+ *         returns an int (state, error, reset code, is_done, fd,
+ *         timeout_ms), 0 where a size, port or count, NULL where a
+ *         pointer, UDCCP_TSTAMP_NEVER for udccp_conn_get_expiry();
+ *       - a call that fills a struct (get_info, get_stats, get_settings)
+ *         zeroes it for a NULL handle, and does nothing for a NULL struct;
+ *       - any other call returning void does nothing (del, abort, ...).
+ *     Data pointers may be NULL with a length of 0.  tests/test_api_args.c
+ *     calls every function so.
  *   - Codes <= UDCCP_ERR_FATAL (-500) mean the connection is dead (it is in
  *     state CLOSED; udccp_conn_get_reset_code() tells why).  Other negative
  *     codes concern one call or one packet only.
@@ -123,7 +135,18 @@ enum udccp_reset_code {
    * it comes on every subflow of the connection, and every subflow of the
    * peer answers with one (udccp_mpsock / MP connection only). */
   UDCCP_RESET_MP_ABRUPT = 13,
+  /* 128..255: CCID-specific (§5.6).  UDCCP_RESET_NONE shares its value
+   * with code 255: udccp_conn_info.reset_from tells "no Reset" (0) from
+   * a Reset with code 255. */
   UDCCP_RESET_NONE = 255 /* no Reset was sent or received */
+};
+
+/* Who sent the Reset a connection's reset code names
+ * (udccp_conn_info.reset_from). */
+enum udccp_reset_from {
+  UDCCP_RESET_FROM_NONE = 0,  /* no Reset: the code is UDCCP_RESET_NONE */
+  UDCCP_RESET_FROM_PEER = 1,  /* received from the peer */
+  UDCCP_RESET_FROM_LOCAL = 2  /* sent by this end (abort, error, timeout) */
 };
 
 /* Returns a static name for a reset code ("Bad Service Code", ...). */
@@ -242,7 +265,9 @@ typedef struct udccp_csprng {
 
 void udccp_csprng_seed(udccp_csprng *rng, const uint8_t seed[16]);
 
-/* Fills dest with destlen bytes; user_data is the udccp_csprng. */
+/* Fills dest with destlen bytes; user_data is the udccp_csprng (NULL: dest
+ * is zeroed -- never random; udccp_settings_check() refuses settings whose
+ * rand is udccp_csprng_fill with rand_user_data NULL). */
 void udccp_csprng_fill(uint8_t *dest, size_t destlen, void *user_data);
 
 /* How the DCCP checksum is handled (RFC 4340 §9, RFC 6773 §3.3). */
@@ -331,13 +356,21 @@ typedef struct udccp_settings {
                            changing the size (doc/abi.md) */
 } udccp_settings;
 
+/* The largest path MTU a connection takes (udccp_settings.pmtu,
+ * udccp_conn_set_pmtu()): an IPv6 header and the largest payload its
+ * 16-bit length field allows (RFC 8200 §3; no jumbograms).  Loopback's
+ * 65536 fits. */
+#define UDCCP_PMTU_MAX 65575u
+
 /* Fills *s with the defaults named above (rand must still be set). */
 void udccp_settings_default(udccp_settings *s);
 
 /* Returns 0 if *s is usable for a connection (rand set, fields within
  * their ranges: CsCov <= 15, Sequence Window 32 .. 2^46 - 1 (RFC 4340
- * §7.5.2), queue lengths and timers non-zero, PMTU room for a packet),
- * else UDCCP_ERR_INVALID_ARGUMENT.  The CCIDs are checked when a
+ * §7.5.2), queue lengths and timers non-zero, PMTU room for a packet --
+ * pmtu - hdr_overhead >= 128 -- and at most UDCCP_PMTU_MAX; rand
+ * udccp_csprng_fill only with its generator in rand_user_data), else
+ * UDCCP_ERR_INVALID_ARGUMENT.  The CCIDs are checked when a
  * connection is made (the library may lack one). */
 int udccp_settings_check(const udccp_settings *s);
 
@@ -409,7 +442,8 @@ int udccp_conn_listen_new(udccp_conn **pconn, const udccp_settings *settings,
 void udccp_conn_del(udccp_conn *conn);
 
 /* Processes one received DCCP packet (without IP/UDP header) through the
- * RFC 4340 §8.5 steps.  ecn is the packet's IP ECN codepoint (0..3).
+ * RFC 4340 §8.5 steps.  ecn is the packet's IP ECN codepoint (0..3; only
+ * its two low bits are read, so the TOS byte may be passed whole).
  * Returns 0 if processed; a non-fatal negative code if the packet was
  * dropped (counted in udccp_conn_info); or a fatal code (<= UDCCP_ERR_FATAL)
  * if the connection is now dead. */
@@ -462,9 +496,12 @@ int udccp_conn_handle_expiry(udccp_conn *conn, udccp_tstamp ts);
  * allocating per datagram once grown, and shrinks back once drained.
  * Returns 0, UDCCP_ERR_MSGSIZE (len > current MPS payload),
  * UDCCP_ERR_AGAIN (queue full under the simple policy),
- * UDCCP_ERR_INVALID_STATE (not open, or closing),
- * UDCCP_ERR_INVALID_ARGUMENT (data NULL with len > 0; len 0 queues an
- * empty datagram), or a fatal code. */
+ * UDCCP_ERR_INVALID_STATE (LISTEN, or a close started: CLOSEREQ, CLOSING,
+ * TIMEWAIT, udccp_conn_close() called; a connection still in its
+ * handshake, REQUEST or RESPOND, takes datagrams, which leave once it is
+ * PARTOPEN or OPEN), UDCCP_ERR_INVALID_ARGUMENT (data NULL with len > 0;
+ * len 0 queues an empty datagram), or the fatal code of a dead
+ * connection. */
 int udccp_conn_queue_datagram(udccp_conn *conn, const void *data, size_t len,
                               uint32_t prio, udccp_tstamp ts);
 
@@ -494,7 +531,8 @@ size_t udccp_conn_get_send_space(const udccp_conn *conn);
  * UDCCP_ERR_AGAIN (queue full under the simple policy, or full of
  * datagrams at least as important under UDCCP_QPOLICY_PRIO),
  * UDCCP_ERR_DROPPED (expires <= ts; counted as expired),
- * UDCCP_ERR_INVALID_STATE (not open, or closing), UDCCP_ERR_NOMEM,
+ * UDCCP_ERR_INVALID_STATE (as for udccp_conn_queue_datagram()),
+ * UDCCP_ERR_NOMEM,
  * UDCCP_ERR_INVALID_ARGUMENT (pbuf NULL), or a fatal code.  Under
  * UDCCP_QPOLICY_PRIO a full queue evicts its worst datagram here, as a
  * queued datagram would, even if the reservation is never committed.
@@ -580,7 +618,13 @@ int udccp_conn_consume_datagram(udccp_conn *conn);
 
 /* Starts a graceful close (RFC 4340 §8.3): data already queued is sent
  * first, then Close (or CloseReq from a server unless server_timewait).
- * Returns 0 or UDCCP_ERR_INVALID_STATE. */
+ * In REQUEST or LISTEN, before any handshake completed, the connection
+ * is CLOSED at once (UDCCP_ERR_CLOSED), nothing sent.  Idempotent:
+ * returns 0 also when a close is already under way or done, started by
+ * either end (OPEN with a close pending, CLOSEREQ, CLOSING, and TIMEWAIT
+ * or CLOSED after a close: udccp_conn_get_error() UDCCP_ERR_CLOSED);
+ * UDCCP_ERR_INVALID_STATE only for a connection that died otherwise (a
+ * Reset, a timeout: get_error() says which). */
 int udccp_conn_close(udccp_conn *conn, udccp_tstamp ts);
 
 /* Server side: on 1, a later close sends Close and this endpoint holds
@@ -589,8 +633,15 @@ int udccp_conn_close(udccp_conn *conn, udccp_tstamp ts);
  * a close not yet started.  Returns 0. */
 int udccp_conn_set_server_timewait(udccp_conn *conn, int on);
 
-/* Aborts: the next write_pkt returns a Reset with the given code, after
- * which the connection is CLOSED.  Returns 0 or UDCCP_ERR_INVALID_STATE. */
+/* Aborts: the connection is CLOSED at once (udccp_conn_get_error():
+ * UDCCP_ERR_RESET) and the next write_pkt returns a Reset with the given
+ * code (any 0..255; 128..255 are CCID-specific, RFC 4340 §5.6), numbered
+ * GSS + 1 and acknowledging GSR (§7.4).  In REQUEST, the client has
+ * received no sequence number: the Reset acknowledges 0 (§8.1.1, as when
+ * its Requests time out), and is sent only if a Request was (written by
+ * write_pkt); in LISTEN (udccp_conn_listen_new()) nothing is sent.  When
+ * nothing is sent the reset code stays UDCCP_RESET_NONE.  Returns 0, or
+ * UDCCP_ERR_INVALID_STATE once CLOSED or in TIMEWAIT. */
 int udccp_conn_abort(udccp_conn *conn, uint8_t reset_code, udccp_tstamp ts);
 
 /* Returns the current state (enum udccp_state). */
@@ -605,10 +656,18 @@ int udccp_conn_is_done(const udccp_conn *conn);
 int udccp_conn_get_error(const udccp_conn *conn);
 
 /* Returns the Reset code received from or sent to the peer, or
- * UDCCP_RESET_NONE. */
+ * UDCCP_RESET_NONE (255) if none -- the value of the CCID-specific code
+ * 255 too: udccp_conn_info.reset_from is 0 only when there was none. */
 int udccp_conn_get_reset_code(const udccp_conn *conn);
 
-/* Sets the path MTU (bytes, IP header included); the MPS follows (§14). */
+/* Sets the path MTU (bytes, IP header included); the MPS follows (§14):
+ * pmtu - hdr_overhead - 64 (the largest header and the options a data
+ * packet reserves room for).  Returns 0; UDCCP_ERR_INVALID_ARGUMENT for
+ * conn NULL or a pmtu out of range, as udccp_settings_check() judges it
+ * (room for less than 128 bytes above hdr_overhead, or above
+ * UDCCP_PMTU_MAX); UDCCP_ERR_INVALID_STATE once the connection is CLOSED
+ * or in TIMEWAIT (nothing more will be sent).  A refused pmtu changes
+ * nothing.  Any state before, LISTEN to CLOSING, takes it. */
 int udccp_conn_set_pmtu(udccp_conn *conn, uint32_t pmtu);
 
 /* Returns the largest datagram payload a single packet can carry now. */
@@ -701,7 +760,12 @@ typedef struct udccp_conn_info {
                                  already received (RFC 4340 §7; also in
                                  pkts_dropped): the application reads each
                                  datagram once */
-  uint64_t reserved[14];  /* 0: room for members added later without
+  uint32_t reset_from;        /* enum udccp_reset_from: who sent the Reset
+                                 udccp_conn_get_reset_code() names; 0
+                                 (none) also for a Reset's code 255, which
+                                 reads as UDCCP_RESET_NONE there */
+  uint32_t reserved32;        /* 0 */
+  uint64_t reserved[13];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_conn_info;
 
@@ -1037,7 +1101,8 @@ int udccp_endpoint_run(udccp_endpoint *ep, int timeout_ms);
  * once the connection is OPEN or PARTOPEN (data may be sent).  timeout_ms
  * 0 returns 0 and sets *psock at once: the handshake runs in the
  * background (udccp_sock_state(); udccp_send() returns UDCCP_ERR_AGAIN
- * until it is done).  Its Request then waits in the endpoint's transmit
+ * until it is done, UDCCP_ERR_MSGSIZE at once for a datagram above
+ * udccp_sock_get_mps()).  Its Request then waits in the endpoint's transmit
  * batch, as with udccp_send_more(): the next turn of the loop (any call
  * that waits, udccp_endpoint_process(); meanwhile
  * udccp_endpoint_timeout_ms() returns 0) sends it with the others, in one
@@ -1190,8 +1255,11 @@ int udccp_recv_consume(udccp_sock *sock);
 
 /* Starts the graceful close (RFC 4340 §8.3) without waiting: queued
  * datagrams are sent first, then Close (client) or CloseReq (server).
- * udccp_recv() still returns datagrams that arrive meanwhile.  Returns 0,
- * or UDCCP_ERR_INVALID_STATE if the connection is already closing/closed. */
+ * udccp_recv() still returns datagrams that arrive meanwhile.  Idempotent,
+ * as udccp_conn_close(): returns 0 also when the connection is already
+ * closing or closed by a close of either end (a second udccp_shutdown()
+ * included), UDCCP_ERR_INVALID_STATE if it died otherwise (a Reset, a
+ * timeout: udccp_sock_error() says which). */
 int udccp_shutdown(udccp_sock *sock);
 
 /* Closes gracefully, as udccp_shutdown(), waits up to timeout_ms for the
@@ -1222,7 +1290,8 @@ int udccp_sock_state(const udccp_sock *sock);
  * (UDCCP_ERR_CLOSED after a normal close). */
 int udccp_sock_error(const udccp_sock *sock);
 
-/* Returns the Reset code sent or received, or UDCCP_RESET_NONE. */
+/* Returns the Reset code sent or received, or UDCCP_RESET_NONE (also the
+ * CCID-specific code 255: udccp_sock_get_info()'s reset_from tells). */
 int udccp_sock_reset_code(const udccp_sock *sock);
 
 /* Returns the largest datagram udccp_send() accepts now (the MPS payload;
@@ -1271,7 +1340,9 @@ typedef struct udccp_event {
   void *user;        /* udccp_sock_set_user()'s pointer for sock */
   uint32_t events;   /* UDCCP_EV_* bits, several at once possible */
   int error;         /* CLOSED/RESET: udccp_sock_error(); else 0 */
-  int reset_code;    /* enum udccp_reset_code, UDCCP_RESET_NONE if none */
+  int reset_code;    /* enum udccp_reset_code, UDCCP_RESET_NONE if none
+                        (or code 255: udccp_sock_get_info()'s reset_from
+                        tells) */
   uint64_t reserved[2];  /* 0: room for members added later without
                            changing the size (doc/abi.md) */
 } udccp_event;
