@@ -352,24 +352,6 @@ int udccp_ackvec_record(udccp_ackvec *av, uint64_t seq, uint8_t state) {
   return udccp_ackvec_record_nonce(av, seq, state, 0);
 }
 
-int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
-  seq &= UDCCP_SEQ_MASK;
-  /* en > 0 only once head is valid (av_restart sets it first) */
-  if ((ecn & 1u) == 0 && av->en > 0 &&
-      seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
-      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
-    uint8_t b = av->enc[av->eh];
-    /* b < 63: state 0 (the top two bits clear), a run shorter than 64 */
-    if (b < MAX_RUN - 1) {
-      *slot(av, seq) = UDCCP_AV_RECEIVED;
-      av->head = seq; /* (not empty: en > 0, av_trim empties en too) */
-      av->enc[av->eh] = (uint8_t)(b + 1);
-      return 0;
-    }
-  }
-  return udccp_ackvec_record_ecn_any(av, seq, ecn);
-}
-
 int udccp_ackvec_record_ecn_any(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
   /* §12.2: CE is a mark (the nonce is destroyed); ECT(1) carries nonce 1,
    * ECT(0) and Not-ECT nonce 0. */
@@ -670,6 +652,12 @@ static inline size_t rec_find_le(const udccp_ackvec *av, uint64_t ackno) {
   if (d <= 0) {
     return hi - 1;
   }
+  /* A data sender's acks name mostly its Data packets, and one sent
+   * before the oldest record (the DataAck not yet received when the peer
+   * acked) has none at or below it. */
+  if (udccp_seq_gt(rec_old(av, 0)->seq, ackno)) {
+    return hi; /* rec_n: none */
+  }
   if ((uint64_t)d < hi && rec_old(av, hi - 1 - (size_t)d)->seq == ackno) {
     return hi - 1 - (size_t)d;
   }
@@ -796,8 +784,8 @@ void udccp_ackvec_on_peer_acks_any(udccp_ackvec *av, const udccp_opts *opts,
  * peer's ackno is often the Data packet after one).  No record at or
  * below ackno: none the vector could report either (runs go down from
  * ackno).  Everything else walks. */
-void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
-                               uint64_t ackno) {
+void udccp_ackvec_on_peer_acks_rec(udccp_ackvec *av, const udccp_opts *opts,
+                                   uint64_t ackno) {
   const udccp_ackvec_rec *r;
   size_t j;
   ackno &= UDCCP_SEQ_MASK;

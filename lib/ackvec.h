@@ -116,8 +116,27 @@ int udccp_ackvec_record_nonce(udccp_ackvec *av, uint64_t seq, uint8_t state,
  * with room in the ring, and the newest byte a run of state 0 shorter
  * than 64 (A.1.1: its run grows by one); everything else by
  * udccp_ackvec_record_ecn_any, the general path (also for tests). */
-int udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
 int udccp_ackvec_record_ecn_any(udccp_ackvec *av, uint64_t seq, uint8_t ecn);
+/* Inline (every packet received, issue 13: a call less); 63 is the
+ * longest run a byte of state 0 may grow to before it is full (§11.4). */
+static inline __attribute__((always_inline)) int
+udccp_ackvec_record_ecn(udccp_ackvec *av, uint64_t seq, uint8_t ecn) {
+  seq &= UDCCP_SEQ_MASK;
+  /* en > 0 only once head is valid (av_restart sets it first) */
+  if ((ecn & 1u) == 0 && av->en > 0 &&
+      seq == ((av->head + 1) & UDCCP_SEQ_MASK) &&
+      ((seq - av->tail) & UDCCP_SEQ_MASK) < av->cap) {
+    uint8_t b = av->enc[av->eh];
+    /* b < 63: state 0 (the top two bits clear), a run shorter than 64 */
+    if (b < 63) {
+      av->states[seq & (av->cap - 1)] = UDCCP_AV_RECEIVED;
+      av->head = seq; /* (not empty: en > 0, av_trim empties en too) */
+      av->enc[av->eh] = (uint8_t)(b + 1);
+      return 0;
+    }
+  }
+  return udccp_ackvec_record_ecn_any(av, seq, ecn);
+}
 
 /* Appends to ob the Ack Vector option(s) describing head down to tail, as
  * much of it as ob has room for, newest first (§11.4), and remembers that
@@ -148,8 +167,23 @@ void udccp_ackvec_on_ack(udccp_ackvec *av, uint64_t ackno);
  * Vector options (opts, may be NULL) report as received.  The newest such
  * record clears the state.  Use it instead of udccp_ackvec_on_ack() when
  * the peer's packet options are at hand. */
-void udccp_ackvec_on_peer_acks(udccp_ackvec *av, const udccp_opts *opts,
-                               uint64_t ackno);
+void udccp_ackvec_on_peer_acks_rec(udccp_ackvec *av, const udccp_opts *opts,
+                                   uint64_t ackno);
+/* Inline, the ackno below every record (none held, or a data sender's ack
+ * sent before its DataAck arrived: most acks, issue 13) answered without
+ * the call: nothing at or below it to clear. */
+static inline void udccp_ackvec_on_peer_acks(udccp_ackvec *av,
+                                             const udccp_opts *opts,
+                                             uint64_t ackno) {
+  if (av->rec_n == 0 ||
+      udccp_seq_gt(av->recs[(av->rec_head + av->rec_cap - av->rec_n) &
+                            (av->rec_cap - 1)]
+                       .seq,
+                   ackno & UDCCP_SEQ_MASK)) {
+    return;
+  }
+  udccp_ackvec_on_peer_acks_rec(av, opts, ackno);
+}
 /* The same, always by the general path (a walk of the vector): what the
  * usual cases udccp_ackvec_on_peer_acks answers at once are checked
  * against (tests). */

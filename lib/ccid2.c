@@ -573,7 +573,7 @@ static void cwv_idle(ccid2_tx *tx, udccp_tstamp ts) {
  * releases a burst, and at a nearly full drop-tail queue such bursts take
  * the losses that smoother flows avoid.  No RTT estimate, no pacing (the
  * initial window goes at once, as in TCP). */
-static udccp_tstamp pace_interval(const ccid2_tx *tx) {
+static inline udccp_tstamp pace_interval(const ccid2_tx *tx) {
   if (tx->cc != NULL && tx->cc->pace_interval != NULL) {
     udccp_ccid2_win w;
     ccid2_cc_win(tx, &w);
@@ -588,7 +588,7 @@ static udccp_tstamp pace_interval(const ccid2_tx *tx) {
   return tx->srtt * 4 / (5 * (udccp_tstamp)tx->cwnd);
 }
 
-static void pace_on_sent(ccid2_tx *tx, udccp_tstamp ts) {
+static inline void pace_on_sent(ccid2_tx *tx, udccp_tstamp ts) {
   udccp_tstamp iv = pace_interval(tx), base = ts;
   /* A sender that waited for the pace and was woken late (timer
    * granularity) may catch up, at most UDCCP_CCID2_PACE_QUANTUM of it;
@@ -768,13 +768,11 @@ static int nonce_room(ccid2_tx *tx, uint64_t seq, int is_data) {
   return 1;
 }
 
-void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
-                             size_t len, udccp_tstamp ts) {
-  ccid2_tx *tx = tx_of(st);
+/* tx_on_sent for every packet but the ones it answers itself (below). */
+static __attribute__((noinline)) void tx_on_sent_any(ccid2_tx *tx,
+                                                     uint64_t seq, int is_data,
+                                                     udccp_tstamp ts) {
   int first = !tx->started;
-  tx->now = ts;
-  (void)len; /* §5.3: the window counts packets, whatever their size */
-  seq &= UDCCP_SEQ_MASK;
   if (is_data) {
     cwv_idle(tx, ts);
   }
@@ -831,6 +829,51 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
    * packet, issue 13). */
   tx->env->pkts_lost = tx->pkts_lost;
   tx->env->want_ack_ratio = tx->ar != tx->env->ack_ratio ? tx->ar : 0;
+}
+
+/* Every packet sent (issue 13).  The usual one -- history started, ECN
+ * off (no nonce to keep, §12.2), Reno (no policy), less than an RTT since
+ * RFC 2861's last tick and, for data after data, less than an RTO since
+ * the last (cwv_tick and cwv_idle do nothing), the inline history push --
+ * takes what tx_on_sent_any does then, without its calls and their
+ * register saves (tests: udccp_ccid2_tx_set_general sends every packet
+ * there). */
+void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
+                             size_t len, udccp_tstamp ts) {
+  ccid2_tx *tx = tx_of(st);
+  udccp_ccid_env *env = tx->env;
+  (void)len; /* §5.3: the window counts packets, whatever their size */
+  tx->now = ts;
+  seq &= UDCCP_SEQ_MASK;
+  if (!tx->started || tx->general || env->ecn || tx->cc != NULL ||
+      since(ts, tx->cwv_start) >= rtt_or_default(tx) ||
+      (is_data && tx->sent_any && since(ts, tx->last_data_sent) >= tx->rto) ||
+      !ccid2_hist_push_fast(tx, seq)) {
+    tx_on_sent_any(tx, seq, is_data, ts);
+    return;
+  }
+  ccid2_hist_put(tx, seq, ts, (uint8_t)(ENT_SENT | (is_data ? ENT_DATA : 0)));
+  tx->nonce_on = 0;
+  if (udccp_seq_gt(seq, tx->gss)) {
+    tx->gss = seq;
+  }
+  if (is_data) {
+    tx->pipe++;
+    tx->sent_any = 1;
+    tx->last_data_sent = ts;
+    if (tx->rto_deadline == UDCCP_TSTAMP_NEVER) { /* RFC 6298 §5.1 */
+      tx->rto_deadline = add_ts(ts, tx->rto);
+    }
+    if (tx->pipe >= tx->cwnd) {
+      tx->full_cur = 1;
+    }
+    if (tx->pipe > tx->w_used) {
+      tx->w_used = tx->pipe;
+    }
+    pace_on_sent(tx, ts);
+  }
+  env->pkts_lost = tx->pkts_lost;
+  env->want_ack_ratio = tx->ar != env->ack_ratio ? tx->ar : 0;
 }
 
 /* Per-ack scratch for the Ack Vector walk. */
@@ -1281,10 +1324,17 @@ static int ack_fast(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
     udccp_ccid2_undo_check(tx);
   }
   ccid2_detect_losses(tx);
-  if (tx->events == ev0) {
+  /* The calls below made only when they have work (issue 13): grow's
+   * early answers (nothing acked, Slow Receiver's RTT, RFC 2861's unused
+   * window; Reno here), one RTT sample per window (§5 (3)), Ack Ratio 2
+   * with cwnd >= 4 (ack_ratio_decay's first test). */
+  if (tx->events == ev0 && growth > 0 && ts >= tx->slow_rcv_until &&
+      (tx->full_cur || tx->full_prev)) {
     grow(tx, growth, pkt, ts);
   }
-  take_rtt_sample(tx, pkt, ts);
+  if (!tx->have_rtt_next || !udccp_seq_lt(hi, tx->rtt_next)) {
+    take_rtt_sample(tx, pkt, ts);
+  }
   /* RFC 6298 §5.2, §5.3 */
   if (tx->pipe == 0) {
     tx->rto_deadline = UDCCP_TSTAMP_NEVER;
@@ -1292,21 +1342,24 @@ static int ack_fast(ccid2_tx *tx, const udccp_ccid_pkt *pkt,
     tx->rto_deadline = add_ts(ts, tx->rto);
   }
   hist_advance(tx);
-  ack_ratio_decay(tx, ts);
+  if (tx->ar != 2 || tx->cwnd < 4) {
+    ack_ratio_decay(tx, ts);
+  }
   tx_env_update(tx);
   return 0;
 }
 
-int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
-                           udccp_tstamp ts) {
-  ccid2_tx *tx = tx_of(st);
+/* tx_on_pkt for every packet but the one it answers itself (below); out
+ * of line so that that one does not pay for this one's registers. */
+static __attribute__((noinline)) int tx_on_pkt_any(ccid2_tx *tx,
+                                                   const udccp_ccid_pkt *pkt,
+                                                   udccp_tstamp ts) {
   const udccp_opts *o = pkt->opts;
   ccid2_ackctx c;
   unsigned ev0 = tx->events;
   unsigned ack_lost;
   int rc = 0, dropped = 0;
 
-  tx->now = ts;
   if (ack_fast_ok(tx, pkt)) {
     return ack_fast(tx, pkt, ts);
   }
@@ -1379,6 +1432,26 @@ int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
   ack_ratio_decay(tx, ts);
   tx_env_update(tx);
   return rc;
+}
+
+int udccp_ccid2_tx_on_pkt(udccp_ccid_state *st, const udccp_ccid_pkt *pkt,
+                           udccp_tstamp ts) {
+  ccid2_tx *tx = tx_of(st);
+  const udccp_opts *o = pkt->opts;
+  tx->now = ts;
+  /* A packet without an ackno to a half that never sent data (every Data
+   * packet a pure receiver gets, issue 13): nothing to track (rp_track
+   * starts with our first data packet, §6.1.1), no ack to read; only a
+   * Slow Receiver option (§5.2) would act.  What tx_on_pkt_any does for
+   * it, without its set-up (tests: udccp_ccid2_tx_set_general sends it
+   * there). */
+  if (!pkt->has_ack && !tx->sent_any && !tx->general &&
+      !(o && (o->slow_receiver ||
+              (o->present & UDCCP_OPTS_HAS_SLOW_RECEIVER)))) {
+    tx->env->want_ack_ratio = tx->ar != tx->env->ack_ratio ? tx->ar : 0;
+    return 0;
+  }
+  return tx_on_pkt_any(tx, pkt, ts);
 }
 
 udccp_tstamp udccp_ccid2_tx_get_expiry(const udccp_ccid_state *st) {

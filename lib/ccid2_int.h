@@ -188,13 +188,10 @@ static inline int ccid2_hist_push_fast(const ccid2_tx *tx, uint64_t seq) {
   return tx->cap == 1 && !tx->in_recovery &&
          !ccid2_unresolved(&tx->ring[0]) && udccp_seq_gt(seq, tx->tail);
 }
-static inline void ccid2_hist_push(ccid2_tx *tx, uint64_t seq,
-                                   udccp_tstamp ts, uint8_t flags) {
+/* The inline push itself, for a packet ccid2_hist_push_fast accepted. */
+static inline void ccid2_hist_put(ccid2_tx *tx, uint64_t seq,
+                                  udccp_tstamp ts, uint8_t flags) {
   ccid2_ent *e;
-  if (!ccid2_hist_push_fast(tx, seq)) {
-    udccp_ccid2_hist_push_any(tx, seq, ts, flags);
-    return;
-  }
   if (tx->n == tx->cap) {
     tx->n = 0; /* the 1-entry case: its entry left */
   }
@@ -208,6 +205,14 @@ static inline void ccid2_hist_push(ccid2_tx *tx, uint64_t seq,
   e->sent = ts;
   e->flags = flags;
   tx->n++;
+}
+static inline void ccid2_hist_push(ccid2_tx *tx, uint64_t seq,
+                                   udccp_tstamp ts, uint8_t flags) {
+  if (!ccid2_hist_push_fast(tx, seq)) {
+    udccp_ccid2_hist_push_any(tx, seq, ts, flags);
+    return;
+  }
+  ccid2_hist_put(tx, seq, ts, flags);
 }
 
 /* ------------------------------------------------------------ policy */

@@ -385,7 +385,8 @@ static inline void udccp_conn_update_aw(udccp_conn *conn) {
  * every change to those recomputes them where it happens).  RFC 4340
  * §7.5.1: [GSR + 1 - floor(W/4), GSR + ceil(3W/4)] with W the peer's
  * Sequence Window. */
-static inline void udccp_conn_update_sw(udccp_conn *conn) {
+static inline __attribute__((always_inline)) void
+udccp_conn_update_sw(udccp_conn *conn) {
   uint64_t w = conn->seqwin_remote;
   if (conn->have_isr) {
     conn->swl = udccp_seq_add(conn->gsr, 1 - (int64_t)(w / 4));

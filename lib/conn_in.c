@@ -397,7 +397,8 @@ static int drop_seq(udccp_conn *conn, int err) {
 
 /* Step 8: mark the packet acknowledgeable (§11.4) when our receiving half
  * sends Ack Vectors. */
-static int mark_acknowledgeable(udccp_conn *conn, udccp_conn_rxpkt *p) {
+static inline __attribute__((always_inline)) int
+mark_acknowledgeable(udccp_conn *conn, udccp_conn_rxpkt *p) {
   int rv;
   if (!conn->send_ackvec || !conn->av_up || p->recorded) {
     return 0;

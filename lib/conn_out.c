@@ -845,7 +845,7 @@ static udccp_ssize write_data_once(udccp_conn *conn, uint8_t *dst, size_t cap,
     return UDCCP_ERR_DROPPED;
   }
   if (n > 0) {
-    (void)udccp_sendq_pop(&conn->sendq);
+    udccp_sendq_pop_inline(&conn->sendq);
     conn->fallback_ack = 0;
     if (!conn->data_mark_set || udccp_seq_le(conn->data_mark, conn->gar)) {
       conn->data_mark = conn->gss; /* for udccp_conn_window_stalled */

@@ -284,6 +284,28 @@ static inline const uint8_t *udccp_sendq_head(const udccp_sendq *q,
 /* Removes the head datagram.  Returns 0 or UDCCP_ERR_AGAIN if empty.
  * The queue's last datagram gives its block back unless q->keep. */
 int udccp_sendq_pop(udccp_sendq *q);
+/* The same inline for the connection's data path (every data packet sent,
+ * issue 13) in its usual case: arrival order (SIMPLE), no hold, and a
+ * queue that keeps its block when it drains; the rest by
+ * udccp_sendq_pop. */
+static inline void udccp_sendq_pop_inline(udccp_sendq *q) {
+  uint32_t count = q->count, n = q->n_free, s;
+  if (count == 0 || q->hold != 0 || q->policy != UDCCP_QPOLICY_SIMPLE ||
+      (count == 1 && !q->keep)) {
+    (void)udccp_sendq_pop(q);
+    return;
+  }
+  s = q->order[q->head];
+  q->head = (q->head + 1) & q->omask;
+  q->count = count - 1;
+  q->n_free = n + 1;
+  q->resv = 0;
+  q->free_slots[n] = s;
+  if (count == 1) {
+    q->tail = 0; /* drained: lim stays, [0, lim) is free */
+    q->next_exp = UDCCP_TSTAMP_NEVER;
+  }
+}
 
 /* Gives the block of a drained queue back (kept under q->keep); moves a
  * queue whose block is more than 4 times the bytes (or slots) it holds

@@ -150,6 +150,15 @@ static udccp_ccid_state *st_clone(const udccp_ccid_state *st) {
     memcpy(u, tx->undo, udccp_ccid2_undo_size());
     tx->undo = u;
   }
+  if (tx->nonces != NULL) {
+    uint8_t *nn = malloc(tx->nonce_bits / 8);
+    assert_non_null(nn);
+    memcpy(nn, tx->nonces, tx->nonce_bits / 8);
+    tx->nonces = nn;
+  }
+  if (tx->cap == 0) {
+    return c; /* nothing sent yet: no history */
+  }
   tx->ring = malloc(tx->cap * sizeof(*tx->ring));
   assert_non_null(tx->ring);
   memcpy(tx->ring, ((const ccid2_tx *)(const void *)st->bytes)->ring,
@@ -161,6 +170,7 @@ static void st_clone_free(udccp_ccid_state *c) {
   ccid2_tx *tx = (ccid2_tx *)(void *)c->bytes;
   udccp_ccid2_loss_free(tx);
   free(tx->ring);
+  free(tx->nonces);
   free(c);
 }
 
@@ -174,8 +184,16 @@ static void st_same(const udccp_ccid_state *a, const udccp_ccid_state *b) {
     assert_memory_equal(x.undo, y.undo, udccp_ccid2_undo_size());
   }
   assert_int_equal(x.rto_bits == NULL, y.rto_bits == NULL);
-  assert_memory_equal(x.ring, y.ring, x.cap * sizeof(*x.ring));
+  if (x.cap > 0) {
+    assert_memory_equal(x.ring, y.ring, x.cap * sizeof(*x.ring));
+  }
+  assert_int_equal(x.nonces == NULL, y.nonces == NULL);
+  if (x.nonces != NULL) {
+    assert_int_equal(x.nonce_bits, y.nonce_bits);
+    assert_memory_equal(x.nonces, y.nonces, x.nonce_bits / 8);
+  }
   x.ring = y.ring = NULL;
+  x.nonces = y.nonces = NULL;
   x.undo = y.undo = NULL;
   x.rto_bits = y.rto_bits = NULL;
   x.general = y.general = 0;
@@ -335,12 +353,148 @@ static void test_rfc4341_5_history_one_entry_push_matches_general(
   h_free(t);
 }
 
+/* RFC 4341 §5.2, §6.1.1, issue 13: a pure receiver's sender half (it has
+ * sent only acks) answers a packet without an Acknowledgement Number at
+ * once; the state is the one the general path leaves
+ * (udccp_ccid2_tx_set_general): checked before every packet of a
+ * receiver that gets Data, with a Slow Receiver option now and then (in
+ * either form), CE marks, acks of acks among them, numbers skipped, and
+ * at the end data of its own.  Fails if the early answer takes a Slow
+ * Receiver option, a packet with an ackno, or a half that sent data. */
+static void test_rfc4341_5_2_receiver_no_ackno_matches_general(void **state) {
+  h *t = h_new_ex(1000, 2, UDCCP_SEQ_MASK - 300, 100000);
+  ccid2_tx *tx = (ccid2_tx *)(void *)t->st.bytes;
+  uint32_t lcg = 9001;
+  unsigned i, early = 0, slow = 0, other = 0;
+  (void)state;
+  for (i = 0; i < 4000 && t->nsent + 8 < MAXP; i++) {
+    udccp_opts o;
+    udccp_ccid_pkt pkt;
+    udccp_ccid_state *g;
+    int rg, rf;
+    lcg = lcg * 1103515245u + 12345u;
+    memset(&o, 0, sizeof(o));
+    memset(&pkt, 0, sizeof(pkt));
+    pkt.type = UDCCP_PKT_DATA;
+    pkt.payload_len = 100;
+    pkt.seq = t->peer_seq++;
+    if (((lcg >> 9) & 15) == 0) {
+      t->peer_seq += 1 + (lcg >> 24) % 3; /* the peer's packets lost */
+    }
+    if (((lcg >> 13) & 31) == 0) {
+      o.slow_receiver = 1;
+    } else if (((lcg >> 13) & 31) == 1) {
+      o.present |= UDCCP_OPTS_HAS_SLOW_RECEIVER;
+    }
+    pkt.ecn = ((lcg >> 18) & 15) == 0 ? 3 : 0;
+    pkt.opts = ((lcg >> 20) & 7) == 0 ? NULL : &o;
+    if (t->nsent > 0 && ((lcg >> 23) & 7) == 0) {
+      /* an ack of ack naming one of our latest packets */
+      pkt.type = UDCCP_PKT_DATAACK;
+      pkt.has_ack = 1;
+      pkt.ack = seq_of(t, t->nsent - 1);
+    }
+    if (!pkt.has_ack && !tx->sent_any && pkt.opts != NULL &&
+        (o.slow_receiver || (o.present & UDCCP_OPTS_HAS_SLOW_RECEIVER))) {
+      slow++;
+    } else if (!pkt.has_ack && !tx->sent_any) {
+      early++;
+    } else {
+      other++;
+    }
+    g = st_clone(&t->st);
+    udccp_ccid2_tx_set_general(g, 1);
+    rg = t->ops->tx_on_pkt(g, &pkt, t->now);
+    rf = t->ops->tx_on_pkt(&t->st, &pkt, t->now);
+    assert_int_equal(rf, rg);
+    st_same(&t->st, g);
+    st_clone_free(g);
+    t->now += MS / 10;
+    if (((lcg >> 26) & 1) == 0) {
+      h_send(t, i > 3500 && ((lcg >> 27) & 1)); /* our ack, late: data */
+    }
+  }
+  printf("no-ackno packets answered early %u, with Slow Receiver %u, "
+         "others %u, ssthresh %u\n",
+         early, slow, other, (unsigned)tx->ssthresh);
+  assert_true(early > 2000);
+  assert_true(slow > 50);
+  assert_true(other > 300);
+  assert_true(tx->sent_any);
+  h_free(t);
+}
+
+/* RFC 4341 §5, RFC 2861, issue 13: tx_on_sent's usual packet (history
+ * started, ECN off, Reno, no RFC 2861 tick or idle restart due, the
+ * inline history push) leaves the state the general path leaves
+ * (udccp_ccid2_tx_set_general): checked on every packet of a sender of
+ * data and acks whose peer acks now and then, with pauses of a fraction
+ * of an RTT, more than an RTT and more than an RTO, and ECN on for a
+ * while.  Fails if the fast path skips an RFC 2861 tick or idle restart,
+ * a nonce, or moves pipe, the pacing time or the history otherwise. */
+static void test_rfc4341_5_sent_fast_path_matches_general(void **state) {
+  h *t = h_new_ex(1000, 2, UDCCP_SEQ_MASK - 500, 100000);
+  ccid2_tx *tx = (ccid2_tx *)(void *)t->st.bytes;
+  uint32_t lcg = 31337;
+  unsigned i, fast = 0, slow = 0, idle = 0, ticks = 0;
+  (void)state;
+  for (i = 0; i < 6000 && t->nsent + 8 < MAXP; i++) {
+    udccp_ccid_state *g;
+    uint64_t off = t->nsent;
+    int is_data;
+    unsigned r;
+    lcg = lcg * 1103515245u + 12345u;
+    r = (lcg >> 8) & 1023;
+    is_data = ((lcg >> 18) & 3) != 0;
+    t->env.ecn = i >= 3000 && i < 3400;
+    t->env.tx_nonce = (uint8_t)((lcg >> 20) & 1);
+    if (tx->started && !t->env.ecn &&
+        (t->now - tx->cwv_start >= tx->rtt_use ||
+         (is_data && tx->sent_any &&
+          t->now - tx->last_data_sent >= tx->rto))) {
+      slow++;
+      if (t->now - tx->cwv_start >= tx->rtt_use) {
+        ticks++;
+      } else {
+        idle++;
+      }
+    } else if (tx->started && !t->env.ecn) {
+      fast++;
+    }
+    g = st_clone(&t->st);
+    udccp_ccid2_tx_set_general(g, 1);
+    t->ops->tx_on_sent(g, seq_of(t, off), is_data, 100, t->now);
+    h_send(t, is_data);
+    st_same(&t->st, g);
+    st_clone_free(g);
+    t->rstate[off] = ((lcg >> 22) & 63) == 0 ? AV_NONE : 0;
+    if (((lcg >> 24) & 3) == 0) {
+      t->av_lo = off > 40 ? off - 40 : 0;
+      t->rstate[off] = 0;
+      (void)h_ack(t, off);
+    }
+    /* pauses: mostly short, some over an RTT, a few over an RTO */
+    t->now += r < 1000 ? (udccp_tstamp)(r % 50) * MS / 10
+              : r < 1020 ? 2 * RTT
+                         : 4 * UDCCP_NS_PER_S;
+  }
+  printf("packets sent on the fast path %u, general %u (RFC 2861 ticks %u, "
+         "idle restarts %u)\n",
+         fast, slow, ticks, idle);
+  assert_true(fast > 4000);
+  assert_true(ticks > 20);
+  assert_true(idle > 5);
+  h_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rfc4341_5_large_window_history),
       cmocka_unit_test(test_rfc4341_5_history_fast_paths_match_general),
       cmocka_unit_test(test_rfc4341_5_ack_fast_path_matches_general),
       cmocka_unit_test(test_rfc4341_5_history_one_entry_push_matches_general),
+      cmocka_unit_test(test_rfc4341_5_2_receiver_no_ackno_matches_general),
+      cmocka_unit_test(test_rfc4341_5_sent_fast_path_matches_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -691,6 +692,89 @@ static void test_qpolicy_hold_survives_clear_and_drain(void **state) {
   udccp_sendq_free(&q);
 }
 
+/* The two queues alike: their contents in order and the fields a pop
+ * moves (not their blocks' addresses). */
+static void sendq_same(const udccp_sendq *a, const udccp_sendq *b) {
+  uint32_t i;
+  assert_int_equal(a->slots == NULL, b->slots == NULL);
+  assert_int_equal(a->count, b->count);
+  assert_int_equal(a->head, b->head);
+  assert_int_equal(a->n_free, b->n_free);
+  assert_int_equal(a->size, b->size);
+  assert_int_equal(a->tail, b->tail);
+  assert_int_equal(a->lim, b->lim);
+  assert_int_equal(a->omask, b->omask);
+  assert_int_equal(a->resv, b->resv);
+  assert_int_equal(a->hold, b->hold);
+  assert_true(a->next_exp == b->next_exp);
+  if (a->slots == NULL) {
+    return;
+  }
+  for (i = 0; i < a->n_free; i++) {
+    assert_int_equal(a->free_slots[i], b->free_slots[i]);
+  }
+  for (i = 0; i < a->count; i++) {
+    const udccp_sendq_slot *x = &a->slots[a->order[(a->head + i) & a->omask]];
+    const udccp_sendq_slot *y = &b->slots[b->order[(b->head + i) & b->omask]];
+    assert_int_equal(a->order[(a->head + i) & a->omask],
+                     b->order[(b->head + i) & b->omask]);
+    assert_int_equal(x->off, y->off);
+    assert_int_equal(x->len, y->len);
+    assert_memory_equal(a->arena + x->off, b->arena + y->off, x->len);
+  }
+}
+
+/* Issue 13: udccp_sendq_pop_inline (the connection's data path) leaves
+ * the queue udccp_sendq_pop leaves: both policies, with and without keep
+ * and a hold, queues filled, drained and wrapped at random.  Fails if the
+ * inline pop takes a PRIO queue, a held one or one that must give its
+ * block back, or leaves a drained queue's tail or expiry behind. */
+static void test_qpolicy_pop_inline_matches_pop(void **state) {
+  uint8_t buf[300];
+  uint32_t lcg = 2718;
+  unsigned round, pops = 0, drains = 0;
+  (void)state;
+  for (round = 0; round < 16; round++) {
+    udccp_sendq a, b;
+    uint8_t pol = (round & 1) ? UDCCP_QPOLICY_PRIO : UDCCP_QPOLICY_SIMPLE;
+    int i;
+    assert_int_equal(udccp_sendq_init(&a, NULL, pol, 8, 300), 0);
+    assert_int_equal(udccp_sendq_init(&b, NULL, pol, 8, 300), 0);
+    a.keep = b.keep = (uint8_t)((round >> 1) & 1);
+    for (i = 0; i < 3000; i++) {
+      lcg = lcg * 1103515245u + 12345u;
+      if ((round & 4) && pol == UDCCP_QPOLICY_SIMPLE && (lcg >> 27) == 0) {
+        if (a.hold) {
+          udccp_sendq_release(&a);
+          udccp_sendq_release(&b);
+        } else if (a.slots != NULL) {
+          assert_int_equal(udccp_sendq_hold(&a), udccp_sendq_hold(&b));
+        }
+      }
+      if (((lcg >> 16) % 5) < 2) {
+        size_t len = 1 + (lcg >> 8) % 300;
+        uint32_t prio = (lcg >> 20) & 3;
+        make_dgram(buf, len, (uint8_t)i);
+        assert_int_equal(udccp_sendq_push(&a, buf, len, prio),
+                         udccp_sendq_push(&b, buf, len, prio));
+      } else if (a.count > 0) {
+        if (a.count == 1) {
+          drains++;
+        }
+        udccp_sendq_pop_inline(&a);
+        assert_int_equal(udccp_sendq_pop(&b), 0);
+        pops++;
+      }
+      sendq_same(&a, &b);
+    }
+    udccp_sendq_free(&a);
+    udccp_sendq_free(&b);
+  }
+  printf("pops compared %u, of which drained the queue %u\n", pops, drains);
+  assert_true(pops > 10000);
+  assert_true(drains > 500);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_qpolicy_init_rejects_bad_arguments),
@@ -708,6 +792,7 @@ int main(void) {
       cmocka_unit_test(test_qpolicy_prio_matches_reference_model),
       cmocka_unit_test(test_qpolicy_no_allocation_per_datagram),
       cmocka_unit_test(test_qpolicy_resize_keeps_queued_datagrams),
+      cmocka_unit_test(test_qpolicy_pop_inline_matches_pop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
