@@ -768,6 +768,24 @@ static int nonce_room(ccid2_tx *tx, uint64_t seq, int is_data) {
   return 1;
 }
 
+
+/* A data packet went out (both tx_on_sent paths): the pipe, the RTO timer
+ * (RFC 6298 §5.1) and the window use RFC 2861 reads. */
+static inline __attribute__((always_inline)) void data_sent(ccid2_tx *tx,
+                                                            udccp_tstamp ts) {
+  tx->pipe++;
+  tx->sent_any = 1;
+  tx->last_data_sent = ts;
+  if (tx->rto_deadline == UDCCP_TSTAMP_NEVER) { /* RFC 6298 §5.1 */
+    tx->rto_deadline = add_ts(ts, tx->rto);
+  }
+  if (tx->pipe >= tx->cwnd) {
+    tx->full_cur = 1;
+  }
+  if (tx->pipe > tx->w_used) {
+    tx->w_used = tx->pipe;
+  }
+}
 /* tx_on_sent for every packet but the ones it answers itself (below). */
 static __attribute__((noinline)) void tx_on_sent_any(ccid2_tx *tx,
                                                      uint64_t seq, int is_data,
@@ -801,18 +819,7 @@ static __attribute__((noinline)) void tx_on_sent_any(ccid2_tx *tx,
     tx->gss = seq;
   }
   if (is_data) {
-    tx->pipe++;
-    tx->sent_any = 1;
-    tx->last_data_sent = ts;
-    if (tx->rto_deadline == UDCCP_TSTAMP_NEVER) { /* RFC 6298 §5.1 */
-      tx->rto_deadline = add_ts(ts, tx->rto);
-    }
-    if (tx->pipe >= tx->cwnd) {
-      tx->full_cur = 1;
-    }
-    if (tx->pipe > tx->w_used) {
-      tx->w_used = tx->pipe;
-    }
+    data_sent(tx, ts);
     if (tx->cc != NULL && tx->cc->on_sent != NULL) {
       udccp_ccid2_win w;
       ccid2_cc_win(tx, &w);
@@ -858,18 +865,7 @@ void udccp_ccid2_tx_on_sent(udccp_ccid_state *st, uint64_t seq, int is_data,
     tx->gss = seq;
   }
   if (is_data) {
-    tx->pipe++;
-    tx->sent_any = 1;
-    tx->last_data_sent = ts;
-    if (tx->rto_deadline == UDCCP_TSTAMP_NEVER) { /* RFC 6298 §5.1 */
-      tx->rto_deadline = add_ts(ts, tx->rto);
-    }
-    if (tx->pipe >= tx->cwnd) {
-      tx->full_cur = 1;
-    }
-    if (tx->pipe > tx->w_used) {
-      tx->w_used = tx->pipe;
-    }
+    data_sent(tx, ts);
     pace_on_sent(tx, ts);
   }
   env->pkts_lost = tx->pkts_lost;
