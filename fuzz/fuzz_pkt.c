@@ -259,7 +259,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK((udccp_pkt_peek_hdr(&pk, data, size) == 0) == (rv == 0));
   fuzz_cksum(data, size, &h);
   if (rv != 0) {
-    CHECK(udccp_pkt_write_reset_reply(buf, sizeof(buf), data, size, NULL, 0,
+    /* a malformed packet gets no reply (a NULL path is refused first:
+     * INVALID_ARGUMENT, the header's conventions) */
+    udccp_path p = fuzz_path(UDCCP_AF_INET);
+    CHECK(udccp_pkt_write_reset_reply(buf, sizeof(buf), data, size, &p, 0,
                                       0) == UDCCP_ERR_PROTO);
     return 0;
   }
