@@ -367,3 +367,16 @@ uint64_t udccp_pair_stream(udccp_pair *p, int from, size_t len,
   }
   return got;
 }
+
+int udccp_pair_open(udccp_pair *p, uint64_t seed) {
+  if (udccp_pair_init(p, NULL, NULL, NULL, seed) != 0) {
+    return -1;
+  }
+  if (!udccp_pair_run_until(p, udccp_pair_both_open, NULL,
+                            5 * UDCCP_NS_PER_S)) {
+    udccp_pair_free(p);
+    return -1;
+  }
+  udccp_pair_run_for(p, 500 * UDCCP_NS_PER_MS);
+  return 0;
+}

@@ -118,6 +118,12 @@ void udccp_pair_inject(udccp_pair *p, int from, const uint8_t *pkt,
 
 /* Conditions. */
 int udccp_pair_both_open(udccp_pair *p, void *ud);
+
+/* A pair with the default settings and this seed, run until both ends
+ * are OPEN (5 s at most) and then 500 ms more, so that the handshake's
+ * acks and confirmations are over.  0 on success, -1 if it did not open
+ * (the pair is then freed). */
+int udccp_pair_open(udccp_pair *p, uint64_t seed);
 int udccp_pair_both_done(udccp_pair *p, void *ud);
 
 /* State of a side, CLOSED when it does not exist. */
